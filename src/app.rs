@@ -1,0 +1,79 @@
+//! The application as a function: `app(state) -> Router`. `main.rs` and the tests call the same.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::http::{Request, StatusCode};
+use rand::Rng;
+use rand::distr::Alphanumeric;
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::timeout::TimeoutLayer;
+use tower_http::trace::{DefaultOnResponse, TraceLayer};
+use tracing::Level;
+
+use crate::config::Settings;
+use crate::http::{form, health, pages, rest, security};
+use crate::site::Site;
+use crate::store::{Consent, Store};
+
+/// Everything a request handler may need, shared by all of them.
+#[derive(Clone)]
+pub struct AppState {
+    pub settings: Arc<Settings>,
+    pub store: Store,
+    pub site: Arc<Site>,
+    /// The public key the site's one call must send as `apikey`.
+    pub anon_key: Arc<str>,
+    pub consent: Consent,
+}
+
+impl AppState {
+    /// Settles the anon key (the setting, or the one generated on first start and kept in the
+    /// database) and prepares the embedded site with the settings filled in.
+    pub async fn new(settings: Settings, store: Store) -> anyhow::Result<AppState> {
+        let anon_key = match &settings.anon_key {
+            Some(key) => key.clone(),
+            None => store.meta_get_or_insert("anon_key", generate_anon_key).await?,
+        };
+        let site = Site::build(&settings, &anon_key)?;
+        let consent = Consent { policy_version: site.policy_version.as_str().into() };
+        Ok(AppState { settings: Arc::new(settings), store, site: Arc::new(site), anon_key: anon_key.into(), consent })
+    }
+}
+
+fn generate_anon_key() -> String {
+    let random: String = rand::rng().sample_iter(&Alphanumeric).take(40).map(char::from).collect();
+    format!("zk_anon_{random}")
+}
+
+pub fn app(state: AppState) -> Router {
+    let mut style_hashes = state.site.style_hashes.clone();
+    style_hashes.push(security::style_hash(form::ERROR_PAGE_CSS));
+    let policy = security::content_policy(&state.settings, &style_hashes);
+    let panic_state = state.clone();
+
+    let mut router = Router::new()
+        .merge(rest::router())
+        .merge(form::router())
+        .merge(health::router())
+        .merge(pages::router())
+        .with_state(state)
+        // Layers wrap inside-out: a panic becomes the error page first, then every answer
+        // (that one too) gets the security headers, then the whole exchange is traced and timed.
+        .layer(CatchPanicLayer::custom(move |_| pages::error_page(&panic_state)));
+    for layer in security::layers(&policy) {
+        router = router.layer(layer);
+    }
+    router
+        .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, Duration::from_secs(30)))
+        .layer(
+            // Only method and path: a query string or a body could carry a visitor's name or phone.
+            TraceLayer::new_for_http()
+                .make_span_with(|request: &Request<_>| {
+                    tracing::info_span!("request", method = %request.method(), path = %request.uri().path())
+                })
+                .on_request(())
+                .on_response(DefaultOnResponse::new().level(Level::INFO)),
+        )
+}

@@ -1,0 +1,249 @@
+//! One typed configuration: defaults → TOML file (`--config`) → environment / flags, validated once
+//! at start. Every key is listed in `docs/configuration.md` and `zayavka.example.toml`.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+use clap::Args;
+
+/// The settings as given on the command line or in the environment, before the file and the
+/// defaults fill the gaps. Each flag's environment variable is the contract's name.
+#[derive(Debug, Default, Clone, Args)]
+pub struct SettingArgs {
+    /// Address and port to serve on [default: 127.0.0.1:8080]
+    #[arg(long, env = "ZAYAVKA_LISTEN", global = true, value_name = "ADDR:PORT")]
+    pub listen: Option<String>,
+
+    /// `sqlite://PATH` or `postgres://…` [default: sqlite://data/zayavka.db]
+    #[arg(long, env = "ZAYAVKA_DATABASE_URL", global = true, value_name = "URL")]
+    pub database_url: Option<String>,
+
+    /// The public key the site sends as `apikey` [default: generated on first start, kept in the
+    /// database]
+    #[arg(long, env = "ZAYAVKA_ANON_KEY", global = true, value_name = "KEY")]
+    pub anon_key: Option<String>,
+
+    /// Where the browser sends the one call; a hosted Supabase project URL works [default: empty,
+    /// same origin]
+    #[arg(long, env = "ZAYAVKA_BACKEND_URL", global = true, value_name = "URL")]
+    pub backend_url: Option<String>,
+
+    /// Where a visitor goes after a successful submit [default: /thank-you]
+    #[arg(long, env = "ZAYAVKA_REDIRECT_URL", global = true, value_name = "URL")]
+    pub redirect_url: Option<String>,
+
+    /// The phone number shown in the footer [default: +380 00 000 00 00, a fake example]
+    #[arg(long, env = "ZAYAVKA_CONTACT_PHONE", global = true, value_name = "PHONE")]
+    pub contact_phone: Option<String>,
+
+    /// The program's name in the header and page titles [default: Міжнародна програма підтримки]
+    #[arg(long, env = "ZAYAVKA_BRAND", global = true, value_name = "TEXT")]
+    pub brand: Option<String>,
+
+    /// Log filter, as tracing's EnvFilter reads it [default: info]
+    #[arg(long, env = "ZAYAVKA_LOG", global = true, value_name = "FILTER")]
+    pub log: Option<String>,
+}
+
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
+pub const DEFAULT_DATABASE_URL: &str = "sqlite://data/zayavka.db";
+pub const DEFAULT_REDIRECT_URL: &str = "/thank-you";
+/// Not a real subscriber number (000 is no Ukrainian operator code), so a forgotten setting is
+/// obvious on the page rather than sending visitors to a stranger.
+pub const DEFAULT_CONTACT_PHONE: &str = "+380 00 000 00 00";
+pub const DEFAULT_BRAND: &str = "Міжнародна програма підтримки";
+pub const DEFAULT_LOG: &str = "info";
+
+/// Where the leads live.
+#[derive(Clone, PartialEq, Eq)]
+pub enum DatabaseUrl {
+    Sqlite(PathBuf),
+    Postgres(String),
+}
+
+impl fmt::Debug for DatabaseUrl {
+    // A PostgreSQL URL may carry a password.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DatabaseUrl::Sqlite(path) => write!(f, "sqlite://{}", path.display()),
+            DatabaseUrl::Postgres(_) => f.write_str("postgres://[redacted]"),
+        }
+    }
+}
+
+/// The validated settings the server runs with.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub listen: SocketAddr,
+    pub database_url: DatabaseUrl,
+    pub anon_key: Option<String>,
+    /// Without a trailing slash; empty means the site's own origin.
+    pub backend_url: String,
+    pub redirect_url: String,
+    pub contact_phone: String,
+    pub brand: String,
+    pub log: String,
+}
+
+impl Settings {
+    /// Layers the file (if any) under the flags and environment, fills defaults, validates.
+    pub fn resolve(args: SettingArgs, config_file: Option<&Path>) -> anyhow::Result<Settings> {
+        let file = match config_file {
+            Some(path) => read_file(path)?,
+            None => BTreeMap::new(),
+        };
+        let pick = |given: Option<String>, key: &str, default: &str| -> String {
+            given.or_else(|| file.get(key).cloned()).unwrap_or_else(|| default.to_owned())
+        };
+
+        let listen_text = pick(args.listen, "listen", DEFAULT_LISTEN);
+        let listen = listen_text.parse().map_err(|_| {
+            anyhow::anyhow!("ZAYAVKA_LISTEN: '{listen_text}' is not an address and port such as 127.0.0.1:8080")
+        })?;
+        let database_url = parse_database_url(&pick(args.database_url, "database_url", DEFAULT_DATABASE_URL))?;
+        let anon_key = args.anon_key.or_else(|| file.get("anon_key").cloned()).filter(|k| !k.is_empty());
+        if let Some(key) = &anon_key {
+            if key.chars().any(|c| c.is_whitespace() || c.is_control()) {
+                bail!("ZAYAVKA_ANON_KEY: the key must not contain spaces or control characters");
+            }
+        }
+        let backend_url = pick(args.backend_url, "backend_url", "");
+        if !backend_url.is_empty() {
+            check_http_url("ZAYAVKA_BACKEND_URL", &backend_url)?;
+        }
+        let redirect_url = pick(args.redirect_url, "redirect_url", DEFAULT_REDIRECT_URL);
+        if !redirect_url.starts_with('/') || redirect_url.starts_with("//") {
+            check_http_url("ZAYAVKA_REDIRECT_URL", &redirect_url)?;
+        }
+        let contact_phone = pick(args.contact_phone, "contact_phone", DEFAULT_CONTACT_PHONE);
+        if crate::lead::normalise_phone(&contact_phone).is_none() {
+            bail!("ZAYAVKA_CONTACT_PHONE: '{contact_phone}' does not look like a phone number");
+        }
+        let brand = pick(args.brand, "brand", DEFAULT_BRAND);
+        if brand.trim().is_empty() {
+            bail!("ZAYAVKA_BRAND: the brand must not be empty");
+        }
+        let log = pick(args.log, "log", DEFAULT_LOG);
+        tracing_subscriber::EnvFilter::try_new(&log)
+            .map_err(|e| anyhow::anyhow!("ZAYAVKA_LOG: '{log}' is not a log filter: {e}"))?;
+
+        Ok(Settings {
+            listen,
+            database_url,
+            anon_key,
+            backend_url: backend_url.trim_end_matches('/').to_owned(),
+            redirect_url,
+            contact_phone,
+            brand,
+            log,
+        })
+    }
+
+    /// The settings with every default, for tests and tools.
+    pub fn defaults() -> Settings {
+        Settings::resolve(SettingArgs::default(), None).expect("the defaults are valid")
+    }
+}
+
+/// Reads the TOML file. Keys may be written as the environment variable (`ZAYAVKA_LISTEN`) or as
+/// the short name (`listen`); an unknown key is an error, so a typo does not pass silently.
+fn read_file(path: &Path) -> anyhow::Result<BTreeMap<String, String>> {
+    const KEYS: [&str; 8] =
+        ["listen", "database_url", "anon_key", "backend_url", "redirect_url", "contact_phone", "brand", "log"];
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read config file {}", path.display()))?;
+    let table: toml::Table =
+        toml::from_str(&text).map_err(|e| anyhow::anyhow!("config file {}: {}", path.display(), e.message()))?;
+    let mut settings = BTreeMap::new();
+    for (key, value) in table {
+        let short = key.to_ascii_lowercase();
+        let short = short.strip_prefix("zayavka_").unwrap_or(&short).to_owned();
+        if !KEYS.contains(&short.as_str()) {
+            bail!("config file {}: unknown setting '{key}'", path.display());
+        }
+        let value = match value {
+            toml::Value::String(s) => s,
+            toml::Value::Integer(i) => i.to_string(),
+            toml::Value::Boolean(b) => b.to_string(),
+            other => bail!("config file {}: '{key}' must be a string, not {}", path.display(), other.type_str()),
+        };
+        settings.insert(short, value);
+    }
+    Ok(settings)
+}
+
+fn parse_database_url(url: &str) -> anyhow::Result<DatabaseUrl> {
+    if let Some(path) = url.strip_prefix("sqlite://").or_else(|| url.strip_prefix("sqlite:")) {
+        if path.is_empty() {
+            bail!("ZAYAVKA_DATABASE_URL: '{url}' names no file; write sqlite://data/zayavka.db");
+        }
+        return Ok(DatabaseUrl::Sqlite(PathBuf::from(path)));
+    }
+    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        return Ok(DatabaseUrl::Postgres(url.to_owned()));
+    }
+    bail!("ZAYAVKA_DATABASE_URL: must start with sqlite:// or postgres://")
+}
+
+fn check_http_url(name: &str, url: &str) -> anyhow::Result<()> {
+    let rest = url.strip_prefix("https://").or_else(|| url.strip_prefix("http://"));
+    let host = rest.map(|r| r.split(['/', '?', '#']).next().unwrap_or(""));
+    match host {
+        Some(host) if !host.is_empty() && !url.chars().any(|c| c.is_whitespace() || c.is_control()) => Ok(()),
+        _ => bail!("{name}: '{url}' is not an http:// or https:// URL"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_the_documented_ones() {
+        let s = Settings::defaults();
+        assert_eq!(s.listen.to_string(), DEFAULT_LISTEN);
+        assert_eq!(s.database_url, DatabaseUrl::Sqlite("data/zayavka.db".into()));
+        assert_eq!(s.redirect_url, "/thank-you");
+        assert_eq!(s.backend_url, "");
+    }
+
+    #[test]
+    fn the_environment_wins_over_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("z.toml");
+        std::fs::write(&path, "ZAYAVKA_LISTEN = \"0.0.0.0:9000\"\nbrand = \"Файл\"\n").unwrap();
+        let args = SettingArgs { brand: Some("Середовище".into()), ..Default::default() };
+        let s = Settings::resolve(args, Some(&path)).unwrap();
+        assert_eq!(s.listen.to_string(), "0.0.0.0:9000");
+        assert_eq!(s.brand, "Середовище");
+    }
+
+    #[test]
+    fn bad_values_say_which_setting() {
+        let bad = |args: SettingArgs| Settings::resolve(args, None).unwrap_err().to_string();
+        assert!(bad(SettingArgs { listen: Some("8080".into()), ..Default::default() }).starts_with("ZAYAVKA_LISTEN"));
+        assert!(
+            bad(SettingArgs { database_url: Some("mysql://x".into()), ..Default::default() })
+                .starts_with("ZAYAVKA_DATABASE_URL")
+        );
+        assert!(
+            bad(SettingArgs { redirect_url: Some("ht tp://x".into()), ..Default::default() })
+                .starts_with("ZAYAVKA_REDIRECT_URL")
+        );
+        assert!(
+            bad(SettingArgs { backend_url: Some("example.com".into()), ..Default::default() })
+                .starts_with("ZAYAVKA_BACKEND_URL")
+        );
+    }
+
+    #[test]
+    fn unknown_file_keys_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("z.toml");
+        std::fs::write(&path, "lisen = \"0.0.0.0:9000\"\n").unwrap();
+        let err = Settings::resolve(SettingArgs::default(), Some(&path)).unwrap_err().to_string();
+        assert!(err.contains("unknown setting 'lisen'"), "{err}");
+    }
+}

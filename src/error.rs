@@ -1,0 +1,140 @@
+//! The one error type of the public API. Each variant knows its status; the body is always
+//! PostgREST's JSON shape `{code, message, details, hint}`, built in one place (`into_response`),
+//! because supabase-js reads only that shape (and treats an empty error body as success).
+
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+
+use crate::lead::Problem;
+use crate::store::StoreError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    #[error("no API key")]
+    NoApiKey,
+    #[error("invalid API key")]
+    InvalidApiKey,
+    #[error("unsupported content type {0}")]
+    UnsupportedMediaType(String),
+    #[error("body too large")]
+    PayloadTooLarge,
+    #[error("invalid JSON")]
+    InvalidJson,
+    #[error("unknown column {0}")]
+    UnknownColumn(String),
+    #[error("unknown table {0}")]
+    UnknownTable(String),
+    #[error("a single object was asked for, {0} rows result")]
+    NotSingleRow(usize),
+    /// One entry per refused row: its position in the request and what was wrong with it.
+    #[error("validation failed")]
+    Invalid(Vec<(usize, Vec<Problem>)>),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// PostgREST's error body. Absent parts are `null`, as PostgREST writes them.
+#[derive(Debug, Serialize)]
+pub struct ErrorBody {
+    pub code: Option<&'static str>,
+    pub message: String,
+    pub details: Option<String>,
+    pub hint: Option<String>,
+}
+
+impl ApiError {
+    pub fn status(&self) -> StatusCode {
+        match self {
+            ApiError::NoApiKey | ApiError::InvalidApiKey => StatusCode::UNAUTHORIZED,
+            ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ApiError::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::InvalidJson | ApiError::UnknownColumn(_) | ApiError::Invalid(_) => StatusCode::BAD_REQUEST,
+            ApiError::UnknownTable(_) => StatusCode::NOT_FOUND,
+            ApiError::NotSingleRow(_) => StatusCode::NOT_ACCEPTABLE,
+            ApiError::Store(StoreError::Unavailable(_) | StoreError::Closed) => StatusCode::SERVICE_UNAVAILABLE,
+        }
+    }
+
+    pub fn body(&self) -> ErrorBody {
+        let (code, message, details, hint) = match self {
+            // The messages Supabase's API gateway answers with.
+            ApiError::NoApiKey => (None, "No API key found in request".to_owned(), None, None),
+            ApiError::InvalidApiKey => (None, "Invalid API key".to_owned(), None, None),
+            ApiError::UnsupportedMediaType(media) => (
+                Some("PGRST107"),
+                format!("None of these media types are available: {media}"),
+                Some("Надішліть заявку як JSON (Content-Type: application/json).".to_owned()),
+                None,
+            ),
+            ApiError::PayloadTooLarge => (
+                None,
+                "Payload too large".to_owned(),
+                Some("Запит завеликий. Скоротіть коментар і спробуйте ще раз.".to_owned()),
+                None,
+            ),
+            ApiError::InvalidJson => (Some("PGRST102"), "Empty or invalid json".to_owned(), None, None),
+            ApiError::UnknownColumn(column) => (
+                Some("PGRST204"),
+                format!("Could not find the '{column}' column of 'CRN' in the schema cache"),
+                None,
+                None,
+            ),
+            ApiError::UnknownTable(table) => (
+                Some("PGRST205"),
+                format!("Could not find the table 'public.{table}' in the schema cache"),
+                None,
+                Some("Perhaps you meant the table 'public.CRN'".to_owned()),
+            ),
+            ApiError::NotSingleRow(rows) => (
+                Some("PGRST116"),
+                "JSON object requested, multiple (or no) rows returned".to_owned(),
+                Some(format!("The result contains {rows} rows")),
+                None,
+            ),
+            ApiError::Invalid(rows) => invalid_body(rows),
+            ApiError::Store(_) => (
+                Some("PGRST000"),
+                "Database connection error. Retrying the connection.".to_owned(),
+                Some("Сервер тимчасово не може зберегти заявку. Спробуйте, будь ласка, ще раз.".to_owned()),
+                None,
+            ),
+        };
+        ErrorBody { code, message, details, hint }
+    }
+}
+
+/// A refused row is answered as PostgreSQL would refuse it (not-null or check violation), with
+/// the Ukrainian explanation of every problem in `details`.
+fn invalid_body(rows: &[(usize, Vec<Problem>)]) -> (Option<&'static str>, String, Option<String>, Option<String>) {
+    let first = rows.first().and_then(|(_, problems)| problems.first());
+    let (code, message) = match first {
+        Some(Problem::Missing(field)) => (
+            "23502",
+            format!("null value in column \"{}\" of relation \"CRN\" violates not-null constraint", field.column()),
+        ),
+        Some(problem) => (
+            "23514",
+            format!("new row for relation \"CRN\" violates check constraint \"CRN_{}_check\"", problem.field().column()),
+        ),
+        None => ("23514", "new row for relation \"CRN\" violates a check constraint".to_owned()),
+    };
+    let several = rows.len() > 1 || rows.first().is_some_and(|(index, _)| *index > 0);
+    let details = rows
+        .iter()
+        .flat_map(|(index, problems)| {
+            problems.iter().map(move |p| if several { format!("Рядок {}: {p}", index + 1) } else { p.to_string() })
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
+    (Some(code), message, Some(details), None)
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        if let ApiError::Store(e) = &self {
+            tracing::error!(error = %e, "storing a lead failed");
+        }
+        (self.status(), axum::Json(self.body())).into_response()
+    }
+}

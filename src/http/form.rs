@@ -1,0 +1,124 @@
+//! `POST /leads`: the same form without JavaScript (or before the script arrived). Same rules as
+//! the JSON insert; success is a 303 to the redirect target, a refusal is a small Ukrainian page
+//! that says what was wrong and gives the form back with the visitor's entries, so nothing typed
+//! is lost.
+
+use askama::Template;
+use axum::extract::rejection::FormRejection;
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::{StatusCode, header};
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use axum::routing::post;
+use axum::{Form, Router};
+use serde::Deserialize;
+
+use crate::app::AppState;
+use crate::lead::LeadInput;
+
+pub fn router() -> Router<AppState> {
+    Router::new().route("/leads", post(submit)).layer(DefaultBodyLimit::max(super::rest::MAX_BODY_BYTES))
+}
+
+/// The form's fields, named as in the page's `<form>`.
+#[derive(Debug, Default, Deserialize)]
+pub struct LeadForm {
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    phone: String,
+    #[serde(default)]
+    confirmation: String,
+    #[serde(default)]
+    comment: String,
+    /// The agreement checkbox: present (`on`) when checked.
+    agreed: Option<String>,
+    /// The honeypot: invisible to people, filled in by bots.
+    #[serde(default)]
+    website: String,
+}
+
+/// The styles of the refusal page; the CSP allows them by hash (see `security::content_policy`).
+pub const ERROR_PAGE_CSS: &str = "body{margin:0;font:1rem/1.5 system-ui,-apple-system,\"Segoe UI\",Roboto,sans-serif;color:#1b2a3a;background:#f4f7fa}main{max-width:34rem;margin:0 auto;padding:1.5rem 1rem}h1{font-size:1.5rem;color:#0b4f7c}.problems{background:#fdecec;border-left:4px solid #b42318;padding:.5rem 1rem;margin-bottom:1rem}.problems p{margin:.25rem 0;font-weight:600}form{display:grid;gap:.5rem;background:#fff;padding:1rem;border-radius:.75rem}input[type=text],input[type=tel],textarea{font:inherit;padding:.75rem;border:1px solid #8a99a8;border-radius:.5rem}fieldset{border:1px solid #c5d0da;border-radius:.5rem}fieldset label{margin-right:1.5rem}.agree{display:block;margin:.5rem 0}button{font:inherit;font-weight:600;color:#fff;background:#0b6aa2;border:0;border-radius:.5rem;padding:.9rem 1rem;min-height:3rem}a{color:#0b5a8c}";
+
+#[derive(Template)]
+#[template(path = "form_error.html")]
+struct RefusalPage<'a> {
+    css: &'static str,
+    brand: &'a str,
+    problems: Vec<String>,
+    name: &'a str,
+    phone: &'a str,
+    confirmation: &'a str,
+    comment: &'a str,
+    agreed: bool,
+}
+
+async fn submit(State(state): State<AppState>, form: Result<Form<LeadForm>, FormRejection>) -> Response {
+    let form = match form {
+        Ok(Form(form)) => form,
+        Err(rejection) => {
+            let status = rejection.status();
+            let problem = match status {
+                StatusCode::PAYLOAD_TOO_LARGE => "Заявка завелика. Скоротіть, будь ласка, коментар.",
+                StatusCode::UNSUPPORTED_MEDIA_TYPE => "Форму надіслано в незнайомому форматі.",
+                _ => "Не вдалося прочитати заявку. Спробуйте, будь ласка, ще раз.",
+            };
+            let status = if status.is_client_error() { status } else { StatusCode::BAD_REQUEST };
+            return refusal(&state, status, vec![problem.to_owned()], &LeadForm::default());
+        }
+    };
+    if !form.website.is_empty() {
+        // A bot: it sees what a person would see, and nothing is stored.
+        tracing::info!("honeypot filled; lead dropped");
+        return Redirect::to(&state.settings.redirect_url).into_response();
+    }
+
+    let input = LeadInput {
+        name: Some(form.name.clone()),
+        phone: Some(form.phone.clone()),
+        confirmation: Some(form.confirmation.clone()),
+        comment: Some(form.comment.clone()),
+    };
+    let mut problems: Vec<String> = match input.validate() {
+        Ok(lead) if form.agreed.is_some() => {
+            return match state.store.insert(vec![lead], &state.consent).await {
+                Ok(stored) => {
+                    tracing::info!(id = stored.first().map(|l| l.id), "lead stored (form)");
+                    Redirect::to(&state.settings.redirect_url).into_response()
+                }
+                Err(e) => {
+                    tracing::error!(error = %e, "storing a lead failed");
+                    let problem = "Сталася помилка: заявку не збережено. Спробуйте, будь ласка, ще раз за хвилину.";
+                    refusal(&state, StatusCode::SERVICE_UNAVAILABLE, vec![problem.to_owned()], &form)
+                }
+            };
+        }
+        Ok(_) => Vec::new(),
+        Err(problems) => problems.iter().map(|p| p.message_uk()).collect(),
+    };
+    if form.agreed.is_none() {
+        problems.push("Потрібна ваша згода з умовами публічної оферти.".to_owned());
+    }
+    tracing::info!(problems = problems.len(), "lead refused by validation (form)");
+    refusal(&state, StatusCode::UNPROCESSABLE_ENTITY, problems, &form)
+}
+
+fn refusal(state: &AppState, status: StatusCode, problems: Vec<String>, form: &LeadForm) -> Response {
+    let page = RefusalPage {
+        css: ERROR_PAGE_CSS,
+        brand: &state.settings.brand,
+        problems,
+        name: &form.name,
+        phone: &form.phone,
+        confirmation: &form.confirmation,
+        comment: &form.comment,
+        agreed: form.agreed.is_some(),
+    };
+    match page.render() {
+        Ok(html) => (status, [(header::CACHE_CONTROL, "no-store")], Html(html)).into_response(),
+        Err(e) => {
+            tracing::error!(error = %e, "rendering the refusal page");
+            super::pages::error_page(state)
+        }
+    }
+}

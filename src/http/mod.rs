@@ -1,0 +1,7 @@
+//! The HTTP surface, one module per area; `crate::app::app` merges them.
+
+pub mod form;
+pub mod health;
+pub mod pages;
+pub mod rest;
+pub mod security;

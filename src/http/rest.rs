@@ -1,0 +1,243 @@
+//! `/rest/v1/CRN`: the insert the site's one call makes, answered as PostgREST answers an
+//! anonymous insert-only table (row-level security lets `anon` insert and nothing else), so the
+//! official supabase-js / postgrest-js clients work against it unchanged.
+
+use std::collections::HashMap;
+
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{DefaultBodyLimit, Path, Query, State};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{any, post};
+use axum::{Json, Router};
+use serde_json::{Map, Value};
+use tower_http::cors::{AllowHeaders, Any, CorsLayer};
+
+use crate::app::AppState;
+use crate::error::ApiError;
+use crate::lead::{Lead, LeadInput};
+
+/// Generous for one lead (a 1000-character comment is ~4 KB of Cyrillic UTF-8) and for a bulk
+/// insert from an operator's script, small enough that a flood costs little memory.
+pub const MAX_BODY_BYTES: usize = 64 * 1024;
+
+/// The columns an insert may write; `id` and `created_at` are the server's.
+const WRITABLE: [&str; 4] = ["name", "phone", "confirmation", "comment"];
+/// The columns a `select=` may name.
+const READABLE: [&str; 6] = ["id", "created_at", "name", "phone", "confirmation", "comment"];
+
+pub fn router() -> Router<AppState> {
+    // Any origin may insert, without credentials; the preflight echoes the requested headers
+    // because client libraries add headers over time (x-client-info, content-profile, prefer).
+    let cors = CorsLayer::new()
+        .allow_origin(Any)
+        .allow_methods([Method::GET, Method::HEAD, Method::POST, Method::PATCH, Method::DELETE, Method::OPTIONS])
+        .allow_headers(AllowHeaders::mirror_request())
+        .expose_headers([header::CONTENT_RANGE, header::LOCATION])
+        .max_age(std::time::Duration::from_secs(86_400));
+    Router::new()
+        .route("/rest/v1/CRN", post(insert).get(read_nothing).head(read_nothing).patch(change_nothing).delete(change_nothing))
+        .route("/rest/v1/{table}", any(unknown_table))
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(cors)
+}
+
+/// Checks the `apikey` header (or query parameter, as Supabase's gateway also takes it).
+fn check_api_key(state: &AppState, headers: &HeaderMap, query: &HashMap<String, String>) -> Result<(), ApiError> {
+    let given = headers.get("apikey").map(HeaderValue::as_bytes).or_else(|| query.get("apikey").map(|k| k.as_bytes()));
+    match given {
+        None => Err(ApiError::NoApiKey),
+        Some(key) if key == state.anon_key.as_bytes() => Ok(()),
+        Some(_) => Err(ApiError::InvalidApiKey),
+    }
+}
+
+/// What the client asked for in `Prefer` and `Accept`.
+struct Answer {
+    representation: bool,
+    single_object: bool,
+    select: Option<Vec<String>>,
+}
+
+async fn insert(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Query(query): Query<HashMap<String, String>>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    check_api_key(&state, &headers, &query)?;
+    check_content_type(&headers)?;
+    let body = body.map_err(|rejection| match rejection.status() {
+        StatusCode::PAYLOAD_TOO_LARGE => ApiError::PayloadTooLarge,
+        _ => ApiError::InvalidJson,
+    })?;
+    let answer = Answer {
+        representation: prefers(&headers, "return=representation"),
+        single_object: accepts_single_object(&headers),
+        select: query.get("select").map(|s| parse_column_list(s)).transpose()?,
+    };
+    let columns = query.get("columns").map(|c| parse_column_list(c)).transpose()?;
+    if let Some(columns) = &columns {
+        if let Some(unknown) = columns.iter().find(|c| !WRITABLE.contains(&c.as_str())) {
+            return Err(ApiError::UnknownColumn(unknown.clone()));
+        }
+    }
+
+    let rows = parse_rows(&body, columns.as_deref())?;
+    let mut leads = Vec::with_capacity(rows.len());
+    let mut refused = Vec::new();
+    for (index, row) in rows.into_iter().enumerate() {
+        match row.validate() {
+            Ok(lead) => leads.push(lead),
+            Err(problems) => refused.push((index, problems)),
+        }
+    }
+    if !refused.is_empty() {
+        tracing::info!(rows = refused.len(), "lead refused by validation");
+        return Err(ApiError::Invalid(refused));
+    }
+    let stored = if leads.is_empty() { Vec::new() } else { state.store.insert(leads, &state.consent).await? };
+    tracing::info!(ids = ?stored.iter().map(|l| l.id).collect::<Vec<_>>(), "lead stored");
+    respond(StatusCode::CREATED, &stored, &answer)
+}
+
+/// Reading the table as `anon` finds nothing, as under row-level security with no select policy.
+async fn read_nothing(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Query(query): Query<HashMap<String, String>>,
+) -> Result<Response, ApiError> {
+    check_api_key(&state, &headers, &query)?;
+    let answer = Answer { representation: true, single_object: accepts_single_object(&headers), select: None };
+    respond(StatusCode::OK, &[], &answer)
+}
+
+/// Updating or deleting as `anon` changes nothing, as under row-level security.
+async fn change_nothing(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Query(query): Query<HashMap<String, String>>,
+) -> Result<Response, ApiError> {
+    check_api_key(&state, &headers, &query)?;
+    if prefers(&headers, "return=representation") {
+        let answer = Answer { representation: true, single_object: accepts_single_object(&headers), select: None };
+        respond(StatusCode::OK, &[], &answer)
+    } else {
+        Ok(StatusCode::NO_CONTENT.into_response())
+    }
+}
+
+async fn unknown_table(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Query(query): Query<HashMap<String, String>>,
+    Path(table): Path<String>,
+) -> Result<Response, ApiError> {
+    check_api_key(&state, &headers, &query)?;
+    Err(ApiError::UnknownTable(table))
+}
+
+fn respond(status: StatusCode, rows: &[Lead], answer: &Answer) -> Result<Response, ApiError> {
+    let range = HeaderValue::from_static("*/*");
+    if !answer.representation {
+        return Ok((status, [(header::CONTENT_RANGE, range)]).into_response());
+    }
+    let rows: Vec<Value> = rows.iter().map(|lead| project(lead, answer.select.as_deref())).collect();
+    if answer.single_object {
+        return match <[Value; 1]>::try_from(rows) {
+            Ok([row]) => Ok((status, [(header::CONTENT_RANGE, range)], Json(row)).into_response()),
+            Err(rows) => Err(ApiError::NotSingleRow(rows.len())),
+        };
+    }
+    Ok((status, [(header::CONTENT_RANGE, range)], Json(rows)).into_response())
+}
+
+/// The row as JSON, with only the `select=` columns when given (`*` means all).
+fn project(lead: &Lead, select: Option<&[String]>) -> Value {
+    let Value::Object(all) = serde_json::to_value(lead).expect("a lead serialises") else {
+        unreachable!("a lead serialises to an object")
+    };
+    match select {
+        Some(columns) if !columns.iter().any(|c| c == "*") => {
+            Value::Object(all.into_iter().filter(|(key, _)| columns.contains(key)).collect())
+        }
+        _ => Value::Object(all),
+    }
+}
+
+fn check_content_type(headers: &HeaderMap) -> Result<(), ApiError> {
+    let Some(value) = headers.get(header::CONTENT_TYPE) else { return Ok(()) };
+    let media = value.to_str().unwrap_or("").split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    if media == "application/json" || media.ends_with("+json") {
+        Ok(())
+    } else {
+        Err(ApiError::UnsupportedMediaType(media))
+    }
+}
+
+fn prefers(headers: &HeaderMap, preference: &str) -> bool {
+    headers
+        .get_all("prefer")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|p| p.trim().eq_ignore_ascii_case(preference))
+}
+
+fn accepts_single_object(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.contains("application/vnd.pgrst.object+json"))
+}
+
+/// `columns=` and `select=` lists: `name,phone` or `"name","phone"`.
+fn parse_column_list(list: &str) -> Result<Vec<String>, ApiError> {
+    let columns: Vec<String> =
+        list.split(',').map(|c| c.trim().trim_matches('"').to_owned()).filter(|c| !c.is_empty()).collect();
+    match columns.iter().find(|c| c.as_str() != "*" && !READABLE.contains(&c.as_str())) {
+        Some(unknown) => Err(ApiError::UnknownColumn(unknown.clone())),
+        None => Ok(columns),
+    }
+}
+
+/// The body as rows: one object or an array of objects, every key a writable column.
+fn parse_rows(body: &[u8], columns: Option<&[String]>) -> Result<Vec<LeadInput>, ApiError> {
+    let value: Value = serde_json::from_slice(body).map_err(|_| ApiError::InvalidJson)?;
+    let objects = match value {
+        Value::Object(object) => vec![object],
+        Value::Array(items) => items
+            .into_iter()
+            .map(|item| match item {
+                Value::Object(object) => Ok(object),
+                _ => Err(ApiError::InvalidJson),
+            })
+            .collect::<Result<_, _>>()?,
+        _ => return Err(ApiError::InvalidJson),
+    };
+    objects.into_iter().map(|object| row(object, columns)).collect()
+}
+
+fn row(mut object: Map<String, Value>, columns: Option<&[String]>) -> Result<LeadInput, ApiError> {
+    match columns {
+        // With `columns=`, PostgREST reads only those keys and ignores the rest.
+        Some(columns) => object.retain(|key, _| columns.contains(key)),
+        None => {
+            if let Some(unknown) = object.keys().find(|k| !WRITABLE.contains(&k.as_str())) {
+                return Err(ApiError::UnknownColumn(unknown.clone()));
+            }
+        }
+    }
+    let mut take = |key: &str| -> Result<Option<String>, ApiError> {
+        match object.remove(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s)),
+            // PostgreSQL casts a JSON number or boolean into a text column.
+            Some(Value::Number(n)) => Ok(Some(n.to_string())),
+            Some(Value::Bool(b)) => Ok(Some(b.to_string())),
+            Some(_) => Err(ApiError::InvalidJson),
+        }
+    };
+    Ok(LeadInput { name: take("name")?, phone: take("phone")?, confirmation: take("confirmation")?, comment: take("comment")? })
+}

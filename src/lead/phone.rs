@@ -1,0 +1,54 @@
+//! The phone rule: it must look like a phone number, and it is also kept in E.164 so the same
+//! person typed differently (`067…`, `+38067…`, `38067…`) is found as one.
+
+use phonenumber::country::Id;
+
+const MIN_DIGITS: usize = 7;
+const MAX_DIGITS: usize = 15;
+
+/// Returns the phone in E.164, or `None` when it does not look like a phone number: only digits,
+/// spaces, `+`, `-`, `(`, `)` and 7–15 digits. Ukraine is the default country.
+pub fn normalise_phone(phone: &str) -> Option<String> {
+    if !phone.chars().all(|c| c.is_ascii_digit() || matches!(c, ' ' | '+' | '-' | '(' | ')')) {
+        return None;
+    }
+    if phone.chars().skip(1).any(|c| c == '+') {
+        return None;
+    }
+    let digits: String = phone.chars().filter(char::is_ascii_digit).collect();
+    if !(MIN_DIGITS..=MAX_DIGITS).contains(&digits.len()) {
+        return None;
+    }
+    // libphonenumber knows every country's trunk and international prefixes; a number it
+    // cannot place still counts (the spec sets no format rule), kept as its plain digits.
+    let e164 = match phonenumber::parse(Some(Id::UA), phone) {
+        Ok(number) => number.format().mode(phonenumber::Mode::E164).to_string(),
+        Err(_) => format!("+{digits}"),
+    };
+    Some(e164)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ukrainian_numbers_in_any_usual_form_are_one_number() {
+        for typed in ["067 123 45 67", "+380 67 123 45 67", "380671234567", "(067) 123-45-67", "+38 067 123 45 67"] {
+            assert_eq!(normalise_phone(typed).as_deref(), Some("+380671234567"), "{typed}");
+        }
+    }
+
+    #[test]
+    fn foreign_numbers_keep_their_country() {
+        assert_eq!(normalise_phone("+48 601 234 567").as_deref(), Some("+48601234567"));
+        assert_eq!(normalise_phone("0048 601 234 567").as_deref(), Some("+48601234567"));
+    }
+
+    #[test]
+    fn refuses_what_is_not_a_phone_number() {
+        for typed in ["", "123456", "1234567890123456", "067-ABC-45-67", "067 123 45 67 ext 2", "67+1234567"] {
+            assert_eq!(normalise_phone(typed), None, "{typed}");
+        }
+    }
+}

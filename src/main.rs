@@ -1,0 +1,79 @@
+//! The `zayavka` command: reads the settings, starts logging, runs a subcommand.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use zayavka::config::{SettingArgs, Settings};
+use zayavka::export::{Format, export};
+use zayavka::store::Store;
+
+#[derive(Parser)]
+#[command(name = "zayavka", version, about = "Self-hosted lead-capture site: serves the form, stores every lead durably.")]
+struct Cli {
+    /// A TOML file with settings (keys as the variables below, e.g. ZAYAVKA_LISTEN or listen);
+    /// the environment wins over the file
+    #[arg(long, global = true, value_name = "FILE")]
+    config: Option<PathBuf>,
+
+    #[command(flatten)]
+    settings: SettingArgs,
+
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve the site (the default)
+    Serve,
+    /// Work with the stored leads
+    #[command(subcommand)]
+    Leads(LeadsCommand),
+}
+
+#[derive(Subcommand)]
+enum LeadsCommand {
+    /// Write all leads to stdout, oldest first
+    Export {
+        #[arg(long, value_enum, default_value = "csv")]
+        format: Format,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let settings = match Settings::resolve(cli.settings, cli.config.as_deref()) {
+        Ok(settings) => settings,
+        Err(e) => return fail(&e),
+    };
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::new(&settings.log))
+        .with_writer(std::io::stderr)
+        .init();
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime,
+        Err(e) => return fail(&e.into()),
+    };
+    let result = runtime.block_on(async {
+        match cli.command.unwrap_or(Command::Serve) {
+            Command::Serve => zayavka::serve::serve(settings).await,
+            Command::Leads(LeadsCommand::Export { format }) => {
+                let store = Store::open(&settings.database_url).await?;
+                let result = export(&store, format, std::io::stdout().lock()).await;
+                store.close().await;
+                result
+            }
+        }
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(&e),
+    }
+}
+
+/// One clear line on stderr, no backtrace.
+fn fail(error: &anyhow::Error) -> ExitCode {
+    eprintln!("zayavka: error: {error:#}");
+    ExitCode::FAILURE
+}

@@ -1,0 +1,258 @@
+//! The prerendered React site, embedded in the binary and prepared once at start-up: run-time
+//! settings filled into the HTML, every file compressed, its ETag and CSP hashes computed, so the
+//! request path only picks bytes. The folder's layout is described in `docs/architecture.md`.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use bytes::Bytes;
+use rust_embed::RustEmbed;
+use sha2::{Digest, Sha256};
+
+use crate::config::Settings;
+
+#[derive(RustEmbed)]
+#[folder = "web/dist/"]
+#[exclude = "*.br"]
+#[exclude = "*.gz"]
+struct Dist;
+
+/// Precompressed twins written by the web build (`x.js.br`, `x.js.gz`).
+#[derive(RustEmbed)]
+#[folder = "web/dist/"]
+#[include = "*.br"]
+#[include = "*.gz"]
+struct DistCompressed;
+
+/// Filled in per day on the pages that show today's date.
+const TODAY_TOKEN: &str = "__ZAYAVKA_TODAY__";
+
+/// One response body in every encoding the server offers.
+#[derive(Debug)]
+pub struct Body {
+    pub identity: Bytes,
+    pub gzip: Bytes,
+    pub brotli: Bytes,
+    pub etag: String,
+    pub content_type: &'static str,
+}
+
+impl Body {
+    fn new(identity: Vec<u8>, content_type: &'static str, gzip: Option<Vec<u8>>, brotli: Option<Vec<u8>>) -> Body {
+        let etag = format!("\"{}\"", &hex(&Sha256::digest(&identity))[..32]);
+        let gzip = gzip.unwrap_or_else(|| compress_gzip(&identity));
+        let brotli = brotli.unwrap_or_else(|| compress_brotli(&identity));
+        Body { identity: identity.into(), gzip: gzip.into(), brotli: brotli.into(), etag, content_type }
+    }
+}
+
+/// A page whose HTML may need today's date, built once per day.
+pub struct Page {
+    template: String,
+    fixed: Option<std::sync::Arc<Body>>,
+    dated: Mutex<Option<(String, std::sync::Arc<Body>)>>,
+}
+
+impl Page {
+    fn new(html: String) -> Page {
+        let fixed = (!html.contains(TODAY_TOKEN))
+            .then(|| std::sync::Arc::new(Body::new(html.clone().into_bytes(), HTML, None, None)));
+        Page { template: html, fixed, dated: Mutex::new(None) }
+    }
+
+    /// The page for `today` (`dd.mm.yyyy`).
+    pub fn body(&self, today: &str) -> std::sync::Arc<Body> {
+        if let Some(body) = &self.fixed {
+            return body.clone();
+        }
+        let mut dated = self.dated.lock().expect("page cache lock");
+        match &*dated {
+            Some((day, body)) if day == today => body.clone(),
+            _ => {
+                let html = self.template.replace(TODAY_TOKEN, today);
+                let body = std::sync::Arc::new(Body::new(html.into_bytes(), HTML, None, None));
+                *dated = Some((today.to_owned(), body.clone()));
+                body
+            }
+        }
+    }
+}
+
+const HTML: &str = "text/html; charset=utf-8";
+
+pub struct Site {
+    pub home: Page,
+    pub thank_you: Page,
+    pub privacy_policy: Page,
+    pub not_found: Page,
+    pub error: Page,
+    /// Every other file by its path without the leading slash (`assets/index-abc.js`).
+    pub files: HashMap<String, Body>,
+    /// `'sha256-…'` sources for the inline `<style>` elements of the pages.
+    pub style_hashes: Vec<String>,
+    /// A hash of the privacy policy's text as built: the consent evidence kept with each lead.
+    pub policy_version: String,
+}
+
+impl Site {
+    /// Prepares the embedded site with the settings filled in. Fails only if the build output is
+    /// incomplete, which the binary's own tests catch.
+    pub fn build(settings: &Settings, anon_key: &str) -> anyhow::Result<Site> {
+        let tel = crate::lead::normalise_phone(&settings.contact_phone).unwrap_or_default();
+        let values = [
+            ("__ZAYAVKA_BRAND__", settings.brand.clone()),
+            ("__ZAYAVKA_PHONE_HREF__", format!("tel:{tel}")),
+            ("__ZAYAVKA_PHONE__", settings.contact_phone.clone()),
+            ("__ZAYAVKA_REDIRECT_URL__", settings.redirect_url.clone()),
+            ("__ZAYAVKA_BACKEND_URL__", settings.backend_url.clone()),
+            ("__ZAYAVKA_ANON_KEY__", anon_key.to_owned()),
+        ];
+        let fill = |html: &str| fill_settings(html, &values);
+        let raw_page = |name: &str| -> anyhow::Result<String> {
+            let file = Dist::get(name).ok_or_else(|| anyhow::anyhow!("the web build has no {name}; run `make web`"))?;
+            Ok(String::from_utf8(file.data.into_owned())?)
+        };
+
+        let mut style_hashes = Vec::new();
+        let mut page = |name: &str| -> anyhow::Result<Page> {
+            let html = raw_page(name)?;
+            for style in inline_styles(&html) {
+                let hash = crate::http::security::style_hash(style);
+                if !style_hashes.contains(&hash) {
+                    style_hashes.push(hash);
+                }
+            }
+            Ok(Page::new(fill(&html)))
+        };
+        let home = page("index.html")?;
+        let thank_you = page("thank-you.html")?;
+        let privacy_policy = page("privacy-policy.html")?;
+        let not_found = page("404.html")?;
+        let error = page("error.html")?;
+        let policy_version = hex(&Sha256::digest(raw_page("privacy-policy.html")?.as_bytes()))[..16].to_owned();
+
+        let files = Dist::iter()
+            .filter(|path| !path.ends_with(".html"))
+            .map(|path| {
+                let data = Dist::get(&path).expect("listed file exists").data.into_owned();
+                let twin = |ext: &str| DistCompressed::get(&format!("{path}.{ext}")).map(|f| f.data.into_owned());
+                let content_type = content_type(&path);
+                let body = Body::new(data, content_type, twin("gz"), twin("br"));
+                (path.into_owned(), body)
+            })
+            .collect();
+
+        Ok(Site { home, thank_you, privacy_policy, not_found, error, files, style_hashes, policy_version })
+    }
+}
+
+/// Replaces the settings' tokens: JSON-escaped inside the config data block (a `<script>` is raw
+/// text, so HTML entities there would reach the client as they are), HTML-escaped elsewhere.
+fn fill_settings(html: &str, values: &[(&str, String)]) -> String {
+    let replace_all = |text: &str, escape: fn(&str) -> String| {
+        values.iter().fold(text.to_owned(), |text, (token, value)| text.replace(token, &escape(value)))
+    };
+    let Some(start) = html.find(CONFIG_BLOCK) else { return replace_all(html, escape_html) };
+    let end = html[start..].find("</script>").map_or(html.len(), |len| start + len);
+    let mut out = replace_all(&html[..start], escape_html);
+    out.push_str(&replace_all(&html[start..end], escape_json_string));
+    out.push_str(&replace_all(&html[end..], escape_html));
+    out
+}
+
+/// The start of the data block the client reads its settings from.
+const CONFIG_BLOCK: &str = "<script id=\"zayavka-config\"";
+
+/// The inside of a JSON string literal, with `<`, `>` and `&` as escapes so that no value can
+/// close the `<script>` element.
+fn escape_json_string(text: &str) -> String {
+    let quoted = serde_json::to_string(text).expect("a string serialises");
+    quoted[1..quoted.len() - 1].replace('<', "\\u003c").replace('>', "\\u003e").replace('&', "\\u0026")
+}
+
+/// The contents of every `<style>` element, exactly as the browser hashes them.
+fn inline_styles(html: &str) -> Vec<&str> {
+    let mut styles = Vec::new();
+    let mut rest = html;
+    while let Some(start) = rest.find("<style") {
+        let Some(open_end) = rest[start..].find('>') else { break };
+        let content_start = start + open_end + 1;
+        let Some(len) = rest[content_start..].find("</style>") else { break };
+        styles.push(&rest[content_start..content_start + len]);
+        rest = &rest[content_start + len..];
+    }
+    styles
+}
+
+fn content_type(path: &str) -> &'static str {
+    match path.rsplit('.').next().unwrap_or("") {
+        "js" | "mjs" => "text/javascript; charset=utf-8",
+        "css" => "text/css; charset=utf-8",
+        "svg" => "image/svg+xml",
+        "json" | "map" => "application/json",
+        "webmanifest" => "application/manifest+json",
+        "txt" => "text/plain; charset=utf-8",
+        "woff2" => "font/woff2",
+        "png" => "image/png",
+        "ico" => "image/x-icon",
+        _ => mime_guess::from_path(path).first_raw().unwrap_or("application/octet-stream"),
+    }
+}
+
+pub fn escape_html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#x27;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn compress_gzip(data: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    encoder.write_all(data).expect("writing to memory");
+    encoder.finish().expect("writing to memory")
+}
+
+fn compress_brotli(data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let params = brotli::enc::BrotliEncoderParams { quality: 11, lgwin: 22, ..Default::default() };
+    brotli::BrotliCompress(&mut &data[..], &mut out, &params).expect("writing to memory");
+    out
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_inline_styles() {
+        assert_eq!(inline_styles("<style>a{}</style><p><style media=x>b{}</style>"), vec!["a{}", "b{}"]);
+    }
+
+    #[test]
+    fn settings_are_escaped_for_where_they_stand() {
+        let html = r#"<p>__ZAYAVKA_BRAND__</p><script id="zayavka-config" type="application/json">{"brand":"__ZAYAVKA_BRAND__"}</script><i>__ZAYAVKA_BRAND__</i>"#;
+        let filled = fill_settings(html, &[("__ZAYAVKA_BRAND__", "A&B \"</script>".to_owned())]);
+        assert_eq!(
+            filled,
+            r#"<p>A&amp;B &quot;&lt;/script&gt;</p><script id="zayavka-config" type="application/json">{"brand":"A\u0026B \"\u003c/script\u003e"}</script><i>A&amp;B &quot;&lt;/script&gt;</i>"#
+        );
+    }
+
+    #[test]
+    fn escapes_what_html_would_read_as_markup() {
+        assert_eq!(escape_html("<a href=\"x\">'&'</a>"), "&lt;a href=&quot;x&quot;&gt;&#x27;&amp;&#x27;&lt;/a&gt;");
+    }
+}

@@ -1,0 +1,86 @@
+//! Where leads are kept. One `Store` whatever the engine; each engine lives in its own module with
+//! its own migrations under `migrations/<engine>/`.
+
+mod sqlite;
+
+use std::sync::Arc;
+
+use crate::config::DatabaseUrl;
+use crate::lead::{Lead, NewLead};
+
+/// Why the store could not do what was asked.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The database cannot be reached or written now (disk full, file gone, server down); the
+    /// caller may retry later.
+    #[error("database unavailable: {0}")]
+    Unavailable(String),
+    /// The store was closed during shutdown.
+    #[error("the store is closed")]
+    Closed,
+}
+
+/// Consent evidence stored with each lead.
+#[derive(Debug, Clone)]
+pub struct Consent {
+    /// A hash of the privacy policy's text in force.
+    pub policy_version: Arc<str>,
+}
+
+#[derive(Clone)]
+pub struct Store {
+    engine: Arc<Engine>,
+}
+
+enum Engine {
+    Sqlite(sqlite::SqliteStore),
+}
+
+impl Store {
+    /// Opens the database, creating it (and its folder) on first start, and applies migrations.
+    pub async fn open(url: &DatabaseUrl) -> anyhow::Result<Store> {
+        let engine = match url {
+            DatabaseUrl::Sqlite(path) => {
+                let path = path.clone();
+                Engine::Sqlite(tokio::task::spawn_blocking(move || sqlite::SqliteStore::open(&path)).await??)
+            }
+            DatabaseUrl::Postgres(_) => anyhow::bail!("ZAYAVKA_DATABASE_URL: PostgreSQL is not supported yet"),
+        };
+        Ok(Store { engine: Arc::new(engine) })
+    }
+
+    /// Stores the leads of one request atomically. Returns once they are durable on disk.
+    pub async fn insert(&self, leads: Vec<NewLead>, consent: &Consent) -> Result<Vec<Lead>, StoreError> {
+        match &*self.engine {
+            Engine::Sqlite(s) => s.insert(leads, consent.clone()).await,
+        }
+    }
+
+    /// Whether the database answers (readiness).
+    pub async fn ping(&self) -> Result<(), StoreError> {
+        match &*self.engine {
+            Engine::Sqlite(s) => s.ping().await,
+        }
+    }
+
+    /// Up to `limit` leads with an id above `after_id`, oldest first: a page of an export.
+    pub async fn leads_after(&self, after_id: i64, limit: u32) -> Result<Vec<Lead>, StoreError> {
+        match &*self.engine {
+            Engine::Sqlite(s) => s.leads_after(after_id, limit).await,
+        }
+    }
+
+    /// The value kept under `key`, created with `make` (and kept) if there is none yet.
+    pub async fn meta_get_or_insert(&self, key: &str, make: impl FnOnce() -> String) -> Result<String, StoreError> {
+        match &*self.engine {
+            Engine::Sqlite(s) => s.meta_get_or_insert(key, make()).await,
+        }
+    }
+
+    /// Finishes the writes already queued and closes the database cleanly.
+    pub async fn close(&self) {
+        match &*self.engine {
+            Engine::Sqlite(s) => s.close().await,
+        }
+    }
+}

@@ -1,0 +1,284 @@
+//! SQLite: one writer thread with group commit, one reader connection.
+//!
+//! Every acknowledged insert is fsync'd (WAL, `synchronous=FULL`). An fsync per request would cap
+//! throughput at the disk's fsync rate, so the writer takes every insert waiting in its queue,
+//! writes them in one transaction and commits once; each request still gets its own savepoint, so
+//! one bad request cannot fail its neighbours.
+
+use std::path::Path;
+use std::sync::Mutex;
+use std::thread::JoinHandle;
+
+use anyhow::Context;
+use rusqlite::{Connection, OptionalExtension, params};
+use tokio::sync::{mpsc, oneshot};
+
+use super::{Consent, StoreError};
+use crate::lead::{Lead, NewLead};
+
+const MIGRATIONS: &[&str] = &[include_str!("../../migrations/sqlite/0001_leads.sql")];
+
+/// Most inserts waiting in the queue that one commit takes.
+const MAX_BATCH: usize = 512;
+/// Inserts that may wait for the writer before callers wait to enqueue.
+const QUEUE_CAPACITY: usize = 8192;
+
+type Reply<T> = oneshot::Sender<Result<T, StoreError>>;
+
+enum Job {
+    Insert { leads: Vec<NewLead>, consent: Consent, reply: Reply<Vec<Lead>> },
+    MetaGetOrInsert { key: String, value: String, reply: Reply<String> },
+}
+
+pub struct SqliteStore {
+    jobs: Mutex<Option<mpsc::Sender<Job>>>,
+    writer: Mutex<Option<JoinHandle<()>>>,
+    reader: std::sync::Arc<Mutex<Connection>>,
+}
+
+impl SqliteStore {
+    pub fn open(path: &Path) -> anyhow::Result<SqliteStore> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create the data folder {}", dir.display()))?;
+        }
+        let mut writer = Connection::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+        configure(&writer).with_context(|| format!("cannot use {} as a database", path.display()))?;
+        migrate(&mut writer).with_context(|| format!("cannot migrate {}", path.display()))?;
+        let reader = Connection::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+        configure(&reader)?;
+
+        let (tx, rx) = mpsc::channel(QUEUE_CAPACITY);
+        let handle = std::thread::Builder::new()
+            .name("sqlite-writer".into())
+            .spawn(move || write_loop(writer, rx))
+            .context("cannot start the database writer thread")?;
+        Ok(SqliteStore {
+            jobs: Mutex::new(Some(tx)),
+            writer: Mutex::new(Some(handle)),
+            reader: std::sync::Arc::new(Mutex::new(reader)),
+        })
+    }
+
+    pub async fn insert(&self, leads: Vec<NewLead>, consent: Consent) -> Result<Vec<Lead>, StoreError> {
+        self.ask(|reply| Job::Insert { leads, consent, reply }).await
+    }
+
+    pub async fn meta_get_or_insert(&self, key: &str, value: String) -> Result<String, StoreError> {
+        let key = key.to_owned();
+        self.ask(|reply| Job::MetaGetOrInsert { key, value, reply }).await
+    }
+
+    async fn ask<T>(&self, job: impl FnOnce(Reply<T>) -> Job) -> Result<T, StoreError> {
+        let sender = self.jobs.lock().expect("jobs lock").clone().ok_or(StoreError::Closed)?;
+        let (reply, answer) = oneshot::channel();
+        sender.send(job(reply)).await.map_err(|_| StoreError::Closed)?;
+        answer.await.map_err(|_| StoreError::Closed)?
+    }
+
+    pub async fn ping(&self) -> Result<(), StoreError> {
+        self.read(|conn| conn.query_row("SELECT count(*) FROM zayavka_meta", [], |_| Ok(()))).await
+    }
+
+    pub async fn leads_after(&self, after_id: i64, limit: u32) -> Result<Vec<Lead>, StoreError> {
+        self.read(move |conn| {
+            let mut stmt = conn.prepare_cached(
+                "SELECT id, created_at, name, phone, confirmation, comment FROM \"CRN\" \
+                 WHERE id > ?1 ORDER BY id LIMIT ?2",
+            )?;
+            let rows = stmt.query_map(params![after_id, limit], |row| {
+                Ok(Lead {
+                    id: row.get(0)?,
+                    created_at: row.get(1)?,
+                    name: row.get(2)?,
+                    phone: row.get(3)?,
+                    confirmation: row.get(4)?,
+                    comment: row.get(5)?,
+                })
+            })?;
+            rows.collect()
+        })
+        .await
+    }
+
+    async fn read<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        let reader = self.reader.clone();
+        tokio::task::spawn_blocking(move || f(&reader.lock().expect("reader lock")).map_err(|e| unavailable(&e)))
+            .await
+            .map_err(|e| StoreError::Unavailable(e.to_string()))?
+    }
+
+    pub async fn close(&self) {
+        // Dropping the last sender ends the writer's loop once the queue is empty.
+        drop(self.jobs.lock().expect("jobs lock").take());
+        let handle = self.writer.lock().expect("writer lock").take();
+        if let Some(handle) = handle {
+            let _ = tokio::task::spawn_blocking(move || handle.join()).await;
+        }
+    }
+}
+
+fn configure(conn: &Connection) -> rusqlite::Result<()> {
+    conn.busy_timeout(std::time::Duration::from_secs(5))?;
+    conn.pragma_update(None, "journal_mode", "WAL")?;
+    // FULL: the WAL is fsync'd at every commit, so an acknowledged lead survives power loss.
+    conn.pragma_update(None, "synchronous", "FULL")?;
+    conn.pragma_update(None, "foreign_keys", "ON")?;
+    Ok(())
+}
+
+/// Applies the migrations not yet applied; `user_version` counts those that were.
+fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
+    let applied: i64 = conn.pragma_query_value(None, "user_version", |row| row.get(0))?;
+    for (version, sql) in (1..).zip(MIGRATIONS).skip(usize::try_from(applied).unwrap_or(0)) {
+        let tx = conn.transaction()?;
+        tx.execute_batch(sql)?;
+        tx.pragma_update(None, "user_version", version)?;
+        tx.commit()?;
+    }
+    Ok(())
+}
+
+fn write_loop(mut conn: Connection, mut jobs: mpsc::Receiver<Job>) {
+    let mut batch = Vec::with_capacity(MAX_BATCH);
+    while let Some(first) = jobs.blocking_recv() {
+        batch.push(first);
+        while batch.len() < MAX_BATCH {
+            match jobs.try_recv() {
+                Ok(job) => batch.push(job),
+                Err(_) => break,
+            }
+        }
+        commit_batch(&mut conn, batch.drain(..));
+    }
+    // A clean close checkpoints the WAL into the main file.
+    if let Err((_, e)) = conn.close() {
+        tracing::warn!(error = %e, "closing the database");
+    }
+}
+
+/// Runs every job in one transaction, each in its own savepoint, and answers them all only after
+/// the commit (or with the commit's error).
+fn commit_batch(conn: &mut Connection, batch: impl Iterator<Item = Job>) {
+    let mut tx = match conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate) {
+        Ok(tx) => tx,
+        Err(e) => {
+            tracing::error!(error = %e, "cannot start a database write");
+            batch.for_each(|job| job.run_failed(&e));
+            return;
+        }
+    };
+    let answers: Vec<Answer> = batch.map(|job| job.run(&mut tx)).collect();
+    match tx.commit() {
+        Ok(()) => answers.into_iter().for_each(Answer::send),
+        Err(e) => {
+            tracing::error!(error = %e, "database commit failed");
+            answers.into_iter().for_each(|answer| answer.send_failed(&e));
+        }
+    }
+}
+
+impl Job {
+    fn run(self, tx: &mut rusqlite::Transaction) -> Answer {
+        match self {
+            Job::Insert { leads, consent, reply } => {
+                Answer::Insert(reply, in_savepoint(tx, |sp| insert_leads(sp, &leads, &consent)))
+            }
+            Job::MetaGetOrInsert { key, value, reply } => {
+                Answer::Meta(reply, in_savepoint(tx, |sp| meta_get_or_insert(sp, &key, &value)))
+            }
+        }
+    }
+
+    fn run_failed(self, e: &rusqlite::Error) {
+        match self {
+            Job::Insert { reply, .. } => drop(reply.send(Err(unavailable(e)))),
+            Job::MetaGetOrInsert { reply, .. } => drop(reply.send(Err(unavailable(e)))),
+        }
+    }
+}
+
+/// A job's result, held until its transaction commits.
+enum Answer {
+    Insert(Reply<Vec<Lead>>, Result<Vec<Lead>, StoreError>),
+    Meta(Reply<String>, Result<String, StoreError>),
+}
+
+impl Answer {
+    fn send(self) {
+        match self {
+            Answer::Insert(reply, result) => drop(reply.send(result)),
+            Answer::Meta(reply, result) => drop(reply.send(result)),
+        }
+    }
+
+    fn send_failed(self, e: &rusqlite::Error) {
+        match self {
+            Answer::Insert(reply, _) => drop(reply.send(Err(unavailable(e)))),
+            Answer::Meta(reply, _) => drop(reply.send(Err(unavailable(e)))),
+        }
+    }
+}
+
+/// Runs `f` so that its failure undoes only its own writes.
+fn in_savepoint<T>(
+    tx: &mut rusqlite::Transaction,
+    f: impl FnOnce(&Connection) -> rusqlite::Result<T>,
+) -> Result<T, StoreError> {
+    let sp = tx.savepoint().map_err(|e| unavailable(&e))?;
+    let value = f(&sp).map_err(|e| unavailable(&e))?; // dropping `sp` rolls it back
+    sp.commit().map_err(|e| unavailable(&e))?;
+    Ok(value)
+}
+
+fn insert_leads(conn: &Connection, leads: &[NewLead], consent: &Consent) -> rusqlite::Result<Vec<Lead>> {
+    let created_at = format!("{:.6}", jiff::Timestamp::now());
+    let mut stmt = conn.prepare_cached(
+        "INSERT INTO \"CRN\" (created_at, name, phone, phone_e164, confirmation, comment, policy_version) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) RETURNING id",
+    )?;
+    leads
+        .iter()
+        .map(|lead| {
+            let id = stmt.query_row(
+                params![
+                    created_at,
+                    lead.name,
+                    lead.phone,
+                    lead.phone_e164,
+                    lead.confirmation,
+                    lead.comment,
+                    &*consent.policy_version
+                ],
+                |row| row.get(0),
+            )?;
+            Ok(Lead {
+                id,
+                created_at: created_at.clone(),
+                name: lead.name.clone(),
+                phone: lead.phone.clone(),
+                confirmation: lead.confirmation.clone(),
+                comment: lead.comment.clone(),
+            })
+        })
+        .collect()
+}
+
+fn meta_get_or_insert(conn: &Connection, key: &str, value: &str) -> rusqlite::Result<String> {
+    let existing: Option<String> =
+        conn.query_row("SELECT value FROM zayavka_meta WHERE key = ?1", [key], |row| row.get(0)).optional()?;
+    match existing {
+        Some(existing) => Ok(existing),
+        None => {
+            conn.execute("INSERT INTO zayavka_meta (key, value) VALUES (?1, ?2)", [key, value])?;
+            Ok(value.to_owned())
+        }
+    }
+}
+
+fn unavailable(e: &rusqlite::Error) -> StoreError {
+    StoreError::Unavailable(e.to_string())
+}
