@@ -49,10 +49,14 @@ impl ApiError {
             ApiError::NoApiKey | ApiError::InvalidApiKey => StatusCode::UNAUTHORIZED,
             ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
-            ApiError::InvalidJson | ApiError::UnknownColumn(_) | ApiError::Invalid(_) => StatusCode::BAD_REQUEST,
+            ApiError::InvalidJson | ApiError::UnknownColumn(_) | ApiError::Invalid(_) => {
+                StatusCode::BAD_REQUEST
+            }
             ApiError::UnknownTable(_) => StatusCode::NOT_FOUND,
             ApiError::NotSingleRow(_) => StatusCode::NOT_ACCEPTABLE,
-            ApiError::Store(StoreError::Unavailable(_) | StoreError::Closed) => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Store(StoreError::Unavailable(_) | StoreError::Closed) => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
         }
     }
 
@@ -73,7 +77,12 @@ impl ApiError {
                 Some("Запит завеликий. Скоротіть коментар і спробуйте ще раз.".to_owned()),
                 None,
             ),
-            ApiError::InvalidJson => (Some("PGRST102"), "Empty or invalid json".to_owned(), None, None),
+            ApiError::InvalidJson => (
+                Some("PGRST102"),
+                "Empty or invalid json".to_owned(),
+                None,
+                None,
+            ),
             ApiError::UnknownColumn(column) => (
                 Some("PGRST204"),
                 format!("Could not find the '{column}' column of 'CRN' in the schema cache"),
@@ -96,34 +105,59 @@ impl ApiError {
             ApiError::Store(_) => (
                 Some("PGRST000"),
                 "Database connection error. Retrying the connection.".to_owned(),
-                Some("Сервер тимчасово не може зберегти заявку. Спробуйте, будь ласка, ще раз.".to_owned()),
+                Some(
+                    "Сервер тимчасово не може зберегти заявку. Спробуйте, будь ласка, ще раз."
+                        .to_owned(),
+                ),
                 None,
             ),
         };
-        ErrorBody { code, message, details, hint }
+        ErrorBody {
+            code,
+            message,
+            details,
+            hint,
+        }
     }
 }
 
 /// A refused row is answered as PostgreSQL would refuse it (not-null or check violation), with
 /// the Ukrainian explanation of every problem in `details`.
-fn invalid_body(rows: &[(usize, Vec<Problem>)]) -> (Option<&'static str>, String, Option<String>, Option<String>) {
+fn invalid_body(
+    rows: &[(usize, Vec<Problem>)],
+) -> (Option<&'static str>, String, Option<String>, Option<String>) {
     let first = rows.first().and_then(|(_, problems)| problems.first());
     let (code, message) = match first {
         Some(Problem::Missing(field)) => (
             "23502",
-            format!("null value in column \"{}\" of relation \"CRN\" violates not-null constraint", field.column()),
+            format!(
+                "null value in column \"{}\" of relation \"CRN\" violates not-null constraint",
+                field.column()
+            ),
         ),
         Some(problem) => (
             "23514",
-            format!("new row for relation \"CRN\" violates check constraint \"CRN_{}_check\"", problem.field().column()),
+            format!(
+                "new row for relation \"CRN\" violates check constraint \"CRN_{}_check\"",
+                problem.field().column()
+            ),
         ),
-        None => ("23514", "new row for relation \"CRN\" violates a check constraint".to_owned()),
+        None => (
+            "23514",
+            "new row for relation \"CRN\" violates a check constraint".to_owned(),
+        ),
     };
     let several = rows.len() > 1 || rows.first().is_some_and(|(index, _)| *index > 0);
     let details = rows
         .iter()
         .flat_map(|(index, problems)| {
-            problems.iter().map(move |p| if several { format!("Рядок {}: {p}", index + 1) } else { p.to_string() })
+            problems.iter().map(move |p| {
+                if several {
+                    format!("Рядок {}: {p}", index + 1)
+                } else {
+                    p.to_string()
+                }
+            })
         })
         .collect::<Vec<_>>()
         .join(" ");

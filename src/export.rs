@@ -14,7 +14,14 @@ pub enum Format {
 /// Leads read from the database per page, so memory stays flat however many there are.
 const PAGE: u32 = 1000;
 
-const CSV_HEADER: [&str; 6] = ["id", "created_at", "name", "phone", "confirmation", "comment"];
+const CSV_HEADER: [&str; 6] = [
+    "id",
+    "created_at",
+    "name",
+    "phone",
+    "confirmation",
+    "comment",
+];
 
 pub async fn export(store: &Store, format: Format, out: impl Write) -> anyhow::Result<()> {
     let mut out = std::io::BufWriter::new(out);
@@ -25,7 +32,9 @@ pub async fn export(store: &Store, format: Format, out: impl Write) -> anyhow::R
             let mut writer = csv::Writer::from_writer(out);
             writer.write_record(CSV_HEADER)?;
             for_each_page(store, |leads| {
-                leads.iter().try_for_each(|lead| writer.write_record(csv_cells(lead)))?;
+                leads
+                    .iter()
+                    .try_for_each(|lead| writer.write_record(csv_cells(lead)))?;
                 Ok(())
             })
             .await?;
@@ -46,11 +55,16 @@ pub async fn export(store: &Store, format: Format, out: impl Write) -> anyhow::R
     Ok(())
 }
 
-async fn for_each_page(store: &Store, mut f: impl FnMut(&[Lead]) -> anyhow::Result<()>) -> anyhow::Result<()> {
+async fn for_each_page(
+    store: &Store,
+    mut f: impl FnMut(&[Lead]) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
     let mut after = 0;
     loop {
         let page = store.leads_after(after, PAGE).await?;
-        let Some(last) = page.last() else { return Ok(()) };
+        let Some(last) = page.last() else {
+            return Ok(());
+        };
         after = last.id;
         f(&page)?;
     }
@@ -83,7 +97,10 @@ mod tests {
 
     #[test]
     fn formulas_are_neutralised() {
-        assert_eq!(neutralise_formula("=HYPERLINK(\"x\")"), "'=HYPERLINK(\"x\")");
+        assert_eq!(
+            neutralise_formula("=HYPERLINK(\"x\")"),
+            "'=HYPERLINK(\"x\")"
+        );
         assert_eq!(neutralise_formula("@SUM(A1)"), "'@SUM(A1)");
         assert_eq!(neutralise_formula("-1+1"), "'-1+1");
         assert_eq!(neutralise_formula("Олена"), "Олена");

@@ -9,7 +9,11 @@ use zayavka::export::{Format, export};
 use zayavka::store::Store;
 
 #[derive(Parser)]
-#[command(name = "zayavka", version, about = "Self-hosted lead-capture site: serves the form, stores every lead durably.")]
+#[command(
+    name = "zayavka",
+    version,
+    about = "Self-hosted lead-capture site: serves the form, stores every lead durably."
+)]
 struct Cli {
     /// A TOML file with settings (keys as the variables below, e.g. ZAYAVKA_LISTEN or listen);
     /// the environment wins over the file

@@ -2,6 +2,7 @@
 //! - `/`, `/thank-you`, `/privacy-policy`: its prerendered HTML, 200, revalidated (`no-cache`);
 //! - `/assets/…` (hashed by the build): the file with its type, cached for a year, `immutable`;
 //! - another file of the build (`/favicon.svg`): the file, revalidated;
+//! - a path with a trailing slash: a permanent redirect to the path without it;
 //! - a missing path with an extension in its last segment: a short plain 404 (no page for a
 //!   missing image or script);
 //! - any other path: the not-found page with status 404.
@@ -12,7 +13,7 @@
 use axum::Router;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
-use axum::response::{IntoResponse, Response};
+use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::get;
 
 use crate::app::AppState;
@@ -23,14 +24,23 @@ const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 
 pub fn router() -> Router<AppState> {
     Router::new()
-        .route("/", get(|state: State<AppState>, headers: HeaderMap| async move { page(&state.site.home, &headers) }))
+        .route(
+            "/",
+            get(|state: State<AppState>, headers: HeaderMap| async move {
+                page(&state.site.home, &headers)
+            }),
+        )
         .route(
             "/thank-you",
-            get(|state: State<AppState>, headers: HeaderMap| async move { page(&state.site.thank_you, &headers) }),
+            get(|state: State<AppState>, headers: HeaderMap| async move {
+                page(&state.site.thank_you, &headers)
+            }),
         )
         .route(
             "/privacy-policy",
-            get(|state: State<AppState>, headers: HeaderMap| async move { page(&state.site.privacy_policy, &headers) }),
+            get(|state: State<AppState>, headers: HeaderMap| async move {
+                page(&state.site.privacy_policy, &headers)
+            }),
         )
         .fallback(file_or_not_found)
 }
@@ -39,25 +49,57 @@ fn page(page: &Page, headers: &HeaderMap) -> Response {
     send(&page.body(&today()), headers, StatusCode::OK, HTML_CACHE)
 }
 
-async fn file_or_not_found(State(state): State<AppState>, method: Method, uri: Uri, headers: HeaderMap) -> Response {
+async fn file_or_not_found(
+    State(state): State<AppState>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+) -> Response {
     if method != Method::GET && method != Method::HEAD {
         return StatusCode::METHOD_NOT_ALLOWED.into_response();
     }
+    // The client's router ignores a trailing slash; the server must not answer 404 to a path
+    // the client would render as a page (hydration would disagree).
+    // The client's router ignores a trailing slash; the server must not answer 404 to a path
+    // the client would render as a page (hydration would disagree).
+    let trimmed = uri.path().trim_end_matches('/');
+    // (`//host` would be a redirect to another site.)
+    if trimmed.len() < uri.path().len() && trimmed.len() > 1 && !trimmed.starts_with("//") {
+        let target = match uri.query() {
+            Some(query) => format!("{trimmed}?{query}"),
+            None => trimmed.to_owned(),
+        };
+        return Redirect::permanent(&target).into_response();
+    }
     let path = uri.path().trim_start_matches('/');
     if let Some(file) = state.site.files.get(path) {
-        let cache = if path.starts_with("assets/") { IMMUTABLE } else { HTML_CACHE };
+        let cache = if path.starts_with("assets/") {
+            IMMUTABLE
+        } else {
+            HTML_CACHE
+        };
         return send(file, &headers, StatusCode::OK, cache);
     }
     let last_segment = path.rsplit('/').next().unwrap_or("");
     if last_segment.contains('.') {
-        return (StatusCode::NOT_FOUND, [(header::CACHE_CONTROL, HTML_CACHE)], "Not found\n").into_response();
+        return (
+            StatusCode::NOT_FOUND,
+            [(header::CACHE_CONTROL, HTML_CACHE)],
+            "Not found\n",
+        )
+            .into_response();
     }
     not_found_page(&state, &headers)
 }
 
 /// The not-found page with status 404 (also used by other routers for unknown page paths).
 pub fn not_found_page(state: &AppState, headers: &HeaderMap) -> Response {
-    send(&state.site.not_found.body(&today()), headers, StatusCode::NOT_FOUND, HTML_CACHE)
+    send(
+        &state.site.not_found.body(&today()),
+        headers,
+        StatusCode::NOT_FOUND,
+        HTML_CACHE,
+    )
 }
 
 /// The server's own 500 page: the same 'Unexpected Application Error!' screen the app shows.
@@ -65,7 +107,10 @@ pub fn error_page(state: &AppState) -> Response {
     let body = state.site.error.body(&today());
     (
         StatusCode::INTERNAL_SERVER_ERROR,
-        [(header::CONTENT_TYPE, body.content_type), (header::CACHE_CONTROL, "no-store")],
+        [
+            (header::CONTENT_TYPE, body.content_type),
+            (header::CACHE_CONTROL, "no-store"),
+        ],
         body.identity.clone(),
     )
         .into_response()
@@ -83,7 +128,10 @@ fn send(body: &Body, request: &HeaderMap, status: StatusCode, cache: &'static st
         };
         let mut response = (status, bytes).into_response();
         let headers = response.headers_mut();
-        headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(body.content_type));
+        headers.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static(body.content_type),
+        );
         if let Some(encoding) = encoding {
             headers.insert(header::CONTENT_ENCODING, HeaderValue::from_static(encoding));
         }
@@ -100,7 +148,10 @@ fn matches_etag(request: &HeaderMap, etag: &str) -> bool {
     request
         .get(header::IF_NONE_MATCH)
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.split(',').any(|tag| tag.trim().trim_start_matches("W/") == etag || tag.trim() == "*"))
+        .is_some_and(|v| {
+            v.split(',')
+                .any(|tag| tag.trim().trim_start_matches("W/") == etag || tag.trim() == "*")
+        })
 }
 
 enum Encoding {
@@ -112,16 +163,22 @@ enum Encoding {
 /// Brotli when the client takes it, else gzip, else none; `q=0` refuses an encoding.
 fn preferred_encoding(request: &HeaderMap) -> Encoding {
     let accepted = |name: &str| {
-        request.get_all(header::ACCEPT_ENCODING).iter().filter_map(|v| v.to_str().ok()).flat_map(|v| v.split(',')).any(
-            |item| {
+        request
+            .get_all(header::ACCEPT_ENCODING)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(','))
+            .any(|item| {
                 let mut parts = item.split(';');
                 let coding = parts.next().unwrap_or("").trim();
                 let refused = parts.any(|p| {
-                    p.trim().strip_prefix("q=").and_then(|q| q.trim().parse::<f32>().ok()).is_some_and(|q| q == 0.0)
+                    p.trim()
+                        .strip_prefix("q=")
+                        .and_then(|q| q.trim().parse::<f32>().ok())
+                        .is_some_and(|q| q == 0.0)
                 });
                 coding.eq_ignore_ascii_case(name) && !refused
-            },
-        )
+            })
     };
     if accepted("br") {
         Encoding::Brotli
@@ -135,6 +192,8 @@ fn preferred_encoding(request: &HeaderMap) -> Encoding {
 /// Today's date as the privacy policy shows it (`dd.mm.yyyy`, uk-UA), by the server's clock in
 /// UTC; the visitor's browser then shows its own local date.
 fn today() -> String {
-    let date = jiff::Timestamp::now().to_zoned(jiff::tz::TimeZone::UTC).date();
+    let date = jiff::Timestamp::now()
+        .to_zoned(jiff::tz::TimeZone::UTC)
+        .date();
     format!("{:02}.{:02}.{:04}", date.day(), date.month(), date.year())
 }

@@ -25,12 +25,17 @@ pub fn content_policy(settings: &Settings, style_hashes: &[String]) -> String {
 pub fn style_hash(css: &str) -> String {
     use base64::Engine as _;
     use sha2::Digest as _;
-    format!("'sha256-{}'", base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(css)))
+    format!(
+        "'sha256-{}'",
+        base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(css))
+    )
 }
 
 /// `https://host:port` of an absolute URL; empty for a path on this site.
 fn origin_of(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else { return String::new() };
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return String::new();
+    };
     let host = rest.split(['/', '?', '#']).next().unwrap_or("");
     format!("{scheme}://{host}")
 }
@@ -41,14 +46,23 @@ pub fn layers(policy: &str) -> Vec<SetResponseHeaderLayer<HeaderValue>> {
         (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
         (header::REFERRER_POLICY, "no-referrer"),
         (header::X_FRAME_OPTIONS, "DENY"),
-        (HeaderName::from_static("permissions-policy"), "camera=(), microphone=(), geolocation=(), payment=(), usb=(), interest-cohort=()"),
-        (HeaderName::from_static("cross-origin-opener-policy"), "same-origin"),
+        (
+            HeaderName::from_static("permissions-policy"),
+            "camera=(), microphone=(), geolocation=(), payment=(), usb=(), interest-cohort=()",
+        ),
+        (
+            HeaderName::from_static("cross-origin-opener-policy"),
+            "same-origin",
+        ),
         (header::CONTENT_SECURITY_POLICY, policy),
     ];
     fixed
         .into_iter()
         .map(|(name, value)| {
-            SetResponseHeaderLayer::if_not_present(name, HeaderValue::from_str(value).expect("header values are ASCII"))
+            SetResponseHeaderLayer::if_not_present(
+                name,
+                HeaderValue::from_str(value).expect("header values are ASCII"),
+            )
         })
         .collect()
 }
@@ -63,8 +77,14 @@ mod tests {
         settings.backend_url = "https://abc.supabase.co".into();
         settings.redirect_url = "https://example.org/next?x=1".into();
         let policy = content_policy(&settings, &["'sha256-x'".into()]);
-        assert!(policy.contains("connect-src 'self' https://abc.supabase.co;"), "{policy}");
-        assert!(policy.contains("form-action 'self' https://example.org;"), "{policy}");
+        assert!(
+            policy.contains("connect-src 'self' https://abc.supabase.co;"),
+            "{policy}"
+        );
+        assert!(
+            policy.contains("form-action 'self' https://example.org;"),
+            "{policy}"
+        );
         assert!(policy.contains("style-src 'self' 'sha256-x';"), "{policy}");
         assert!(!policy.contains("unsafe-inline"));
     }

@@ -42,15 +42,25 @@ impl Store {
         let engine = match url {
             DatabaseUrl::Sqlite(path) => {
                 let path = path.clone();
-                Engine::Sqlite(tokio::task::spawn_blocking(move || sqlite::SqliteStore::open(&path)).await??)
+                Engine::Sqlite(
+                    tokio::task::spawn_blocking(move || sqlite::SqliteStore::open(&path)).await??,
+                )
             }
-            DatabaseUrl::Postgres(_) => anyhow::bail!("ZAYAVKA_DATABASE_URL: PostgreSQL is not supported yet"),
+            DatabaseUrl::Postgres(_) => {
+                anyhow::bail!("ZAYAVKA_DATABASE_URL: PostgreSQL is not supported yet")
+            }
         };
-        Ok(Store { engine: Arc::new(engine) })
+        Ok(Store {
+            engine: Arc::new(engine),
+        })
     }
 
     /// Stores the leads of one request atomically. Returns once they are durable on disk.
-    pub async fn insert(&self, leads: Vec<NewLead>, consent: &Consent) -> Result<Vec<Lead>, StoreError> {
+    pub async fn insert(
+        &self,
+        leads: Vec<NewLead>,
+        consent: &Consent,
+    ) -> Result<Vec<Lead>, StoreError> {
         match &*self.engine {
             Engine::Sqlite(s) => s.insert(leads, consent.clone()).await,
         }
@@ -71,7 +81,11 @@ impl Store {
     }
 
     /// The value kept under `key`, created with `make` (and kept) if there is none yet.
-    pub async fn meta_get_or_insert(&self, key: &str, make: impl FnOnce() -> String) -> Result<String, StoreError> {
+    pub async fn meta_get_or_insert(
+        &self,
+        key: &str,
+        make: impl FnOnce() -> String,
+    ) -> Result<String, StoreError> {
         match &*self.engine {
             Engine::Sqlite(s) => s.meta_get_or_insert(key, make()).await,
         }

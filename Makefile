@@ -1,0 +1,25 @@
+# The two commands of the README: `make run` and `make test`. Everything else is a step of those.
+.PHONY: run build web test
+
+# Build the site and the server, then serve http://127.0.0.1:8080 (SQLite under ./data/).
+run: build
+	./target/release/zayavka serve
+
+build: web
+	cargo build --release --locked
+
+# The React site, prerendered into web/dist/ (the binary embeds it at compile time).
+web: web/node_modules
+	cd web && npm run build
+
+web/node_modules: web/package-lock.json
+	cd web && npm ci --no-audit --no-fund
+	touch web/node_modules
+
+e2e/node_modules: e2e/package-lock.json
+	cd e2e && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund
+	touch e2e/node_modules
+
+# Every test: Rust (unit + integration), web unit tests, browser and API-client tests.
+test: web e2e/node_modules
+	scripts/test-all

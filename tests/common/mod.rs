@@ -1,0 +1,216 @@
+//! Shared by the integration tests: an app on a fresh SQLite file, and a way to call it
+//! in-process (no socket) or to run the real binary.
+
+#![allow(dead_code)] // each test file uses a different part of this module
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::http::{HeaderMap, Request, StatusCode};
+use http_body_util::BodyExt;
+use tempfile::TempDir;
+use tower::ServiceExt;
+use zayavka::app::{AppState, app};
+use zayavka::config::{DatabaseUrl, Settings};
+use zayavka::store::Store;
+
+pub const KEY: &str = "test-anon-key";
+
+pub struct TestApp {
+    pub router: Router,
+    pub state: AppState,
+    pub dir: TempDir,
+}
+
+pub async fn test_app() -> TestApp {
+    test_app_with(|_| {}).await
+}
+
+pub async fn test_app_with(adjust: impl FnOnce(&mut Settings)) -> TestApp {
+    let dir = tempfile::tempdir().unwrap();
+    let mut settings = Settings::defaults();
+    settings.database_url = DatabaseUrl::Sqlite(dir.path().join("leads.db"));
+    settings.anon_key = Some(KEY.to_owned());
+    adjust(&mut settings);
+    let store = Store::open(&settings.database_url).await.unwrap();
+    let state = AppState::new(settings, store).await.unwrap();
+    TestApp {
+        router: app(state.clone()),
+        state,
+        dir,
+    }
+}
+
+pub struct Answer {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub body: Bytes,
+}
+
+impl Answer {
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {:?}", self.text()))
+    }
+
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+
+    pub fn header(&self, name: &str) -> &str {
+        self.headers
+            .get(name)
+            .map(|v| v.to_str().unwrap())
+            .unwrap_or("")
+    }
+}
+
+impl TestApp {
+    pub async fn call(&self, request: Request<Body>) -> Answer {
+        let response = self.router.clone().oneshot(request).await.unwrap();
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = response.into_body().collect().await.unwrap().to_bytes();
+        Answer {
+            status,
+            headers,
+            body,
+        }
+    }
+
+    pub async fn get(&self, path: &str) -> Answer {
+        self.call(Request::get(path).body(Body::empty()).unwrap())
+            .await
+    }
+
+    /// `POST /rest/v1/CRN` as the site sends it.
+    pub async fn insert(&self, body: &str, prefer: &str) -> Answer {
+        let request = Request::post("/rest/v1/CRN")
+            .header("apikey", KEY)
+            .header("content-type", "application/json")
+            .header("prefer", prefer)
+            .body(Body::from(body.to_owned()))
+            .unwrap();
+        self.call(request).await
+    }
+
+    pub async fn stored(&self) -> Vec<zayavka::lead::Lead> {
+        self.state.store.leads_after(0, 10_000).await.unwrap()
+    }
+}
+
+/// The real `zayavka` binary, run on a free loopback port with its own database.
+pub struct Server {
+    pub child: tokio::process::Child,
+    pub port: u16,
+    pub database_url: String,
+}
+
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+pub fn zayavka() -> tokio::process::Command {
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_zayavka"));
+    command
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .kill_on_drop(true);
+    command
+}
+
+impl Server {
+    pub async fn start(database_url: &str) -> Server {
+        let port = free_port();
+        let child = zayavka()
+            .env("ZAYAVKA_LISTEN", format!("127.0.0.1:{port}"))
+            .env("ZAYAVKA_DATABASE_URL", database_url)
+            .env("ZAYAVKA_ANON_KEY", KEY)
+            .env("ZAYAVKA_LOG", "warn")
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let server = Server {
+            child,
+            port,
+            database_url: database_url.to_owned(),
+        };
+        for _ in 0..200 {
+            if matches!(http(port, "GET", "/readyz", "").await, Ok((200, _))) {
+                return server;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        panic!("the server did not become ready");
+    }
+
+    pub fn signal(&self, signal: &str) {
+        let pid = self.child.id().expect("running").to_string();
+        let status = std::process::Command::new("kill")
+            .args([&format!("-{signal}"), &pid])
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+
+    /// `zayavka leads export --format jsonl` on this server's database.
+    pub async fn export_jsonl(&self) -> Vec<serde_json::Value> {
+        let output = zayavka()
+            .args(["leads", "export", "--format", "jsonl"])
+            .env("ZAYAVKA_DATABASE_URL", &self.database_url)
+            .output()
+            .await
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8(output.stdout)
+            .unwrap()
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect()
+    }
+}
+
+/// One HTTP/1.1 request over a fresh connection; the status and body.
+pub async fn http(
+    port: u16,
+    method: &str,
+    path: &str,
+    json: &str,
+) -> Result<(u16, String), String> {
+    use hyper_util::rt::TokioIo;
+    let stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .map_err(|e| e.to_string())?;
+    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+        .await
+        .map_err(|e| e.to_string())?;
+    tokio::spawn(connection);
+    let request = Request::builder()
+        .method(method)
+        .uri(path)
+        .header("host", "127.0.0.1")
+        .header("apikey", KEY)
+        .header("content-type", "application/json")
+        .header("prefer", "return=representation")
+        .body(http_body_util::Full::new(Bytes::from(json.to_owned())))
+        .unwrap();
+    let response = sender
+        .send_request(request)
+        .await
+        .map_err(|e| e.to_string())?;
+    let status = response.status().as_u16();
+    let body = response
+        .into_body()
+        .collect()
+        .await
+        .map_err(|e| e.to_string())?
+        .to_bytes();
+    Ok((status, String::from_utf8_lossy(&body).into_owned()))
+}

@@ -1,0 +1,104 @@
+//! `POST /leads`: the form without JavaScript.
+
+mod common;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use common::{TestApp, test_app, test_app_with};
+
+async fn post_form(app: &TestApp, body: &str) -> common::Answer {
+    let request = Request::post("/leads")
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(Body::from(body.to_owned()))
+        .unwrap();
+    app.call(request).await
+}
+
+fn encode(fields: &[(&str, &str)]) -> String {
+    fields
+        .iter()
+        .map(|(k, v)| {
+            format!(
+                "{k}={}",
+                v.bytes().map(|b| format!("%{b:02X}")).collect::<String>()
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+#[tokio::test]
+async fn a_complete_form_is_stored_and_redirected_with_303() {
+    let app = test_app_with(|s| s.redirect_url = "https://example.org/dyakuyemo".into()).await;
+    let body = encode(&[
+        ("name", " Олена "),
+        ("phone", "067 123 45 67"),
+        ("confirmation", "Так"),
+        ("comment", ""),
+        ("agreed", "on"),
+        ("website", ""),
+    ]);
+    let answer = post_form(&app, &body).await;
+    assert_eq!(answer.status, StatusCode::SEE_OTHER);
+    assert_eq!(answer.header("location"), "https://example.org/dyakuyemo");
+    let stored = app.stored().await;
+    assert_eq!(stored.len(), 1);
+    assert_eq!(stored[0].name, "Олена");
+    assert_eq!(stored[0].comment, None);
+}
+
+#[tokio::test]
+async fn a_refusal_says_what_was_wrong_in_ukrainian_and_keeps_the_entries() {
+    let app = test_app().await;
+    let body = encode(&[
+        ("name", "Олена <b>"),
+        ("phone", "дзвоніть"),
+        ("comment", "ввечері"),
+    ]);
+    let answer = post_form(&app, &body).await;
+    assert_eq!(answer.status, StatusCode::UNPROCESSABLE_ENTITY);
+    let html = answer.text();
+    assert!(html.contains("lang=\"uk\""));
+    assert!(html.contains("Номер телефону має складатися з цифр"));
+    assert!(
+        html.contains("Оберіть відповідь «Так» або «Ні»")
+            || html.contains("«Відповідь «Так» або «Ні»»")
+    );
+    assert!(html.contains("Потрібна ваша згода з умовами публічної оферти."));
+    assert!(
+        html.contains("value=\"Олена &#60;b&#62;\"") || html.contains("value=\"Олена &lt;b&gt;\""),
+        "entries kept, escaped"
+    );
+    assert!(!html.contains("<b>"), "nothing the visitor wrote is markup");
+    assert!(html.contains(">ввечері</textarea>"));
+    assert!(html.contains("href=\"/\""), "a way back");
+    assert!(app.stored().await.is_empty());
+}
+
+#[tokio::test]
+async fn the_honeypot_looks_like_success_and_stores_nothing() {
+    let app = test_app().await;
+    let body = encode(&[
+        ("name", "Bot"),
+        ("phone", "0671234567"),
+        ("confirmation", "Так"),
+        ("agreed", "on"),
+        ("website", "http://spam.example"),
+    ]);
+    let answer = post_form(&app, &body).await;
+    assert_eq!(answer.status, StatusCode::SEE_OTHER);
+    assert!(app.stored().await.is_empty());
+}
+
+#[tokio::test]
+async fn the_refusal_page_styles_are_allowed_by_the_csp() {
+    let app = test_app().await;
+    let answer = post_form(&app, "name=").await;
+    let csp = answer.header("content-security-policy").to_owned();
+    assert!(
+        csp.contains(&zayavka::http::security::style_hash(
+            zayavka::http::form::ERROR_PAGE_CSS
+        )),
+        "{csp}"
+    );
+}

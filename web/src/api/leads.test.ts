@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { LeadRequestError, createLead, leadsUrl } from './leads';
+
+const payload = { name: 'Олена', phone: '+380671234567', confirmation: 'Так', comment: null } as const;
+
+function recordingFetch(response: () => Promise<Response>) {
+  const calls: { url: string; init: RequestInit }[] = [];
+  const fetchImpl = ((url: string, init: RequestInit) => {
+    calls.push({ url, init });
+    return response();
+  }) as typeof fetch;
+  return { calls, fetchImpl };
+}
+
+describe('leadsUrl', () => {
+  it('uses the same origin when the backend URL is empty', () => {
+    expect(leadsUrl('')).toBe('/rest/v1/CRN');
+  });
+
+  it('appends the table path to a backend URL, with or without a trailing slash', () => {
+    expect(leadsUrl('https://abc.supabase.co')).toBe('https://abc.supabase.co/rest/v1/CRN');
+    expect(leadsUrl('https://abc.supabase.co/')).toBe('https://abc.supabase.co/rest/v1/CRN');
+  });
+});
+
+describe('createLead', () => {
+  it('sends one PostgREST insert with the key, minimal return and exactly the four keys', async () => {
+    const { calls, fetchImpl } = recordingFetch(async () => new Response(null, { status: 201 }));
+    await createLead({ backendUrl: 'https://api.example.test', anonKey: 'k3y' }, payload, fetchImpl);
+
+    expect(calls).toHaveLength(1);
+    const [{ url, init }] = calls;
+    expect(url).toBe('https://api.example.test/rest/v1/CRN');
+    expect(init.method).toBe('POST');
+    expect(init.headers).toEqual({
+      'Content-Type': 'application/json',
+      apikey: 'k3y',
+      Authorization: 'Bearer k3y',
+      Prefer: 'return=minimal',
+    });
+    expect(init.body).toBe(
+      '{"name":"Олена","phone":"+380671234567","confirmation":"Так","comment":null}',
+    );
+    expect(init.signal).toBeInstanceOf(AbortSignal);
+  });
+
+  it('rejects with the status and body on a non-2xx answer', async () => {
+    const body = '{"code":"23502","message":"null value","details":null,"hint":null}';
+    const { fetchImpl } = recordingFetch(async () => new Response(body, { status: 400 }));
+    const error = await createLead({ backendUrl: '', anonKey: 'k' }, payload, fetchImpl).catch((e) => e);
+    expect(error).toBeInstanceOf(LeadRequestError);
+    expect(error.status).toBe(400);
+    expect(error.body).toBe(body);
+  });
+
+  it('passes a network error on', async () => {
+    const { fetchImpl } = recordingFetch(() => Promise.reject(new TypeError('Failed to fetch')));
+    await expect(createLead({ backendUrl: '', anonKey: 'k' }, payload, fetchImpl)).rejects.toThrow(
+      'Failed to fetch',
+    );
+  });
+});

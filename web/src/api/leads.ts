@@ -1,0 +1,69 @@
+// The product's one backend call (SPEC §7): insert one lead row into the CRN table through a
+// PostgREST-compatible endpoint — the zayavka server itself, or a hosted Supabase project.
+import type { LeadPayload } from '../form/lead';
+
+export interface LeadEndpoint {
+  /** Empty means the same origin as the page. */
+  backendUrl: string;
+  anonKey: string;
+}
+
+/** A slow phone connection may take long, but the visitor must not wait on a dead request forever. */
+export const REQUEST_TIMEOUT_MS = 30_000;
+
+export class LeadRequestError extends Error {
+  readonly status: number;
+  readonly body: string;
+  constructor(status: number, body: string) {
+    super(`Lead insert failed with HTTP ${status}`);
+    this.name = 'LeadRequestError';
+    this.status = status;
+    this.body = body;
+  }
+}
+
+export function leadsUrl(backendUrl: string): string {
+  return backendUrl.replace(/\/+$/, '') + '/rest/v1/CRN';
+}
+
+export function leadRequest(endpoint: LeadEndpoint, payload: LeadPayload): RequestInit {
+  return {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/json',
+      apikey: endpoint.anonKey,
+      Authorization: 'Bearer ' + endpoint.anonKey,
+      Prefer: 'return=minimal',
+    },
+    body: JSON.stringify({
+      name: payload.name,
+      phone: payload.phone,
+      confirmation: payload.confirmation,
+      comment: payload.comment,
+    }),
+  };
+}
+
+/**
+ * Sends the lead. Resolves when the server answered 2xx; rejects with a LeadRequestError for any other
+ * status, or with the network error (or an AbortError after REQUEST_TIMEOUT_MS).
+ */
+export async function createLead(
+  endpoint: LeadEndpoint,
+  payload: LeadPayload,
+  fetchImpl: typeof fetch = globalThis.fetch.bind(globalThis),
+): Promise<void> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), REQUEST_TIMEOUT_MS);
+  try {
+    const res = await fetchImpl(leadsUrl(endpoint.backendUrl), {
+      ...leadRequest(endpoint, payload),
+      signal: controller.signal,
+    });
+    if (!res.ok) {
+      throw new LeadRequestError(res.status, await res.text().catch(() => ''));
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+}

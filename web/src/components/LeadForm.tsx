@@ -1,0 +1,236 @@
+// The lead form. Without JavaScript it is a plain POST to /leads (the server validates and redirects).
+// After hydration it validates on submit, shows toasts and makes the one call (SPEC §4, §5).
+import { useEffect, useRef, useState, type FormEvent, type MouseEvent } from 'react';
+import { createLead } from '../api/leads';
+import { useConfig } from '../config';
+import { uk } from '../content/uk';
+import {
+  FIELD,
+  NO,
+  YES,
+  isLikelyBot,
+  missingFields,
+  readLeadForm,
+  toPayload,
+  type RequiredField,
+} from '../form/lead';
+import { PUBLIC_OFFER_ID } from './Shell';
+import { useToast } from './Toast';
+
+/** The form's id, for the landing page's "jump to the form" link. */
+export const LEAD_FORM_ID = 'lead-form';
+
+/** Time for the visitor to read the thank-you toast before the page changes. */
+export const REDIRECT_DELAY_MS = 1000;
+
+const ID = {
+  title: 'lead-form-title',
+  name: 'lead-name',
+  phone: 'lead-phone',
+  question: 'lead-question',
+  comment: 'lead-comment',
+  agreed: 'lead-agreed',
+  website: 'lead-website',
+} as const;
+
+const errorId = (field: RequiredField) => `lead-${field}-error`;
+
+function focusField(form: HTMLFormElement, field: RequiredField): void {
+  // For the yes/no question this is the first radio.
+  form.querySelector<HTMLInputElement>(`[name="${FIELD[field]}"]`)?.focus();
+}
+
+/** With JavaScript the link opens the public offer before scrolling to it (plain fragment navigation
+ * would only scroll to its closed summary). */
+function openPublicOffer(event: MouseEvent<HTMLAnchorElement>): void {
+  const details = document.getElementById(PUBLIC_OFFER_ID);
+  if (!(details instanceof HTMLDetailsElement)) return;
+  event.preventDefault();
+  details.open = true;
+  const reduceMotion = window.matchMedia?.('(prefers-reduced-motion: reduce)').matches ?? false;
+  details.scrollIntoView?.({ behavior: reduceMotion ? 'auto' : 'smooth', block: 'start' });
+  details.querySelector('summary')?.focus({ preventScroll: true });
+}
+
+export function LeadForm() {
+  const config = useConfig();
+  const toast = useToast();
+  const formRef = useRef<HTMLFormElement>(null);
+  const [submitting, setSubmitting] = useState(false);
+  const [invalid, setInvalid] = useState<readonly RequiredField[]>([]);
+  // Set from the moment a lead is accepted until the page changes, so a second press sends nothing.
+  const locked = useRef(false);
+
+  useEffect(() => {
+    const form = formRef.current;
+    // Our own check and toast replace the browser's bubbles. Set here, not as a prop, so the
+    // prerendered HTML (which must validate without JavaScript) and the first client render agree.
+    if (form) form.noValidate = true;
+    // Back from the redirect target, the browser may restore this page as it was: unlock it.
+    const onPageShow = (event: PageTransitionEvent) => {
+      if (event.persisted) locked.current = false;
+    };
+    window.addEventListener('pageshow', onPageShow);
+    return () => window.removeEventListener('pageshow', onPageShow);
+  }, []);
+
+  function succeed(): void {
+    toast({ ...uk.toast.success, variant: 'default' });
+    window.setTimeout(() => window.location.assign(config.redirectUrl || '/thank-you'), REDIRECT_DELAY_MS);
+  }
+
+  async function handleSubmit(event: FormEvent<HTMLFormElement>): Promise<void> {
+    event.preventDefault();
+    if (locked.current) return;
+    const form = event.currentTarget;
+    const input = readLeadForm(new FormData(form));
+    const missing = missingFields(input);
+    setInvalid(missing);
+    if (missing.length > 0) {
+      toast({ ...uk.toast.invalid, variant: 'destructive' });
+      focusField(form, missing[0]);
+      return;
+    }
+    locked.current = true;
+    if (isLikelyBot(input)) {
+      succeed();
+      return;
+    }
+    setSubmitting(true);
+    try {
+      await createLead(config, toPayload(input));
+      succeed();
+    } catch (error) {
+      locked.current = false;
+      console.error('Lead submission failed:', error);
+      toast({ ...uk.toast.failed, variant: 'destructive' });
+    } finally {
+      setSubmitting(false);
+    }
+  }
+
+  function handleChange(event: FormEvent<HTMLFormElement>): void {
+    // Editing a field marked missing clears its mark (the next submit checks again).
+    const name = (event.target as HTMLInputElement).name;
+    setInvalid((current) =>
+      current.some((field) => FIELD[field] === name) ? current.filter((field) => FIELD[field] !== name) : current,
+    );
+  }
+
+  const isInvalid = (field: RequiredField) => invalid.includes(field);
+  const invalidProps = (field: RequiredField) =>
+    isInvalid(field) ? { 'aria-invalid': true, 'aria-describedby': errorId(field) } : {};
+  const fieldError = (field: RequiredField) =>
+    isInvalid(field) && (
+      <p className="field-error" id={errorId(field)}>
+        {uk.form.errors[field]}
+      </p>
+    );
+
+  return (
+    <form
+      ref={formRef}
+      id={LEAD_FORM_ID}
+      className="card lead-form"
+      method="post"
+      action="/leads"
+      aria-labelledby={ID.title}
+      onSubmit={handleSubmit}
+      onChange={handleChange}
+      data-state={submitting ? 'submitting' : 'idle'}
+    >
+      <h2 id={ID.title}>{uk.form.title}</h2>
+      <p className="muted">{uk.form.intro}</p>
+
+      <div className="hp" aria-hidden="true">
+        <label htmlFor={ID.website}>{uk.form.honeypot}</label>
+        <input id={ID.website} name={FIELD.website} type="text" tabIndex={-1} autoComplete="off" />
+      </div>
+
+      <div className="field">
+        <label htmlFor={ID.name}>{uk.form.name}</label>
+        <input
+          id={ID.name}
+          name={FIELD.name}
+          type="text"
+          required
+          autoComplete="name"
+          autoCapitalize="words"
+          {...invalidProps('name')}
+        />
+        {fieldError('name')}
+      </div>
+
+      <div className="field">
+        <label htmlFor={ID.phone}>{uk.form.phone}</label>
+        <input
+          id={ID.phone}
+          name={FIELD.phone}
+          type="tel"
+          inputMode="tel"
+          autoComplete="tel"
+          placeholder={uk.form.phonePlaceholder}
+          required
+          {...invalidProps('phone')}
+        />
+        {fieldError('phone')}
+      </div>
+
+      <fieldset className="field choice-group" role="radiogroup" aria-labelledby={ID.question} {...invalidProps('confirmation')}>
+        <legend id={ID.question}>{uk.form.question}</legend>
+        <div className="choices">
+          <label className="choice">
+            <input type="radio" name={FIELD.confirmation} value={YES} />
+            <span>{uk.form.yes}</span>
+          </label>
+          <label className="choice">
+            <input type="radio" name={FIELD.confirmation} value={NO} />
+            <span>{uk.form.no}</span>
+          </label>
+        </div>
+        {fieldError('confirmation')}
+      </fieldset>
+
+      <div className="field">
+        <label htmlFor={ID.comment}>{uk.form.comment}</label>
+        <textarea id={ID.comment} name={FIELD.comment} rows={3} />
+      </div>
+
+      <div className="field">
+        <label className="check">
+          <input
+            id={ID.agreed}
+            type="checkbox"
+            name={FIELD.agreed}
+            value="on"
+            defaultChecked
+            {...invalidProps('agreed')}
+          />
+          <span>
+            {uk.form.agreeBefore}
+            <a href={`#${PUBLIC_OFFER_ID}`} onClick={openPublicOffer}>
+              {uk.form.agreeLink}
+            </a>
+          </span>
+        </label>
+        {fieldError('agreed')}
+      </div>
+
+      <button
+        type="submit"
+        className="button button-primary button-block"
+        disabled={submitting}
+        data-state={submitting ? 'submitting' : 'idle'}
+      >
+        {submitting && <span className="spinner" aria-hidden="true" />}
+        {submitting ? uk.form.submitting : uk.form.submit}
+      </button>
+
+      <p className="small muted">{uk.form.disclaimer}</p>
+      <p className="small muted">
+        {uk.form.privacyNote}
+        <a href="/privacy-policy">{uk.form.privacyLink}</a>
+      </p>
+    </form>
+  );
+}

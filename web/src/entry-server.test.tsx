@@ -1,0 +1,236 @@
+// @vitest-environment jsdom
+// Renders every page the way scripts/prerender.mjs does and checks what the server and the
+// visitor's browser rely on.
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { within } from '@testing-library/dom';
+import { describe, expect, it } from 'vitest';
+import { CONFIG_KEYS, TOKENS } from './config';
+import { PAGES, prerenderAll, stylesheetHrefs } from './entry-server';
+
+const src = dirname(fileURLToPath(import.meta.url));
+const template = readFileSync(join(src, '..', 'index.html'), 'utf8');
+const css = readFileSync(join(src, 'styles.css'), 'utf8');
+const files = Object.fromEntries(prerenderAll(template, css).map(({ file, html }) => [file, html]));
+
+function parse(html: string): Document {
+  return new DOMParser().parseFromString(html, 'text/html');
+}
+
+/** Puts a page into the test's document (role queries need one with a window) and queries it. */
+function show(html: string) {
+  const parsed = parse(html);
+  document.head.innerHTML = parsed.head.innerHTML;
+  document.body.innerHTML = parsed.body.innerHTML;
+  return within(document.body);
+}
+
+describe('prerenderAll', () => {
+  it('writes the five files of the server contract', () => {
+    expect(Object.keys(files)).toEqual([
+      'index.html',
+      'thank-you.html',
+      'privacy-policy.html',
+      '404.html',
+      'error.html',
+    ]);
+  });
+
+  it('refuses a template without its markers', () => {
+    expect(() => prerenderAll('<html></html>', '')).toThrow('<!--app-head-->');
+  });
+
+  it('inlines stylesheet links that Vite adds', () => {
+    const built = template.replace(
+      '</head>',
+      '<link rel="stylesheet" crossorigin href="/assets/index-abc.css">\n</head>',
+    );
+    expect(stylesheetHrefs(built)).toEqual(['/assets/index-abc.css']);
+    const html = prerenderAll(built, 'body{color:red}')[0].html;
+    expect(html).not.toContain('<link rel="stylesheet"');
+    expect(html).toContain('<style>body{color:red}</style>');
+  });
+
+  for (const page of PAGES) {
+    describe(page.file, () => {
+      const html = files[page.file];
+      const doc = parse(html);
+
+      it('is Ukrainian, with its own title, description, viewport and theme colour', () => {
+        expect(doc.documentElement.lang).toBe('uk');
+        expect(doc.title).toBe(`${page.title} — __ZAYAVKA_BRAND__`);
+        expect(doc.querySelector('meta[name="description"]')?.getAttribute('content')).toBe(page.description);
+        expect(doc.querySelector('meta[name="viewport"]')).not.toBeNull();
+        expect(doc.querySelector('meta[name="theme-color"]')).not.toBeNull();
+      });
+
+      it('has all CSS in one <style> in the head and no style attributes (strict CSP)', () => {
+        expect(doc.querySelectorAll('style')).toHaveLength(1);
+        expect(doc.head.querySelector('style')?.textContent).toBe(css.trim());
+        expect(doc.querySelectorAll('[style]')).toHaveLength(0);
+        expect(html).not.toMatch(/\sstyle=/i);
+        expect(doc.querySelectorAll('link[rel="stylesheet"]')).toHaveLength(0);
+      });
+
+      it('has no inline script but the config data block, which holds every token', () => {
+        const inline = [...doc.querySelectorAll('script:not([src])')];
+        expect(inline.map((s) => s.id)).toEqual(['zayavka-config']);
+        expect(inline[0].getAttribute('type')).toBe('application/json');
+        const config = JSON.parse(inline[0].textContent ?? '');
+        expect(Object.keys(config)).toEqual([...CONFIG_KEYS]);
+        expect(config).toEqual({ ...TOKENS, today: page.usesToday ? TOKENS.today : '' });
+        // Only a page that shows the date needs filling in every day.
+        expect(html.includes('__ZAYAVKA_TODAY__')).toBe(page.usesToday);
+      });
+
+      it(page.hydrate ? 'loads the app script' : 'loads no script at all', () => {
+        expect(doc.querySelectorAll('script[type="module"][src]')).toHaveLength(page.hydrate ? 1 : 0);
+      });
+
+      it('has the header brand and the footer with three disclosures and the copyright', () => {
+        const body = show(html);
+        expect(body.getByRole('link', { name: '__ZAYAVKA_BRAND__' }).getAttribute('href')).toBe('/');
+        expect(doc.querySelectorAll('footer details > summary')).toHaveLength(3);
+        expect(doc.querySelector('details#public-offer summary')?.textContent).toBe('Публічна оферта');
+        const phone = doc.querySelector('footer a[href="__ZAYAVKA_PHONE_HREF__"]');
+        expect(phone?.textContent).toBe('__ZAYAVKA_PHONE__');
+        expect(doc.querySelector('footer .copyright')?.textContent).toBe('© 2025 __ZAYAVKA_BRAND__');
+      });
+    });
+  }
+});
+
+describe('the landing page', () => {
+  const html = files['index.html'];
+  const doc = parse(html);
+
+  it('carries the exact accessible-name labels verbatim in its HTML', () => {
+    for (const label of [
+      "Ваше ім'я",
+      'Номер телефону',
+      'Так',
+      'Ні',
+      "Коментар (необов'язково)",
+      'публічної оферти',
+      'Отримати безкоштовну консультацію',
+    ]) {
+      expect(html).toContain(label);
+    }
+  });
+
+  it('has a headline, four benefits and the limited-places note', () => {
+    const body = show(html);
+    expect(body.getByRole('heading', { level: 1 }).textContent).toBeTruthy();
+    expect(doc.querySelectorAll('.benefits li')).toHaveLength(4);
+    expect(doc.body.textContent).toContain('20 років');
+    expect(doc.body.textContent).toContain('безкоштовн');
+    expect(doc.body.textContent).toContain('обмежена');
+  });
+
+  it('has a form that posts to /leads without JavaScript and validates natively', () => {
+    const form = doc.querySelector('form[action="/leads"]') as HTMLFormElement;
+    expect(form.getAttribute('method')).toBe('post');
+    expect(form.hasAttribute('novalidate')).toBe(false);
+    expect(
+      [...form.querySelectorAll('input, textarea')].map((el) => el.getAttribute('name')),
+    ).toEqual(['website', 'name', 'phone', 'confirmation', 'confirmation', 'comment', 'agreed']);
+  });
+
+  it('names every control as the contract says', () => {
+    const body = show(html);
+    const name = body.getByRole('textbox', { name: "Ваше ім'я" });
+    expect(name.hasAttribute('required')).toBe(true);
+
+    const phone = body.getByRole('textbox', { name: 'Номер телефону' });
+    expect(phone.getAttribute('type')).toBe('tel');
+    expect(phone.getAttribute('placeholder')).toBe('+380 XX XXX XX XX');
+    expect(phone.hasAttribute('required')).toBe(true);
+    expect(phone.getAttribute('autocomplete')).toBe('tel');
+    expect(phone.getAttribute('inputmode')).toBe('tel');
+
+    const group = body.getByRole('radiogroup');
+    expect(group.tagName).toBe('FIELDSET');
+    expect(group.querySelector('legend')?.textContent).toMatch(/\?$/);
+    for (const answer of ['Так', 'Ні']) {
+      const radio = within(group).getByRole('radio', { name: answer }) as HTMLInputElement;
+      expect(radio.checked).toBe(false);
+      expect(radio.hasAttribute('required')).toBe(false);
+      expect(radio.value).toBe(answer);
+    }
+
+    const comment = body.getByRole('textbox', { name: "Коментар (необов'язково)" });
+    expect(comment.tagName).toBe('TEXTAREA');
+    expect(comment.getAttribute('rows')).toBe('3');
+
+    const agreed = body.getByRole('checkbox', { name: /публічної оферти/ }) as HTMLInputElement;
+    expect(agreed.checked).toBe(true);
+    expect(agreed.value).toBe('on');
+    expect(agreed.hasAttribute('required')).toBe(false);
+    expect(body.getByRole('link', { name: 'публічної оферти' }).getAttribute('href')).toBe('#public-offer');
+
+    expect(body.getByRole('button', { name: 'Отримати безкоштовну консультацію' }).getAttribute('type')).toBe(
+      'submit',
+    );
+  });
+
+  it('hides the honeypot from people and screen readers', () => {
+    const honeypot = doc.querySelector('input[name="website"]') as HTMLInputElement;
+    expect(honeypot.getAttribute('tabindex')).toBe('-1');
+    expect(honeypot.getAttribute('autocomplete')).toBe('off');
+    expect(honeypot.closest('[aria-hidden="true"]')?.className).toBe('hp');
+    const body = show(html);
+    expect(body.queryByRole('textbox', { name: /заповнюйте/ })).toBeNull();
+  });
+
+  it('has a polite live region for toasts before any toast appears', () => {
+    const region = doc.querySelector('[aria-live="polite"]');
+    expect(region?.getAttribute('role')).toBe('status');
+    expect(region?.childElementCount).toBe(0);
+  });
+});
+
+describe('the other pages', () => {
+  it('thank-you promises a call within 48 hours and asks to keep the phone on', () => {
+    const text = parse(files['thank-you.html']).body.textContent ?? '';
+    expect(text).toContain('Дякуємо');
+    expect(text).toContain('48 годин');
+    expect(text).toContain('тримайте телефон увімкненим');
+  });
+
+  it('privacy-policy has a Back button, eight sections in order, and the date token', () => {
+    const doc = parse(files['privacy-policy.html']);
+    show(files['privacy-policy.html']);
+    const main = within(document.querySelector('main') as HTMLElement);
+    expect(main.getByRole('button', { name: 'Назад' })).toBeTruthy();
+    const headings = main.getAllByRole('heading', { level: 2 }).map((h) => h.textContent);
+    expect(headings).toEqual([
+      '1. Загальні положення',
+      '2. Яку інформацію ми збираємо',
+      '3. Як ми використовуємо інформацію',
+      '4. Захист інформації',
+      '5. Передача інформації третім особам',
+      '6. Ваші права',
+      '7. Зміни до політики',
+      '8. Контактна інформація',
+    ]);
+    const text = doc.body.textContent ?? '';
+    expect(text).toContain('Дата останньої редакції: __ZAYAVKA_TODAY__');
+    for (const fact of ['180 днів', '2297-VI', 'стаття 9', 'Уповноваженого Верховної Ради України з прав людини']) {
+      expect(text).toContain(fact);
+    }
+    expect(doc.querySelector('main a[href="__ZAYAVKA_PHONE_HREF__"]')?.textContent).toBe('__ZAYAVKA_PHONE__');
+  });
+
+  it('404 says the page was not found and links home', () => {
+    const body = show(files['404.html']);
+    expect(body.getByRole('heading', { level: 1 }).textContent).toBe('Oops! Page not found');
+    expect(body.getByRole('link', { name: 'Return to Home' }).getAttribute('href')).toBe('/');
+  });
+
+  it('error is the generic application error screen', () => {
+    const body = show(files['error.html']);
+    expect(body.getByRole('heading', { level: 1 }).textContent).toBe('Unexpected Application Error!');
+    expect(body.getAllByRole('link').some((a) => a.getAttribute('href') === '/')).toBe(true);
+  });
+});

@@ -1,0 +1,85 @@
+// The lead form's rules, as pure functions (SPEC §3, §5). The component only wires them to the DOM.
+
+/** What the visitor entered, as read from the form. */
+export interface LeadInput {
+  name: string;
+  phone: string;
+  /** The yes/no answer; null until the visitor picks one. */
+  confirmation: 'yes' | 'no' | null;
+  comment: string;
+  agreed: boolean;
+  /** The honeypot: people never see it, so anything in it was typed by a bot. */
+  website: string;
+}
+
+/** The one row sent to the CRN table: exactly these four keys. */
+export interface LeadPayload {
+  name: string;
+  phone: string;
+  confirmation: 'Так' | 'Ні';
+  comment: string | null;
+}
+
+/** The form's `name` attributes; the no-JavaScript POST /leads uses the same ones. */
+export const FIELD = {
+  name: 'name',
+  phone: 'phone',
+  confirmation: 'confirmation',
+  comment: 'comment',
+  agreed: 'agreed',
+  website: 'website',
+} as const;
+
+/** Radio values, as the server's POST /leads expects them. */
+export const YES = 'Так';
+export const NO = 'Ні';
+
+/** Fields a submit can find missing, in the order they appear in the form. */
+export type RequiredField = 'name' | 'phone' | 'confirmation' | 'agreed';
+
+/** Anything with `get`, such as FormData or URLSearchParams. */
+export interface FieldSource {
+  get(name: string): FormDataEntryValue | null;
+}
+
+function text(source: FieldSource, name: string): string {
+  const value = source.get(name);
+  return typeof value === 'string' ? value : '';
+}
+
+export function readLeadForm(source: FieldSource): LeadInput {
+  const answer = text(source, FIELD.confirmation);
+  return {
+    name: text(source, FIELD.name),
+    phone: text(source, FIELD.phone),
+    confirmation: answer === YES ? 'yes' : answer === NO ? 'no' : null,
+    comment: text(source, FIELD.comment),
+    agreed: source.get(FIELD.agreed) !== null,
+    website: text(source, FIELD.website),
+  };
+}
+
+/** The required fields that are missing, in form order; empty when the lead may be sent. */
+export function missingFields(input: LeadInput): RequiredField[] {
+  const missing: RequiredField[] = [];
+  if (input.name.trim() === '') missing.push('name');
+  if (input.phone.trim() === '') missing.push('phone');
+  if (input.confirmation === null) missing.push('confirmation');
+  if (!input.agreed) missing.push('agreed');
+  return missing;
+}
+
+/** True when the honeypot was filled: the form then pretends success and sends nothing. */
+export function isLikelyBot(input: LeadInput): boolean {
+  return input.website.trim() !== '';
+}
+
+export function toPayload(input: LeadInput): LeadPayload {
+  const comment = input.comment.trim();
+  return {
+    name: input.name.trim(),
+    phone: input.phone.trim(),
+    confirmation: input.confirmation === 'yes' ? YES : NO,
+    comment: comment === '' ? null : comment,
+  };
+}

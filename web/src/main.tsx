@@ -1,0 +1,4 @@
+import './styles.css';
+import { start } from './client';
+
+start();
