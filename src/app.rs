@@ -34,16 +34,10 @@ impl AppState {
     pub async fn new(settings: Settings, store: Store) -> anyhow::Result<AppState> {
         let anon_key = match &settings.anon_key {
             Some(key) => key.clone(),
-            None => {
-                store
-                    .meta_get_or_insert("anon_key", generate_anon_key)
-                    .await?
-            }
+            None => store.meta_get_or_insert("anon_key", generate_anon_key).await?,
         };
         let site = Site::build(&settings, &anon_key)?;
-        let consent = Consent {
-            policy_version: site.policy_version.as_str().into(),
-        };
+        let consent = Consent { policy_version: site.policy_version.as_str().into() };
         Ok(AppState {
             settings: Arc::new(settings),
             store,
@@ -55,11 +49,7 @@ impl AppState {
 }
 
 fn generate_anon_key() -> String {
-    let random: String = rand::rng()
-        .sample_iter(&Alphanumeric)
-        .take(40)
-        .map(char::from)
-        .collect();
+    let random: String = rand::rng().sample_iter(&Alphanumeric).take(40).map(char::from).collect();
     format!("zk_anon_{random}")
 }
 
@@ -77,9 +67,7 @@ pub fn app(state: AppState) -> Router {
         .with_state(state)
         // Layers wrap inside-out: a panic becomes the error page first, then every answer
         // (that one too) gets the security headers, then the whole exchange is traced and timed.
-        .layer(CatchPanicLayer::custom(move |_| {
-            pages::error_page(&panic_state)
-        }));
+        .layer(CatchPanicLayer::custom(move |_| pages::error_page(&panic_state)));
     for layer in security::layers(&policy) {
         router = router.layer(layer);
     }

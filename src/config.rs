@@ -36,12 +36,7 @@ pub struct SettingArgs {
     pub redirect_url: Option<String>,
 
     /// The phone number shown in the footer [default: +380 00 000 00 00, a fake example]
-    #[arg(
-        long,
-        env = "ZAYAVKA_CONTACT_PHONE",
-        global = true,
-        value_name = "PHONE"
-    )]
+    #[arg(long, env = "ZAYAVKA_CONTACT_PHONE", global = true, value_name = "PHONE")]
     pub contact_phone: Option<String>,
 
     /// The program's name in the header and page titles [default: Міжнародна програма підтримки]
@@ -101,9 +96,7 @@ impl Settings {
             None => BTreeMap::new(),
         };
         let pick = |given: Option<String>, key: &str, default: &str| -> String {
-            given
-                .or_else(|| file.get(key).cloned())
-                .unwrap_or_else(|| default.to_owned())
+            given.or_else(|| file.get(key).cloned()).unwrap_or_else(|| default.to_owned())
         };
 
         let listen_text = pick(args.listen, "listen", DEFAULT_LISTEN);
@@ -112,15 +105,9 @@ impl Settings {
                 "ZAYAVKA_LISTEN: '{listen_text}' is not an address and port such as 127.0.0.1:8080"
             )
         })?;
-        let database_url = parse_database_url(&pick(
-            args.database_url,
-            "database_url",
-            DEFAULT_DATABASE_URL,
-        ))?;
-        let anon_key = args
-            .anon_key
-            .or_else(|| file.get("anon_key").cloned())
-            .filter(|k| !k.is_empty());
+        let database_url =
+            parse_database_url(&pick(args.database_url, "database_url", DEFAULT_DATABASE_URL))?;
+        let anon_key = args.anon_key.or_else(|| file.get("anon_key").cloned()).filter(|k| !k.is_empty());
         if let Some(key) = &anon_key {
             if key.chars().any(|c| c.is_whitespace() || c.is_control()) {
                 bail!("ZAYAVKA_ANON_KEY: the key must not contain spaces or control characters");
@@ -192,11 +179,9 @@ fn read_file(path: &Path) -> anyhow::Result<BTreeMap<String, String>> {
             toml::Value::String(s) => s,
             toml::Value::Integer(i) => i.to_string(),
             toml::Value::Boolean(b) => b.to_string(),
-            other => bail!(
-                "config file {}: '{key}' must be a string, not {}",
-                path.display(),
-                other.type_str()
-            ),
+            other => {
+                bail!("config file {}: '{key}' must be a string, not {}", path.display(), other.type_str())
+            }
         };
         settings.insert(short, value);
     }
@@ -204,10 +189,7 @@ fn read_file(path: &Path) -> anyhow::Result<BTreeMap<String, String>> {
 }
 
 fn parse_database_url(url: &str) -> anyhow::Result<DatabaseUrl> {
-    if let Some(path) = url
-        .strip_prefix("sqlite://")
-        .or_else(|| url.strip_prefix("sqlite:"))
-    {
+    if let Some(path) = url.strip_prefix("sqlite://").or_else(|| url.strip_prefix("sqlite:")) {
         if path.is_empty() {
             bail!("ZAYAVKA_DATABASE_URL: '{url}' names no file; write sqlite://data/zayavka.db");
         }
@@ -220,16 +202,10 @@ fn parse_database_url(url: &str) -> anyhow::Result<DatabaseUrl> {
 }
 
 fn check_http_url(name: &str, url: &str) -> anyhow::Result<()> {
-    let rest = url
-        .strip_prefix("https://")
-        .or_else(|| url.strip_prefix("http://"));
+    let rest = url.strip_prefix("https://").or_else(|| url.strip_prefix("http://"));
     let host = rest.map(|r| r.split(['/', '?', '#']).next().unwrap_or(""));
     match host {
-        Some(host)
-            if !host.is_empty() && !url.chars().any(|c| c.is_whitespace() || c.is_control()) =>
-        {
-            Ok(())
-        }
+        Some(host) if !host.is_empty() && !url.chars().any(|c| c.is_whitespace() || c.is_control()) => Ok(()),
         _ => bail!("{name}: '{url}' is not an http:// or https:// URL"),
     }
 }
@@ -242,10 +218,7 @@ mod tests {
     fn defaults_are_the_documented_ones() {
         let s = Settings::defaults();
         assert_eq!(s.listen.to_string(), DEFAULT_LISTEN);
-        assert_eq!(
-            s.database_url,
-            DatabaseUrl::Sqlite("data/zayavka.db".into())
-        );
+        assert_eq!(s.database_url, DatabaseUrl::Sqlite("data/zayavka.db".into()));
         assert_eq!(s.redirect_url, "/thank-you");
         assert_eq!(s.backend_url, "");
     }
@@ -254,15 +227,8 @@ mod tests {
     fn the_environment_wins_over_the_file() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("z.toml");
-        std::fs::write(
-            &path,
-            "ZAYAVKA_LISTEN = \"0.0.0.0:9000\"\nbrand = \"Файл\"\n",
-        )
-        .unwrap();
-        let args = SettingArgs {
-            brand: Some("Середовище".into()),
-            ..Default::default()
-        };
+        std::fs::write(&path, "ZAYAVKA_LISTEN = \"0.0.0.0:9000\"\nbrand = \"Файл\"\n").unwrap();
+        let args = SettingArgs { brand: Some("Середовище".into()), ..Default::default() };
         let s = Settings::resolve(args, Some(&path)).unwrap();
         assert_eq!(s.listen.to_string(), "0.0.0.0:9000");
         assert_eq!(s.brand, "Середовище");
@@ -272,32 +238,20 @@ mod tests {
     fn bad_values_say_which_setting() {
         let bad = |args: SettingArgs| Settings::resolve(args, None).unwrap_err().to_string();
         assert!(
-            bad(SettingArgs {
-                listen: Some("8080".into()),
-                ..Default::default()
-            })
-            .starts_with("ZAYAVKA_LISTEN")
+            bad(SettingArgs { listen: Some("8080".into()), ..Default::default() })
+                .starts_with("ZAYAVKA_LISTEN")
         );
         assert!(
-            bad(SettingArgs {
-                database_url: Some("mysql://x".into()),
-                ..Default::default()
-            })
-            .starts_with("ZAYAVKA_DATABASE_URL")
+            bad(SettingArgs { database_url: Some("mysql://x".into()), ..Default::default() })
+                .starts_with("ZAYAVKA_DATABASE_URL")
         );
         assert!(
-            bad(SettingArgs {
-                redirect_url: Some("ht tp://x".into()),
-                ..Default::default()
-            })
-            .starts_with("ZAYAVKA_REDIRECT_URL")
+            bad(SettingArgs { redirect_url: Some("ht tp://x".into()), ..Default::default() })
+                .starts_with("ZAYAVKA_REDIRECT_URL")
         );
         assert!(
-            bad(SettingArgs {
-                backend_url: Some("example.com".into()),
-                ..Default::default()
-            })
-            .starts_with("ZAYAVKA_BACKEND_URL")
+            bad(SettingArgs { backend_url: Some("example.com".into()), ..Default::default() })
+                .starts_with("ZAYAVKA_BACKEND_URL")
         );
     }
 
@@ -306,9 +260,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("z.toml");
         std::fs::write(&path, "lisen = \"0.0.0.0:9000\"\n").unwrap();
-        let err = Settings::resolve(SettingArgs::default(), Some(&path))
-            .unwrap_err()
-            .to_string();
+        let err = Settings::resolve(SettingArgs::default(), Some(&path)).unwrap_err().to_string();
         assert!(err.contains("unknown setting 'lisen'"), "{err}");
     }
 }

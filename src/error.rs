@@ -77,12 +77,7 @@ impl ApiError {
                 Some("Запит завеликий. Скоротіть коментар і спробуйте ще раз.".to_owned()),
                 None,
             ),
-            ApiError::InvalidJson => (
-                Some("PGRST102"),
-                "Empty or invalid json".to_owned(),
-                None,
-                None,
-            ),
+            ApiError::InvalidJson => (Some("PGRST102"), "Empty or invalid json".to_owned(), None, None),
             ApiError::UnknownColumn(column) => (
                 Some("PGRST204"),
                 format!("Could not find the '{column}' column of 'CRN' in the schema cache"),
@@ -105,19 +100,11 @@ impl ApiError {
             ApiError::Store(_) => (
                 Some("PGRST000"),
                 "Database connection error. Retrying the connection.".to_owned(),
-                Some(
-                    "Сервер тимчасово не може зберегти заявку. Спробуйте, будь ласка, ще раз."
-                        .to_owned(),
-                ),
+                Some("Сервер тимчасово не може зберегти заявку. Спробуйте, будь ласка, ще раз.".to_owned()),
                 None,
             ),
         };
-        ErrorBody {
-            code,
-            message,
-            details,
-            hint,
-        }
+        ErrorBody { code, message, details, hint }
     }
 }
 
@@ -142,22 +129,15 @@ fn invalid_body(
                 problem.field().column()
             ),
         ),
-        None => (
-            "23514",
-            "new row for relation \"CRN\" violates a check constraint".to_owned(),
-        ),
+        None => ("23514", "new row for relation \"CRN\" violates a check constraint".to_owned()),
     };
     let several = rows.len() > 1 || rows.first().is_some_and(|(index, _)| *index > 0);
     let details = rows
         .iter()
         .flat_map(|(index, problems)| {
-            problems.iter().map(move |p| {
-                if several {
-                    format!("Рядок {}: {p}", index + 1)
-                } else {
-                    p.to_string()
-                }
-            })
+            problems
+                .iter()
+                .map(move |p| if several { format!("Рядок {}: {p}", index + 1) } else { p.to_string() })
         })
         .collect::<Vec<_>>()
         .join(" ");

@@ -14,14 +14,7 @@ pub enum Format {
 /// Leads read from the database per page, so memory stays flat however many there are.
 const PAGE: u32 = 1000;
 
-const CSV_HEADER: [&str; 6] = [
-    "id",
-    "created_at",
-    "name",
-    "phone",
-    "confirmation",
-    "comment",
-];
+const CSV_HEADER: [&str; 6] = ["id", "created_at", "name", "phone", "confirmation", "comment"];
 
 pub async fn export(store: &Store, format: Format, out: impl Write) -> anyhow::Result<()> {
     let mut out = std::io::BufWriter::new(out);
@@ -32,9 +25,7 @@ pub async fn export(store: &Store, format: Format, out: impl Write) -> anyhow::R
             let mut writer = csv::Writer::from_writer(out);
             writer.write_record(CSV_HEADER)?;
             for_each_page(store, |leads| {
-                leads
-                    .iter()
-                    .try_for_each(|lead| writer.write_record(csv_cells(lead)))?;
+                leads.iter().try_for_each(|lead| writer.write_record(csv_cells(lead)))?;
                 Ok(())
             })
             .await?;
@@ -97,10 +88,7 @@ mod tests {
 
     #[test]
     fn formulas_are_neutralised() {
-        assert_eq!(
-            neutralise_formula("=HYPERLINK(\"x\")"),
-            "'=HYPERLINK(\"x\")"
-        );
+        assert_eq!(neutralise_formula("=HYPERLINK(\"x\")"), "'=HYPERLINK(\"x\")");
         assert_eq!(neutralise_formula("@SUM(A1)"), "'@SUM(A1)");
         assert_eq!(neutralise_formula("-1+1"), "'-1+1");
         assert_eq!(neutralise_formula("Олена"), "Олена");

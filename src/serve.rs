@@ -15,9 +15,8 @@ pub async fn serve(settings: Settings) -> anyhow::Result<()> {
     let listen = settings.listen;
     let store = Store::open(&settings.database_url).await?;
     let state = AppState::new(settings, store.clone()).await?;
-    let listener = tokio::net::TcpListener::bind(listen)
-        .await
-        .with_context(|| format!("cannot listen on {listen}"))?;
+    let listener =
+        tokio::net::TcpListener::bind(listen).await.with_context(|| format!("cannot listen on {listen}"))?;
     tracing::info!(address = %listen, "zayavka is serving on http://{listen}");
 
     let (draining_tx, draining_rx) = tokio::sync::oneshot::channel::<()>();

@@ -47,13 +47,7 @@ impl Body {
         let etag = format!("\"{}\"", &hex(&Sha256::digest(&identity))[..32]);
         let gzip = gzip.unwrap_or_else(|| compress_gzip(&identity));
         let brotli = brotli.unwrap_or_else(|| compress_brotli(&identity));
-        Body {
-            identity: identity.into(),
-            gzip: gzip.into(),
-            brotli: brotli.into(),
-            etag,
-            content_type,
-        }
+        Body { identity: identity.into(), gzip: gzip.into(), brotli: brotli.into(), etag, content_type }
     }
 }
 
@@ -68,11 +62,7 @@ impl Page {
     fn new(html: String) -> Page {
         let fixed = (!html.contains(TODAY_TOKEN))
             .then(|| std::sync::Arc::new(Body::new(html.clone().into_bytes(), HTML, None, None)));
-        Page {
-            template: html,
-            fixed,
-            dated: Mutex::new(None),
-        }
+        Page { template: html, fixed, dated: Mutex::new(None) }
     }
 
     /// The page for `today` (`dd.mm.yyyy`).
@@ -151,29 +141,16 @@ impl Site {
         let files = Dist::iter()
             .filter(|path| !path.ends_with(".html"))
             .map(|path| {
-                let data = Dist::get(&path)
-                    .expect("listed file exists")
-                    .data
-                    .into_owned();
-                let twin = |ext: &str| {
-                    DistCompressed::get(&format!("{path}.{ext}")).map(|f| f.data.into_owned())
-                };
+                let data = Dist::get(&path).expect("listed file exists").data.into_owned();
+                let twin =
+                    |ext: &str| DistCompressed::get(&format!("{path}.{ext}")).map(|f| f.data.into_owned());
                 let content_type = content_type(&path);
                 let body = Body::new(data, content_type, twin("gz"), twin("br"));
                 (path.into_owned(), body)
             })
             .collect();
 
-        Ok(Site {
-            home,
-            thank_you,
-            privacy_policy,
-            not_found,
-            error,
-            files,
-            style_hashes,
-            policy_version,
-        })
+        Ok(Site { home, thank_you, privacy_policy, not_found, error, files, style_hashes, policy_version })
     }
 }
 
@@ -181,16 +158,12 @@ impl Site {
 /// text, so HTML entities there would reach the client as they are), HTML-escaped elsewhere.
 fn fill_settings(html: &str, values: &[(&str, String)]) -> String {
     let replace_all = |text: &str, escape: fn(&str) -> String| {
-        values.iter().fold(text.to_owned(), |text, (token, value)| {
-            text.replace(token, &escape(value))
-        })
+        values.iter().fold(text.to_owned(), |text, (token, value)| text.replace(token, &escape(value)))
     };
     let Some(start) = html.find(CONFIG_BLOCK) else {
         return replace_all(html, escape_html);
     };
-    let end = html[start..]
-        .find("</script>")
-        .map_or(html.len(), |len| start + len);
+    let end = html[start..].find("</script>").map_or(html.len(), |len| start + len);
     let mut out = replace_all(&html[..start], escape_html);
     out.push_str(&replace_all(&html[start..end], escape_json_string));
     out.push_str(&replace_all(&html[end..], escape_html));
@@ -204,10 +177,7 @@ const CONFIG_BLOCK: &str = "<script id=\"zayavka-config\"";
 /// close the `<script>` element.
 fn escape_json_string(text: &str) -> String {
     let quoted = serde_json::to_string(text).expect("a string serialises");
-    quoted[1..quoted.len() - 1]
-        .replace('<', "\\u003c")
-        .replace('>', "\\u003e")
-        .replace('&', "\\u0026")
+    quoted[1..quoted.len() - 1].replace('<', "\\u003c").replace('>', "\\u003e").replace('&', "\\u0026")
 }
 
 /// The contents of every `<style>` element, exactly as the browser hashes them.
@@ -239,9 +209,7 @@ fn content_type(path: &str) -> &'static str {
         "woff2" => "font/woff2",
         "png" => "image/png",
         "ico" => "image/x-icon",
-        _ => mime_guess::from_path(path)
-            .first_raw()
-            .unwrap_or("application/octet-stream"),
+        _ => mime_guess::from_path(path).first_raw().unwrap_or("application/octet-stream"),
     }
 }
 
@@ -269,11 +237,7 @@ fn compress_gzip(data: &[u8]) -> Vec<u8> {
 
 fn compress_brotli(data: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
-    let params = brotli::enc::BrotliEncoderParams {
-        quality: 11,
-        lgwin: 22,
-        ..Default::default()
-    };
+    let params = brotli::enc::BrotliEncoderParams { quality: 11, lgwin: 22, ..Default::default() };
     brotli::BrotliCompress(&mut &data[..], &mut out, &params).expect("writing to memory");
     out
 }
@@ -288,10 +252,7 @@ mod tests {
 
     #[test]
     fn finds_inline_styles() {
-        assert_eq!(
-            inline_styles("<style>a{}</style><p><style media=x>b{}</style>"),
-            vec!["a{}", "b{}"]
-        );
+        assert_eq!(inline_styles("<style>a{}</style><p><style media=x>b{}</style>"), vec!["a{}", "b{}"]);
     }
 
     #[test]

@@ -5,12 +5,7 @@ mod common;
 use common::{Server, free_port, zayavka};
 
 async fn run(args: &[&str], env: &[(&str, &str)]) -> (bool, String, String) {
-    let output = zayavka()
-        .args(args)
-        .envs(env.iter().copied())
-        .output()
-        .await
-        .unwrap();
+    let output = zayavka().args(args).envs(env.iter().copied()).output().await.unwrap();
     (
         output.status.success(),
         String::from_utf8_lossy(&output.stdout).into_owned(),
@@ -32,10 +27,7 @@ async fn help_lists_every_setting() {
         "ZAYAVKA_LOG",
         "--config",
     ] {
-        assert!(
-            stdout.contains(variable),
-            "--help does not mention {variable}"
-        );
+        assert!(stdout.contains(variable), "--help does not mention {variable}");
     }
 }
 
@@ -50,37 +42,29 @@ async fn assert_refused_start(env: &[(&str, &str)], expected: &str) {
     let lines: Vec<&str> = stderr.lines().filter(|l| l.contains("error")).collect();
     assert_eq!(lines.len(), 1, "one error line expected, got: {stderr}");
     assert!(lines[0].contains(expected), "'{expected}' not in: {stderr}");
-    assert!(
-        !stderr.contains("panicked") && !stderr.contains("backtrace"),
-        "{stderr}"
-    );
+    assert!(!stderr.contains("panicked") && !stderr.contains("backtrace"), "{stderr}");
 }
 
 #[tokio::test]
 async fn bad_settings_stop_the_start_with_one_clear_line() {
-    assert_refused_start(
-        &[("ZAYAVKA_REDIRECT_URL", "not a url")],
-        "ZAYAVKA_REDIRECT_URL",
-    )
-    .await;
+    assert_refused_start(&[("ZAYAVKA_REDIRECT_URL", "not a url")], "ZAYAVKA_REDIRECT_URL").await;
     assert_refused_start(&[("ZAYAVKA_BACKEND_URL", "ftp://x")], "ZAYAVKA_BACKEND_URL").await;
     assert_refused_start(&[("ZAYAVKA_LISTEN", "localhost")], "ZAYAVKA_LISTEN").await;
-    assert_refused_start(
-        &[("ZAYAVKA_DATABASE_URL", "mysql://db")],
-        "ZAYAVKA_DATABASE_URL",
-    )
-    .await;
+    assert_refused_start(&[("ZAYAVKA_DATABASE_URL", "mysql://db")], "ZAYAVKA_DATABASE_URL").await;
+}
+
+#[tokio::test]
+async fn an_unreachable_database_stops_the_start() {
+    let port = free_port(); // nothing listens there
+    let url = format!("postgres://postgres@127.0.0.1:{port}/test");
+    assert_refused_start(&[("ZAYAVKA_DATABASE_URL", &url)], "cannot connect to PostgreSQL").await;
 }
 
 #[tokio::test]
 async fn a_port_in_use_stops_the_start() {
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let address = taken.local_addr().unwrap().to_string();
-    assert_refused_start(
-        &[("ZAYAVKA_LISTEN", &address)],
-        &format!("cannot listen on {address}"),
-    )
-    .await;
+    assert_refused_start(&[("ZAYAVKA_LISTEN", &address)], &format!("cannot listen on {address}")).await;
 }
 
 #[tokio::test]
@@ -88,11 +72,7 @@ async fn an_unusable_data_folder_stops_the_start() {
     // A folder cannot be made inside a regular file, even by root.
     let file = tempfile::NamedTempFile::new().unwrap();
     let url = format!("sqlite://{}/data/leads.db", file.path().display());
-    assert_refused_start(
-        &[("ZAYAVKA_DATABASE_URL", &url)],
-        "cannot create the data folder",
-    )
-    .await;
+    assert_refused_start(&[("ZAYAVKA_DATABASE_URL", &url)], "cannot create the data folder").await;
 }
 
 #[tokio::test]
@@ -101,10 +81,8 @@ async fn sigterm_stops_gracefully() {
     let database_url = format!("sqlite://{}", dir.path().join("leads.db").display());
     let mut server = Server::start(&database_url).await;
     server.signal("TERM");
-    let status = tokio::time::timeout(std::time::Duration::from_secs(15), server.child.wait())
-        .await
-        .unwrap()
-        .unwrap();
+    let status =
+        tokio::time::timeout(std::time::Duration::from_secs(15), server.child.wait()).await.unwrap().unwrap();
     assert!(status.success(), "{status:?}");
     // A clean close checkpoints and removes the write-ahead log.
     assert!(!dir.path().join("leads.db-wal").exists());
@@ -113,82 +91,49 @@ async fn sigterm_stops_gracefully() {
 #[tokio::test]
 async fn the_data_folder_and_database_are_created_on_first_start() {
     let dir = tempfile::tempdir().unwrap();
-    let database_url = format!(
-        "sqlite://{}",
-        dir.path().join("new/folder/leads.db").display()
-    );
+    let database_url = format!("sqlite://{}", dir.path().join("new/folder/leads.db").display());
     let _server = Server::start(&database_url).await;
     assert!(dir.path().join("new/folder/leads.db").exists());
 }
 
 #[tokio::test]
 async fn export_writes_excel_ready_csv_and_jsonl_oldest_first() {
-    let dir = tempfile::tempdir().unwrap();
-    let database_url = format!("sqlite://{}", dir.path().join("leads.db").display());
+    let database = common::TestDatabase::new().await;
+    let database_url = database.url.clone();
     let server = Server::start(&database_url).await;
-    for (name, comment) in [
-        ("Олена", "null"),
-        ("=HYPERLINK(\\\"http://x\\\")", "\"-2+3\""),
-    ] {
+    for (name, comment) in [("Олена", "null"), ("=HYPERLINK(\\\"http://x\\\")", "\"-2+3\"")] {
         let body = format!(
             r#"{{"name":"{name}","phone":"+380671234567","confirmation":"Так","comment":{comment}}}"#
         );
-        let (status, answer) = common::http(server.port, "POST", "/rest/v1/CRN", &body)
-            .await
-            .unwrap();
+        let (status, answer) = common::http(server.port, "POST", "/rest/v1/CRN", &body).await.unwrap();
         assert_eq!(status, 201, "{answer}");
     }
     let env = [("ZAYAVKA_DATABASE_URL", database_url.as_str())];
 
     let (ok, csv, stderr) = run(&["leads", "export", "--format", "csv"], &env).await;
     assert!(ok, "{stderr}");
-    assert!(
-        csv.starts_with('\u{FEFF}'),
-        "UTF-8 byte-order mark for Excel"
-    );
+    assert!(csv.starts_with('\u{FEFF}'), "UTF-8 byte-order mark for Excel");
     let lines: Vec<&str> = csv.trim_start_matches('\u{FEFF}').lines().collect();
     assert_eq!(lines[0], "id,created_at,name,phone,confirmation,comment");
-    assert!(
-        lines[1].contains(",Олена,'+380671234567,Так,"),
-        "{}",
-        lines[1]
-    );
-    assert!(
-        lines[2].contains(",\"'=HYPERLINK(\"\"http://x\"\")\","),
-        "{}",
-        lines[2]
-    );
+    assert!(lines[1].contains(",Олена,'+380671234567,Так,"), "{}", lines[1]);
+    assert!(lines[2].contains(",\"'=HYPERLINK(\"\"http://x\"\")\","), "{}", lines[2]);
     assert!(lines[2].ends_with(",'-2+3"), "{}", lines[2]);
 
     let jsonl = server.export_jsonl().await;
     assert_eq!(jsonl.len(), 2);
     assert_eq!(jsonl[0]["name"], "Олена");
     assert!(jsonl[0]["id"].as_i64() < jsonl[1]["id"].as_i64());
-    for key in [
-        "id",
-        "created_at",
-        "name",
-        "phone",
-        "confirmation",
-        "comment",
-    ] {
+    for key in ["id", "created_at", "name", "phone", "confirmation", "comment"] {
         assert!(jsonl[0].get(key).is_some(), "{key}");
     }
 }
 
 #[tokio::test]
 async fn the_anon_key_is_generated_once_and_kept() {
-    let dir = tempfile::tempdir().unwrap();
-    let database_url = format!("sqlite://{}", dir.path().join("leads.db").display());
-    let key_of = |html: &str| {
-        html.split("\"anonKey\":\"")
-            .nth(1)
-            .unwrap()
-            .split('"')
-            .next()
-            .unwrap()
-            .to_owned()
-    };
+    let database = common::TestDatabase::new().await;
+    let database_url = database.url.clone();
+    let key_of =
+        |html: &str| html.split("\"anonKey\":\"").nth(1).unwrap().split('"').next().unwrap().to_owned();
     let mut keys = Vec::new();
     for _ in 0..2 {
         let port = free_port();

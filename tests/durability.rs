@@ -7,12 +7,12 @@ use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::{Server, http};
+use common::{Server, TestDatabase, http};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn every_acknowledged_lead_survives_sigkill() {
-    let dir = tempfile::tempdir().unwrap();
-    let database_url = format!("sqlite://{}", dir.path().join("leads.db").display());
+    let database = TestDatabase::new().await;
+    let database_url = database.url.clone();
     let mut server = Server::start(&database_url).await;
     let port = server.port;
 
@@ -23,7 +23,9 @@ async fn every_acknowledged_lead_survives_sigkill() {
         senders.push(tokio::spawn(async move {
             for n in 0.. {
                 let name = format!("lead-{sender}-{n}");
-                let body = format!(r#"{{"name":"{name}","phone":"067 123 45 67","confirmation":"Так","comment":null}}"#);
+                let body = format!(
+                    r#"{{"name":"{name}","phone":"067 123 45 67","confirmation":"Так","comment":null}}"#
+                );
                 match http(port, "POST", "/rest/v1/CRN", &body).await {
                     Ok((201, _)) => {
                         acknowledged.lock().unwrap().insert(name);
@@ -47,24 +49,11 @@ async fn every_acknowledged_lead_survives_sigkill() {
         sender.await.unwrap();
     }
     let acknowledged = acknowledged.lock().unwrap().clone();
-    assert!(
-        acknowledged.len() >= 300,
-        "only {} leads were acknowledged before the kill",
-        acknowledged.len()
-    );
+    assert!(acknowledged.len() >= 300, "only {} leads were acknowledged before the kill", acknowledged.len());
 
     let restarted = Server::start(&database_url).await;
-    let stored: HashSet<String> = restarted
-        .export_jsonl()
-        .await
-        .iter()
-        .map(|lead| lead["name"].as_str().unwrap().to_owned())
-        .collect();
+    let stored: HashSet<String> =
+        restarted.export_jsonl().await.iter().map(|lead| lead["name"].as_str().unwrap().to_owned()).collect();
     let lost: Vec<_> = acknowledged.difference(&stored).collect();
-    assert!(
-        lost.is_empty(),
-        "{} acknowledged leads lost, e.g. {:?}",
-        lost.len(),
-        lost.first()
-    );
+    assert!(lost.is_empty(), "{} acknowledged leads lost, e.g. {:?}", lost.len(), lost.first());
 }

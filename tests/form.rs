@@ -17,12 +17,7 @@ async fn post_form(app: &TestApp, body: &str) -> common::Answer {
 fn encode(fields: &[(&str, &str)]) -> String {
     fields
         .iter()
-        .map(|(k, v)| {
-            format!(
-                "{k}={}",
-                v.bytes().map(|b| format!("%{b:02X}")).collect::<String>()
-            )
-        })
+        .map(|(k, v)| format!("{k}={}", v.bytes().map(|b| format!("%{b:02X}")).collect::<String>()))
         .collect::<Vec<_>>()
         .join("&")
 }
@@ -50,20 +45,13 @@ async fn a_complete_form_is_stored_and_redirected_with_303() {
 #[tokio::test]
 async fn a_refusal_says_what_was_wrong_in_ukrainian_and_keeps_the_entries() {
     let app = test_app().await;
-    let body = encode(&[
-        ("name", "Олена <b>"),
-        ("phone", "дзвоніть"),
-        ("comment", "ввечері"),
-    ]);
+    let body = encode(&[("name", "Олена <b>"), ("phone", "дзвоніть"), ("comment", "ввечері")]);
     let answer = post_form(&app, &body).await;
     assert_eq!(answer.status, StatusCode::UNPROCESSABLE_ENTITY);
     let html = answer.text();
     assert!(html.contains("lang=\"uk\""));
     assert!(html.contains("Номер телефону має складатися з цифр"));
-    assert!(
-        html.contains("Оберіть відповідь «Так» або «Ні»")
-            || html.contains("«Відповідь «Так» або «Ні»»")
-    );
+    assert!(html.contains("Оберіть відповідь «Так» або «Ні»") || html.contains("«Відповідь «Так» або «Ні»»"));
     assert!(html.contains("Потрібна ваша згода з умовами публічної оферти."));
     assert!(
         html.contains("value=\"Олена &#60;b&#62;\"") || html.contains("value=\"Олена &lt;b&gt;\""),
@@ -95,10 +83,5 @@ async fn the_refusal_page_styles_are_allowed_by_the_csp() {
     let app = test_app().await;
     let answer = post_form(&app, "name=").await;
     let csp = answer.header("content-security-policy").to_owned();
-    assert!(
-        csp.contains(&zayavka::http::security::style_hash(
-            zayavka::http::form::ERROR_PAGE_CSS
-        )),
-        "{csp}"
-    );
+    assert!(csp.contains(&zayavka::http::security::style_hash(zayavka::http::form::ERROR_PAGE_CSS)), "{csp}");
 }

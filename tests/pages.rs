@@ -16,10 +16,7 @@ async fn public_routes_are_prerendered_ukrainian_html() {
         assert_eq!(page.header("cache-control"), "no-cache");
         let html = page.text();
         assert!(html.contains("<html lang=\"uk\""), "{path}");
-        assert!(
-            !html.contains("__ZAYAVKA_"),
-            "{path} still has a settings token"
-        );
+        assert!(!html.contains("__ZAYAVKA_"), "{path} still has a settings token");
     }
     let home = app.get("/").await.text();
     assert!(home.contains("Отримати безкоштовну консультацію"));
@@ -37,10 +34,7 @@ async fn run_time_settings_reach_the_page_without_a_rebuild() {
     let html = app.get("/").await.text();
     assert!(html.contains("+380 44 123 45 67"));
     assert!(html.contains("tel:+380441234567"));
-    assert!(
-        html.contains("Програма &lt;Надія&gt; &amp; Ко"),
-        "the brand is escaped as HTML"
-    );
+    assert!(html.contains("Програма &lt;Надія&gt; &amp; Ко"), "the brand is escaped as HTML");
     let config = config_of(&html);
     assert_eq!(config["brand"], "Програма <Надія> & Ко");
     assert_eq!(config["redirectUrl"], "https://example.org/next?a=1&b=2");
@@ -49,9 +43,7 @@ async fn run_time_settings_reach_the_page_without_a_rebuild() {
 }
 
 fn config_of(html: &str) -> serde_json::Value {
-    let start = html
-        .find("<script id=\"zayavka-config\"")
-        .expect("config block");
+    let start = html.find("<script id=\"zayavka-config\"").expect("config block");
     let json_start = start + html[start..].find('>').unwrap() + 1;
     let json_end = json_start + html[json_start..].find("</script>").unwrap();
     serde_json::from_str(&html[json_start..json_end]).unwrap()
@@ -61,9 +53,7 @@ fn config_of(html: &str) -> serde_json::Value {
 async fn the_privacy_policy_shows_today() {
     let app = test_app().await;
     let html = app.get("/privacy-policy").await.text();
-    let today = jiff::Timestamp::now()
-        .to_zoned(jiff::tz::TimeZone::UTC)
-        .date();
+    let today = jiff::Timestamp::now().to_zoned(jiff::tz::TimeZone::UTC).date();
     let today = format!("{:02}.{:02}.{}", today.day(), today.month(), today.year());
     assert!(html.contains(&today), "expected {today}");
     assert_eq!(config_of(&html)["today"], today.as_str());
@@ -75,19 +65,13 @@ async fn unknown_page_paths_get_the_not_found_page_with_404() {
     for path in ["/nope", "/thank-you/extra", "/Thank-You"] {
         let page = app.get(path).await;
         assert_eq!(page.status, StatusCode::NOT_FOUND, "{path}");
-        assert!(
-            page.header("content-type").starts_with("text/html"),
-            "{path}"
-        );
+        assert!(page.header("content-type").starts_with("text/html"), "{path}");
         assert!(page.text().contains("Oops! Page not found"), "{path}");
     }
     for path in ["/assets/missing-123.js", "/index.html"] {
         let missing = app.get(path).await;
         assert_eq!(missing.status, StatusCode::NOT_FOUND, "{path}");
-        assert!(
-            !missing.text().contains("<html"),
-            "a missing file gets no page: {path}"
-        );
+        assert!(!missing.text().contains("<html"), "a missing file gets no page: {path}");
     }
 }
 
@@ -97,38 +81,24 @@ async fn a_trailing_slash_redirects_to_the_page_itself() {
     let answer = app.get("/privacy-policy/?from=footer").await;
     assert_eq!(answer.status, StatusCode::PERMANENT_REDIRECT);
     assert_eq!(answer.header("location"), "/privacy-policy?from=footer");
-    assert_eq!(
-        app.get("//evil.example/").await.status,
-        StatusCode::NOT_FOUND,
-        "no open redirect"
-    );
+    assert_eq!(app.get("//evil.example/").await.status, StatusCode::NOT_FOUND, "no open redirect");
 }
 
 #[tokio::test]
 async fn hashed_assets_are_immutable_and_served_compressed() {
     let app = test_app().await;
     let html = app.get("/").await.text();
-    let script = html
-        .split("src=\"/assets/")
-        .nth(1)
-        .expect("a script under /assets/")
-        .split('"')
-        .next()
-        .unwrap();
+    let script =
+        html.split("src=\"/assets/").nth(1).expect("a script under /assets/").split('"').next().unwrap();
     let path = format!("/assets/{script}");
 
     let plain = app.get(&path).await;
     assert_eq!(plain.status, StatusCode::OK);
     assert!(plain.header("content-type").starts_with("text/javascript"));
-    assert_eq!(
-        plain.header("cache-control"),
-        "public, max-age=31536000, immutable"
-    );
+    assert_eq!(plain.header("cache-control"), "public, max-age=31536000, immutable");
 
-    let request = Request::get(&path)
-        .header("accept-encoding", "gzip, deflate, br")
-        .body(Body::empty())
-        .unwrap();
+    let request =
+        Request::get(&path).header("accept-encoding", "gzip, deflate, br").body(Body::empty()).unwrap();
     let br = app.call(request).await;
     assert_eq!(br.header("content-encoding"), "br");
     assert!(br.body.len() < plain.body.len() / 2);
@@ -136,16 +106,11 @@ async fn hashed_assets_are_immutable_and_served_compressed() {
     brotli::BrotliDecompress(&mut &br.body[..], &mut decoded).unwrap();
     assert_eq!(decoded, plain.body);
 
-    let request = Request::get(&path)
-        .header("accept-encoding", "gzip")
-        .body(Body::empty())
-        .unwrap();
+    let request = Request::get(&path).header("accept-encoding", "gzip").body(Body::empty()).unwrap();
     assert_eq!(app.call(request).await.header("content-encoding"), "gzip");
 
-    let request = Request::get(&path)
-        .header("if-none-match", plain.header("etag"))
-        .body(Body::empty())
-        .unwrap();
+    let request =
+        Request::get(&path).header("if-none-match", plain.header("etag")).body(Body::empty()).unwrap();
     assert_eq!(app.call(request).await.status, StatusCode::NOT_MODIFIED);
 }
 

@@ -40,13 +40,7 @@ async fn representation_returns_the_stored_rows_of_a_bulk_insert() {
     assert_eq!(rows[0]["comment"], "після 18:00");
     assert_eq!(rows[1]["comment"], serde_json::Value::Null);
     assert!(rows[1]["id"].as_i64().unwrap() > rows[0]["id"].as_i64().unwrap());
-    assert!(
-        rows[0]["created_at"]
-            .as_str()
-            .unwrap()
-            .parse::<jiff::Timestamp>()
-            .is_ok()
-    );
+    assert!(rows[0]["created_at"].as_str().unwrap().parse::<jiff::Timestamp>().is_ok());
     assert_eq!(app.stored().await.len(), 2);
 }
 
@@ -63,10 +57,7 @@ async fn select_and_single_object_are_honoured() {
     let answer = app.call(request).await;
     assert_eq!(answer.status, StatusCode::CREATED);
     let row = answer.json();
-    assert_eq!(
-        row.as_object().unwrap().keys().collect::<Vec<_>>(),
-        ["id", "name"]
-    );
+    assert_eq!(row.as_object().unwrap().keys().collect::<Vec<_>>(), ["id", "name"]);
 }
 
 #[tokio::test]
@@ -80,10 +71,7 @@ async fn the_api_key_is_required_and_checked() {
     assert_eq!(answer.status, StatusCode::UNAUTHORIZED);
     assert_eq!(answer.json()["message"], "No API key found in request");
 
-    let wrong = Request::post("/rest/v1/CRN")
-        .header("apikey", "nope")
-        .body(Body::from(LEAD))
-        .unwrap();
+    let wrong = Request::post("/rest/v1/CRN").header("apikey", "nope").body(Body::from(LEAD)).unwrap();
     let answer = app.call(wrong).await;
     assert_eq!(answer.status, StatusCode::UNAUTHORIZED);
     assert_eq!(answer.json()["message"], "Invalid API key");
@@ -101,21 +89,9 @@ async fn errors_use_postgrest_shape_and_fitting_statuses() {
             StatusCode::BAD_REQUEST,
             "PGRST204",
         ),
-        (
-            r#"{"phone":"0671234567","confirmation":"Так"}"#,
-            StatusCode::BAD_REQUEST,
-            "23502",
-        ),
-        (
-            r#"{"name":"А","phone":"дзвоніть","confirmation":"Так"}"#,
-            StatusCode::BAD_REQUEST,
-            "23514",
-        ),
-        (
-            r#"{"name":"А","phone":"0671234567","confirmation":"yes"}"#,
-            StatusCode::BAD_REQUEST,
-            "23514",
-        ),
+        (r#"{"phone":"0671234567","confirmation":"Так"}"#, StatusCode::BAD_REQUEST, "23502"),
+        (r#"{"name":"А","phone":"дзвоніть","confirmation":"Так"}"#, StatusCode::BAD_REQUEST, "23514"),
+        (r#"{"name":"А","phone":"0671234567","confirmation":"yes"}"#, StatusCode::BAD_REQUEST, "23514"),
     ];
     for (body, status, code) in cases {
         let answer = app.insert(body, "return=minimal").await;
@@ -123,10 +99,7 @@ async fn errors_use_postgrest_shape_and_fitting_statuses() {
         let error = answer.json();
         assert_eq!(error["code"], code, "{body}");
         for key in ["message", "details", "hint"] {
-            assert!(
-                error.as_object().unwrap().contains_key(key),
-                "{key} missing for {body}"
-            );
+            assert!(error.as_object().unwrap().contains_key(key), "{key} missing for {body}");
         }
     }
     assert!(app.stored().await.is_empty(), "nothing invalid is stored");
@@ -135,14 +108,9 @@ async fn errors_use_postgrest_shape_and_fitting_statuses() {
 #[tokio::test]
 async fn a_refused_row_says_in_ukrainian_what_was_wrong() {
     let app = test_app().await;
-    let answer = app
-        .insert(r#"{"name":"","phone":"12","confirmation":"Так"}"#, "")
-        .await;
+    let answer = app.insert(r#"{"name":"","phone":"12","confirmation":"Так"}"#, "").await;
     let details = answer.json()["details"].as_str().unwrap().to_owned();
-    assert!(
-        details.contains("Поле «Ваше ім'я» обов'язкове."),
-        "{details}"
-    );
+    assert!(details.contains("Поле «Ваше ім'я» обов'язкове."), "{details}");
     assert!(details.contains("Номер телефону"), "{details}");
 }
 
@@ -155,12 +123,7 @@ async fn one_bad_row_refuses_the_whole_bulk_insert() {
     ]);
     let answer = app.insert(&body.to_string(), "").await;
     assert_eq!(answer.status, StatusCode::BAD_REQUEST);
-    assert!(
-        answer.json()["details"]
-            .as_str()
-            .unwrap()
-            .starts_with("Рядок 2:")
-    );
+    assert!(answer.json()["details"].as_str().unwrap().starts_with("Рядок 2:"));
     assert!(app.stored().await.is_empty());
 }
 
@@ -168,8 +131,7 @@ async fn one_bad_row_refuses_the_whole_bulk_insert() {
 async fn an_oversized_body_is_413_with_a_json_error() {
     let app = test_app().await;
     let comment = "я".repeat(40_000);
-    let body =
-        json!({"name": "Іван", "phone": "0671234567", "confirmation": "Так", "comment": comment});
+    let body = json!({"name": "Іван", "phone": "0671234567", "confirmation": "Так", "comment": comment});
     let answer = app.insert(&body.to_string(), "").await;
     assert_eq!(answer.status, StatusCode::PAYLOAD_TOO_LARGE);
     assert!(answer.json()["message"].is_string());
@@ -193,12 +155,7 @@ async fn reading_updating_or_deleting_never_reveals_or_changes_a_lead() {
     let app = test_app().await;
     app.insert(LEAD, "").await;
     let get = app
-        .call(
-            Request::get("/rest/v1/CRN?select=*")
-                .header("apikey", KEY)
-                .body(Body::empty())
-                .unwrap(),
-        )
+        .call(Request::get("/rest/v1/CRN?select=*").header("apikey", KEY).body(Body::empty()).unwrap())
         .await;
     assert_eq!(get.status, StatusCode::OK);
     assert_eq!(get.json(), json!([]));
@@ -212,12 +169,7 @@ async fn reading_updating_or_deleting_never_reveals_or_changes_a_lead() {
     assert_eq!(patch.json(), json!([]));
 
     let delete = app
-        .call(
-            Request::delete("/rest/v1/CRN?id=gt.0")
-                .header("apikey", KEY)
-                .body(Body::empty())
-                .unwrap(),
-        )
+        .call(Request::delete("/rest/v1/CRN?id=gt.0").header("apikey", KEY).body(Body::empty()).unwrap())
         .await;
     assert_eq!(delete.status, StatusCode::NO_CONTENT);
 
@@ -229,14 +181,8 @@ async fn reading_updating_or_deleting_never_reveals_or_changes_a_lead() {
 #[tokio::test]
 async fn another_table_is_404_with_a_json_body() {
     let app = test_app().await;
-    let answer = app
-        .call(
-            Request::get("/rest/v1/users")
-                .header("apikey", KEY)
-                .body(Body::empty())
-                .unwrap(),
-        )
-        .await;
+    let answer =
+        app.call(Request::get("/rest/v1/users").header("apikey", KEY).body(Body::empty()).unwrap()).await;
     assert_eq!(answer.status, StatusCode::NOT_FOUND);
     assert_eq!(answer.json()["code"], "PGRST205");
 }
@@ -247,10 +193,7 @@ async fn the_preflight_allows_any_origin_and_echoes_the_requested_headers() {
     let request = Request::options("/rest/v1/CRN")
         .header("origin", "https://pages.example")
         .header("access-control-request-method", "POST")
-        .header(
-            "access-control-request-headers",
-            "apikey,authorization,content-type,prefer,x-client-info",
-        )
+        .header("access-control-request-headers", "apikey,authorization,content-type,prefer,x-client-info")
         .body(Body::empty())
         .unwrap();
     let answer = app.call(request).await;
@@ -260,24 +203,17 @@ async fn the_preflight_allows_any_origin_and_echoes_the_requested_headers() {
         answer.header("access-control-allow-headers"),
         "apikey,authorization,content-type,prefer,x-client-info"
     );
-    assert!(
-        answer
-            .header("access-control-allow-methods")
-            .contains("POST")
-    );
+    assert!(answer.header("access-control-allow-methods").contains("POST"));
 }
 
 #[tokio::test]
 async fn supabase_js_bulk_columns_parameter_is_understood() {
     let app = test_app().await;
-    let request = Request::post(
-        "/rest/v1/CRN?columns=%22name%22,%22phone%22,%22confirmation%22,%22comment%22",
-    )
-    .header("apikey", KEY)
-    .header("content-type", "application/json")
-    .body(Body::from(
-        r#"[{"name":"А","phone":"0671234567","confirmation":"Так"}]"#,
-    ))
-    .unwrap();
+    let request =
+        Request::post("/rest/v1/CRN?columns=%22name%22,%22phone%22,%22confirmation%22,%22comment%22")
+            .header("apikey", KEY)
+            .header("content-type", "application/json")
+            .body(Body::from(r#"[{"name":"А","phone":"0671234567","confirmation":"Так"}]"#))
+            .unwrap();
     assert_eq!(app.call(request).await.status, StatusCode::CREATED);
 }

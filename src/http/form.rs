@@ -16,9 +16,7 @@ use crate::app::AppState;
 use crate::lead::LeadInput;
 
 pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/leads", post(submit))
-        .layer(DefaultBodyLimit::max(super::rest::MAX_BODY_BYTES))
+    Router::new().route("/leads", post(submit)).layer(DefaultBodyLimit::max(super::rest::MAX_BODY_BYTES))
 }
 
 /// The form's fields, named as in the page's `<form>`.
@@ -55,32 +53,18 @@ struct RefusalPage<'a> {
     agreed: bool,
 }
 
-async fn submit(
-    State(state): State<AppState>,
-    form: Result<Form<LeadForm>, FormRejection>,
-) -> Response {
+async fn submit(State(state): State<AppState>, form: Result<Form<LeadForm>, FormRejection>) -> Response {
     let form = match form {
         Ok(Form(form)) => form,
         Err(rejection) => {
             let status = rejection.status();
             let problem = match status {
-                StatusCode::PAYLOAD_TOO_LARGE => {
-                    "Заявка завелика. Скоротіть, будь ласка, коментар."
-                }
+                StatusCode::PAYLOAD_TOO_LARGE => "Заявка завелика. Скоротіть, будь ласка, коментар.",
                 StatusCode::UNSUPPORTED_MEDIA_TYPE => "Форму надіслано в незнайомому форматі.",
                 _ => "Не вдалося прочитати заявку. Спробуйте, будь ласка, ще раз.",
             };
-            let status = if status.is_client_error() {
-                status
-            } else {
-                StatusCode::BAD_REQUEST
-            };
-            return refusal(
-                &state,
-                status,
-                vec![problem.to_owned()],
-                &LeadForm::default(),
-            );
+            let status = if status.is_client_error() { status } else { StatusCode::BAD_REQUEST };
+            return refusal(&state, status, vec![problem.to_owned()], &LeadForm::default());
         }
     };
     if !form.website.is_empty() {
@@ -104,13 +88,9 @@ async fn submit(
                 }
                 Err(e) => {
                     tracing::error!(error = %e, "storing a lead failed");
-                    let problem = "Сталася помилка: заявку не збережено. Спробуйте, будь ласка, ще раз за хвилину.";
-                    refusal(
-                        &state,
-                        StatusCode::SERVICE_UNAVAILABLE,
-                        vec![problem.to_owned()],
-                        &form,
-                    )
+                    let problem =
+                        "Сталася помилка: заявку не збережено. Спробуйте, будь ласка, ще раз за хвилину.";
+                    refusal(&state, StatusCode::SERVICE_UNAVAILABLE, vec![problem.to_owned()], &form)
                 }
             };
         }
@@ -120,19 +100,11 @@ async fn submit(
     if form.agreed.is_none() {
         problems.push("Потрібна ваша згода з умовами публічної оферти.".to_owned());
     }
-    tracing::info!(
-        problems = problems.len(),
-        "lead refused by validation (form)"
-    );
+    tracing::info!(problems = problems.len(), "lead refused by validation (form)");
     refusal(&state, StatusCode::UNPROCESSABLE_ENTITY, problems, &form)
 }
 
-fn refusal(
-    state: &AppState,
-    status: StatusCode,
-    problems: Vec<String>,
-    form: &LeadForm,
-) -> Response {
+fn refusal(state: &AppState, status: StatusCode, problems: Vec<String>, form: &LeadForm) -> Response {
     let page = RefusalPage {
         css: ERROR_PAGE_CSS,
         brand: &state.settings.brand,

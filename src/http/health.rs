@@ -8,9 +8,7 @@ use axum::routing::get;
 use crate::app::AppState;
 
 pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/healthz", get(|| async { "ok\n" }))
-        .route("/readyz", get(ready))
+    Router::new().route("/healthz", get(|| async { "ok\n" })).route("/readyz", get(ready))
 }
 
 async fn ready(State(state): State<AppState>) -> (StatusCode, &'static str) {
@@ -18,10 +16,7 @@ async fn ready(State(state): State<AppState>) -> (StatusCode, &'static str) {
         Ok(()) => (StatusCode::OK, "ready\n"),
         Err(e) => {
             tracing::warn!(error = %e, "not ready");
-            (
-                StatusCode::SERVICE_UNAVAILABLE,
-                "not ready: database unavailable\n",
-            )
+            (StatusCode::SERVICE_UNAVAILABLE, "not ready: database unavailable\n")
         }
     }
 }

@@ -73,33 +73,19 @@ async fn file_or_not_found(
     }
     let path = uri.path().trim_start_matches('/');
     if let Some(file) = state.site.files.get(path) {
-        let cache = if path.starts_with("assets/") {
-            IMMUTABLE
-        } else {
-            HTML_CACHE
-        };
+        let cache = if path.starts_with("assets/") { IMMUTABLE } else { HTML_CACHE };
         return send(file, &headers, StatusCode::OK, cache);
     }
     let last_segment = path.rsplit('/').next().unwrap_or("");
     if last_segment.contains('.') {
-        return (
-            StatusCode::NOT_FOUND,
-            [(header::CACHE_CONTROL, HTML_CACHE)],
-            "Not found\n",
-        )
-            .into_response();
+        return (StatusCode::NOT_FOUND, [(header::CACHE_CONTROL, HTML_CACHE)], "Not found\n").into_response();
     }
     not_found_page(&state, &headers)
 }
 
 /// The not-found page with status 404 (also used by other routers for unknown page paths).
 pub fn not_found_page(state: &AppState, headers: &HeaderMap) -> Response {
-    send(
-        &state.site.not_found.body(&today()),
-        headers,
-        StatusCode::NOT_FOUND,
-        HTML_CACHE,
-    )
+    send(&state.site.not_found.body(&today()), headers, StatusCode::NOT_FOUND, HTML_CACHE)
 }
 
 /// The server's own 500 page: the same 'Unexpected Application Error!' screen the app shows.
@@ -107,10 +93,7 @@ pub fn error_page(state: &AppState) -> Response {
     let body = state.site.error.body(&today());
     (
         StatusCode::INTERNAL_SERVER_ERROR,
-        [
-            (header::CONTENT_TYPE, body.content_type),
-            (header::CACHE_CONTROL, "no-store"),
-        ],
+        [(header::CONTENT_TYPE, body.content_type), (header::CACHE_CONTROL, "no-store")],
         body.identity.clone(),
     )
         .into_response()
@@ -128,10 +111,7 @@ fn send(body: &Body, request: &HeaderMap, status: StatusCode, cache: &'static st
         };
         let mut response = (status, bytes).into_response();
         let headers = response.headers_mut();
-        headers.insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static(body.content_type),
-        );
+        headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(body.content_type));
         if let Some(encoding) = encoding {
             headers.insert(header::CONTENT_ENCODING, HeaderValue::from_static(encoding));
         }
@@ -145,13 +125,9 @@ fn send(body: &Body, request: &HeaderMap, status: StatusCode, cache: &'static st
 }
 
 fn matches_etag(request: &HeaderMap, etag: &str) -> bool {
-    request
-        .get(header::IF_NONE_MATCH)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| {
-            v.split(',')
-                .any(|tag| tag.trim().trim_start_matches("W/") == etag || tag.trim() == "*")
-        })
+    request.get(header::IF_NONE_MATCH).and_then(|v| v.to_str().ok()).is_some_and(|v| {
+        v.split(',').any(|tag| tag.trim().trim_start_matches("W/") == etag || tag.trim() == "*")
+    })
 }
 
 enum Encoding {
@@ -192,8 +168,6 @@ fn preferred_encoding(request: &HeaderMap) -> Encoding {
 /// Today's date as the privacy policy shows it (`dd.mm.yyyy`, uk-UA), by the server's clock in
 /// UTC; the visitor's browser then shows its own local date.
 fn today() -> String {
-    let date = jiff::Timestamp::now()
-        .to_zoned(jiff::tz::TimeZone::UTC)
-        .date();
+    let date = jiff::Timestamp::now().to_zoned(jiff::tz::TimeZone::UTC).date();
     format!("{:02}.{:02}.{:04}", date.day(), date.month(), date.year())
 }

@@ -25,14 +25,7 @@ pub const MAX_BODY_BYTES: usize = 64 * 1024;
 /// The columns an insert may write; `id` and `created_at` are the server's.
 const WRITABLE: [&str; 4] = ["name", "phone", "confirmation", "comment"];
 /// The columns a `select=` may name.
-const READABLE: [&str; 6] = [
-    "id",
-    "created_at",
-    "name",
-    "phone",
-    "confirmation",
-    "comment",
-];
+const READABLE: [&str; 6] = ["id", "created_at", "name", "phone", "confirmation", "comment"];
 
 pub fn router() -> Router<AppState> {
     // Any origin may insert, without credentials; the preflight echoes the requested headers
@@ -53,11 +46,7 @@ pub fn router() -> Router<AppState> {
     Router::new()
         .route(
             "/rest/v1/CRN",
-            post(insert)
-                .get(read_nothing)
-                .head(read_nothing)
-                .patch(change_nothing)
-                .delete(change_nothing),
+            post(insert).get(read_nothing).head(read_nothing).patch(change_nothing).delete(change_nothing),
         )
         .route("/rest/v1/{table}", any(unknown_table))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
@@ -103,15 +92,9 @@ async fn insert(
     let answer = Answer {
         representation: prefers(&headers, "return=representation"),
         single_object: accepts_single_object(&headers),
-        select: query
-            .get("select")
-            .map(|s| parse_column_list(s))
-            .transpose()?,
+        select: query.get("select").map(|s| parse_column_list(s)).transpose()?,
     };
-    let columns = query
-        .get("columns")
-        .map(|c| parse_column_list(c))
-        .transpose()?;
+    let columns = query.get("columns").map(|c| parse_column_list(c)).transpose()?;
     if let Some(columns) = &columns {
         if let Some(unknown) = columns.iter().find(|c| !WRITABLE.contains(&c.as_str())) {
             return Err(ApiError::UnknownColumn(unknown.clone()));
@@ -131,11 +114,8 @@ async fn insert(
         tracing::info!(rows = refused.len(), "lead refused by validation");
         return Err(ApiError::Invalid(refused));
     }
-    let stored = if leads.is_empty() {
-        Vec::new()
-    } else {
-        state.store.insert(leads, &state.consent).await?
-    };
+    let stored =
+        if leads.is_empty() { Vec::new() } else { state.store.insert(leads, &state.consent).await? };
     tracing::info!(ids = ?stored.iter().map(|l| l.id).collect::<Vec<_>>(), "lead stored");
     respond(StatusCode::CREATED, &stored, &answer)
 }
@@ -147,11 +127,8 @@ async fn read_nothing(
     Query(query): Query<HashMap<String, String>>,
 ) -> Result<Response, ApiError> {
     check_api_key(&state, &headers, &query)?;
-    let answer = Answer {
-        representation: true,
-        single_object: accepts_single_object(&headers),
-        select: None,
-    };
+    let answer =
+        Answer { representation: true, single_object: accepts_single_object(&headers), select: None };
     respond(StatusCode::OK, &[], &answer)
 }
 
@@ -163,11 +140,8 @@ async fn change_nothing(
 ) -> Result<Response, ApiError> {
     check_api_key(&state, &headers, &query)?;
     if prefers(&headers, "return=representation") {
-        let answer = Answer {
-            representation: true,
-            single_object: accepts_single_object(&headers),
-            select: None,
-        };
+        let answer =
+            Answer { representation: true, single_object: accepts_single_object(&headers), select: None };
         respond(StatusCode::OK, &[], &answer)
     } else {
         Ok(StatusCode::NO_CONTENT.into_response())
@@ -189,10 +163,7 @@ fn respond(status: StatusCode, rows: &[Lead], answer: &Answer) -> Result<Respons
     if !answer.representation {
         return Ok((status, [(header::CONTENT_RANGE, range)]).into_response());
     }
-    let rows: Vec<Value> = rows
-        .iter()
-        .map(|lead| project(lead, answer.select.as_deref()))
-        .collect();
+    let rows: Vec<Value> = rows.iter().map(|lead| project(lead, answer.select.as_deref())).collect();
     if answer.single_object {
         return match <[Value; 1]>::try_from(rows) {
             Ok([row]) => Ok((status, [(header::CONTENT_RANGE, range)], Json(row)).into_response()),
@@ -208,11 +179,9 @@ fn project(lead: &Lead, select: Option<&[String]>) -> Value {
         unreachable!("a lead serialises to an object")
     };
     match select {
-        Some(columns) if !columns.iter().any(|c| c == "*") => Value::Object(
-            all.into_iter()
-                .filter(|(key, _)| columns.contains(key))
-                .collect(),
-        ),
+        Some(columns) if !columns.iter().any(|c| c == "*") => {
+            Value::Object(all.into_iter().filter(|(key, _)| columns.contains(key)).collect())
+        }
         _ => Value::Object(all),
     }
 }
@@ -221,14 +190,7 @@ fn check_content_type(headers: &HeaderMap) -> Result<(), ApiError> {
     let Some(value) = headers.get(header::CONTENT_TYPE) else {
         return Ok(());
     };
-    let media = value
-        .to_str()
-        .unwrap_or("")
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase();
+    let media = value.to_str().unwrap_or("").split(';').next().unwrap_or("").trim().to_ascii_lowercase();
     if media == "application/json" || media.ends_with("+json") {
         Ok(())
     } else {
@@ -254,15 +216,9 @@ fn accepts_single_object(headers: &HeaderMap) -> bool {
 
 /// `columns=` and `select=` lists: `name,phone` or `"name","phone"`.
 fn parse_column_list(list: &str) -> Result<Vec<String>, ApiError> {
-    let columns: Vec<String> = list
-        .split(',')
-        .map(|c| c.trim().trim_matches('"').to_owned())
-        .filter(|c| !c.is_empty())
-        .collect();
-    match columns
-        .iter()
-        .find(|c| c.as_str() != "*" && !READABLE.contains(&c.as_str()))
-    {
+    let columns: Vec<String> =
+        list.split(',').map(|c| c.trim().trim_matches('"').to_owned()).filter(|c| !c.is_empty()).collect();
+    match columns.iter().find(|c| c.as_str() != "*" && !READABLE.contains(&c.as_str())) {
         Some(unknown) => Err(ApiError::UnknownColumn(unknown.clone())),
         None => Ok(columns),
     }
@@ -282,10 +238,7 @@ fn parse_rows(body: &[u8], columns: Option<&[String]>) -> Result<Vec<LeadInput>,
             .collect::<Result<_, _>>()?,
         _ => return Err(ApiError::InvalidJson),
     };
-    objects
-        .into_iter()
-        .map(|object| row(object, columns))
-        .collect()
+    objects.into_iter().map(|object| row(object, columns)).collect()
 }
 
 fn row(mut object: Map<String, Value>, columns: Option<&[String]>) -> Result<LeadInput, ApiError> {

@@ -25,10 +25,7 @@ pub fn content_policy(settings: &Settings, style_hashes: &[String]) -> String {
 pub fn style_hash(css: &str) -> String {
     use base64::Engine as _;
     use sha2::Digest as _;
-    format!(
-        "'sha256-{}'",
-        base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(css))
-    )
+    format!("'sha256-{}'", base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(css)))
 }
 
 /// `https://host:port` of an absolute URL; empty for a path on this site.
@@ -50,10 +47,7 @@ pub fn layers(policy: &str) -> Vec<SetResponseHeaderLayer<HeaderValue>> {
             HeaderName::from_static("permissions-policy"),
             "camera=(), microphone=(), geolocation=(), payment=(), usb=(), interest-cohort=()",
         ),
-        (
-            HeaderName::from_static("cross-origin-opener-policy"),
-            "same-origin",
-        ),
+        (HeaderName::from_static("cross-origin-opener-policy"), "same-origin"),
         (header::CONTENT_SECURITY_POLICY, policy),
     ];
     fixed
@@ -77,14 +71,8 @@ mod tests {
         settings.backend_url = "https://abc.supabase.co".into();
         settings.redirect_url = "https://example.org/next?x=1".into();
         let policy = content_policy(&settings, &["'sha256-x'".into()]);
-        assert!(
-            policy.contains("connect-src 'self' https://abc.supabase.co;"),
-            "{policy}"
-        );
-        assert!(
-            policy.contains("form-action 'self' https://example.org;"),
-            "{policy}"
-        );
+        assert!(policy.contains("connect-src 'self' https://abc.supabase.co;"), "{policy}");
+        assert!(policy.contains("form-action 'self' https://example.org;"), "{policy}");
         assert!(policy.contains("style-src 'self' 'sha256-x';"), "{policy}");
         assert!(!policy.contains("unsafe-inline"));
     }

@@ -103,10 +103,7 @@ impl Problem {
         match self {
             Problem::Missing(field) => format!("Поле «{}» обов'язкове.", field.label_uk()),
             Problem::TooLong(field, max) => {
-                format!(
-                    "Поле «{}» задовге: не більше {max} символів.",
-                    field.label_uk()
-                )
+                format!("Поле «{}» задовге: не більше {max} символів.", field.label_uk())
             }
             Problem::BadPhone => "Номер телефону має складатися з цифр (від 7 до 15), \
                                   можна з пробілами, дужками, дефісами та «+»."
@@ -126,18 +123,8 @@ impl LeadInput {
     /// Applies every rule; returns all problems, not only the first, so a form can mark each field.
     pub fn validate(self) -> Result<NewLead, Vec<Problem>> {
         let mut problems = Vec::new();
-        let name = required(
-            Field::Name,
-            self.name.as_deref(),
-            MAX_NAME_CHARS,
-            &mut problems,
-        );
-        let phone = required(
-            Field::Phone,
-            self.phone.as_deref(),
-            MAX_PHONE_CHARS,
-            &mut problems,
-        );
+        let name = required(Field::Name, self.name.as_deref(), MAX_NAME_CHARS, &mut problems);
+        let phone = required(Field::Phone, self.phone.as_deref(), MAX_PHONE_CHARS, &mut problems);
         let phone_e164 = phone.as_deref().and_then(|p| match normalise_phone(p) {
             Some(e164) => Some(e164),
             None => {
@@ -160,39 +147,22 @@ impl LeadInput {
                 None
             }
         };
-        let comment = self
-            .comment
-            .as_deref()
-            .map(clean::multi_line)
-            .filter(|c| !c.is_empty());
+        let comment = self.comment.as_deref().map(clean::multi_line).filter(|c| !c.is_empty());
         if let Some(c) = &comment {
             if c.chars().count() > MAX_COMMENT_CHARS {
                 problems.push(Problem::TooLong(Field::Comment, MAX_COMMENT_CHARS));
             }
         }
         match (name, phone, phone_e164, confirmation) {
-            (Some(name), Some(phone), Some(phone_e164), Some(confirmation))
-                if problems.is_empty() =>
-            {
-                Ok(NewLead {
-                    name,
-                    phone,
-                    phone_e164,
-                    confirmation,
-                    comment,
-                })
+            (Some(name), Some(phone), Some(phone_e164), Some(confirmation)) if problems.is_empty() => {
+                Ok(NewLead { name, phone, phone_e164, confirmation, comment })
             }
             _ => Err(problems),
         }
     }
 }
 
-fn required(
-    field: Field,
-    value: Option<&str>,
-    max: usize,
-    problems: &mut Vec<Problem>,
-) -> Option<String> {
+fn required(field: Field, value: Option<&str>, max: usize, problems: &mut Vec<Problem>) -> Option<String> {
     let value = value.map(clean::single_line).unwrap_or_default();
     if value.is_empty() {
         problems.push(Problem::Missing(field));
@@ -220,9 +190,7 @@ mod tests {
 
     #[test]
     fn trims_and_nulls_an_empty_comment() {
-        let lead = input("  Олена  ", " 067 123 45 67 ", "Так", Some("   "))
-            .validate()
-            .unwrap();
+        let lead = input("  Олена  ", " 067 123 45 67 ", "Так", Some("   ")).validate().unwrap();
         assert_eq!(lead.name, "Олена");
         assert_eq!(lead.phone, "067 123 45 67");
         assert_eq!(lead.phone_e164, "+380671234567");
@@ -245,9 +213,7 @@ mod tests {
     #[test]
     fn confirmation_must_be_yes_or_no_in_ukrainian() {
         assert_eq!(
-            input("Іван", "0671234567", "yes", None)
-                .validate()
-                .unwrap_err(),
+            input("Іван", "0671234567", "yes", None).validate().unwrap_err(),
             vec![Problem::BadConfirmation]
         );
         assert!(input("Іван", "0671234567", "Ні", None).validate().is_ok());
@@ -256,42 +222,26 @@ mod tests {
     #[test]
     fn refuses_overlong_fields() {
         let long_name = "я".repeat(MAX_NAME_CHARS + 1);
-        let problems = input(&long_name, "0671234567", "Так", None)
-            .validate()
-            .unwrap_err();
-        assert_eq!(
-            problems,
-            vec![Problem::TooLong(Field::Name, MAX_NAME_CHARS)]
-        );
+        let problems = input(&long_name, "0671234567", "Так", None).validate().unwrap_err();
+        assert_eq!(problems, vec![Problem::TooLong(Field::Name, MAX_NAME_CHARS)]);
         let long_comment = "к".repeat(MAX_COMMENT_CHARS + 1);
-        let problems = input("Іван", "0671234567", "Так", Some(&long_comment))
-            .validate()
-            .unwrap_err();
-        assert_eq!(
-            problems,
-            vec![Problem::TooLong(Field::Comment, MAX_COMMENT_CHARS)]
-        );
+        let problems = input("Іван", "0671234567", "Так", Some(&long_comment)).validate().unwrap_err();
+        assert_eq!(problems, vec![Problem::TooLong(Field::Comment, MAX_COMMENT_CHARS)]);
     }
 
     #[test]
     fn refuses_a_phone_that_is_not_a_number() {
-        let problems = input("Іван", "call me", "Так", None)
-            .validate()
-            .unwrap_err();
+        let problems = input("Іван", "call me", "Так", None).validate().unwrap_err();
         assert_eq!(problems, vec![Problem::BadPhone]);
     }
 
     #[test]
     fn cleans_control_characters_and_normalises_unicode() {
         // "й" written as и + combining breve becomes the single precomposed letter (NFC).
-        let lead = input(
-            "Андрі\u{0438}\u{0306}\u{0007}",
-            "0671234567",
-            "Так",
-            Some("рядок 1\r\nрядок\u{0000} 2"),
-        )
-        .validate()
-        .unwrap();
+        let lead =
+            input("Андрі\u{0438}\u{0306}\u{0007}", "0671234567", "Так", Some("рядок 1\r\nрядок\u{0000} 2"))
+                .validate()
+                .unwrap();
         assert_eq!(lead.name, "Андрій");
         assert_eq!(lead.comment.as_deref(), Some("рядок 1\nрядок 2"));
     }

@@ -1,6 +1,7 @@
-//! Where leads are kept. One `Store` whatever the engine; each engine lives in its own module with
+//! Where leads are kept: SQLite (default) or PostgreSQL. One `Store` whatever the engine; each engine lives in its own module with
 //! its own migrations under `migrations/<engine>/`.
 
+mod postgres;
 mod sqlite;
 
 use std::sync::Arc;
@@ -34,6 +35,7 @@ pub struct Store {
 
 enum Engine {
     Sqlite(sqlite::SqliteStore),
+    Postgres(postgres::PostgresStore),
 }
 
 impl Store {
@@ -42,27 +44,18 @@ impl Store {
         let engine = match url {
             DatabaseUrl::Sqlite(path) => {
                 let path = path.clone();
-                Engine::Sqlite(
-                    tokio::task::spawn_blocking(move || sqlite::SqliteStore::open(&path)).await??,
-                )
+                Engine::Sqlite(tokio::task::spawn_blocking(move || sqlite::SqliteStore::open(&path)).await??)
             }
-            DatabaseUrl::Postgres(_) => {
-                anyhow::bail!("ZAYAVKA_DATABASE_URL: PostgreSQL is not supported yet")
-            }
+            DatabaseUrl::Postgres(url) => Engine::Postgres(postgres::PostgresStore::open(url).await?),
         };
-        Ok(Store {
-            engine: Arc::new(engine),
-        })
+        Ok(Store { engine: Arc::new(engine) })
     }
 
     /// Stores the leads of one request atomically. Returns once they are durable on disk.
-    pub async fn insert(
-        &self,
-        leads: Vec<NewLead>,
-        consent: &Consent,
-    ) -> Result<Vec<Lead>, StoreError> {
+    pub async fn insert(&self, leads: Vec<NewLead>, consent: &Consent) -> Result<Vec<Lead>, StoreError> {
         match &*self.engine {
             Engine::Sqlite(s) => s.insert(leads, consent.clone()).await,
+            Engine::Postgres(p) => p.insert(leads, consent).await,
         }
     }
 
@@ -70,6 +63,7 @@ impl Store {
     pub async fn ping(&self) -> Result<(), StoreError> {
         match &*self.engine {
             Engine::Sqlite(s) => s.ping().await,
+            Engine::Postgres(p) => p.ping().await,
         }
     }
 
@@ -77,6 +71,7 @@ impl Store {
     pub async fn leads_after(&self, after_id: i64, limit: u32) -> Result<Vec<Lead>, StoreError> {
         match &*self.engine {
             Engine::Sqlite(s) => s.leads_after(after_id, limit).await,
+            Engine::Postgres(p) => p.leads_after(after_id, limit).await,
         }
     }
 
@@ -88,6 +83,7 @@ impl Store {
     ) -> Result<String, StoreError> {
         match &*self.engine {
             Engine::Sqlite(s) => s.meta_get_or_insert(key, make()).await,
+            Engine::Postgres(p) => p.meta_get_or_insert(key, make()).await,
         }
     }
 
@@ -95,6 +91,7 @@ impl Store {
     pub async fn close(&self) {
         match &*self.engine {
             Engine::Sqlite(s) => s.close().await,
+            Engine::Postgres(p) => p.close(),
         }
     }
 }

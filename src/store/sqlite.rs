@@ -26,16 +26,8 @@ const QUEUE_CAPACITY: usize = 8192;
 type Reply<T> = oneshot::Sender<Result<T, StoreError>>;
 
 enum Job {
-    Insert {
-        leads: Vec<NewLead>,
-        consent: Consent,
-        reply: Reply<Vec<Lead>>,
-    },
-    MetaGetOrInsert {
-        key: String,
-        value: String,
-        reply: Reply<String>,
-    },
+    Insert { leads: Vec<NewLead>, consent: Consent, reply: Reply<Vec<Lead>> },
+    MetaGetOrInsert { key: String, value: String, reply: Reply<String> },
 }
 
 pub struct SqliteStore {
@@ -50,13 +42,10 @@ impl SqliteStore {
             std::fs::create_dir_all(dir)
                 .with_context(|| format!("cannot create the data folder {}", dir.display()))?;
         }
-        let mut writer =
-            Connection::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-        configure(&writer)
-            .with_context(|| format!("cannot use {} as a database", path.display()))?;
+        let mut writer = Connection::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+        configure(&writer).with_context(|| format!("cannot use {} as a database", path.display()))?;
         migrate(&mut writer).with_context(|| format!("cannot migrate {}", path.display()))?;
-        let reader =
-            Connection::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+        let reader = Connection::open(path).with_context(|| format!("cannot open {}", path.display()))?;
         configure(&reader)?;
 
         let (tx, rx) = mpsc::channel(QUEUE_CAPACITY);
@@ -71,43 +60,24 @@ impl SqliteStore {
         })
     }
 
-    pub async fn insert(
-        &self,
-        leads: Vec<NewLead>,
-        consent: Consent,
-    ) -> Result<Vec<Lead>, StoreError> {
-        self.ask(|reply| Job::Insert {
-            leads,
-            consent,
-            reply,
-        })
-        .await
+    pub async fn insert(&self, leads: Vec<NewLead>, consent: Consent) -> Result<Vec<Lead>, StoreError> {
+        self.ask(|reply| Job::Insert { leads, consent, reply }).await
     }
 
     pub async fn meta_get_or_insert(&self, key: &str, value: String) -> Result<String, StoreError> {
         let key = key.to_owned();
-        self.ask(|reply| Job::MetaGetOrInsert { key, value, reply })
-            .await
+        self.ask(|reply| Job::MetaGetOrInsert { key, value, reply }).await
     }
 
     async fn ask<T>(&self, job: impl FnOnce(Reply<T>) -> Job) -> Result<T, StoreError> {
-        let sender = self
-            .jobs
-            .lock()
-            .expect("jobs lock")
-            .clone()
-            .ok_or(StoreError::Closed)?;
+        let sender = self.jobs.lock().expect("jobs lock").clone().ok_or(StoreError::Closed)?;
         let (reply, answer) = oneshot::channel();
-        sender
-            .send(job(reply))
-            .await
-            .map_err(|_| StoreError::Closed)?;
+        sender.send(job(reply)).await.map_err(|_| StoreError::Closed)?;
         answer.await.map_err(|_| StoreError::Closed)?
     }
 
     pub async fn ping(&self) -> Result<(), StoreError> {
-        self.read(|conn| conn.query_row("SELECT count(*) FROM zayavka_meta", [], |_| Ok(())))
-            .await
+        self.read(|conn| conn.query_row("SELECT count(*) FROM zayavka_meta", [], |_| Ok(()))).await
     }
 
     pub async fn leads_after(&self, after_id: i64, limit: u32) -> Result<Vec<Lead>, StoreError> {
@@ -165,10 +135,7 @@ fn configure(conn: &Connection) -> rusqlite::Result<()> {
 /// Applies the migrations not yet applied; `user_version` counts those that were.
 fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
     let applied: i64 = conn.pragma_query_value(None, "user_version", |row| row.get(0))?;
-    for (version, sql) in (1..)
-        .zip(MIGRATIONS)
-        .skip(usize::try_from(applied).unwrap_or(0))
-    {
+    for (version, sql) in (1..).zip(MIGRATIONS).skip(usize::try_from(applied).unwrap_or(0)) {
         let tx = conn.transaction()?;
         tx.execute_batch(sql)?;
         tx.pragma_update(None, "user_version", version)?;
@@ -211,9 +178,7 @@ fn commit_batch(conn: &mut Connection, batch: impl Iterator<Item = Job>) {
         Ok(()) => answers.into_iter().for_each(Answer::send),
         Err(e) => {
             tracing::error!(error = %e, "database commit failed");
-            answers
-                .into_iter()
-                .for_each(|answer| answer.send_failed(&e));
+            answers.into_iter().for_each(|answer| answer.send_failed(&e));
         }
     }
 }
@@ -221,18 +186,12 @@ fn commit_batch(conn: &mut Connection, batch: impl Iterator<Item = Job>) {
 impl Job {
     fn run(self, tx: &mut rusqlite::Transaction) -> Answer {
         match self {
-            Job::Insert {
-                leads,
-                consent,
-                reply,
-            } => Answer::Insert(
-                reply,
-                in_savepoint(tx, |sp| insert_leads(sp, &leads, &consent)),
-            ),
-            Job::MetaGetOrInsert { key, value, reply } => Answer::Meta(
-                reply,
-                in_savepoint(tx, |sp| meta_get_or_insert(sp, &key, &value)),
-            ),
+            Job::Insert { leads, consent, reply } => {
+                Answer::Insert(reply, in_savepoint(tx, |sp| insert_leads(sp, &leads, &consent)))
+            }
+            Job::MetaGetOrInsert { key, value, reply } => {
+                Answer::Meta(reply, in_savepoint(tx, |sp| meta_get_or_insert(sp, &key, &value)))
+            }
         }
     }
 
@@ -277,11 +236,7 @@ fn in_savepoint<T>(
     Ok(value)
 }
 
-fn insert_leads(
-    conn: &Connection,
-    leads: &[NewLead],
-    consent: &Consent,
-) -> rusqlite::Result<Vec<Lead>> {
+fn insert_leads(conn: &Connection, leads: &[NewLead], consent: &Consent) -> rusqlite::Result<Vec<Lead>> {
     let created_at = format!("{:.6}", jiff::Timestamp::now());
     let mut stmt = conn.prepare_cached(
         "INSERT INTO \"CRN\" (created_at, name, phone, phone_e164, confirmation, comment, policy_version) \
@@ -316,19 +271,12 @@ fn insert_leads(
 
 fn meta_get_or_insert(conn: &Connection, key: &str, value: &str) -> rusqlite::Result<String> {
     let existing: Option<String> = conn
-        .query_row(
-            "SELECT value FROM zayavka_meta WHERE key = ?1",
-            [key],
-            |row| row.get(0),
-        )
+        .query_row("SELECT value FROM zayavka_meta WHERE key = ?1", [key], |row| row.get(0))
         .optional()?;
     match existing {
         Some(existing) => Ok(existing),
         None => {
-            conn.execute(
-                "INSERT INTO zayavka_meta (key, value) VALUES (?1, ?2)",
-                [key, value],
-            )?;
+            conn.execute("INSERT INTO zayavka_meta (key, value) VALUES (?1, ?2)", [key, value])?;
             Ok(value.to_owned())
         }
     }

@@ -11,6 +11,7 @@ use tempfile::TempDir;
 use tower::ServiceExt;
 use zayavka::app::{AppState, app};
 use zayavka::config::{DatabaseUrl, Settings};
+
 use zayavka::store::Store;
 
 pub const KEY: &str = "test-anon-key";
@@ -18,7 +19,7 @@ pub const KEY: &str = "test-anon-key";
 pub struct TestApp {
     pub router: Router,
     pub state: AppState,
-    pub dir: TempDir,
+    pub database: TestDatabase,
 }
 
 pub async fn test_app() -> TestApp {
@@ -26,17 +27,72 @@ pub async fn test_app() -> TestApp {
 }
 
 pub async fn test_app_with(adjust: impl FnOnce(&mut Settings)) -> TestApp {
-    let dir = tempfile::tempdir().unwrap();
+    let database = TestDatabase::new().await;
     let mut settings = Settings::defaults();
-    settings.database_url = DatabaseUrl::Sqlite(dir.path().join("leads.db"));
+    settings.database_url = database.settings_url();
     settings.anon_key = Some(KEY.to_owned());
     adjust(&mut settings);
     let store = Store::open(&settings.database_url).await.unwrap();
     let state = AppState::new(settings, store).await.unwrap();
-    TestApp {
-        router: app(state.clone()),
-        state,
-        dir,
+    TestApp { router: app(state.clone()), state, database }
+}
+
+/// A database of its own for one test, on the engine `ZAYAVKA_TEST_ENGINE` names (`sqlite`, the
+/// default, or `postgres`): a file in a temporary folder, or a fresh schema in the PostgreSQL
+/// database at `ZAYAVKA_TEST_POSTGRES_URL` (default: this machine's, database `test`), dropped
+/// afterwards.
+pub struct TestDatabase {
+    pub url: String,
+    pub dir: TempDir,
+    schema: Option<String>,
+}
+
+pub fn postgres_base_url() -> String {
+    std::env::var("ZAYAVKA_TEST_POSTGRES_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into())
+}
+
+impl TestDatabase {
+    pub async fn new() -> TestDatabase {
+        let dir = tempfile::tempdir().unwrap();
+        if std::env::var("ZAYAVKA_TEST_ENGINE").as_deref() != Ok("postgres") {
+            let url = format!("sqlite://{}", dir.path().join("leads.db").display());
+            return TestDatabase { url, dir, schema: None };
+        }
+        let base = postgres_base_url();
+        let schema = format!("zt_{}_{}", std::process::id(), rand_suffix());
+        let (client, connection) = tokio_postgres::connect(&base, tokio_postgres::NoTls).await.unwrap();
+        tokio::spawn(connection);
+        client.batch_execute(&format!("CREATE SCHEMA {schema}")).await.unwrap();
+        let separator = if base.contains('?') { '&' } else { '?' };
+        let url = format!("{base}{separator}options=-csearch_path%3D{schema}");
+        TestDatabase { url, dir, schema: Some(schema) }
+    }
+
+    pub fn settings_url(&self) -> DatabaseUrl {
+        match self.schema {
+            Some(_) => DatabaseUrl::Postgres(self.url.clone()),
+            None => DatabaseUrl::Sqlite(self.dir.path().join("leads.db")),
+        }
+    }
+}
+
+fn rand_suffix() -> String {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static COUNTER: AtomicU32 = AtomicU32::new(0);
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().subsec_nanos();
+    format!("{nanos}_{}", COUNTER.fetch_add(1, Ordering::Relaxed))
+}
+
+impl Drop for TestDatabase {
+    fn drop(&mut self) {
+        if let Some(schema) = &self.schema {
+            // Drop is not async; psql is on every machine that runs PostgreSQL.
+            let _ = std::process::Command::new("psql")
+                .args([&postgres_base_url(), "-q", "-c", &format!("DROP SCHEMA IF EXISTS {schema} CASCADE")])
+                .stderr(std::process::Stdio::null())
+                .status();
+        }
     }
 }
 
@@ -48,8 +104,7 @@ pub struct Answer {
 
 impl Answer {
     pub fn json(&self) -> serde_json::Value {
-        serde_json::from_slice(&self.body)
-            .unwrap_or_else(|e| panic!("not JSON ({e}): {:?}", self.text()))
+        serde_json::from_slice(&self.body).unwrap_or_else(|e| panic!("not JSON ({e}): {:?}", self.text()))
     }
 
     pub fn text(&self) -> String {
@@ -57,10 +112,7 @@ impl Answer {
     }
 
     pub fn header(&self, name: &str) -> &str {
-        self.headers
-            .get(name)
-            .map(|v| v.to_str().unwrap())
-            .unwrap_or("")
+        self.headers.get(name).map(|v| v.to_str().unwrap()).unwrap_or("")
     }
 }
 
@@ -70,16 +122,11 @@ impl TestApp {
         let status = response.status();
         let headers = response.headers().clone();
         let body = response.into_body().collect().await.unwrap().to_bytes();
-        Answer {
-            status,
-            headers,
-            body,
-        }
+        Answer { status, headers, body }
     }
 
     pub async fn get(&self, path: &str) -> Answer {
-        self.call(Request::get(path).body(Body::empty()).unwrap())
-            .await
+        self.call(Request::get(path).body(Body::empty()).unwrap()).await
     }
 
     /// `POST /rest/v1/CRN` as the site sends it.
@@ -106,19 +153,12 @@ pub struct Server {
 }
 
 pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
 pub fn zayavka() -> tokio::process::Command {
     let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_zayavka"));
-    command
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .kill_on_drop(true);
+    command.env_clear().env("PATH", std::env::var("PATH").unwrap_or_default()).kill_on_drop(true);
     command
 }
 
@@ -133,11 +173,7 @@ impl Server {
             .stdout(std::process::Stdio::null())
             .spawn()
             .unwrap();
-        let server = Server {
-            child,
-            port,
-            database_url: database_url.to_owned(),
-        };
+        let server = Server { child, port, database_url: database_url.to_owned() };
         for _ in 0..200 {
             if matches!(http(port, "GET", "/readyz", "").await, Ok((200, _))) {
                 return server;
@@ -149,10 +185,7 @@ impl Server {
 
     pub fn signal(&self, signal: &str) {
         let pid = self.child.id().expect("running").to_string();
-        let status = std::process::Command::new("kill")
-            .args([&format!("-{signal}"), &pid])
-            .status()
-            .unwrap();
+        let status = std::process::Command::new("kill").args([&format!("-{signal}"), &pid]).status().unwrap();
         assert!(status.success());
     }
 
@@ -164,11 +197,7 @@ impl Server {
             .output()
             .await
             .unwrap();
-        assert!(
-            output.status.success(),
-            "{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
         String::from_utf8(output.stdout)
             .unwrap()
             .lines()
@@ -178,19 +207,11 @@ impl Server {
 }
 
 /// One HTTP/1.1 request over a fresh connection; the status and body.
-pub async fn http(
-    port: u16,
-    method: &str,
-    path: &str,
-    json: &str,
-) -> Result<(u16, String), String> {
+pub async fn http(port: u16, method: &str, path: &str, json: &str) -> Result<(u16, String), String> {
     use hyper_util::rt::TokioIo;
-    let stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
-        .await
-        .map_err(|e| e.to_string())?;
-    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
-        .await
-        .map_err(|e| e.to_string())?;
+    let stream = tokio::net::TcpStream::connect(("127.0.0.1", port)).await.map_err(|e| e.to_string())?;
+    let (mut sender, connection) =
+        hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.map_err(|e| e.to_string())?;
     tokio::spawn(connection);
     let request = Request::builder()
         .method(method)
@@ -201,16 +222,8 @@ pub async fn http(
         .header("prefer", "return=representation")
         .body(http_body_util::Full::new(Bytes::from(json.to_owned())))
         .unwrap();
-    let response = sender
-        .send_request(request)
-        .await
-        .map_err(|e| e.to_string())?;
+    let response = sender.send_request(request).await.map_err(|e| e.to_string())?;
     let status = response.status().as_u16();
-    let body = response
-        .into_body()
-        .collect()
-        .await
-        .map_err(|e| e.to_string())?
-        .to_bytes();
+    let body = response.into_body().collect().await.map_err(|e| e.to_string())?.to_bytes();
     Ok((status, String::from_utf8_lossy(&body).into_owned()))
 }

@@ -1,0 +1,154 @@
+//! PostgreSQL: a connection pool; PostgreSQL's own commit is durable (fsync'd WAL) and groups
+//! concurrent commits by itself. Several zayavka instances may share one database: migrations
+//! take an advisory lock, ids come from an identity column.
+
+use std::time::Duration;
+
+use anyhow::Context;
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
+use tokio_postgres::{NoTls, Row};
+
+use super::{Consent, StoreError};
+use crate::lead::{Lead, NewLead};
+
+const MIGRATIONS: &[&str] = &[include_str!("../../migrations/postgres/0001_leads.sql")];
+
+/// Any constant: instances that start together run the migrations one at a time.
+const MIGRATION_LOCK: i64 = 0x7a61_7961_766b_61;
+
+/// `created_at` as RFC 3339 in UTC with microseconds, as the SQLite store writes it.
+const LEAD_COLUMNS: &str = "id, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), \
+                            name, phone, confirmation, comment";
+
+pub struct PostgresStore {
+    pool: Pool,
+}
+
+impl PostgresStore {
+    pub async fn open(url: &str) -> anyhow::Result<PostgresStore> {
+        let config: tokio_postgres::Config =
+            url.parse().map_err(|e| anyhow::anyhow!("ZAYAVKA_DATABASE_URL: not a PostgreSQL URL: {e}"))?;
+        let manager =
+            Manager::from_config(config, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
+        let pool = Pool::builder(manager)
+            .max_size(16)
+            .runtime(Runtime::Tokio1)
+            .wait_timeout(Some(Duration::from_secs(5)))
+            .create_timeout(Some(Duration::from_secs(5)))
+            .recycle_timeout(Some(Duration::from_secs(5)))
+            .build()
+            .context("cannot set up the PostgreSQL connection pool")?;
+        let mut client =
+            pool.get().await.map_err(|e| anyhow::anyhow!("cannot connect to PostgreSQL: {e}"))?;
+        migrate(&mut client).await.context("cannot migrate the PostgreSQL database")?;
+        Ok(PostgresStore { pool })
+    }
+
+    async fn client(&self) -> Result<deadpool_postgres::Object, StoreError> {
+        self.pool.get().await.map_err(|e| StoreError::Unavailable(e.to_string()))
+    }
+
+    pub async fn insert(&self, leads: Vec<NewLead>, consent: &Consent) -> Result<Vec<Lead>, StoreError> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(unavailable)?;
+        let insert = tx
+            .prepare_cached(&format!(
+                "INSERT INTO \"CRN\" (name, phone, phone_e164, confirmation, comment, policy_version) \
+                 VALUES ($1, $2, $3, $4, $5, $6) RETURNING {LEAD_COLUMNS}"
+            ))
+            .await
+            .map_err(unavailable)?;
+        let mut stored = Vec::with_capacity(leads.len());
+        for lead in &leads {
+            let row = tx
+                .query_one(
+                    &insert,
+                    &[
+                        &lead.name,
+                        &lead.phone,
+                        &lead.phone_e164,
+                        &lead.confirmation,
+                        &lead.comment,
+                        &&*consent.policy_version,
+                    ],
+                )
+                .await
+                .map_err(unavailable)?;
+            stored.push(lead_from(&row));
+        }
+        tx.commit().await.map_err(unavailable)?;
+        Ok(stored)
+    }
+
+    pub async fn ping(&self) -> Result<(), StoreError> {
+        self.client().await?.simple_query("SELECT 1").await.map_err(unavailable)?;
+        Ok(())
+    }
+
+    pub async fn leads_after(&self, after_id: i64, limit: u32) -> Result<Vec<Lead>, StoreError> {
+        let client = self.client().await?;
+        let rows = client
+            .query(
+                &format!("SELECT {LEAD_COLUMNS} FROM \"CRN\" WHERE id > $1 ORDER BY id LIMIT $2"),
+                &[&after_id, &i64::from(limit)],
+            )
+            .await
+            .map_err(unavailable)?;
+        Ok(rows.iter().map(lead_from).collect())
+    }
+
+    pub async fn meta_get_or_insert(&self, key: &str, value: String) -> Result<String, StoreError> {
+        let client = self.client().await?;
+        // Two instances starting together: the first insert wins and both read it back.
+        client
+            .execute(
+                "INSERT INTO zayavka_meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING",
+                &[&key, &value],
+            )
+            .await
+            .map_err(unavailable)?;
+        let row = client
+            .query_one("SELECT value FROM zayavka_meta WHERE key = $1", &[&key])
+            .await
+            .map_err(unavailable)?;
+        Ok(row.get(0))
+    }
+
+    pub fn close(&self) {
+        self.pool.close();
+    }
+}
+
+async fn migrate(client: &mut deadpool_postgres::Object) -> Result<(), tokio_postgres::Error> {
+    client.execute("SELECT pg_advisory_lock($1)", &[&MIGRATION_LOCK]).await?;
+    let result = async {
+        client.batch_execute("CREATE TABLE IF NOT EXISTS zayavka_schema (version INTEGER NOT NULL)").await?;
+        let applied: i32 =
+            client.query_one("SELECT coalesce(max(version), 0) FROM zayavka_schema", &[]).await?.get(0);
+        for (version, sql) in (1..).zip(MIGRATIONS).skip(usize::try_from(applied).unwrap_or(0)) {
+            let tx = client.transaction().await?;
+            tx.batch_execute(sql).await?;
+            tx.execute("INSERT INTO zayavka_schema (version) VALUES ($1)", &[&version]).await?;
+            tx.commit().await?;
+        }
+        Ok(())
+    }
+    .await;
+    client.execute("SELECT pg_advisory_unlock($1)", &[&MIGRATION_LOCK]).await?;
+    result
+}
+
+fn lead_from(row: &Row) -> Lead {
+    Lead {
+        id: row.get(0),
+        created_at: row.get(1),
+        name: row.get(2),
+        phone: row.get(3),
+        confirmation: row.get(4),
+        comment: row.get(5),
+    }
+}
+
+fn unavailable(e: tokio_postgres::Error) -> StoreError {
+    StoreError::Unavailable(e.to_string())
+}
