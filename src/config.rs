@@ -46,6 +46,25 @@ pub struct SettingArgs {
     /// Log filter, as tracing's EnvFilter reads it [default: info]
     #[arg(long, env = "ZAYAVKA_LOG", global = true, value_name = "FILTER")]
     pub log: Option<String>,
+
+    /// Reverse proxies whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed: IP addresses
+    /// or CIDR ranges, comma-separated [default: none]
+    #[arg(long, env = "ZAYAVKA_TRUSTED_PROXIES", global = true, value_name = "IPS")]
+    pub trusted_proxies: Option<String>,
+
+    /// Submits one client may make per minute, on the JSON insert and the form each; 0 = off
+    /// [default: 60]
+    #[arg(long, env = "ZAYAVKA_RATE_LIMIT_PER_MINUTE", global = true, value_name = "N")]
+    pub rate_limit_per_minute: Option<String>,
+
+    /// A form sent sooner than this after its page loaded is treated as a bot; 0 = off [default: 3]
+    #[arg(long, env = "ZAYAVKA_MIN_FILL_SECONDS", global = true, value_name = "SECONDS")]
+    pub min_fill_seconds: Option<String>,
+
+    /// The same phone again within this many hours is kept as one lead (the visitor still sees
+    /// success); 0 = off [default: 24]
+    #[arg(long, env = "ZAYAVKA_DUPLICATE_WINDOW_HOURS", global = true, value_name = "HOURS")]
+    pub duplicate_window_hours: Option<String>,
 }
 
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
@@ -56,6 +75,11 @@ pub const DEFAULT_REDIRECT_URL: &str = "/thank-you";
 pub const DEFAULT_CONTACT_PHONE: &str = "+380 00 000 00 00";
 pub const DEFAULT_BRAND: &str = "Міжнародна програма підтримки";
 pub const DEFAULT_LOG: &str = "info";
+/// One a second on average: far above what a person does (even many people behind one carrier's
+/// shared address), far below a flood.
+pub const DEFAULT_RATE_LIMIT_PER_MINUTE: u32 = 60;
+pub const DEFAULT_MIN_FILL_SECONDS: u32 = 3;
+pub const DEFAULT_DUPLICATE_WINDOW_HOURS: u32 = 24;
 
 /// Where the leads live.
 #[derive(Clone, PartialEq, Eq)]
@@ -86,6 +110,13 @@ pub struct Settings {
     pub contact_phone: String,
     pub brand: String,
     pub log: String,
+    pub trusted_proxies: Vec<ipnet::IpNet>,
+    /// 0 = off.
+    pub rate_limit_per_minute: u32,
+    /// 0 = off.
+    pub min_fill_seconds: u32,
+    /// 0 = off.
+    pub duplicate_window_hours: u32,
 }
 
 impl Settings {
@@ -133,6 +164,33 @@ impl Settings {
         tracing_subscriber::EnvFilter::try_new(&log)
             .map_err(|e| anyhow::anyhow!("ZAYAVKA_LOG: '{log}' is not a log filter: {e}"))?;
 
+        let trusted_proxies = parse_proxies(&pick(args.trusted_proxies, "trusted_proxies", ""))?;
+        let number =
+            |given: Option<String>, key: &str, variable: &str, default: u32| -> anyhow::Result<u32> {
+                let text = pick(given, key, &default.to_string());
+                text.trim().parse().map_err(|_| {
+                    anyhow::anyhow!("{variable}: '{text}' is not a whole number (0 turns it off)")
+                })
+            };
+        let rate_limit_per_minute = number(
+            args.rate_limit_per_minute,
+            "rate_limit_per_minute",
+            "ZAYAVKA_RATE_LIMIT_PER_MINUTE",
+            DEFAULT_RATE_LIMIT_PER_MINUTE,
+        )?;
+        let min_fill_seconds = number(
+            args.min_fill_seconds,
+            "min_fill_seconds",
+            "ZAYAVKA_MIN_FILL_SECONDS",
+            DEFAULT_MIN_FILL_SECONDS,
+        )?;
+        let duplicate_window_hours = number(
+            args.duplicate_window_hours,
+            "duplicate_window_hours",
+            "ZAYAVKA_DUPLICATE_WINDOW_HOURS",
+            DEFAULT_DUPLICATE_WINDOW_HOURS,
+        )?;
+
         Ok(Settings {
             listen,
             database_url,
@@ -142,6 +200,10 @@ impl Settings {
             contact_phone,
             brand,
             log,
+            trusted_proxies,
+            rate_limit_per_minute,
+            min_fill_seconds,
+            duplicate_window_hours,
         })
     }
 
@@ -154,16 +216,9 @@ impl Settings {
 /// Reads the TOML file. Keys may be written as the environment variable (`ZAYAVKA_LISTEN`) or as
 /// the short name (`listen`); an unknown key is an error, so a typo does not pass silently.
 fn read_file(path: &Path) -> anyhow::Result<BTreeMap<String, String>> {
-    const KEYS: [&str; 8] = [
-        "listen",
-        "database_url",
-        "anon_key",
-        "backend_url",
-        "redirect_url",
-        "contact_phone",
-        "brand",
-        "log",
-    ];
+    // The file takes exactly the settings the command line takes.
+    let command = SettingArgs::augment_args(clap::Command::new("zayavka"));
+    let keys: Vec<String> = command.get_arguments().map(|arg| arg.get_id().to_string()).collect();
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read config file {}", path.display()))?;
     let table: toml::Table = toml::from_str(&text)
@@ -172,7 +227,7 @@ fn read_file(path: &Path) -> anyhow::Result<BTreeMap<String, String>> {
     for (key, value) in table {
         let short = key.to_ascii_lowercase();
         let short = short.strip_prefix("zayavka_").unwrap_or(&short).to_owned();
-        if !KEYS.contains(&short.as_str()) {
+        if !keys.contains(&short) {
             bail!("config file {}: unknown setting '{key}'", path.display());
         }
         let value = match value {
@@ -186,6 +241,21 @@ fn read_file(path: &Path) -> anyhow::Result<BTreeMap<String, String>> {
         settings.insert(short, value);
     }
     Ok(settings)
+}
+
+/// `10.0.0.1, 192.168.0.0/16, ::1`: single addresses count as /32 or /128.
+fn parse_proxies(list: &str) -> anyhow::Result<Vec<ipnet::IpNet>> {
+    list.split(',')
+        .map(str::trim)
+        .filter(|item| !item.is_empty())
+        .map(|item| {
+            item.parse::<ipnet::IpNet>()
+                .or_else(|_| item.parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
+                .map_err(|_| {
+                    anyhow::anyhow!("ZAYAVKA_TRUSTED_PROXIES: '{item}' is not an IP address or CIDR range")
+                })
+        })
+        .collect()
 }
 
 fn parse_database_url(url: &str) -> anyhow::Result<DatabaseUrl> {

@@ -25,6 +25,12 @@ pub enum ApiError {
     UnknownColumn(String),
     #[error("unknown table {0}")]
     UnknownTable(String),
+    #[error("unknown function {0}")]
+    UnknownFunction(String),
+    #[error("invalid path")]
+    UnknownPath,
+    #[error("method {0} not allowed")]
+    MethodNotAllowed(String),
     #[error("a single object was asked for, {0} rows result")]
     NotSingleRow(usize),
     /// One entry per refused row: its position in the request and what was wrong with it.
@@ -52,7 +58,10 @@ impl ApiError {
             ApiError::InvalidJson | ApiError::UnknownColumn(_) | ApiError::Invalid(_) => {
                 StatusCode::BAD_REQUEST
             }
-            ApiError::UnknownTable(_) => StatusCode::NOT_FOUND,
+            ApiError::UnknownTable(_) | ApiError::UnknownFunction(_) | ApiError::UnknownPath => {
+                StatusCode::NOT_FOUND
+            }
+            ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::NotSingleRow(_) => StatusCode::NOT_ACCEPTABLE,
             ApiError::Store(StoreError::Unavailable(_) | StoreError::Closed) => {
                 StatusCode::SERVICE_UNAVAILABLE
@@ -90,6 +99,20 @@ impl ApiError {
                 None,
                 Some("Perhaps you meant the table 'public.CRN'".to_owned()),
             ),
+            ApiError::UnknownFunction(function) => (
+                Some("PGRST202"),
+                format!(
+                    "Could not find the function public.{function} without parameters in the schema cache"
+                ),
+                None,
+                None,
+            ),
+            ApiError::UnknownPath => {
+                (Some("PGRST125"), "Invalid path specified in request URL".to_owned(), None, None)
+            }
+            ApiError::MethodNotAllowed(method) => {
+                (Some("PGRST117"), format!("Unsupported HTTP method: {method}"), None, None)
+            }
             ApiError::NotSingleRow(rows) => (
                 Some("PGRST116"),
                 "JSON object requested, multiple (or no) rows returned".to_owned(),

@@ -217,3 +217,28 @@ async fn supabase_js_bulk_columns_parameter_is_understood() {
             .unwrap();
     assert_eq!(app.call(request).await.status, StatusCode::CREATED);
 }
+
+#[tokio::test]
+async fn every_other_api_path_answers_in_postgrest_shape() {
+    let app = test_app().await;
+    for (path, code) in
+        [("/rest/v1/rpc/erase_me", "PGRST202"), ("/rest/v1/", "PGRST125"), ("/rest/v1/CRN/1", "PGRST125")]
+    {
+        for method in ["GET", "POST"] {
+            let request = Request::builder()
+                .method(method)
+                .uri(path)
+                .header("apikey", KEY)
+                .header("content-type", "application/json")
+                .body(Body::from("{}"))
+                .unwrap();
+            let answer = app.call(request).await;
+            assert_eq!(answer.status, StatusCode::NOT_FOUND, "{method} {path}");
+            assert_eq!(answer.json()["code"], code, "{method} {path}");
+        }
+    }
+    let put = Request::put("/rest/v1/CRN").header("apikey", KEY).body(Body::from(LEAD)).unwrap();
+    let answer = app.call(put).await;
+    assert_eq!(answer.status, StatusCode::METHOD_NOT_ALLOWED);
+    assert_eq!(answer.json()["code"], "PGRST117");
+}

@@ -89,12 +89,7 @@ test('without the agreement nothing is stored and the page says consent is neede
   expect(await server.leads()).toEqual([]);
 });
 
-// Known bug (see the e2e report): templates/form_error.html asks "Ви підтверджуєте, що хочете
-// отримати безкоштовну консультацію?" while the landing page asks "Чи є у Вас діагноз,
-// підтверджений лікарем?", so a "Так" given on the refusal page answers another question.
-// Remove `test.fail` when fixed.
 test('the refusal page asks the same yes/no question as the landing page', async ({ page, browserLog }) => {
-  test.fail(true, 'known bug: the refusal page asks a different question');
   browserLog.allow(/Failed to load resource: .*\b4\d\d\b/);
   await page.goto('/');
   const question = await leadForm(page).question.getAttribute('aria-labelledby').then((id) =>

@@ -46,9 +46,20 @@ pub fn router() -> Router<AppState> {
     Router::new()
         .route(
             "/rest/v1/CRN",
-            post(insert).get(read_nothing).head(read_nothing).patch(change_nothing).delete(change_nothing),
+            post(insert)
+                .get(read_nothing)
+                .head(read_nothing)
+                .patch(change_nothing)
+                .delete(change_nothing)
+                .fallback(method_not_allowed),
         )
         .route("/rest/v1/{table}", any(unknown_table))
+        // Every other path under the API answers in PostgREST's shape too: supabase-js reads an
+        // empty or HTML error as something else.
+        .route("/rest/v1", any(unknown_path))
+        .route("/rest/v1/", any(unknown_path))
+        .route("/rest/v1/rpc/{function}", any(unknown_function))
+        .route("/rest/v1/{table}/{*rest}", any(unknown_path))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(cors)
 }
@@ -156,6 +167,29 @@ async fn unknown_table(
 ) -> Result<Response, ApiError> {
     check_api_key(&state, &headers, &query)?;
     Err(ApiError::UnknownTable(table))
+}
+
+async fn unknown_function(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Query(query): Query<HashMap<String, String>>,
+    Path(function): Path<String>,
+) -> Result<Response, ApiError> {
+    check_api_key(&state, &headers, &query)?;
+    Err(ApiError::UnknownFunction(function))
+}
+
+async fn unknown_path(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Query(query): Query<HashMap<String, String>>,
+) -> Result<Response, ApiError> {
+    check_api_key(&state, &headers, &query)?;
+    Err(ApiError::UnknownPath)
+}
+
+async fn method_not_allowed(method: Method) -> ApiError {
+    ApiError::MethodNotAllowed(method.to_string())
 }
 
 fn respond(status: StatusCode, rows: &[Lead], answer: &Answer) -> Result<Response, ApiError> {
