@@ -12,10 +12,12 @@ use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::{DefaultOnResponse, TraceLayer};
 use tracing::Level;
 
+use crate::abuse::SubmitLimiter;
 use crate::config::Settings;
-use crate::http::{form, health, pages, rest, security};
+use crate::http::{client, form, health, pages, rest, security};
+use crate::metrics::Metrics;
 use crate::site::Site;
-use crate::store::{Consent, Store};
+use crate::store::{InsertContext, Store};
 
 /// Everything a request handler may need, shared by all of them.
 #[derive(Clone)]
@@ -25,7 +27,10 @@ pub struct AppState {
     pub site: Arc<Site>,
     /// The public key the site's one call must send as `apikey`.
     pub anon_key: Arc<str>,
-    pub consent: Consent,
+    pub insert_context: InsertContext,
+    /// `None` when rate limiting is off.
+    pub limiter: Option<Arc<SubmitLimiter>>,
+    pub metrics: Arc<Metrics>,
 }
 
 impl AppState {
@@ -37,13 +42,32 @@ impl AppState {
             None => store.meta_get_or_insert("anon_key", generate_anon_key).await?,
         };
         let site = Site::build(&settings, &anon_key)?;
-        let consent = Consent { policy_version: site.policy_version.as_str().into() };
+        let insert_context = InsertContext {
+            policy_version: site.policy_version.as_str().into(),
+            duplicate_window: (settings.duplicate_window_hours > 0)
+                .then(|| Duration::from_secs(u64::from(settings.duplicate_window_hours) * 3600)),
+        };
+        let limiter = SubmitLimiter::new(settings.rate_limit_per_minute).map(Arc::new);
+        if let Some(limiter) = &limiter {
+            let limiter = Arc::downgrade(limiter);
+            tokio::spawn(async move {
+                let mut every_minute = tokio::time::interval(Duration::from_secs(60));
+                while let Some(limiter) = {
+                    every_minute.tick().await;
+                    limiter.upgrade()
+                } {
+                    limiter.forget_idle();
+                }
+            });
+        }
         Ok(AppState {
             settings: Arc::new(settings),
             store,
             site: Arc::new(site),
             anon_key: anon_key.into(),
-            consent,
+            insert_context,
+            limiter,
+            metrics: Arc::new(Metrics::default()),
         })
     }
 }
@@ -64,6 +88,8 @@ pub fn app(state: AppState) -> Router {
         .merge(form::router())
         .merge(health::router())
         .merge(pages::router())
+        .route("/metrics", axum::routing::get(metrics))
+        .layer(axum::middleware::from_fn_with_state(state.clone(), client::identify))
         .with_state(state)
         // Layers wrap inside-out: a panic becomes the error page first, then every answer
         // (that one too) gets the security headers, then the whole exchange is traced and timed.
@@ -82,4 +108,14 @@ pub fn app(state: AppState) -> Router {
                 .on_request(())
                 .on_response(DefaultOnResponse::new().level(Level::INFO)),
         )
+}
+
+/// Prometheus text: counts only, never a name or a phone.
+async fn metrics(
+    axum::extract::State(state): axum::extract::State<AppState>,
+) -> impl axum::response::IntoResponse {
+    (
+        [(axum::http::header::CONTENT_TYPE, "application/openmetrics-text; version=1.0.0; charset=utf-8")],
+        state.metrics.render(),
+    )
 }

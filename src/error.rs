@@ -6,6 +6,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
+use crate::abuse::Limited;
 use crate::lead::Problem;
 use crate::store::StoreError;
 
@@ -36,6 +37,8 @@ pub enum ApiError {
     /// One entry per refused row: its position in the request and what was wrong with it.
     #[error("validation failed")]
     Invalid(Vec<(usize, Vec<Problem>)>),
+    #[error("rate limited")]
+    RateLimited(Limited),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -62,6 +65,7 @@ impl ApiError {
                 StatusCode::NOT_FOUND
             }
             ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
+            ApiError::RateLimited(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::NotSingleRow(_) => StatusCode::NOT_ACCEPTABLE,
             ApiError::Store(StoreError::Unavailable(_) | StoreError::Closed) => {
                 StatusCode::SERVICE_UNAVAILABLE
@@ -120,6 +124,12 @@ impl ApiError {
                 None,
             ),
             ApiError::Invalid(rows) => invalid_body(rows),
+            ApiError::RateLimited(_) => (
+                None,
+                "Too many requests".to_owned(),
+                Some("Забагато спроб поспіль. Спробуйте, будь ласка, ще раз за хвилину.".to_owned()),
+                None,
+            ),
             ApiError::Store(_) => (
                 Some("PGRST000"),
                 "Database connection error. Retrying the connection.".to_owned(),
@@ -169,9 +179,10 @@ fn invalid_body(
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        if let ApiError::Store(e) = &self {
-            tracing::error!(error = %e, "storing a lead failed");
+        let mut response = (self.status(), axum::Json(self.body())).into_response();
+        if let ApiError::RateLimited(limited) = &self {
+            response.headers_mut().extend(limited.headers());
         }
-        (self.status(), axum::Json(self.body())).into_response()
+        response
     }
 }

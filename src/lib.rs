@@ -10,12 +10,14 @@
 //! - [`export`]: `zayavka leads export`;
 //! - [`serve`]: start-up, serving and graceful shutdown.
 
+pub mod abuse;
 pub mod app;
 pub mod config;
 pub mod error;
 pub mod export;
 pub mod http;
 pub mod lead;
+pub mod metrics;
 pub mod serve;
 pub mod site;
 pub mod store;

@@ -101,10 +101,11 @@ async fn export_writes_excel_ready_csv_and_jsonl_oldest_first() {
     let database = common::TestDatabase::new().await;
     let database_url = database.url.clone();
     let server = Server::start(&database_url).await;
-    for (name, comment) in [("Олена", "null"), ("=HYPERLINK(\\\"http://x\\\")", "\"-2+3\"")] {
-        let body = format!(
-            r#"{{"name":"{name}","phone":"+380671234567","confirmation":"Так","comment":{comment}}}"#
-        );
+    for (name, phone, comment) in
+        [("Олена", "+380671234567", "null"), ("=HYPERLINK(\\\"http://x\\\")", "0501234567", "\"-2+3\"")]
+    {
+        let body =
+            format!(r#"{{"name":"{name}","phone":"{phone}","confirmation":"Так","comment":{comment}}}"#);
         let (status, answer) = common::http(server.port, "POST", "/rest/v1/CRN", &body).await.unwrap();
         assert_eq!(status, 201, "{answer}");
     }

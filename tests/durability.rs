@@ -23,9 +23,10 @@ async fn every_acknowledged_lead_survives_sigkill() {
         senders.push(tokio::spawn(async move {
             for n in 0.. {
                 let name = format!("lead-{sender}-{n}");
-                let body = format!(
-                    r#"{{"name":"{name}","phone":"067 123 45 67","confirmation":"Так","comment":null}}"#
-                );
+                // A phone of its own per lead: the same phone twice would be kept as one lead.
+                let phone = format!("+38067{:07}", sender * 100_000 + n);
+                let body =
+                    format!(r#"{{"name":"{name}","phone":"{phone}","confirmation":"Так","comment":null}}"#);
                 match http(port, "POST", "/rest/v1/CRN", &body).await {
                     Ok((201, _)) => {
                         acknowledged.lock().unwrap().insert(name);

@@ -220,18 +220,70 @@ test.describe('a lead that is accepted', () => {
 });
 
 test.describe('a lead that cannot be sent', () => {
-  test('the server refuses the phone: the same error toast, entries kept, nothing stored', async ({ page, server, browserLog }) => {
-    browserLog.allow(/Lead submission failed/, /Failed to load resource: .*400/);
+  test('a phone that is not a number is stopped in the browser: no call, the field explained, a toast', async ({ page, server }) => {
+    const shape = 'Номер телефону має складатися з цифр (від 7 до 15), можна з пробілами, дужками, дефісами та «+».';
     await openLanding(page);
+    const requests = recordRequests(page);
     await fillLead(page, { name: 'Олена Коваль', phone: 'дзвоніть увечері', answer: 'Так' });
 
     await leadForm(page).submit.click();
 
-    await expect(alertToast(page)).toContainText(TEXT.failedTitle);
-    await expect(leadForm(page).phone).toHaveValue('дзвоніть увечері');
-    await expect(leadForm(page).submit).toBeEnabled();
+    const f = leadForm(page);
+    const toast = alertToast(page);
+    await expect(toast).toContainText('Перевірте номер телефону');
+    await expect(toast).toContainText(shape);
+    await expect(f.phone).toHaveAttribute('aria-invalid', 'true');
+    await expect(f.phone).toHaveAccessibleDescription(shape);
+    await expect(f.form.getByText(shape, { exact: true })).toBeVisible();
+    await expect(f.phone).toBeFocused();
+    await expect(f.phone).toHaveValue('дзвоніть увечері');
+    await expect(f.name).not.toHaveAttribute('aria-invalid', 'true');
+    await expect(f.submit).toBeEnabled();
+    // Give a wrongly made call time to leave before looking.
+    await page.waitForTimeout(300);
+    expect(requests.filter((r) => r.method() !== 'GET')).toEqual([]);
     await expect(page).toHaveURL(`${server.baseURL}/`);
+
+    // Corrected, the lead goes out.
+    await f.phone.fill('(067) 123-45-67');
+    await expect(f.phone).not.toHaveAttribute('aria-invalid', 'true');
+    await f.submit.click();
+    await page.waitForURL(`${server.baseURL}/thank-you`);
+    expect(await server.leads()).toMatchObject([{ name: 'Олена Коваль', phone: '(067) 123-45-67' }]);
+  });
+
+  test('the server refuses the lead: the same error toast, and beside the button what to change', async ({ page, server, browserLog }) => {
+    browserLog.allow(/Lead submission failed/, /Failed to load resource: .*400/);
+    await openLanding(page);
+    const f = leadForm(page);
+    // A name made only of invisible direction marks is not blank to the browser, but the server
+    // drops such marks and finds the name missing.
+    await fillLead(page, { name: '\u2066\u2069', phone: '+380 67 123 45 67', answer: 'Ні', comment: 'Після обіду' });
+    const answered = page.waitForResponse((response) => isLeadCall(response.request()));
+
+    await f.submit.click();
+
+    expect((await answered).status()).toBe(400);
+    const toast = page.locator('.toaster').getByRole('alert');
+    await expect(toast).toContainText(TEXT.failedTitle);
+    await expect(toast).toContainText(TEXT.failedText);
+    const explanation = f.form.getByRole('alert');
+    await expect(explanation).toHaveText("Поле «Ваше ім'я» обов'язкове.");
+    await expect(explanation).toBeVisible();
+    // Just above the button.
+    expect(await explanation.evaluate((el) => el.nextElementSibling?.textContent)).toBe(TEXT.submit);
+    await expect(f.phone).toHaveValue('+380 67 123 45 67');
+    await expect(f.no).toBeChecked();
+    await expect(f.comment).toHaveValue('Після обіду');
+    await expect(f.submit).toBeEnabled();
     expect(await server.leads()).toEqual([]);
+
+    // The next submit clears it, and the corrected lead is stored.
+    await f.name.fill('Олена Коваль');
+    await f.submit.click();
+    await expect(explanation).toHaveCount(0);
+    await page.waitForURL(`${server.baseURL}/thank-you`);
+    expect(await server.leads()).toMatchObject([{ name: 'Олена Коваль', comment: 'Після обіду' }]);
   });
 
   const failures = [

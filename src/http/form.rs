@@ -4,14 +4,18 @@
 //! is lost.
 
 use askama::Template;
+use axum::Extension;
 use axum::extract::rejection::FormRejection;
 use axum::extract::{DefaultBodyLimit, State};
+use axum::http::HeaderMap;
 use axum::http::{StatusCode, header};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::post;
 use axum::{Form, Router};
 use serde::Deserialize;
 
+use super::client::ClientInfo;
+use super::submit;
 use crate::app::AppState;
 use crate::lead::LeadInput;
 
@@ -53,10 +57,16 @@ struct RefusalPage<'a> {
     agreed: bool,
 }
 
-async fn submit(State(state): State<AppState>, form: Result<Form<LeadForm>, FormRejection>) -> Response {
+async fn submit(
+    State(state): State<AppState>,
+    Extension(client): Extension<ClientInfo>,
+    headers: HeaderMap,
+    form: Result<Form<LeadForm>, FormRejection>,
+) -> Response {
     let form = match form {
         Ok(Form(form)) => form,
         Err(rejection) => {
+            submit::invalid(&state);
             let status = rejection.status();
             let problem = match status {
                 StatusCode::PAYLOAD_TOO_LARGE => "Заявка завелика. Скоротіть, будь ласка, коментар.",
@@ -67,9 +77,15 @@ async fn submit(State(state): State<AppState>, form: Result<Form<LeadForm>, Form
             return refusal(&state, status, vec![problem.to_owned()], &LeadForm::default());
         }
     };
+    if let Err(limited) = submit::check_rate(&state, &client) {
+        let problem = "Забагато спроб поспіль. Зачекайте, будь ласка, хвилину і надішліть ще раз.";
+        let mut response = refusal(&state, StatusCode::TOO_MANY_REQUESTS, vec![problem.to_owned()], &form);
+        response.headers_mut().extend(limited.headers());
+        return response;
+    }
+    // A bot sees what a person would see, and nothing is stored.
     if !form.website.is_empty() {
-        // A bot: it sees what a person would see, and nothing is stored.
-        tracing::info!("honeypot filled; lead dropped");
+        submit::honeypot(&state);
         return Redirect::to(&state.settings.redirect_url).into_response();
     }
 
@@ -81,13 +97,12 @@ async fn submit(State(state): State<AppState>, form: Result<Form<LeadForm>, Form
     };
     let mut problems: Vec<String> = match input.validate() {
         Ok(lead) if form.agreed.is_some() => {
-            return match state.store.insert(vec![lead], &state.consent).await {
-                Ok(stored) => {
-                    tracing::info!(id = stored.first().map(|l| l.id), "lead stored (form)");
-                    Redirect::to(&state.settings.redirect_url).into_response()
-                }
-                Err(e) => {
-                    tracing::error!(error = %e, "storing a lead failed");
+            if submit::sent_too_fast(&state, &headers) {
+                return Redirect::to(&state.settings.redirect_url).into_response();
+            }
+            return match submit::store(&state, vec![lead]).await {
+                Ok(_) => Redirect::to(&state.settings.redirect_url).into_response(),
+                Err(_) => {
                     let problem =
                         "Сталася помилка: заявку не збережено. Спробуйте, будь ласка, ще раз за хвилину.";
                     refusal(&state, StatusCode::SERVICE_UNAVAILABLE, vec![problem.to_owned()], &form)
@@ -100,6 +115,7 @@ async fn submit(State(state): State<AppState>, form: Result<Form<LeadForm>, Form
     if form.agreed.is_none() {
         problems.push("Потрібна ваша згода з умовами публічної оферти.".to_owned());
     }
+    submit::invalid(&state);
     tracing::info!(problems = problems.len(), "lead refused by validation (form)");
     refusal(&state, StatusCode::UNPROCESSABLE_ENTITY, problems, &form)
 }

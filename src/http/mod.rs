@@ -1,7 +1,9 @@
 //! The HTTP surface, one module per area; `crate::app::app` merges them.
 
+pub mod client;
 pub mod form;
 pub mod health;
 pub mod pages;
 pub mod rest;
 pub mod security;
+pub mod submit;

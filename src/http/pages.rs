@@ -10,12 +10,14 @@
 //! Each answer is picked already compressed (brotli, gzip or none, by `Accept-Encoding`) and
 //! answers `If-None-Match` with 304.
 
-use axum::Router;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::get;
+use axum::{Extension, Router};
 
+use super::client::ClientInfo;
+use crate::abuse;
 use crate::app::AppState;
 use crate::site::{Body, Page};
 
@@ -24,12 +26,7 @@ const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 
 pub fn router() -> Router<AppState> {
     Router::new()
-        .route(
-            "/",
-            get(|state: State<AppState>, headers: HeaderMap| async move {
-                page(&state.site.home, &headers)
-            }),
-        )
+        .route("/", get(home))
         .route(
             "/thank-you",
             get(|state: State<AppState>, headers: HeaderMap| async move {
@@ -43,6 +40,22 @@ pub fn router() -> Router<AppState> {
             }),
         )
         .fallback(file_or_not_found)
+}
+
+/// The landing page; on a browser's first visit it also notes when the form was loaded (see
+/// `abuse::sent_too_fast`), keeping the first time so a second tab does not reset it.
+async fn home(
+    State(state): State<AppState>,
+    Extension(client): Extension<ClientInfo>,
+    headers: HeaderMap,
+) -> Response {
+    let mut response = page(&state.site.home, &headers);
+    if state.settings.min_fill_seconds > 0 && abuse::loaded_at(&headers).is_none() {
+        response
+            .headers_mut()
+            .insert(header::SET_COOKIE, abuse::loaded_cookie(abuse::unix_now(), client.https));
+    }
+    response
 }
 
 fn page(page: &Page, headers: &HeaderMap) -> Response {

@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 
+use axum::Extension;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{DefaultBodyLimit, Path, Query, State};
@@ -14,6 +15,8 @@ use axum::{Json, Router};
 use serde_json::{Map, Value};
 use tower_http::cors::{AllowHeaders, Any, CorsLayer};
 
+use super::client::ClientInfo;
+use super::submit;
 use crate::app::AppState;
 use crate::error::ApiError;
 use crate::lead::{Lead, LeadInput};
@@ -90,19 +93,41 @@ struct Answer {
 
 async fn insert(
     State(state): State<AppState>,
+    Extension(client): Extension<ClientInfo>,
     headers: HeaderMap,
     Query(query): Query<HashMap<String, String>>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     check_api_key(&state, &headers, &query)?;
-    check_content_type(&headers)?;
+    submit::check_rate(&state, &client).map_err(ApiError::RateLimited)?;
+    let result = insert_checked(&state, &headers, &query, body).await;
+    if matches!(
+        result,
+        Err(ApiError::UnsupportedMediaType(_)
+            | ApiError::PayloadTooLarge
+            | ApiError::InvalidJson
+            | ApiError::UnknownColumn(_)
+            | ApiError::Invalid(_))
+    ) {
+        submit::invalid(&state);
+    }
+    result
+}
+
+async fn insert_checked(
+    state: &AppState,
+    headers: &HeaderMap,
+    query: &HashMap<String, String>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    check_content_type(headers)?;
     let body = body.map_err(|rejection| match rejection.status() {
         StatusCode::PAYLOAD_TOO_LARGE => ApiError::PayloadTooLarge,
         _ => ApiError::InvalidJson,
     })?;
     let answer = Answer {
-        representation: prefers(&headers, "return=representation"),
-        single_object: accepts_single_object(&headers),
+        representation: prefers(headers, "return=representation"),
+        single_object: accepts_single_object(headers),
         select: query.get("select").map(|s| parse_column_list(s)).transpose()?,
     };
     let columns = query.get("columns").map(|c| parse_column_list(c)).transpose()?;
@@ -125,10 +150,12 @@ async fn insert(
         tracing::info!(rows = refused.len(), "lead refused by validation");
         return Err(ApiError::Invalid(refused));
     }
-    let stored =
-        if leads.is_empty() { Vec::new() } else { state.store.insert(leads, &state.consent).await? };
-    tracing::info!(ids = ?stored.iter().map(|l| l.id).collect::<Vec<_>>(), "lead stored");
-    respond(StatusCode::CREATED, &stored, &answer)
+    if submit::sent_too_fast(state, headers) {
+        return respond(StatusCode::CREATED, &[], &answer);
+    }
+    let stored = submit::store(state, leads).await?;
+    let leads: Vec<Lead> = stored.into_iter().map(|row| row.lead).collect();
+    respond(StatusCode::CREATED, &leads, &answer)
 }
 
 /// Reading the table as `anon` finds nothing, as under row-level security with no select policy.

@@ -38,6 +38,20 @@ pub struct NewLead {
     pub comment: Option<String>,
 }
 
+impl NewLead {
+    /// The lead as stored under `id` at `created_at`.
+    pub fn stored_as(&self, id: i64, created_at: String) -> Lead {
+        Lead {
+            id,
+            created_at,
+            name: self.name.clone(),
+            phone: self.phone.clone(),
+            confirmation: self.confirmation.clone(),
+            comment: self.comment.clone(),
+        }
+    }
+}
+
 /// A stored lead, as the API and the export show it.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 pub struct Lead {

@@ -21,11 +21,21 @@ pub enum StoreError {
     Closed,
 }
 
-/// Consent evidence stored with each lead.
+/// How an insert is made: the consent evidence kept with each lead, and the duplicate rule.
 #[derive(Debug, Clone)]
-pub struct Consent {
-    /// A hash of the privacy policy's text in force.
+pub struct InsertContext {
+    /// A hash of the privacy policy's text in force when the lead was sent (consent evidence).
     pub policy_version: Arc<str>,
+    /// A lead whose phone (E.164) was stored this recently is not stored again.
+    pub duplicate_window: Option<std::time::Duration>,
+}
+
+/// One row of an insert's answer: stored now, or the earlier lead with the same phone (then
+/// `duplicate`; its id and time, the values just sent).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stored {
+    pub lead: Lead,
+    pub duplicate: bool,
 }
 
 #[derive(Clone)]
@@ -52,10 +62,14 @@ impl Store {
     }
 
     /// Stores the leads of one request atomically. Returns once they are durable on disk.
-    pub async fn insert(&self, leads: Vec<NewLead>, consent: &Consent) -> Result<Vec<Lead>, StoreError> {
+    pub async fn insert(
+        &self,
+        leads: Vec<NewLead>,
+        context: &InsertContext,
+    ) -> Result<Vec<Stored>, StoreError> {
         match &*self.engine {
-            Engine::Sqlite(s) => s.insert(leads, consent.clone()).await,
-            Engine::Postgres(p) => p.insert(leads, consent).await,
+            Engine::Sqlite(s) => s.insert(leads, context.clone()).await,
+            Engine::Postgres(p) => p.insert(leads, context).await,
         }
     }
 

@@ -8,7 +8,7 @@ use anyhow::Context;
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use tokio_postgres::{NoTls, Row};
 
-use super::{Consent, StoreError};
+use super::{InsertContext, StoreError, Stored};
 use crate::lead::{Lead, NewLead};
 
 const MIGRATIONS: &[&str] = &[include_str!("../../migrations/postgres/0001_leads.sql")];
@@ -48,7 +48,11 @@ impl PostgresStore {
         self.pool.get().await.map_err(|e| StoreError::Unavailable(e.to_string()))
     }
 
-    pub async fn insert(&self, leads: Vec<NewLead>, consent: &Consent) -> Result<Vec<Lead>, StoreError> {
+    pub async fn insert(
+        &self,
+        leads: Vec<NewLead>,
+        context: &InsertContext,
+    ) -> Result<Vec<Stored>, StoreError> {
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(unavailable)?;
         let insert = tx
@@ -58,8 +62,34 @@ impl PostgresStore {
             ))
             .await
             .map_err(unavailable)?;
+        let window_seconds = context.duplicate_window.map(|w| w.as_secs_f64());
         let mut stored = Vec::with_capacity(leads.len());
         for lead in &leads {
+            if let Some(seconds) = window_seconds {
+                // Two instances taking the same phone at once: the lock (held until commit) makes
+                // the second see the first's row.
+                tx.execute("SELECT pg_advisory_xact_lock(hashtext($1))", &[&lead.phone_e164])
+                    .await
+                    .map_err(unavailable)?;
+                let recent = tx
+                    .query_opt(
+                        &format!(
+                            "SELECT {LEAD_COLUMNS} FROM \"CRN\" WHERE phone_e164 = $1 \
+                             AND created_at >= now() - make_interval(secs => $2) ORDER BY id LIMIT 1"
+                        ),
+                        &[&lead.phone_e164, &seconds],
+                    )
+                    .await
+                    .map_err(unavailable)?;
+                if let Some(row) = recent {
+                    let earlier = lead_from(&row);
+                    stored.push(Stored {
+                        lead: lead.stored_as(earlier.id, earlier.created_at),
+                        duplicate: true,
+                    });
+                    continue;
+                }
+            }
             let row = tx
                 .query_one(
                     &insert,
@@ -69,12 +99,12 @@ impl PostgresStore {
                         &lead.phone_e164,
                         &lead.confirmation,
                         &lead.comment,
-                        &&*consent.policy_version,
+                        &&*context.policy_version,
                     ],
                 )
                 .await
                 .map_err(unavailable)?;
-            stored.push(lead_from(&row));
+            stored.push(Stored { lead: lead_from(&row), duplicate: false });
         }
         tx.commit().await.map_err(unavailable)?;
         Ok(stored)

@@ -13,7 +13,7 @@ use anyhow::Context;
 use rusqlite::{Connection, OptionalExtension, params};
 use tokio::sync::{mpsc, oneshot};
 
-use super::{Consent, StoreError};
+use super::{InsertContext, StoreError, Stored};
 use crate::lead::{Lead, NewLead};
 
 const MIGRATIONS: &[&str] = &[include_str!("../../migrations/sqlite/0001_leads.sql")];
@@ -26,7 +26,7 @@ const QUEUE_CAPACITY: usize = 8192;
 type Reply<T> = oneshot::Sender<Result<T, StoreError>>;
 
 enum Job {
-    Insert { leads: Vec<NewLead>, consent: Consent, reply: Reply<Vec<Lead>> },
+    Insert { leads: Vec<NewLead>, context: InsertContext, reply: Reply<Vec<Stored>> },
     MetaGetOrInsert { key: String, value: String, reply: Reply<String> },
 }
 
@@ -60,8 +60,12 @@ impl SqliteStore {
         })
     }
 
-    pub async fn insert(&self, leads: Vec<NewLead>, consent: Consent) -> Result<Vec<Lead>, StoreError> {
-        self.ask(|reply| Job::Insert { leads, consent, reply }).await
+    pub async fn insert(
+        &self,
+        leads: Vec<NewLead>,
+        context: InsertContext,
+    ) -> Result<Vec<Stored>, StoreError> {
+        self.ask(|reply| Job::Insert { leads, context, reply }).await
     }
 
     pub async fn meta_get_or_insert(&self, key: &str, value: String) -> Result<String, StoreError> {
@@ -186,8 +190,8 @@ fn commit_batch(conn: &mut Connection, batch: impl Iterator<Item = Job>) {
 impl Job {
     fn run(self, tx: &mut rusqlite::Transaction) -> Answer {
         match self {
-            Job::Insert { leads, consent, reply } => {
-                Answer::Insert(reply, in_savepoint(tx, |sp| insert_leads(sp, &leads, &consent)))
+            Job::Insert { leads, context, reply } => {
+                Answer::Insert(reply, in_savepoint(tx, |sp| insert_leads(sp, &leads, &context)))
             }
             Job::MetaGetOrInsert { key, value, reply } => {
                 Answer::Meta(reply, in_savepoint(tx, |sp| meta_get_or_insert(sp, &key, &value)))
@@ -205,7 +209,7 @@ impl Job {
 
 /// A job's result, held until its transaction commits.
 enum Answer {
-    Insert(Reply<Vec<Lead>>, Result<Vec<Lead>, StoreError>),
+    Insert(Reply<Vec<Stored>>, Result<Vec<Stored>, StoreError>),
     Meta(Reply<String>, Result<String, StoreError>),
 }
 
@@ -236,37 +240,54 @@ fn in_savepoint<T>(
     Ok(value)
 }
 
-fn insert_leads(conn: &Connection, leads: &[NewLead], consent: &Consent) -> rusqlite::Result<Vec<Lead>> {
-    let created_at = format!("{:.6}", jiff::Timestamp::now());
-    let mut stmt = conn.prepare_cached(
+fn insert_leads(
+    conn: &Connection,
+    leads: &[NewLead],
+    context: &InsertContext,
+) -> rusqlite::Result<Vec<Stored>> {
+    let now = jiff::Timestamp::now();
+    let created_at = format!("{now:.6}");
+    // Same text format as created_at, so comparing the text compares the times.
+    let duplicates_since = context.duplicate_window.and_then(|window| {
+        let window = jiff::SignedDuration::try_from(window).ok()?;
+        Some(format!("{:.6}", now.checked_sub(window).ok()?))
+    });
+    let mut find_recent = conn.prepare_cached(
+        "SELECT id, created_at FROM \"CRN\" WHERE phone_e164 = ?1 AND created_at >= ?2 ORDER BY id LIMIT 1",
+    )?;
+    let mut insert = conn.prepare_cached(
         "INSERT INTO \"CRN\" (created_at, name, phone, phone_e164, confirmation, comment, policy_version) \
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) RETURNING id",
     )?;
-    leads
-        .iter()
-        .map(|lead| {
-            let id = stmt.query_row(
-                params![
-                    created_at,
-                    lead.name,
-                    lead.phone,
-                    lead.phone_e164,
-                    lead.confirmation,
-                    lead.comment,
-                    &*consent.policy_version
-                ],
-                |row| row.get(0),
-            )?;
-            Ok(Lead {
-                id,
-                created_at: created_at.clone(),
-                name: lead.name.clone(),
-                phone: lead.phone.clone(),
-                confirmation: lead.confirmation.clone(),
-                comment: lead.comment.clone(),
-            })
-        })
-        .collect()
+    let mut stored = Vec::with_capacity(leads.len());
+    for lead in leads {
+        let recent = match &duplicates_since {
+            Some(since) => find_recent
+                .query_row(params![lead.phone_e164, since], |row| Ok((row.get(0)?, row.get(1)?)))
+                .optional()?,
+            None => None,
+        };
+        let (id, at, duplicate) = match recent {
+            Some((id, at)) => (id, at, true),
+            None => {
+                let id = insert.query_row(
+                    params![
+                        created_at,
+                        lead.name,
+                        lead.phone,
+                        lead.phone_e164,
+                        lead.confirmation,
+                        lead.comment,
+                        &*context.policy_version
+                    ],
+                    |row| row.get(0),
+                )?;
+                (id, created_at.clone(), false)
+            }
+        };
+        stored.push(Stored { lead: lead.stored_as(id, at), duplicate });
+    }
+    Ok(stored)
 }
 
 fn meta_get_or_insert(conn: &Connection, key: &str, value: &str) -> rusqlite::Result<String> {

@@ -31,6 +31,8 @@ pub async fn test_app_with(adjust: impl FnOnce(&mut Settings)) -> TestApp {
     let mut settings = Settings::defaults();
     settings.database_url = database.settings_url();
     settings.anon_key = Some(KEY.to_owned());
+    // Every in-process request comes from one address; tests of the limit turn it on again.
+    settings.rate_limit_per_minute = 0;
     adjust(&mut settings);
     let store = Store::open(&settings.database_url).await.unwrap();
     let state = AppState::new(settings, store).await.unwrap();
@@ -170,6 +172,7 @@ impl Server {
             .env("ZAYAVKA_DATABASE_URL", database_url)
             .env("ZAYAVKA_ANON_KEY", KEY)
             .env("ZAYAVKA_LOG", "warn")
+            .env("ZAYAVKA_RATE_LIMIT_PER_MINUTE", "0")
             .stdout(std::process::Stdio::null())
             .spawn()
             .unwrap();

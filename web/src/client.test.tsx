@@ -121,7 +121,9 @@ describe('hydration of the served pages', () => {
 describe('the lead form after hydration', () => {
   const form = () => document.querySelector('form[action="/leads"]') as HTMLFormElement;
   const submit = () => screen.getByRole('button', { name: /Отримати безкоштовну консультацію|Відправляємо/ });
-  const alerts = () => within(document.querySelector('[role="alert"]') as HTMLElement);
+  // The toast regions (the form may hold an alert of its own, see formAlert).
+  const alerts = () => within(document.querySelector('.toast-region[role="alert"]') as HTMLElement);
+  const formAlert = () => form().querySelector('[role="alert"]');
   const statuses = () => within(document.querySelector('[role="status"]') as HTMLElement);
 
   function fill(values: { name?: string; phone?: string; answer?: 'Так' | 'Ні'; comment?: string; website?: string }) {
@@ -227,8 +229,139 @@ describe('the lead form after hydration', () => {
       expect((screen.getByRole('textbox', { name: "Ваше ім'я" }) as HTMLInputElement).value).toBe('Олена');
       expect((screen.getByRole('radio', { name: 'Ні' }) as HTMLInputElement).checked).toBe(true);
       expect(submit().hasAttribute('disabled')).toBe(false);
+      // Trying again may help here: no explanation beside the button.
+      expect(formAlert()).toBeNull();
     });
   }
+
+  it('limits every text field to what the server accepts (src/lead/mod.rs), already in the served HTML', () => {
+    // Without JavaScript the browser keeps the same limits (HTML attribute names ignore case).
+    for (const limit of ['100', '32', '1000']) expect(files['index.html']).toMatch(new RegExp(`maxlength="${limit}"`, 'i'));
+    const max = (name: string) => (screen.getByRole('textbox', { name }) as HTMLInputElement).maxLength;
+    expect(max("Ваше ім'я")).toBe(100);
+    expect(max('Номер телефону')).toBe(32);
+    expect(max("Коментар (необов'язково)")).toBe(1000);
+  });
+
+  describe('a phone that is not a number', () => {
+    const SHAPE = 'Номер телефону має складатися з цифр (від 7 до 15), можна з пробілами, дужками, дефісами та «+».';
+
+    it('is stopped before the call: marked, explained, focused, and a toast says what to check', async () => {
+      const fetchMock = stubFetch(async () => new Response(null, { status: 201 }));
+      fill({ name: 'Олена', phone: 'дзвоніть увечері', answer: 'Так' });
+      await act(async () => fireEvent.click(submit()));
+
+      expect(fetchMock).not.toHaveBeenCalled();
+      const phone = screen.getByRole('textbox', { name: 'Номер телефону' });
+      expect(phone.getAttribute('aria-invalid')).toBe('true');
+      const described = document.getElementById(phone.getAttribute('aria-describedby') as string);
+      expect(described?.textContent).toBe(SHAPE);
+      expect(phone.parentElement?.contains(described as Node)).toBe(true);
+      expect(document.activeElement).toBe(phone);
+      expect(alerts().getByText('Перевірте номер телефону')).toBeTruthy();
+      expect(alerts().getByText(SHAPE)).toBeTruthy();
+      expect(screen.getByRole('textbox', { name: "Ваше ім'я" }).hasAttribute('aria-invalid')).toBe(false);
+      expect(submit().hasAttribute('disabled')).toBe(false);
+      expect(consoleError).not.toHaveBeenCalled();
+
+      // Correcting it clears the mark, and the lead goes out.
+      fill({ phone: '(067) 123-45-67' });
+      expect(phone.hasAttribute('aria-invalid')).toBe(false);
+      expect(document.getElementById('lead-phone-error')).toBeNull();
+      await act(async () => fireEvent.click(submit()));
+      expect(fetchMock).toHaveBeenCalledTimes(1);
+      expect(statuses().getByText('Дякуємо!')).toBeTruthy();
+    });
+
+    it('missing fields are reported first, with SPEC\'s toast', async () => {
+      const fetchMock = stubFetch(async () => new Response(null, { status: 201 }));
+      fill({ phone: '12', answer: 'Ні' });
+      await act(async () => fireEvent.click(submit()));
+
+      expect(alerts().getByText('Будь ласка, заповніть всі поля')).toBeTruthy();
+      expect(alerts().queryByText('Перевірте номер телефону')).toBeNull();
+      expect(screen.getByRole('textbox', { name: "Ваше ім'я" }).getAttribute('aria-invalid')).toBe('true');
+      expect(screen.getByRole('textbox', { name: 'Номер телефону' }).hasAttribute('aria-invalid')).toBe(false);
+      expect(fetchMock).not.toHaveBeenCalled();
+
+      // Once they are there, the phone's own check follows.
+      fill({ name: 'Олена' });
+      await act(async () => fireEvent.click(submit()));
+      expect(alerts().getByText('Перевірте номер телефону')).toBeTruthy();
+      expect(screen.getByRole('textbox', { name: "Ваше ім'я" }).hasAttribute('aria-invalid')).toBe(false);
+      expect(fetchMock).not.toHaveBeenCalled();
+    });
+  });
+
+  describe('a lead the server refuses (400 with details)', () => {
+    const DETAILS = "Поле «Ваше ім'я» обов'язкове.";
+    const refused = () =>
+      new Response(
+        JSON.stringify({
+          code: '23502',
+          message: 'null value in column "name" of relation "CRN" violates not-null constraint',
+          details: DETAILS,
+          hint: null,
+        }),
+        { status: 400, headers: { 'Content-Type': 'application/json' } },
+      );
+
+    it('shows SPEC\'s error toast and, above the button, what to change; entries stay', async () => {
+      stubFetch(async () => refused());
+      fill({ name: '\u2066\u2069', phone: '0671234567', answer: 'Ні', comment: 'після 18:00' });
+      await act(async () => fireEvent.click(submit()));
+
+      expect(alerts().getByText('Сталася помилка')).toBeTruthy();
+      expect(alerts().getByText('Спробуйте, будь ласка, ще раз.')).toBeTruthy();
+      expect(consoleError).toHaveBeenCalledWith('Lead submission failed:', expect.anything());
+      const alert = formAlert();
+      expect(alert?.textContent).toBe(DETAILS);
+      expect(alert?.nextElementSibling).toBe(submit());
+      expect((screen.getByRole('textbox', { name: 'Номер телефону' }) as HTMLInputElement).value).toBe('0671234567');
+      expect((screen.getByRole('textbox', { name: "Коментар (необов'язково)" }) as HTMLInputElement).value).toBe(
+        'після 18:00',
+      );
+      expect((screen.getByRole('radio', { name: 'Ні' }) as HTMLInputElement).checked).toBe(true);
+      expect(submit().hasAttribute('disabled')).toBe(false);
+    });
+
+    it('the next submit clears it', async () => {
+      let answer: (res: Response) => void = () => {};
+      const fetchMock = stubFetch(async () => refused());
+      fill({ name: '\u2066\u2069', phone: '0671234567', answer: 'Так' });
+      await act(async () => fireEvent.click(submit()));
+      expect(formAlert()?.textContent).toBe(DETAILS);
+
+      fetchMock.mockImplementation(() => new Promise<Response>((resolve) => (answer = resolve)));
+      fill({ name: 'Олена' });
+      await act(async () => fireEvent.click(submit()));
+      expect(formAlert()).toBeNull();
+      expect(fetchMock).toHaveBeenCalledTimes(2);
+      await act(async () => answer(new Response(null, { status: 201 })));
+      expect(statuses().getByText('Дякуємо!')).toBeTruthy();
+      expect(formAlert()).toBeNull();
+    });
+
+    it('a submit stopped in the browser clears it too', async () => {
+      stubFetch(async () => refused());
+      fill({ name: '\u2066\u2069', phone: '0671234567', answer: 'Так' });
+      await act(async () => fireEvent.click(submit()));
+      expect(formAlert()).not.toBeNull();
+
+      fill({ phone: 'завтра' });
+      await act(async () => fireEvent.click(submit()));
+      expect(formAlert()).toBeNull();
+      expect(alerts().getByText('Перевірте номер телефону')).toBeTruthy();
+    });
+
+    it('a 400 without details shows only the toast', async () => {
+      stubFetch(async () => new Response('{"code":"PGRST102","message":"Empty or invalid json","details":null,"hint":null}', { status: 400 }));
+      fill({ name: 'Олена', phone: '0671234567', answer: 'Так' });
+      await act(async () => fireEvent.click(submit()));
+      expect(alerts().getByText('Сталася помилка')).toBeTruthy();
+      expect(formAlert()).toBeNull();
+    });
+  });
 
   it('a filled honeypot pretends success and sends nothing', async () => {
     const fetchMock = stubFetch(async () => new Response(null, { status: 201 }));

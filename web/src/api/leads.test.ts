@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LeadRequestError, createLead, leadsUrl } from './leads';
+import { LeadRequestError, createLead, leadsUrl, refusalDetails } from './leads';
 
 const payload = { name: 'Олена', phone: '+380671234567', confirmation: 'Так', comment: null } as const;
 
@@ -58,5 +58,32 @@ describe('createLead', () => {
     await expect(createLead({ backendUrl: '', anonKey: 'k' }, payload, fetchImpl)).rejects.toThrow(
       'Failed to fetch',
     );
+  });
+});
+
+describe('refusalDetails', () => {
+  const refused = (status: number, body: string) => new LeadRequestError(status, body);
+  const details = "Поле «Коментар» задовге: не більше 1000 символів.";
+
+  it("gives the server's explanation of a refused lead (400 with PostgREST details)", () => {
+    for (const code of ['23502', '23514']) {
+      const body = JSON.stringify({ code, message: 'violates constraint', details: ` ${details} `, hint: null });
+      expect(refusalDetails(refused(400, body))).toBe(details);
+    }
+  });
+
+  it('is null when there is nothing the visitor could change', () => {
+    const body = (value: unknown) => JSON.stringify({ code: '23514', message: 'm', details: value, hint: null });
+    expect(refusalDetails(refused(400, body(null)))).toBeNull();
+    expect(refusalDetails(refused(400, body('  ')))).toBeNull();
+    expect(refusalDetails(refused(400, body(['a'])))).toBeNull();
+    expect(refusalDetails(refused(400, 'not json'))).toBeNull();
+    expect(refusalDetails(refused(400, 'null'))).toBeNull();
+    expect(refusalDetails(refused(400, ''))).toBeNull();
+    // Other statuses may pass if tried again (503 also carries details: "try again").
+    expect(refusalDetails(refused(503, body('Сервер тимчасово не може зберегти заявку.')))).toBeNull();
+    expect(refusalDetails(refused(401, '{"message":"Invalid API key"}'))).toBeNull();
+    expect(refusalDetails(new TypeError('Failed to fetch'))).toBeNull();
+    expect(refusalDetails(undefined)).toBeNull();
   });
 });

@@ -67,3 +67,19 @@ export async function createLead(
     clearTimeout(timer);
   }
 }
+
+/**
+ * What the visitor must change, when the server refused the lead itself: a 400 whose PostgREST body
+ * `{code, message, details, hint}` has `details` (zayavka writes there, in Ukrainian, which field
+ * to fix and how). Null for anything else — a network error, another status, another body — where
+ * trying again may help.
+ */
+export function refusalDetails(error: unknown): string | null {
+  if (!(error instanceof LeadRequestError) || error.status !== 400) return null;
+  try {
+    const details: unknown = JSON.parse(error.body)?.details;
+    return typeof details === 'string' && details.trim() !== '' ? details.trim() : null;
+  } catch {
+    return null;
+  }
+}

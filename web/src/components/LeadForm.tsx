@@ -1,14 +1,16 @@
 // The lead form. Without JavaScript it is a plain POST to /leads (the server validates and redirects).
 // After hydration it validates on submit, shows toasts and makes the one call (SPEC §4, §5).
 import { useEffect, useRef, useState, type FormEvent, type MouseEvent } from 'react';
-import { createLead } from '../api/leads';
+import { createLead, refusalDetails } from '../api/leads';
 import { useConfig } from '../config';
 import { uk } from '../content/uk';
 import {
   FIELD,
+  MAX_LENGTH,
   NO,
   YES,
   isLikelyBot,
+  isPhoneShaped,
   missingFields,
   readLeadForm,
   toPayload,
@@ -32,6 +34,9 @@ const ID = {
   agreed: 'lead-agreed',
   website: 'lead-website',
 } as const;
+
+/** A field's message under it, by field; only marked fields have one. */
+type FieldErrors = Partial<Record<RequiredField, string>>;
 
 const errorId = (field: RequiredField) => `lead-${field}-error`;
 
@@ -57,7 +62,9 @@ export function LeadForm() {
   const toast = useToast();
   const formRef = useRef<HTMLFormElement>(null);
   const [submitting, setSubmitting] = useState(false);
-  const [invalid, setInvalid] = useState<readonly RequiredField[]>([]);
+  const [errors, setErrors] = useState<FieldErrors>({});
+  // What the server said to change when it refused the lead (a 400 with `details`); '' when none.
+  const [refusal, setRefusal] = useState('');
   // Set from the moment a lead is accepted until the page changes, so a second press sends nothing.
   const locked = useRef(false);
 
@@ -83,14 +90,23 @@ export function LeadForm() {
     event.preventDefault();
     if (locked.current) return;
     const form = event.currentTarget;
+    setRefusal('');
     const input = readLeadForm(new FormData(form));
     const missing = missingFields(input);
-    setInvalid(missing);
     if (missing.length > 0) {
+      setErrors(Object.fromEntries(missing.map((field) => [field, uk.form.errors[field]])));
       toast({ ...uk.toast.invalid, variant: 'destructive' });
       focusField(form, missing[0]);
       return;
     }
+    // The server would refuse it (src/lead/phone.rs): say so now, with nothing sent.
+    if (!isPhoneShaped(input.phone)) {
+      setErrors({ phone: uk.form.errors.phoneShape });
+      toast({ ...uk.toast.badPhone, variant: 'destructive' });
+      focusField(form, 'phone');
+      return;
+    }
+    setErrors({});
     locked.current = true;
     if (isLikelyBot(input)) {
       succeed();
@@ -104,26 +120,26 @@ export function LeadForm() {
       locked.current = false;
       console.error('Lead submission failed:', error);
       toast({ ...uk.toast.failed, variant: 'destructive' });
+      // A lead the server refused (400 with `details`) cannot pass by trying again: show what to change.
+      setRefusal(refusalDetails(error) ?? '');
     } finally {
       setSubmitting(false);
     }
   }
 
   function handleChange(event: FormEvent<HTMLFormElement>): void {
-    // Editing a field marked missing clears its mark (the next submit checks again).
+    // Editing a marked field (missing, or a phone that is not a number) clears its mark; the next submit checks again.
     const name = (event.target as HTMLInputElement).name;
-    setInvalid((current) =>
-      current.some((field) => FIELD[field] === name) ? current.filter((field) => FIELD[field] !== name) : current,
-    );
+    const field = (Object.keys(FIELD) as RequiredField[]).find((key) => FIELD[key] === name);
+    if (field && errors[field]) setErrors(({ [field]: _cleared, ...rest }) => rest);
   }
 
-  const isInvalid = (field: RequiredField) => invalid.includes(field);
   const invalidProps = (field: RequiredField) =>
-    isInvalid(field) ? { 'aria-invalid': true, 'aria-describedby': errorId(field) } : {};
+    errors[field] ? { 'aria-invalid': true, 'aria-describedby': errorId(field) } : {};
   const fieldError = (field: RequiredField) =>
-    isInvalid(field) && (
+    errors[field] && (
       <p className="field-error" id={errorId(field)}>
-        {uk.form.errors[field]}
+        {errors[field]}
       </p>
     );
 
@@ -156,6 +172,7 @@ export function LeadForm() {
           required
           autoComplete="name"
           autoCapitalize="words"
+          maxLength={MAX_LENGTH.name}
           {...invalidProps('name')}
         />
         {fieldError('name')}
@@ -170,6 +187,7 @@ export function LeadForm() {
           inputMode="tel"
           autoComplete="tel"
           placeholder={uk.form.phonePlaceholder}
+          maxLength={MAX_LENGTH.phone}
           required
           {...invalidProps('phone')}
         />
@@ -193,7 +211,7 @@ export function LeadForm() {
 
       <div className="field">
         <label htmlFor={ID.comment}>{uk.form.comment}</label>
-        <textarea id={ID.comment} name={FIELD.comment} rows={3} />
+        <textarea id={ID.comment} name={FIELD.comment} rows={3} maxLength={MAX_LENGTH.comment} />
       </div>
 
       <div className="field">
@@ -215,6 +233,12 @@ export function LeadForm() {
         </label>
         {fieldError('agreed')}
       </div>
+
+      {refusal && (
+        <p className="form-alert" role="alert">
+          {refusal}
+        </p>
+      )}
 
       <button
         type="submit"

@@ -3,6 +3,8 @@
 // and screen-reader users rely on them, so change them only together with that table.
 // The apostrophe is always U+0027 ('), as in DESIGN.md and SPEC.md.
 
+const PHONE_SHAPE = 'Номер телефону має складатися з цифр (від 7 до 15), можна з пробілами, дужками, дефісами та «+».';
+
 export const uk = {
   meta: {
     /** Appended to every page title: "<page> — <brand>". */
@@ -85,6 +87,8 @@ export const uk = {
       phone: 'Вкажіть, будь ласка, номер телефону.',
       confirmation: 'Оберіть, будь ласка, «Так» або «Ні».',
       agreed: 'Щоб надіслати заявку, потрібна Ваша згода.',
+      /** The phone is there but is not a number the server accepts (src/lead/mod.rs says the same). */
+      phoneShape: PHONE_SHAPE,
     },
     disclaimer:
       'Сайт має інформаційний характер. Заявка не гарантує включення до програми: усе вирішується після консультації.',
@@ -101,6 +105,11 @@ export const uk = {
     failed: {
       title: 'Сталася помилка',
       description: 'Спробуйте, будь ласка, ще раз.',
+    },
+    /** Beyond SPEC: the phone is not a number the server accepts, so nothing is sent. */
+    badPhone: {
+      title: 'Перевірте номер телефону',
+      description: PHONE_SHAPE,
     },
     success: {
       title: 'Дякуємо!',

@@ -1,5 +1,17 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { isLikelyBot, missingFields, readLeadForm, toPayload, type LeadInput } from './lead';
+import {
+  MAX_LENGTH,
+  PHONE_DIGITS,
+  isLikelyBot,
+  isPhoneShaped,
+  missingFields,
+  readLeadForm,
+  toPayload,
+  type LeadInput,
+} from './lead';
 
 const complete: LeadInput = {
   name: 'Олена',
@@ -103,5 +115,77 @@ describe('isLikelyBot', () => {
     expect(isLikelyBot(complete)).toBe(false);
     expect(isLikelyBot({ ...complete, website: '  ' })).toBe(false);
     expect(isLikelyBot({ ...complete, website: 'http://spam.example' })).toBe(true);
+  });
+});
+
+describe('isPhoneShaped (mirrors src/lead/phone.rs)', () => {
+  it('accepts the usual ways of writing a number, Ukrainian or foreign', () => {
+    for (const phone of [
+      '067 123 45 67',
+      '+380 67 123 45 67',
+      '380671234567',
+      '(067) 123-45-67',
+      '+38 067 123 45 67',
+      '+48 601 234 567',
+      '0048 601 234 567',
+      '1234567',
+      '123456789012345',
+    ]) {
+      expect(isPhoneShaped(phone), phone).toBe(true);
+    }
+  });
+
+  it('refuses what the server refuses: words, letters, a late +, too few or too many digits', () => {
+    for (const phone of [
+      '',
+      '   ',
+      'дзвоніть увечері',
+      '123456',
+      '1234567890123456',
+      '067-ABC-45-67',
+      '067 123 45 67 ext 2',
+      '67+1234567',
+      '++380671234567',
+      '067.123.45.67',
+      '067/1234567',
+      '０６７１２３４５６７', // full-width digits: the server counts ASCII digits only
+      '067\u00a0123\u00a045\u00a067', // no-break spaces inside
+    ]) {
+      expect(isPhoneShaped(phone), JSON.stringify(phone)).toBe(false);
+    }
+  });
+
+  it('cleans as the server does first: surrounding blanks, line breaks, control and direction marks', () => {
+    expect(isPhoneShaped('  +380 67 123 45 67\n')).toBe(true);
+    expect(isPhoneShaped('067\t123\t45\t67')).toBe(true);
+    // Copied from a phone's contact list: wrapped in left-to-right marks.
+    expect(isPhoneShaped('\u202a+380 67 123 45 67\u202c')).toBe(true);
+    expect(isPhoneShaped('\ufeff0671234567\u0007')).toBe(true);
+    // Dropping the marks leaves the + first.
+    expect(isPhoneShaped('\u2066+380671234567\u2069')).toBe(true);
+  });
+});
+
+describe('limits shared with the server', () => {
+  const rust = (file: string) =>
+    readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'src', 'lead', file), 'utf8');
+  const constant = (source: string, name: string) => {
+    const match = new RegExp(`const ${name}: usize = (\\d+);`).exec(source);
+    expect(match, name).not.toBeNull();
+    return Number(match?.[1]);
+  };
+
+  it('MAX_LENGTH equals the MAX_*_CHARS of src/lead/mod.rs', () => {
+    const source = rust('mod.rs');
+    expect(MAX_LENGTH).toEqual({
+      name: constant(source, 'MAX_NAME_CHARS'),
+      phone: constant(source, 'MAX_PHONE_CHARS'),
+      comment: constant(source, 'MAX_COMMENT_CHARS'),
+    });
+  });
+
+  it('PHONE_DIGITS equals MIN_DIGITS and MAX_DIGITS of src/lead/phone.rs', () => {
+    const source = rust('phone.rs');
+    expect(PHONE_DIGITS).toEqual({ min: constant(source, 'MIN_DIGITS'), max: constant(source, 'MAX_DIGITS') });
   });
 });

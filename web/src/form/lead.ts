@@ -34,6 +34,17 @@ export const FIELD = {
 export const YES = 'Так';
 export const NO = 'Ні';
 
+/**
+ * Longest values the server accepts, in characters after its cleaning. These mirror
+ * `MAX_NAME_CHARS`, `MAX_PHONE_CHARS` and `MAX_COMMENT_CHARS` in src/lead/mod.rs (a test reads that
+ * file, so the two cannot drift apart). As `maxLength` they count UTF-16 units, never fewer than the
+ * server's characters, so the browser stops the visitor before the server would refuse the lead.
+ */
+export const MAX_LENGTH = { name: 100, phone: 32, comment: 1000 } as const;
+
+/** How many digits a phone number has, as src/lead/phone.rs counts them. */
+export const PHONE_DIGITS = { min: 7, max: 15 } as const;
+
 /** Fields a submit can find missing, in the order they appear in the form. */
 export type RequiredField = 'name' | 'phone' | 'confirmation' | 'agreed';
 
@@ -67,6 +78,22 @@ export function missingFields(input: LeadInput): RequiredField[] {
   if (input.confirmation === null) missing.push('confirmation');
   if (!input.agreed) missing.push('agreed');
   return missing;
+}
+
+/**
+ * True when the phone looks like a phone number as the server decides it (src/lead/phone.rs after
+ * src/lead/clean.rs `single_line`): line breaks and tabs read as spaces, control and
+ * direction-mark characters (phones copied from a contact list often carry them) are dropped, the
+ * rest trimmed; then only digits, spaces, `-`, `(`, `)` and a leading `+`, with 7–15 digits.
+ */
+export function isPhoneShaped(phone: string): boolean {
+  const cleaned = phone
+    .normalize('NFC')
+    .replace(/[\t\n\r]/g, ' ')
+    .replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\ufeff]/g, '')
+    .trim();
+  const digits = cleaned.replace(/[^0-9]/g, '').length;
+  return /^\+?[0-9 ()-]*$/.test(cleaned) && digits >= PHONE_DIGITS.min && digits <= PHONE_DIGITS.max;
 }
 
 /** True when the honeypot was filled: the form then pretends success and sends nothing. */

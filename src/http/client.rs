@@ -1,0 +1,88 @@
+//! Who is asking: the client's address (through trusted proxies only) and whether the visitor's
+//! connection is HTTPS. A middleware works it out once per request and hands it to handlers as an
+//! extension; on HTTPS it also adds HSTS.
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+
+use axum::extract::{ConnectInfo, Request, State};
+use axum::http::{HeaderMap, HeaderValue, header};
+use axum::middleware::Next;
+use axum::response::Response;
+use ipnet::IpNet;
+
+use crate::app::AppState;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClientInfo {
+    pub ip: IpAddr,
+    pub https: bool,
+}
+
+/// One year, subdomains included: the top grade of Mozilla's HTTP Observatory.
+const HSTS: &str = "max-age=31536000; includeSubDomains";
+
+pub async fn identify(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
+    let peer = request.extensions().get::<ConnectInfo<SocketAddr>>().map(|info| info.0.ip());
+    let client = client_info(peer, request.headers(), &state.settings.trusted_proxies);
+    request.extensions_mut().insert(client);
+    let mut response = next.run(request).await;
+    if client.https {
+        response.headers_mut().insert(header::STRICT_TRANSPORT_SECURITY, HeaderValue::from_static(HSTS));
+    }
+    response
+}
+
+/// The peer's address, unless the peer is a trusted proxy: then the nearest address in
+/// `X-Forwarded-For` that is not itself a trusted proxy (the right-most ones were added by our
+/// own proxies; anything left of them the client could have written).
+pub fn client_info(peer: Option<IpAddr>, headers: &HeaderMap, trusted: &[IpNet]) -> ClientInfo {
+    // In-process tests have no socket; they count as one local client.
+    let peer = peer.unwrap_or(IpAddr::V4(Ipv4Addr::LOCALHOST));
+    let is_trusted = |ip: &IpAddr| trusted.iter().any(|net| net.contains(ip));
+    if !is_trusted(&peer) {
+        return ClientInfo { ip: peer, https: false };
+    }
+    let forwarded: Vec<IpAddr> = headers
+        .get_all("x-forwarded-for")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .filter_map(|item| item.trim().parse().ok())
+        .collect();
+    let ip = forwarded.iter().rev().find(|ip| !is_trusted(ip)).or(forwarded.first()).copied().unwrap_or(peer);
+    let https = headers
+        .get("x-forwarded-proto")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|proto| proto.split(',').next().unwrap_or("").trim().eq_ignore_ascii_case("https"));
+    ClientInfo { ip, https }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(xff: &str, proto: &str) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        headers.insert("x-forwarded-for", xff.parse().unwrap());
+        headers.insert("x-forwarded-proto", proto.parse().unwrap());
+        headers
+    }
+
+    #[test]
+    fn forwarded_headers_from_an_untrusted_peer_are_ignored() {
+        let info = client_info(Some("203.0.113.9".parse().unwrap()), &headers("198.51.100.1", "https"), &[]);
+        assert_eq!(info, ClientInfo { ip: "203.0.113.9".parse().unwrap(), https: false });
+    }
+
+    #[test]
+    fn a_trusted_proxy_names_the_client_and_the_scheme() {
+        let trusted: Vec<IpNet> = vec!["10.0.0.0/8".parse().unwrap()];
+        // The client wrote a fake first entry; our proxies appended the real one and their own.
+        let info = client_info(
+            Some("10.0.0.2".parse().unwrap()),
+            &headers("1.2.3.4, 198.51.100.7, 10.0.0.1", "https"),
+            &trusted,
+        );
+        assert_eq!(info, ClientInfo { ip: "198.51.100.7".parse().unwrap(), https: true });
+    }
+}

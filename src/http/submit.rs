@@ -1,0 +1,66 @@
+//! What both entry points of a lead (`/rest/v1/CRN` and `/leads`) do the same way: the rate limit,
+//! the bot checks, storing, and counting each outcome for `/metrics`.
+
+use axum::http::HeaderMap;
+
+use super::client::ClientInfo;
+use crate::abuse::{self, Limited};
+use crate::app::AppState;
+use crate::lead::NewLead;
+use crate::metrics::Refusal;
+use crate::store::{StoreError, Stored};
+
+/// Takes one token from the client's bucket.
+pub fn check_rate(state: &AppState, client: &ClientInfo) -> Result<(), Limited> {
+    let Some(limiter) = &state.limiter else { return Ok(()) };
+    limiter.check(client.ip).inspect_err(|_| {
+        state.metrics.refused(Refusal::RateLimited);
+        tracing::info!("submit rate-limited");
+    })
+}
+
+/// Sent too soon after the page loaded: answered as a success, nothing stored.
+pub fn sent_too_fast(state: &AppState, headers: &HeaderMap) -> bool {
+    let too_fast = abuse::sent_too_fast(headers, state.settings.min_fill_seconds, abuse::unix_now());
+    if too_fast {
+        state.metrics.refused(Refusal::TooFast);
+        tracing::info!("submit faster than a person; lead dropped");
+    }
+    too_fast
+}
+
+/// The honeypot was filled in: answered as a success, nothing stored.
+pub fn honeypot(state: &AppState) {
+    state.metrics.refused(Refusal::Honeypot);
+    tracing::info!("honeypot filled; lead dropped");
+}
+
+pub fn invalid(state: &AppState) {
+    state.metrics.refused(Refusal::Invalid);
+}
+
+/// Stores the leads (durably) and counts what happened. Logs ids only, never a name or phone.
+pub async fn store(state: &AppState, leads: Vec<NewLead>) -> Result<Vec<Stored>, StoreError> {
+    if leads.is_empty() {
+        return Ok(Vec::new());
+    }
+    match state.store.insert(leads, &state.insert_context).await {
+        Ok(stored) => {
+            for row in &stored {
+                if row.duplicate {
+                    state.metrics.refused(Refusal::Duplicate);
+                    tracing::info!(id = row.lead.id, "same phone as a recent lead; kept as one");
+                } else {
+                    state.metrics.stored(1);
+                    tracing::info!(id = row.lead.id, "lead stored");
+                }
+            }
+            Ok(stored)
+        }
+        Err(e) => {
+            state.metrics.refused(Refusal::Unavailable);
+            tracing::error!(error = %e, "storing a lead failed");
+            Err(e)
+        }
+    }
+}

@@ -1,0 +1,86 @@
+//! Counters for `/metrics` (Prometheus text): leads stored, and requests refused by reason. Never
+//! a name or a phone, only counts.
+
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::registry::Registry;
+
+/// Why a submit did not become a new lead.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Refusal {
+    /// A rule of `lead::LeadInput::validate` failed, or the request was malformed.
+    Invalid,
+    /// The hidden field was filled in: a bot.
+    Honeypot,
+    /// Sent sooner after the page loaded than a person can fill the form: a bot.
+    TooFast,
+    /// The same phone within the duplicate window: kept as one lead.
+    Duplicate,
+    /// Over the client's rate limit.
+    RateLimited,
+    /// The database could not take it (the visitor was told to retry).
+    Unavailable,
+}
+
+impl Refusal {
+    fn label(self) -> &'static str {
+        match self {
+            Refusal::Invalid => "invalid",
+            Refusal::Honeypot => "honeypot",
+            Refusal::TooFast => "too_fast",
+            Refusal::Duplicate => "duplicate",
+            Refusal::RateLimited => "rate_limited",
+            Refusal::Unavailable => "unavailable",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
+struct ReasonLabel {
+    reason: &'static str,
+}
+
+pub struct Metrics {
+    registry: Registry,
+    stored: Counter,
+    refused: Family<ReasonLabel, Counter>,
+    rate_limited: Counter,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        let mut registry = Registry::with_prefix("zayavka");
+        let stored = Counter::default();
+        let refused = Family::<ReasonLabel, Counter>::default();
+        let rate_limited = Counter::default();
+        registry.register("leads_stored", "Leads stored (new, durable)", stored.clone());
+        registry.register(
+            "leads_refused",
+            "Submits that did not become a new lead, by reason",
+            refused.clone(),
+        );
+        registry.register("requests_rate_limited", "Submits answered 429", rate_limited.clone());
+        Metrics { registry, stored, refused, rate_limited }
+    }
+}
+
+impl Metrics {
+    pub fn stored(&self, leads: usize) {
+        self.stored.inc_by(leads as u64);
+    }
+
+    pub fn refused(&self, reason: Refusal) {
+        self.refused.get_or_create(&ReasonLabel { reason: reason.label() }).inc();
+        if reason == Refusal::RateLimited {
+            self.rate_limited.inc();
+        }
+    }
+
+    /// The Prometheus text exposition.
+    pub fn render(&self) -> String {
+        let mut text = String::new();
+        prometheus_client::encoding::text::encode(&mut text, &self.registry).expect("writing to a String");
+        text
+    }
+}
