@@ -20,7 +20,8 @@ pub async fn serve(settings: Settings) -> anyhow::Result<()> {
     tracing::info!(address = %listen, "zayavka is serving on http://{listen}");
 
     let (draining_tx, draining_rx) = tokio::sync::oneshot::channel::<()>();
-    let server = axum::serve(listener, app(state)).with_graceful_shutdown(async move {
+    let service = app(state).into_make_service_with_connect_info::<std::net::SocketAddr>();
+    let server = axum::serve(listener, service).with_graceful_shutdown(async move {
         shutdown_signal().await;
         tracing::info!("shutting down: finishing requests in flight");
         let _ = draining_tx.send(());

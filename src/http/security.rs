@@ -39,7 +39,7 @@ fn origin_of(url: &str) -> String {
 
 /// The layers that add the security headers, outermost last.
 pub fn layers(policy: &str) -> Vec<SetResponseHeaderLayer<HeaderValue>> {
-    let fixed: [(HeaderName, &str); 6] = [
+    let fixed: [(HeaderName, &str); 7] = [
         (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
         (header::REFERRER_POLICY, "no-referrer"),
         (header::X_FRAME_OPTIONS, "DENY"),
@@ -48,6 +48,8 @@ pub fn layers(policy: &str) -> Vec<SetResponseHeaderLayer<HeaderValue>> {
             "camera=(), microphone=(), geolocation=(), payment=(), usb=(), interest-cohort=()",
         ),
         (HeaderName::from_static("cross-origin-opener-policy"), "same-origin"),
+        // Only no-cors loads are stopped by it; the API's CORS answers are unaffected.
+        (HeaderName::from_static("cross-origin-resource-policy"), "same-origin"),
         (header::CONTENT_SECURITY_POLICY, policy),
     ];
     fixed

@@ -33,6 +33,7 @@ enum Job {
 pub struct SqliteStore {
     jobs: Mutex<Option<mpsc::Sender<Job>>>,
     writer: Mutex<Option<JoinHandle<()>>>,
+    checkpointer: Mutex<Option<(std::sync::mpsc::Sender<()>, JoinHandle<()>)>>,
     reader: std::sync::Arc<Mutex<Connection>>,
 }
 
@@ -45,8 +46,18 @@ impl SqliteStore {
         let mut writer = Connection::open(path).with_context(|| format!("cannot open {}", path.display()))?;
         configure(&writer).with_context(|| format!("cannot use {} as a database", path.display()))?;
         migrate(&mut writer).with_context(|| format!("cannot migrate {}", path.display()))?;
+        // Checkpoints run on their own connection so that a commit never waits for one.
+        writer.pragma_update(None, "wal_autocheckpoint", 0)?;
         let reader = Connection::open(path).with_context(|| format!("cannot open {}", path.display()))?;
         configure(&reader)?;
+        let checkpoints =
+            Connection::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+        configure(&checkpoints)?;
+        let (stop_checkpoints, stop) = std::sync::mpsc::channel();
+        let checkpointer = std::thread::Builder::new()
+            .name("sqlite-checkpoint".into())
+            .spawn(move || checkpoint_loop(checkpoints, stop))
+            .context("cannot start the database checkpoint thread")?;
 
         let (tx, rx) = mpsc::channel(QUEUE_CAPACITY);
         let handle = std::thread::Builder::new()
@@ -56,6 +67,7 @@ impl SqliteStore {
         Ok(SqliteStore {
             jobs: Mutex::new(Some(tx)),
             writer: Mutex::new(Some(handle)),
+            checkpointer: Mutex::new(Some((stop_checkpoints, checkpointer))),
             reader: std::sync::Arc::new(Mutex::new(reader)),
         })
     }
@@ -118,6 +130,11 @@ impl SqliteStore {
     }
 
     pub async fn close(&self) {
+        let checkpointer = self.checkpointer.lock().expect("checkpointer lock").take();
+        if let Some((stop, handle)) = checkpointer {
+            drop(stop);
+            let _ = tokio::task::spawn_blocking(move || handle.join()).await;
+        }
         // Dropping the last sender ends the writer's loop once the queue is empty.
         drop(self.jobs.lock().expect("jobs lock").take());
         let handle = self.writer.lock().expect("writer lock").take();
@@ -146,6 +163,18 @@ fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
         tx.commit()?;
     }
     Ok(())
+}
+
+/// How often the WAL is copied into the database file. PASSIVE never blocks the writer; the
+/// writer's close does a last, complete checkpoint.
+const CHECKPOINT_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
+
+fn checkpoint_loop(conn: Connection, stop: std::sync::mpsc::Receiver<()>) {
+    while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = stop.recv_timeout(CHECKPOINT_EVERY) {
+        if let Err(e) = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())) {
+            tracing::warn!(error = %e, "WAL checkpoint failed");
+        }
+    }
 }
 
 fn write_loop(mut conn: Connection, mut jobs: mpsc::Receiver<Job>) {
@@ -253,7 +282,7 @@ fn insert_leads(
         Some(format!("{:.6}", now.checked_sub(window).ok()?))
     });
     let mut find_recent = conn.prepare_cached(
-        "SELECT id, created_at FROM \"CRN\" WHERE phone_e164 = ?1 AND created_at >= ?2 ORDER BY id LIMIT 1",
+        "SELECT id, created_at FROM \"CRN\" WHERE phone_e164 = ?1 AND created_at >= ?2 LIMIT 1",
     )?;
     let mut insert = conn.prepare_cached(
         "INSERT INTO \"CRN\" (created_at, name, phone, phone_e164, confirmation, comment, policy_version) \

@@ -166,6 +166,10 @@ pub fn zayavka() -> tokio::process::Command {
 
 impl Server {
     pub async fn start(database_url: &str) -> Server {
+        Server::start_with(database_url, &[]).await
+    }
+
+    pub async fn start_with(database_url: &str, env: &[(&str, &str)]) -> Server {
         let port = free_port();
         let child = zayavka()
             .env("ZAYAVKA_LISTEN", format!("127.0.0.1:{port}"))
@@ -173,6 +177,7 @@ impl Server {
             .env("ZAYAVKA_ANON_KEY", KEY)
             .env("ZAYAVKA_LOG", "warn")
             .env("ZAYAVKA_RATE_LIMIT_PER_MINUTE", "0")
+            .envs(env.iter().copied())
             .stdout(std::process::Stdio::null())
             .spawn()
             .unwrap();
@@ -211,8 +216,22 @@ impl Server {
 
 /// One HTTP/1.1 request over a fresh connection; the status and body.
 pub async fn http(port: u16, method: &str, path: &str, json: &str) -> Result<(u16, String), String> {
+    http_from([127, 0, 0, 1], port, method, path, json).await
+}
+
+/// The same, from another loopback address (the whole 127.0.0.0/8 is this machine), so one test
+/// can be two clients.
+pub async fn http_from(
+    source: [u8; 4],
+    port: u16,
+    method: &str,
+    path: &str,
+    json: &str,
+) -> Result<(u16, String), String> {
     use hyper_util::rt::TokioIo;
-    let stream = tokio::net::TcpStream::connect(("127.0.0.1", port)).await.map_err(|e| e.to_string())?;
+    let socket = tokio::net::TcpSocket::new_v4().map_err(|e| e.to_string())?;
+    socket.bind((std::net::Ipv4Addr::from(source), 0).into()).map_err(|e| e.to_string())?;
+    let stream = socket.connect(([127, 0, 0, 1], port).into()).await.map_err(|e| e.to_string())?;
     let (mut sender, connection) =
         hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.map_err(|e| e.to_string())?;
     tokio::spawn(connection);

@@ -1,0 +1,195 @@
+//! A public form under attack: rate limits, bots, duplicates, and what `/metrics` counts.
+
+mod common;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use common::{KEY, TestApp, test_app, test_app_with};
+
+fn lead(phone: &str) -> String {
+    format!(r#"{{"name":"Олена","phone":"{phone}","confirmation":"Так","comment":null}}"#)
+}
+
+async fn insert_as(app: &TestApp, lead: &str, extra: &[(&str, &str)]) -> common::Answer {
+    let mut request = Request::post("/rest/v1/CRN")
+        .header("apikey", KEY)
+        .header("content-type", "application/json")
+        .header("prefer", "return=representation");
+    for (name, value) in extra {
+        request = request.header(*name, *value);
+    }
+    app.call(request.body(Body::from(lead.to_owned())).unwrap()).await
+}
+
+fn metric(text: &str, line_start: &str) -> f64 {
+    text.lines()
+        .find(|l| l.starts_with(line_start))
+        .and_then(|l| l.rsplit(' ').next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0.0)
+}
+
+#[tokio::test]
+async fn over_the_limit_a_client_gets_429_with_retry_after_and_ratelimit_fields() {
+    let app = test_app_with(|s| s.rate_limit_per_minute = 3).await;
+    for n in 0..3 {
+        assert_eq!(app.insert(&lead(&format!("06712345{n:02}")), "").await.status, StatusCode::CREATED);
+    }
+    let refused = app.insert(&lead("0671234599"), "").await;
+    assert_eq!(refused.status, StatusCode::TOO_MANY_REQUESTS);
+    let retry_after: u64 = refused.header("retry-after").parse().unwrap();
+    assert!((1..=20).contains(&retry_after), "{retry_after}");
+    assert_eq!(refused.header("ratelimit-policy"), "3;w=60");
+    assert!(refused.header("ratelimit").starts_with("limit=3, remaining=0, reset="));
+    assert!(refused.json()["details"].as_str().unwrap().contains("Забагато спроб"));
+
+    // The form shares the bucket, and keeps the visitor's entries on its refusal page.
+    let form = Request::post("/leads")
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(Body::from("name=Ivan&phone=0671234598&confirmation=%D0%A2%D0%B0%D0%BA&agreed=on"))
+        .unwrap();
+    let page = app.call(form).await;
+    assert_eq!(page.status, StatusCode::TOO_MANY_REQUESTS);
+    assert!(page.text().contains("value=\"0671234598\""));
+    assert!(!page.header("retry-after").is_empty());
+    assert_eq!(app.stored().await.len(), 3);
+    let metrics = app.get("/metrics").await.text();
+    assert_eq!(metric(&metrics, "zayavka_requests_rate_limited_total"), 2.0);
+}
+
+#[tokio::test]
+async fn behind_a_trusted_proxy_each_forwarded_client_has_its_own_bucket_and_https_gets_hsts() {
+    let app = test_app_with(|s| {
+        s.rate_limit_per_minute = 1;
+        s.trusted_proxies = vec!["127.0.0.1/32".parse().unwrap()];
+    })
+    .await;
+    let from = |ip: &'static str| [("x-forwarded-for", ip), ("x-forwarded-proto", "https")];
+    assert_eq!(insert_as(&app, &lead("0671000001"), &from("198.51.100.1")).await.status, StatusCode::CREATED);
+    assert_eq!(insert_as(&app, &lead("0671000002"), &from("198.51.100.2")).await.status, StatusCode::CREATED);
+    let again = insert_as(&app, &lead("0671000003"), &from("198.51.100.1")).await;
+    assert_eq!(again.status, StatusCode::TOO_MANY_REQUESTS);
+    assert_eq!(again.header("strict-transport-security"), "max-age=31536000; includeSubDomains");
+
+    let page =
+        app.call(Request::get("/").header("x-forwarded-proto", "https").body(Body::empty()).unwrap()).await;
+    assert!(page.header("set-cookie").contains("Secure"));
+    let plain = app.get("/").await;
+    assert!(plain.header("strict-transport-security").is_empty(), "no HSTS over plain HTTP");
+}
+
+#[tokio::test]
+async fn a_forwarded_header_from_an_untrusted_peer_changes_nothing() {
+    let app = test_app_with(|s| s.rate_limit_per_minute = 1).await;
+    let spoof = |ip: &'static str| [("x-forwarded-for", ip)];
+    assert_eq!(
+        insert_as(&app, &lead("0672000001"), &spoof("198.51.100.1")).await.status,
+        StatusCode::CREATED
+    );
+    let second = insert_as(&app, &lead("0672000002"), &spoof("198.51.100.2")).await;
+    assert_eq!(second.status, StatusCode::TOO_MANY_REQUESTS, "a client cannot pick its own bucket");
+}
+
+#[tokio::test]
+async fn the_same_phone_again_is_one_lead_while_the_visitor_still_sees_success() {
+    let app = test_app().await;
+    let first = insert_as(&app, &lead("067 123 45 67"), &[]).await;
+    // Written another way, it is the same number.
+    let second = insert_as(&app, &lead("+38 (067) 123-45-67"), &[]).await;
+    assert_eq!(first.status, StatusCode::CREATED);
+    assert_eq!(second.status, StatusCode::CREATED);
+    assert_eq!(first.json()[0]["id"], second.json()[0]["id"]);
+    assert_eq!(app.stored().await.len(), 1);
+    let metrics = app.get("/metrics").await.text();
+    assert_eq!(metric(&metrics, "zayavka_leads_stored_total"), 1.0);
+    assert_eq!(metric(&metrics, "zayavka_leads_refused_total{reason=\"duplicate\"}"), 1.0);
+
+    let off = test_app_with(|s| s.duplicate_window_hours = 0).await;
+    insert_as(&off, &lead("0671234567"), &[]).await;
+    insert_as(&off, &lead("0671234567"), &[]).await;
+    assert_eq!(off.stored().await.len(), 2, "0 turns duplicate suppression off");
+}
+
+#[tokio::test]
+async fn a_form_sent_within_seconds_of_loading_the_page_is_thanked_and_dropped() {
+    let app = test_app().await;
+    let page = app.get("/").await;
+    let cookie = page.header("set-cookie").split(';').next().unwrap().to_owned();
+    assert!(cookie.starts_with("zayavka_loaded="), "{cookie}");
+
+    let bot = insert_as(&app, &lead("0673000001"), &[("cookie", &cookie)]).await;
+    assert_eq!(bot.status, StatusCode::CREATED);
+    assert!(app.stored().await.is_empty());
+
+    let loaded_long_ago = format!("zayavka_loaded={}", jiff::Timestamp::now().as_second() - 60);
+    let person = insert_as(&app, &lead("0673000002"), &[("cookie", &loaded_long_ago)]).await;
+    assert_eq!(person.status, StatusCode::CREATED);
+    assert_eq!(app.stored().await.len(), 1);
+
+    // A second load does not reset the time (a second tab must not make a person look like a bot).
+    let again =
+        app.call(Request::get("/").header("cookie", &loaded_long_ago).body(Body::empty()).unwrap()).await;
+    assert!(again.header("set-cookie").is_empty());
+    let metrics = app.get("/metrics").await.text();
+    assert_eq!(metric(&metrics, "zayavka_leads_refused_total{reason=\"too_fast\"}"), 1.0);
+
+    let off = test_app_with(|s| s.min_fill_seconds = 0).await;
+    assert!(off.get("/").await.header("set-cookie").is_empty(), "0 turns the check (and its cookie) off");
+}
+
+#[tokio::test]
+async fn metrics_count_refusals_by_reason_and_never_hold_personal_data() {
+    let app = test_app().await;
+    app.insert(r#"{"name":"Олена","phone":"nope","confirmation":"Так"}"#, "").await;
+    app.insert("{", "").await;
+    let honeypot = Request::post("/leads")
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(Body::from("name=Bot&phone=0671234567&confirmation=%D0%A2%D0%B0%D0%BA&agreed=on&website=x"))
+        .unwrap();
+    app.call(honeypot).await;
+    app.insert(&lead("0674000001"), "").await;
+    let answer = app.get("/metrics").await;
+    assert_eq!(answer.status, StatusCode::OK);
+    let text = answer.text();
+    assert_eq!(metric(&text, "zayavka_leads_refused_total{reason=\"invalid\"}"), 2.0);
+    assert_eq!(metric(&text, "zayavka_leads_refused_total{reason=\"honeypot\"}"), 1.0);
+    assert_eq!(metric(&text, "zayavka_leads_stored_total"), 1.0);
+    assert!(!text.contains("Олена") && !text.contains("0674000001"));
+}
+
+/// A bounded flood on loopback from one address: the limiter holds it, and a second address still
+/// gets through.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_flood_from_one_address_does_not_lock_out_another() {
+    let database = common::TestDatabase::new().await;
+    let server = common::Server::start_with(&database.url, &[("ZAYAVKA_RATE_LIMIT_PER_MINUTE", "20")]).await;
+    let port = server.port;
+    let mut flood = Vec::new();
+    for worker in 0..8 {
+        flood.push(tokio::spawn(async move {
+            let mut statuses = Vec::new();
+            for n in 0..50 {
+                let phone = format!("+38050{:07}", worker * 1000 + n);
+                let (status, _) =
+                    common::http_from([127, 0, 0, 1], port, "POST", "/rest/v1/CRN", &lead(&phone))
+                        .await
+                        .unwrap();
+                statuses.push(status);
+            }
+            statuses
+        }));
+    }
+    let mut statuses = Vec::new();
+    for worker in flood {
+        statuses.extend(worker.await.unwrap());
+    }
+    let accepted = statuses.iter().filter(|s| **s == 201).count();
+    let limited = statuses.iter().filter(|s| **s == 429).count();
+    assert_eq!(accepted + limited, 400, "only 201 or 429");
+    assert!((20..=22).contains(&accepted), "the bucket holds 20 (+ refill during the run): {accepted}");
+
+    let (status, _) = common::http_from([127, 0, 0, 2], port, "POST", "/rest/v1/CRN", &lead("+380661234567"))
+        .await
+        .unwrap();
+    assert_eq!(status, 201, "another address still gets through");
+}

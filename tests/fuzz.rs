@@ -1,0 +1,107 @@
+//! Property tests of the two entry points' parsing and validation: whatever arrives, the answer
+//! is never a 5xx (and never a panic, which would be a 500 page), and every refusal is JSON or a
+//! page that says what was wrong.
+
+mod common;
+
+use std::sync::OnceLock;
+
+use axum::body::Body;
+use axum::http::Request;
+use proptest::prelude::*;
+
+/// One app for all cases: the properties are about parsing, not about a fresh database.
+fn app() -> &'static (tokio::runtime::Runtime, common::TestApp) {
+    static APP: OnceLock<(tokio::runtime::Runtime, common::TestApp)> = OnceLock::new();
+    APP.get_or_init(|| {
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        let app = runtime.block_on(common::test_app());
+        (runtime, app)
+    })
+}
+
+fn post(path: &str, content_type: &str, body: Vec<u8>) -> common::Answer {
+    let (runtime, app) = app();
+    let request = Request::post(path)
+        .header("apikey", common::KEY)
+        .header("content-type", content_type)
+        .header("prefer", "return=representation")
+        .body(Body::from(body))
+        .unwrap();
+    runtime.block_on(app.call(request))
+}
+
+/// Text that mixes what real visitors type with what attackers send.
+fn text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "[ а-яіїєґА-ЯІЇЄҐ'a-zA-Z0-9+()\\-]{0,40}",
+        "\\PC{0,60}",
+        ".{0,20}",
+        Just("=cmd|'/c calc'!A1".to_owned()),
+        Just("<script>alert(1)</script>".to_owned()),
+        Just("\u{202E}\u{0000}\u{FEFF}".to_owned()),
+    ]
+}
+
+fn json_value() -> impl Strategy<Value = serde_json::Value> {
+    prop_oneof![
+        text().prop_map(serde_json::Value::String),
+        any::<i64>().prop_map(serde_json::Value::from),
+        any::<bool>().prop_map(serde_json::Value::from),
+        Just(serde_json::Value::Null),
+        Just(serde_json::json!({"nested": [1, 2]})),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn any_bytes_to_the_insert_get_a_json_answer_below_500(body in proptest::collection::vec(any::<u8>(), 0..300)) {
+        let answer = post("/rest/v1/CRN", "application/json", body);
+        prop_assert!(answer.status.as_u16() < 500, "{}", answer.status);
+        if !answer.status.is_success() {
+            prop_assert!(serde_json::from_slice::<serde_json::Value>(&answer.body).is_ok());
+        }
+    }
+
+    #[test]
+    fn any_lead_shaped_object_is_stored_or_refused_with_a_reason(
+        fields in proptest::collection::btree_map(
+            prop_oneof![
+                Just("name".to_owned()),
+                Just("phone".to_owned()),
+                Just("confirmation".to_owned()),
+                Just("comment".to_owned()),
+                Just("id".to_owned()),
+                ".{0,8}",
+            ],
+            json_value(),
+            0..6,
+        ),
+        as_array in any::<bool>(),
+    ) {
+        let object = serde_json::Value::Object(fields.into_iter().collect());
+        let body = if as_array { serde_json::json!([object]) } else { object };
+        let answer = post("/rest/v1/CRN", "application/json", body.to_string().into_bytes());
+        let status = answer.status.as_u16();
+        prop_assert!(status == 201 || status == 400, "{status}: {}", answer.text());
+        let json: serde_json::Value = serde_json::from_slice(&answer.body).unwrap();
+        if status == 400 {
+            prop_assert!(json["code"].is_string() && json["message"].is_string());
+        } else {
+            // What was stored passed every rule: no control characters, a phone with 7-15 digits.
+            let row = &json[0];
+            let name = row["name"].as_str().unwrap();
+            prop_assert!(!name.is_empty() && !name.chars().any(char::is_control));
+            let digits = row["phone"].as_str().unwrap().chars().filter(char::is_ascii_digit).count();
+            prop_assert!((7..=15).contains(&digits));
+        }
+    }
+
+    #[test]
+    fn any_form_body_gets_a_page_below_500(body in proptest::collection::vec(any::<u8>(), 0..300)) {
+        let answer = post("/leads", "application/x-www-form-urlencoded", body);
+        prop_assert!(answer.status.as_u16() < 500, "{}", answer.status);
+    }
+}
