@@ -31,6 +31,8 @@ pub struct AppState {
     /// `None` when rate limiting is off.
     pub limiter: Option<Arc<SubmitLimiter>>,
     pub metrics: Arc<Metrics>,
+    /// `Idempotency-Key`s of inserts this instance is still working on.
+    pub idempotency_in_flight: Arc<std::sync::Mutex<std::collections::HashSet<String>>>,
 }
 
 impl AppState {
@@ -47,6 +49,7 @@ impl AppState {
             duplicate_window: (settings.duplicate_window_hours > 0)
                 .then(|| Duration::from_secs(u64::from(settings.duplicate_window_hours) * 3600)),
         };
+        spawn_housekeeping(store.clone());
         let limiter = SubmitLimiter::new(settings.rate_limit_per_minute).map(Arc::new);
         if let Some(limiter) = &limiter {
             let limiter = Arc::downgrade(limiter);
@@ -68,8 +71,25 @@ impl AppState {
             insert_context,
             limiter,
             metrics: Arc::new(Metrics::default()),
+            idempotency_in_flight: Arc::default(),
         })
     }
+}
+
+/// Hourly chores: forget `Idempotency-Key`s older than a day.
+fn spawn_housekeeping(store: Store) {
+    tokio::spawn(async move {
+        let mut every_hour = tokio::time::interval(Duration::from_secs(3600));
+        loop {
+            every_hour.tick().await;
+            let day_ago = jiff::Timestamp::now() - jiff::SignedDuration::from_hours(24);
+            match store.purge_idempotency_keys(day_ago).await {
+                Ok(_) => {}
+                Err(crate::store::StoreError::Closed) => return,
+                Err(e) => tracing::warn!(error = %e, "purging old idempotency keys"),
+            }
+        }
+    });
 }
 
 fn generate_anon_key() -> String {

@@ -37,6 +37,12 @@ pub enum ApiError {
     /// One entry per refused row: its position in the request and what was wrong with it.
     #[error("validation failed")]
     Invalid(Vec<(usize, Vec<Problem>)>),
+    #[error("bad Idempotency-Key")]
+    BadIdempotencyKey,
+    #[error("Idempotency-Key reused with another request")]
+    IdempotencyKeyReused,
+    #[error("Idempotency-Key in use by a request still running")]
+    IdempotencyKeyInUse,
     #[error("rate limited")]
     RateLimited(Limited),
     #[error(transparent)]
@@ -66,6 +72,9 @@ impl ApiError {
             }
             ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::RateLimited(_) => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::BadIdempotencyKey => StatusCode::BAD_REQUEST,
+            ApiError::IdempotencyKeyReused => StatusCode::UNPROCESSABLE_ENTITY,
+            ApiError::IdempotencyKeyInUse => StatusCode::CONFLICT,
             ApiError::NotSingleRow(_) => StatusCode::NOT_ACCEPTABLE,
             ApiError::Store(StoreError::Unavailable(_) | StoreError::Closed) => {
                 StatusCode::SERVICE_UNAVAILABLE
@@ -124,6 +133,21 @@ impl ApiError {
                 None,
             ),
             ApiError::Invalid(rows) => invalid_body(rows),
+            ApiError::BadIdempotencyKey => {
+                (None, "Idempotency-Key must be 1 to 255 visible ASCII characters".to_owned(), None, None)
+            }
+            ApiError::IdempotencyKeyReused => (
+                None,
+                "Idempotency-Key was already used with a different request".to_owned(),
+                None,
+                Some("Use a new key for a new request".to_owned()),
+            ),
+            ApiError::IdempotencyKeyInUse => (
+                None,
+                "A request with this Idempotency-Key is still being processed".to_owned(),
+                None,
+                Some("Retry after the first request has finished".to_owned()),
+            ),
             ApiError::RateLimited(_) => (
                 None,
                 "Too many requests".to_owned(),

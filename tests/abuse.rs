@@ -193,3 +193,35 @@ async fn a_flood_from_one_address_does_not_lock_out_another() {
         .unwrap();
     assert_eq!(status, 201, "another address still gets through");
 }
+
+#[tokio::test]
+async fn an_idempotency_key_replays_the_first_answer_and_stores_once() {
+    let app = test_app().await;
+    let key = [("idempotency-key", "9b2d6d5e-5f0a-4c1e-8f8e-1a2b3c4d5e6f")];
+    let first = insert_as(&app, &lead("0675000001"), &key).await;
+    let repeat = insert_as(&app, &lead("0675000001"), &key).await;
+    assert_eq!(first.status, StatusCode::CREATED);
+    assert_eq!(repeat.status, StatusCode::CREATED);
+    assert_eq!(first.json(), repeat.json(), "the same answer");
+    assert_eq!(repeat.header("idempotent-replayed"), "true");
+    assert_eq!(app.stored().await.len(), 1);
+
+    let other_body = insert_as(&app, &lead("0675000002"), &key).await;
+    assert_eq!(other_body.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(other_body.json()["message"].as_str().unwrap().contains("different request"));
+    assert_eq!(app.stored().await.len(), 1);
+
+    let bad = insert_as(&app, &lead("0675000003"), &[("idempotency-key", "")]).await;
+    assert_eq!(bad.status, StatusCode::BAD_REQUEST);
+}
+
+#[tokio::test]
+async fn the_same_key_while_the_first_request_runs_is_409() {
+    let app = test_app().await;
+    // The first request is still running on this instance.
+    app.state.idempotency_in_flight.lock().unwrap().insert("running-key".to_owned());
+    let second = insert_as(&app, &lead("0676000001"), &[("idempotency-key", "running-key")]).await;
+    assert_eq!(second.status, StatusCode::CONFLICT);
+    assert!(second.json()["message"].as_str().unwrap().contains("still being processed"));
+    assert!(app.stored().await.is_empty());
+}

@@ -100,7 +100,7 @@ async fn submit(
             if submit::sent_too_fast(&state, &headers) {
                 return Redirect::to(&state.settings.redirect_url).into_response();
             }
-            return match submit::store(&state, vec![lead]).await {
+            return match submit::store(&state, vec![lead], None).await {
                 Ok(_) => Redirect::to(&state.settings.redirect_url).into_response(),
                 Err(_) => {
                     let problem =

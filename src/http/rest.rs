@@ -20,6 +20,8 @@ use super::submit;
 use crate::app::AppState;
 use crate::error::ApiError;
 use crate::lead::{Lead, LeadInput};
+use crate::store::Idempotency;
+use sha2::{Digest, Sha256};
 
 /// Generous for one lead (a 1000-character comment is ~4 KB of Cyrillic UTF-8) and for a bulk
 /// insert from an operator's script, small enough that a flood costs little memory.
@@ -100,7 +102,10 @@ async fn insert(
 ) -> Result<Response, ApiError> {
     check_api_key(&state, &headers, &query)?;
     submit::check_rate(&state, &client).map_err(ApiError::RateLimited)?;
-    let result = insert_checked(&state, &headers, &query, body).await;
+    let result = match idempotency_key(&headers)? {
+        None => insert_checked(&state, &headers, &query, body, None).await,
+        Some(key) => insert_idempotent(&state, &headers, &query, body, key).await,
+    };
     if matches!(
         result,
         Err(ApiError::UnsupportedMediaType(_)
@@ -114,22 +119,94 @@ async fn insert(
     result
 }
 
+/// How long an `Idempotency-Key` is remembered.
+const IDEMPOTENCY_WINDOW: jiff::SignedDuration = jiff::SignedDuration::from_hours(24);
+
+/// The `Idempotency-Key` header (IETF httpapi draft): 1–255 visible ASCII characters.
+fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
+    let Some(value) = headers.get("idempotency-key") else { return Ok(None) };
+    let key = value.to_str().map_err(|_| ApiError::BadIdempotencyKey)?.trim().trim_matches('"');
+    if key.is_empty() || key.len() > 255 || !key.bytes().all(|b| b.is_ascii_graphic()) {
+        return Err(ApiError::BadIdempotencyKey);
+    }
+    Ok(Some(key.to_owned()))
+}
+
+/// An insert under an `Idempotency-Key`: a repeat of a finished request replays its answer (the
+/// same leads, nothing stored twice); the same key with another body is 422; the same key while
+/// the first request is still running is 409.
+async fn insert_idempotent(
+    state: &AppState,
+    headers: &HeaderMap,
+    query: &HashMap<String, String>,
+    body: Result<Bytes, BytesRejection>,
+    key: String,
+) -> Result<Response, ApiError> {
+    let Some(_running) = InFlight::claim(state, &key) else { return Err(ApiError::IdempotencyKeyInUse) };
+    let body = body.map_err(body_error)?;
+    let mut fingerprint = Sha256::new();
+    fingerprint.update(&body);
+    fingerprint.update([0]);
+    fingerprint.update(query.get("columns").map(String::as_bytes).unwrap_or_default());
+    let fingerprint: String = fingerprint.finalize().iter().map(|b| format!("{b:02x}")).collect();
+
+    let since = jiff::Timestamp::now() - IDEMPOTENCY_WINDOW;
+    match state.store.idempotency_record(&key, since).await? {
+        Some((recorded, _)) if recorded != fingerprint => Err(ApiError::IdempotencyKeyReused),
+        Some((_, ids)) => {
+            let leads = state.store.leads_by_ids(ids).await?;
+            let mut response = respond(StatusCode::CREATED, &leads, &answer_asked(headers, query)?)?;
+            response.headers_mut().insert("idempotent-replayed", HeaderValue::from_static("true"));
+            Ok(response)
+        }
+        None => insert_checked(state, headers, query, Ok(body), Some(Idempotency { key, fingerprint })).await,
+    }
+}
+
+/// Keys of requests this instance is still working on.
+struct InFlight<'a> {
+    state: &'a AppState,
+    key: String,
+}
+
+impl<'a> InFlight<'a> {
+    fn claim(state: &'a AppState, key: &str) -> Option<InFlight<'a>> {
+        let claimed = state.idempotency_in_flight.lock().expect("in-flight lock").insert(key.to_owned());
+        claimed.then(|| InFlight { state, key: key.to_owned() })
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.state.idempotency_in_flight.lock().expect("in-flight lock").remove(&self.key);
+    }
+}
+
+fn body_error(rejection: BytesRejection) -> ApiError {
+    match rejection.status() {
+        StatusCode::PAYLOAD_TOO_LARGE => ApiError::PayloadTooLarge,
+        _ => ApiError::InvalidJson,
+    }
+}
+
+fn answer_asked(headers: &HeaderMap, query: &HashMap<String, String>) -> Result<Answer, ApiError> {
+    Ok(Answer {
+        representation: prefers(headers, "return=representation"),
+        single_object: accepts_single_object(headers),
+        select: query.get("select").map(|s| parse_column_list(s)).transpose()?,
+    })
+}
+
 async fn insert_checked(
     state: &AppState,
     headers: &HeaderMap,
     query: &HashMap<String, String>,
     body: Result<Bytes, BytesRejection>,
+    idempotency: Option<Idempotency>,
 ) -> Result<Response, ApiError> {
     check_content_type(headers)?;
-    let body = body.map_err(|rejection| match rejection.status() {
-        StatusCode::PAYLOAD_TOO_LARGE => ApiError::PayloadTooLarge,
-        _ => ApiError::InvalidJson,
-    })?;
-    let answer = Answer {
-        representation: prefers(headers, "return=representation"),
-        single_object: accepts_single_object(headers),
-        select: query.get("select").map(|s| parse_column_list(s)).transpose()?,
-    };
+    let body = body.map_err(body_error)?;
+    let answer = answer_asked(headers, query)?;
     let columns = query.get("columns").map(|c| parse_column_list(c)).transpose()?;
     if let Some(columns) = &columns {
         if let Some(unknown) = columns.iter().find(|c| !WRITABLE.contains(&c.as_str())) {
@@ -153,7 +230,7 @@ async fn insert_checked(
     if submit::sent_too_fast(state, headers) {
         return respond(StatusCode::CREATED, &[], &answer);
     }
-    let stored = submit::store(state, leads).await?;
+    let stored = submit::store(state, leads, idempotency).await?;
     let leads: Vec<Lead> = stored.into_iter().map(|row| row.lead).collect();
     respond(StatusCode::CREATED, &leads, &answer)
 }

@@ -8,7 +8,7 @@ use crate::abuse::{self, Limited};
 use crate::app::AppState;
 use crate::lead::NewLead;
 use crate::metrics::Refusal;
-use crate::store::{StoreError, Stored};
+use crate::store::{Idempotency, StoreError, Stored};
 
 /// Takes one token from the client's bucket.
 pub fn check_rate(state: &AppState, client: &ClientInfo) -> Result<(), Limited> {
@@ -40,11 +40,15 @@ pub fn invalid(state: &AppState) {
 }
 
 /// Stores the leads (durably) and counts what happened. Logs ids only, never a name or phone.
-pub async fn store(state: &AppState, leads: Vec<NewLead>) -> Result<Vec<Stored>, StoreError> {
+pub async fn store(
+    state: &AppState,
+    leads: Vec<NewLead>,
+    idempotency: Option<Idempotency>,
+) -> Result<Vec<Stored>, StoreError> {
     if leads.is_empty() {
         return Ok(Vec::new());
     }
-    match state.store.insert(leads, &state.insert_context).await {
+    match state.store.insert(leads, &state.insert_context, idempotency).await {
         Ok(stored) => {
             for row in &stored {
                 if row.duplicate {

@@ -30,6 +30,15 @@ pub struct InsertContext {
     pub duplicate_window: Option<std::time::Duration>,
 }
 
+/// An insert made under an `Idempotency-Key`: recorded with the leads, in the same transaction, so
+/// a repeat finds either both or neither.
+#[derive(Debug, Clone)]
+pub struct Idempotency {
+    pub key: String,
+    /// A hash of what was asked, to tell a repeat from another request under the same key.
+    pub fingerprint: String,
+}
+
 /// One row of an insert's answer: stored now, or the earlier lead with the same phone (then
 /// `duplicate`; its id and time, the values just sent).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,10 +75,39 @@ impl Store {
         &self,
         leads: Vec<NewLead>,
         context: &InsertContext,
+        idempotency: Option<Idempotency>,
     ) -> Result<Vec<Stored>, StoreError> {
         match &*self.engine {
-            Engine::Sqlite(s) => s.insert(leads, context.clone()).await,
-            Engine::Postgres(p) => p.insert(leads, context).await,
+            Engine::Sqlite(s) => s.insert(leads, context.clone(), idempotency).await,
+            Engine::Postgres(p) => p.insert(leads, context, idempotency.as_ref()).await,
+        }
+    }
+
+    /// The fingerprint and lead ids recorded under an `Idempotency-Key` since `since`.
+    pub async fn idempotency_record(
+        &self,
+        key: &str,
+        since: jiff::Timestamp,
+    ) -> Result<Option<(String, Vec<i64>)>, StoreError> {
+        match &*self.engine {
+            Engine::Sqlite(s) => s.idempotency_record(key, since).await,
+            Engine::Postgres(p) => p.idempotency_record(key, since).await,
+        }
+    }
+
+    /// Forgets `Idempotency-Key`s recorded before `before`.
+    pub async fn purge_idempotency_keys(&self, before: jiff::Timestamp) -> Result<usize, StoreError> {
+        match &*self.engine {
+            Engine::Sqlite(s) => s.purge_idempotency_keys(before).await,
+            Engine::Postgres(p) => p.purge_idempotency_keys(before).await,
+        }
+    }
+
+    /// The leads with these ids that still exist, in the order given.
+    pub async fn leads_by_ids(&self, ids: Vec<i64>) -> Result<Vec<Lead>, StoreError> {
+        match &*self.engine {
+            Engine::Sqlite(s) => s.leads_by_ids(ids).await,
+            Engine::Postgres(p) => p.leads_by_ids(ids).await,
         }
     }
 

@@ -8,10 +8,13 @@ use anyhow::Context;
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use tokio_postgres::{NoTls, Row};
 
-use super::{InsertContext, StoreError, Stored};
+use super::{Idempotency, InsertContext, StoreError, Stored};
 use crate::lead::{Lead, NewLead};
 
-const MIGRATIONS: &[&str] = &[include_str!("../../migrations/postgres/0001_leads.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("../../migrations/postgres/0001_leads.sql"),
+    include_str!("../../migrations/postgres/0002_idempotency_keys.sql"),
+];
 
 /// Any constant: instances that start together run the migrations one at a time.
 const MIGRATION_LOCK: i64 = 0x7a61_7961_766b_61;
@@ -52,6 +55,7 @@ impl PostgresStore {
         &self,
         leads: Vec<NewLead>,
         context: &InsertContext,
+        idempotency: Option<&Idempotency>,
     ) -> Result<Vec<Stored>, StoreError> {
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(unavailable)?;
@@ -106,8 +110,62 @@ impl PostgresStore {
                 .map_err(unavailable)?;
             stored.push(Stored { lead: lead_from(&row), duplicate: false });
         }
+        if let Some(idempotency) = idempotency {
+            let ids: Vec<i64> = stored.iter().map(|row| row.lead.id).collect();
+            tx.execute(
+                "INSERT INTO idempotency_keys (key, fingerprint, lead_ids) VALUES ($1, $2, $3) \
+                 ON CONFLICT (key) DO NOTHING",
+                &[&idempotency.key, &idempotency.fingerprint, &ids],
+            )
+            .await
+            .map_err(unavailable)?;
+        }
         tx.commit().await.map_err(unavailable)?;
         Ok(stored)
+    }
+
+    pub async fn idempotency_record(
+        &self,
+        key: &str,
+        since: jiff::Timestamp,
+    ) -> Result<Option<(String, Vec<i64>)>, StoreError> {
+        let client = self.client().await?;
+        let row = client
+            .query_opt(
+                "SELECT fingerprint, lead_ids FROM idempotency_keys \
+                 WHERE key = $1 AND created_at >= to_timestamp($2)",
+                &[&key, &(since.as_millisecond() as f64 / 1000.0)],
+            )
+            .await
+            .map_err(unavailable)?;
+        Ok(row.map(|row| (row.get(0), row.get(1))))
+    }
+
+    pub async fn purge_idempotency_keys(&self, before: jiff::Timestamp) -> Result<usize, StoreError> {
+        let client = self.client().await?;
+        let purged = client
+            .execute(
+                "DELETE FROM idempotency_keys WHERE created_at < to_timestamp($1)",
+                &[&(before.as_millisecond() as f64 / 1000.0)],
+            )
+            .await
+            .map_err(unavailable)?;
+        Ok(purged as usize)
+    }
+
+    pub async fn leads_by_ids(&self, ids: Vec<i64>) -> Result<Vec<Lead>, StoreError> {
+        let client = self.client().await?;
+        let rows = client
+            .query(
+                &format!(
+                    "SELECT {LEAD_COLUMNS} FROM \"CRN\" JOIN unnest($1::bigint[]) WITH ORDINALITY AS wanted(id, n) \
+                     USING (id) ORDER BY n"
+                ),
+                &[&ids],
+            )
+            .await
+            .map_err(unavailable)?;
+        Ok(rows.iter().map(lead_from).collect())
     }
 
     pub async fn ping(&self) -> Result<(), StoreError> {

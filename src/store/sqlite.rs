@@ -13,22 +13,25 @@ use anyhow::Context;
 use rusqlite::{Connection, OptionalExtension, params};
 use tokio::sync::{mpsc, oneshot};
 
-use super::{InsertContext, StoreError, Stored};
+use super::{Idempotency, InsertContext, StoreError, Stored};
 use crate::lead::{Lead, NewLead};
 
-const MIGRATIONS: &[&str] = &[include_str!("../../migrations/sqlite/0001_leads.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("../../migrations/sqlite/0001_leads.sql"),
+    include_str!("../../migrations/sqlite/0002_idempotency_keys.sql"),
+];
+
+const LEAD_COLUMNS: &str = "id, created_at, name, phone, confirmation, comment";
 
 /// Most inserts waiting in the queue that one commit takes.
 const MAX_BATCH: usize = 512;
 /// Inserts that may wait for the writer before callers wait to enqueue.
 const QUEUE_CAPACITY: usize = 8192;
 
-type Reply<T> = oneshot::Sender<Result<T, StoreError>>;
-
-enum Job {
-    Insert { leads: Vec<NewLead>, context: InsertContext, reply: Reply<Vec<Stored>> },
-    MetaGetOrInsert { key: String, value: String, reply: Reply<String> },
-}
+/// One write, run by the writer thread inside the batch's transaction (in a savepoint of its own);
+/// it hands back how to answer its caller once the commit's outcome is known.
+type Job = Box<dyn FnOnce(Result<&mut rusqlite::Transaction, &rusqlite::Error>) -> Deliver + Send>;
+type Deliver = Box<dyn FnOnce(Result<(), &rusqlite::Error>) + Send>;
 
 pub struct SqliteStore {
     jobs: Mutex<Option<mpsc::Sender<Job>>>,
@@ -76,19 +79,76 @@ impl SqliteStore {
         &self,
         leads: Vec<NewLead>,
         context: InsertContext,
+        idempotency: Option<Idempotency>,
     ) -> Result<Vec<Stored>, StoreError> {
-        self.ask(|reply| Job::Insert { leads, context, reply }).await
+        self.write(move |conn| insert_leads(conn, &leads, &context, idempotency.as_ref())).await
     }
 
     pub async fn meta_get_or_insert(&self, key: &str, value: String) -> Result<String, StoreError> {
         let key = key.to_owned();
-        self.ask(|reply| Job::MetaGetOrInsert { key, value, reply }).await
+        self.write(move |conn| meta_get_or_insert(conn, &key, &value)).await
     }
 
-    async fn ask<T>(&self, job: impl FnOnce(Reply<T>) -> Job) -> Result<T, StoreError> {
+    pub async fn purge_idempotency_keys(&self, before: jiff::Timestamp) -> Result<usize, StoreError> {
+        let before = format!("{before:.6}");
+        self.write(move |conn| conn.execute("DELETE FROM idempotency_keys WHERE created_at < ?1", [before]))
+            .await
+    }
+
+    pub async fn idempotency_record(
+        &self,
+        key: &str,
+        since: jiff::Timestamp,
+    ) -> Result<Option<(String, Vec<i64>)>, StoreError> {
+        let (key, since) = (key.to_owned(), format!("{since:.6}"));
+        self.read(move |conn| {
+            let record: Option<(String, String)> = conn
+                .query_row(
+                    "SELECT fingerprint, lead_ids FROM idempotency_keys WHERE key = ?1 AND created_at >= ?2",
+                    params![key, since],
+                    |row| Ok((row.get(0)?, row.get(1)?)),
+                )
+                .optional()?;
+            Ok(record.map(|(fingerprint, ids)| (fingerprint, parse_ids(&ids))))
+        })
+        .await
+    }
+
+    pub async fn leads_by_ids(&self, ids: Vec<i64>) -> Result<Vec<Lead>, StoreError> {
+        self.read(move |conn| {
+            let mut stmt =
+                conn.prepare_cached(&format!("SELECT {LEAD_COLUMNS} FROM \"CRN\" WHERE id = ?1"))?;
+            let mut leads = Vec::with_capacity(ids.len());
+            for id in ids {
+                if let Some(lead) = stmt.query_row([id], lead_from).optional()? {
+                    leads.push(lead);
+                }
+            }
+            Ok(leads)
+        })
+        .await
+    }
+
+    /// Queues `work` for the writer thread and waits for the commit that holds it.
+    async fn write<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
+    ) -> Result<T, StoreError> {
         let sender = self.jobs.lock().expect("jobs lock").clone().ok_or(StoreError::Closed)?;
-        let (reply, answer) = oneshot::channel();
-        sender.send(job(reply)).await.map_err(|_| StoreError::Closed)?;
+        let (reply, answer) = oneshot::channel::<Result<T, StoreError>>();
+        let job: Job = Box::new(move |tx| match tx {
+            Err(begin_failed) => {
+                let _ = reply.send(Err(unavailable(begin_failed)));
+                Box::new(|_| {})
+            }
+            Ok(tx) => {
+                let result = in_savepoint(tx, work);
+                Box::new(move |commit| {
+                    let _ = reply.send(commit.map_err(unavailable).and(result));
+                })
+            }
+        });
+        sender.send(job).await.map_err(|_| StoreError::Closed)?;
         answer.await.map_err(|_| StoreError::Closed)?
     }
 
@@ -98,20 +158,10 @@ impl SqliteStore {
 
     pub async fn leads_after(&self, after_id: i64, limit: u32) -> Result<Vec<Lead>, StoreError> {
         self.read(move |conn| {
-            let mut stmt = conn.prepare_cached(
-                "SELECT id, created_at, name, phone, confirmation, comment FROM \"CRN\" \
-                 WHERE id > ?1 ORDER BY id LIMIT ?2",
-            )?;
-            let rows = stmt.query_map(params![after_id, limit], |row| {
-                Ok(Lead {
-                    id: row.get(0)?,
-                    created_at: row.get(1)?,
-                    name: row.get(2)?,
-                    phone: row.get(3)?,
-                    confirmation: row.get(4)?,
-                    comment: row.get(5)?,
-                })
-            })?;
+            let mut stmt = conn.prepare_cached(&format!(
+                "SELECT {LEAD_COLUMNS} FROM \"CRN\" WHERE id > ?1 ORDER BY id LIMIT ?2"
+            ))?;
+            let rows = stmt.query_map(params![after_id, limit], lead_from)?;
             rows.collect()
         })
         .await
@@ -202,59 +252,17 @@ fn commit_batch(conn: &mut Connection, batch: impl Iterator<Item = Job>) {
         Ok(tx) => tx,
         Err(e) => {
             tracing::error!(error = %e, "cannot start a database write");
-            batch.for_each(|job| job.run_failed(&e));
+            batch.for_each(|job| job(Err(&e))(Err(&e)));
             return;
         }
     };
-    let answers: Vec<Answer> = batch.map(|job| job.run(&mut tx)).collect();
-    match tx.commit() {
-        Ok(()) => answers.into_iter().for_each(Answer::send),
-        Err(e) => {
-            tracing::error!(error = %e, "database commit failed");
-            answers.into_iter().for_each(|answer| answer.send_failed(&e));
-        }
+    let deliveries: Vec<Deliver> = batch.map(|job| job(Ok(&mut tx))).collect();
+    let committed = tx.commit();
+    if let Err(e) = &committed {
+        tracing::error!(error = %e, "database commit failed");
     }
-}
-
-impl Job {
-    fn run(self, tx: &mut rusqlite::Transaction) -> Answer {
-        match self {
-            Job::Insert { leads, context, reply } => {
-                Answer::Insert(reply, in_savepoint(tx, |sp| insert_leads(sp, &leads, &context)))
-            }
-            Job::MetaGetOrInsert { key, value, reply } => {
-                Answer::Meta(reply, in_savepoint(tx, |sp| meta_get_or_insert(sp, &key, &value)))
-            }
-        }
-    }
-
-    fn run_failed(self, e: &rusqlite::Error) {
-        match self {
-            Job::Insert { reply, .. } => drop(reply.send(Err(unavailable(e)))),
-            Job::MetaGetOrInsert { reply, .. } => drop(reply.send(Err(unavailable(e)))),
-        }
-    }
-}
-
-/// A job's result, held until its transaction commits.
-enum Answer {
-    Insert(Reply<Vec<Stored>>, Result<Vec<Stored>, StoreError>),
-    Meta(Reply<String>, Result<String, StoreError>),
-}
-
-impl Answer {
-    fn send(self) {
-        match self {
-            Answer::Insert(reply, result) => drop(reply.send(result)),
-            Answer::Meta(reply, result) => drop(reply.send(result)),
-        }
-    }
-
-    fn send_failed(self, e: &rusqlite::Error) {
-        match self {
-            Answer::Insert(reply, _) => drop(reply.send(Err(unavailable(e)))),
-            Answer::Meta(reply, _) => drop(reply.send(Err(unavailable(e)))),
-        }
+    for deliver in deliveries {
+        deliver(committed.as_ref().map(|_| ()));
     }
 }
 
@@ -273,6 +281,7 @@ fn insert_leads(
     conn: &Connection,
     leads: &[NewLead],
     context: &InsertContext,
+    idempotency: Option<&Idempotency>,
 ) -> rusqlite::Result<Vec<Stored>> {
     let now = jiff::Timestamp::now();
     let created_at = format!("{now:.6}");
@@ -316,6 +325,14 @@ fn insert_leads(
         };
         stored.push(Stored { lead: lead.stored_as(id, at), duplicate });
     }
+    if let Some(idempotency) = idempotency {
+        let ids = stored.iter().map(|row| row.lead.id.to_string()).collect::<Vec<_>>().join(",");
+        conn.prepare_cached(
+            "INSERT INTO idempotency_keys (key, fingerprint, lead_ids, created_at) VALUES (?1, ?2, ?3, ?4) \
+             ON CONFLICT (key) DO NOTHING",
+        )?
+        .execute(params![idempotency.key, idempotency.fingerprint, ids, created_at])?;
+    }
     Ok(stored)
 }
 
@@ -330,6 +347,22 @@ fn meta_get_or_insert(conn: &Connection, key: &str, value: &str) -> rusqlite::Re
             Ok(value.to_owned())
         }
     }
+}
+
+/// `lead_ids` as written by `insert_leads`.
+fn parse_ids(ids: &str) -> Vec<i64> {
+    ids.split(',').filter_map(|id| id.parse().ok()).collect()
+}
+
+fn lead_from(row: &rusqlite::Row) -> rusqlite::Result<Lead> {
+    Ok(Lead {
+        id: row.get(0)?,
+        created_at: row.get(1)?,
+        name: row.get(2)?,
+        phone: row.get(3)?,
+        confirmation: row.get(4)?,
+        comment: row.get(5)?,
+    })
 }
 
 fn unavailable(e: &rusqlite::Error) -> StoreError {

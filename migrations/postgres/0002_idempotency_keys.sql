@@ -1,0 +1,10 @@
+-- Idempotency-Key (IETF draft): a repeated request with the same key replays the first answer.
+-- Only lead ids are kept (no personal data); entries older than a day are purged.
+CREATE TABLE idempotency_keys (
+    key         TEXT PRIMARY KEY,
+    -- A hash of the request body (and its `columns`), to tell a repeat from a different request.
+    fingerprint TEXT NOT NULL,
+    lead_ids    BIGINT[] NOT NULL,
+    created_at  TIMESTAMPTZ NOT NULL DEFAULT now()
+);
+CREATE INDEX idempotency_keys_created_at ON idempotency_keys (created_at);
