@@ -157,3 +157,35 @@ async fn the_anon_key_is_generated_once_and_kept() {
     assert!(keys[0].len() >= 32, "{}", keys[0]);
     assert_eq!(keys[0], keys[1]);
 }
+
+#[tokio::test]
+async fn logs_never_hold_a_visitors_name_or_phone() {
+    let database = common::TestDatabase::new().await;
+    let log_path = database.dir.path().join("server.log");
+    let port = free_port();
+    let mut child = zayavka()
+        .env("ZAYAVKA_LISTEN", format!("127.0.0.1:{port}"))
+        .env("ZAYAVKA_DATABASE_URL", &database.url)
+        .env("ZAYAVKA_ANON_KEY", common::KEY)
+        .env("ZAYAVKA_LOG", "debug")
+        .stderr(std::fs::File::create(&log_path).unwrap())
+        .spawn()
+        .unwrap();
+    for _ in 0..100 {
+        if let Ok((200, _)) = common::http(port, "GET", "/readyz", "").await {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let lead = r#"{"name":"Тарас Шевченко","phone":"+380 63 987 65 43","confirmation":"Так","comment":"Кобзар"}"#;
+    let (status, _) = common::http(port, "POST", "/rest/v1/CRN?note=98765", lead).await.unwrap();
+    assert_eq!(status, 201);
+    let bad = r#"{"name":"Тарас Шевченко","phone":"63 987 x","confirmation":"Так"}"#;
+    common::http(port, "POST", "/rest/v1/CRN", bad).await.unwrap();
+    child.kill().await.unwrap();
+    let log = std::fs::read_to_string(&log_path).unwrap();
+    assert!(log.contains("lead stored"), "the log says what happened: {log}");
+    for secret in ["Тарас", "Шевченко", "987", "Кобзар"] {
+        assert!(!log.contains(secret), "'{secret}' is in the log:\n{log}");
+    }
+}
