@@ -177,7 +177,8 @@ async fn logs_never_hold_a_visitors_name_or_phone() {
         }
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
-    let lead = r#"{"name":"Тарас Шевченко","phone":"+380 63 987 65 43","confirmation":"Так","comment":"Кобзар"}"#;
+    let lead =
+        r#"{"name":"Тарас Шевченко","phone":"+380 63 987 65 43","confirmation":"Так","comment":"Кобзар"}"#;
     let (status, _) = common::http(port, "POST", "/rest/v1/CRN?note=98765", lead).await.unwrap();
     assert_eq!(status, 201);
     let bad = r#"{"name":"Тарас Шевченко","phone":"63 987 x","confirmation":"Так"}"#;

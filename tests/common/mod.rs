@@ -56,11 +56,17 @@ pub fn postgres_base_url() -> String {
 
 impl TestDatabase {
     pub async fn new() -> TestDatabase {
-        let dir = tempfile::tempdir().unwrap();
-        if std::env::var("ZAYAVKA_TEST_ENGINE").as_deref() != Ok("postgres") {
-            let url = format!("sqlite://{}", dir.path().join("leads.db").display());
-            return TestDatabase { url, dir, schema: None };
+        if std::env::var("ZAYAVKA_TEST_ENGINE").as_deref() == Ok("postgres") {
+            return TestDatabase::postgres().await;
         }
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("leads.db").display());
+        TestDatabase { url, dir, schema: None }
+    }
+
+    /// A fresh schema on PostgreSQL, whatever `ZAYAVKA_TEST_ENGINE` says.
+    pub async fn postgres() -> TestDatabase {
+        let dir = tempfile::tempdir().unwrap();
         let base = postgres_base_url();
         let schema = format!("zt_{}_{}", std::process::id(), rand_suffix());
         let (client, connection) = tokio_postgres::connect(&base, tokio_postgres::NoTls).await.unwrap();

@@ -1,0 +1,55 @@
+//! Several instances behave as one: two zayavka processes on one PostgreSQL database.
+
+mod common;
+
+use std::collections::HashMap;
+
+use common::{Server, TestDatabase, http};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_instances_on_one_database_store_every_lead_exactly_once() {
+    let database = TestDatabase::postgres().await;
+    let (a, b) = tokio::join!(Server::start(&database.url), Server::start(&database.url));
+    let mut senders = Vec::new();
+    for sender in 0..16u32 {
+        let port = if sender % 2 == 0 { a.port } else { b.port };
+        senders.push(tokio::spawn(async move {
+            let mut names = Vec::new();
+            for n in 0..25u32 {
+                let name = format!("lead-{sender}-{n}");
+                let body = format!(
+                    r#"{{"name":"{name}","phone":"+38067{:07}","confirmation":"Так","comment":null}}"#,
+                    sender * 1000 + n
+                );
+                let (status, answer) = http(port, "POST", "/rest/v1/CRN", &body).await.unwrap();
+                assert_eq!(status, 201, "{answer}");
+                names.push(name);
+            }
+            names
+        }));
+    }
+    let mut sent = Vec::new();
+    for sender in senders {
+        sent.extend(sender.await.unwrap());
+    }
+    // The same person through both instances at once is still one lead.
+    let same = r#"{"name":"Та сама","phone":"+380991112233","confirmation":"Так","comment":null}"#;
+    let (first, second) =
+        tokio::join!(http(a.port, "POST", "/rest/v1/CRN", same), http(b.port, "POST", "/rest/v1/CRN", same));
+    assert_eq!(first.unwrap().0, 201);
+    assert_eq!(second.unwrap().0, 201);
+
+    let exported = a.export_jsonl().await;
+    let mut counts: HashMap<String, usize> = HashMap::new();
+    for lead in &exported {
+        *counts.entry(lead["name"].as_str().unwrap().to_owned()).or_default() += 1;
+    }
+    for name in &sent {
+        assert_eq!(counts.get(name), Some(&1), "{name}");
+    }
+    assert_eq!(counts.get("Та сама"), Some(&1));
+    assert_eq!(exported.len(), sent.len() + 1);
+    // Ids come from one sequence, whichever instance stored the lead.
+    let ids: Vec<i64> = exported.iter().map(|l| l["id"].as_i64().unwrap()).collect();
+    assert!(ids.windows(2).all(|w| w[0] < w[1]), "oldest first, no id twice");
+}
