@@ -34,6 +34,18 @@ enum Command {
     /// Work with the stored leads
     #[command(subcommand)]
     Leads(LeadsCommand),
+    /// Copy the SQLite database to FILE while the server runs (online backup)
+    Backup {
+        /// A new file for the copy
+        file: PathBuf,
+    },
+    /// Write the site with the settings filled in to DIR, for a static host or CDN; the form
+    /// then posts to ZAYAVKA_BACKEND_URL (a zayavka server or a hosted Supabase project) with
+    /// ZAYAVKA_ANON_KEY
+    BuildStatic {
+        /// The folder to write (created if missing)
+        dir: PathBuf,
+    },
 }
 
 #[derive(Subcommand)]
@@ -62,6 +74,15 @@ fn main() -> ExitCode {
     let result = runtime.block_on(async {
         match cli.command.unwrap_or(Command::Serve) {
             Command::Serve => zayavka::serve::serve(settings).await,
+            Command::Backup { file } => {
+                let store = Store::open(&settings.database_url).await?;
+                let result = store.backup_to(&file).await;
+                store.close().await;
+                result?;
+                eprintln!("zayavka: backup written to {}", file.display());
+                Ok(())
+            }
+            Command::BuildStatic { dir } => zayavka::site::build_static(&settings, &dir),
             Command::Leads(LeadsCommand::Export { format }) => {
                 let store = Store::open(&settings.database_url).await?;
                 let result = export(&store, format, std::io::stdout().lock()).await;

@@ -180,6 +180,46 @@ fn escape_json_string(text: &str) -> String {
     quoted[1..quoted.len() - 1].replace('<', "\\u003c").replace('>', "\\u003e").replace('&', "\\u0026")
 }
 
+/// `zayavka build-static DIR`: the pages with the settings filled in, as files a static host
+/// serves (`/thank-you` from `thank-you/index.html`, unknown paths from `404.html`). Today's date
+/// on the privacy policy is the build's; the visitor's browser shows its own after loading.
+pub fn build_static(settings: &Settings, dir: &std::path::Path) -> anyhow::Result<()> {
+    use anyhow::Context;
+    if settings.backend_url.is_empty() {
+        anyhow::bail!(
+            "build-static: set ZAYAVKA_BACKEND_URL (a zayavka server or a Supabase project): a static host cannot take the form"
+        );
+    }
+    let Some(anon_key) = settings.anon_key.as_deref() else {
+        anyhow::bail!("build-static: set ZAYAVKA_ANON_KEY to the backend's public key");
+    };
+    let site = Site::build(settings, anon_key)?;
+    let today = crate::http::pages::today();
+    let pages = [
+        ("index.html", &site.home),
+        ("thank-you/index.html", &site.thank_you),
+        ("privacy-policy/index.html", &site.privacy_policy),
+        ("404.html", &site.not_found),
+    ];
+    let files = pages
+        .iter()
+        .map(|(path, page)| (path.to_string(), page.body(&today).identity.clone()))
+        .chain(site.files.iter().map(|(path, body)| (path.clone(), body.identity.clone())));
+    for (path, bytes) in files {
+        let target = dir.join(&path);
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent).with_context(|| format!("cannot create {}", parent.display()))?;
+        }
+        std::fs::write(&target, &bytes).with_context(|| format!("cannot write {}", target.display()))?;
+    }
+    eprintln!(
+        "zayavka: the site is in {}; its form posts to {}/rest/v1/CRN",
+        dir.display(),
+        settings.backend_url
+    );
+    Ok(())
+}
+
 /// The contents of every `<style>` element, exactly as the browser hashes them.
 fn inline_styles(html: &str) -> Vec<&str> {
     let mut styles = Vec::new();

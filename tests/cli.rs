@@ -190,3 +190,53 @@ async fn logs_never_hold_a_visitors_name_or_phone() {
         assert!(!log.contains(secret), "'{secret}' is in the log:\n{log}");
     }
 }
+
+#[tokio::test]
+async fn backup_copies_a_running_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let database_url = format!("sqlite://{}", dir.path().join("leads.db").display());
+    let server = Server::start(&database_url).await;
+    for n in 0..3 {
+        let body =
+            format!(r#"{{"name":"Лід {n}","phone":"+38067555000{n}","confirmation":"Так","comment":null}}"#);
+        assert_eq!(common::http(server.port, "POST", "/rest/v1/CRN", &body).await.unwrap().0, 201);
+    }
+    let copy = dir.path().join("copy.db");
+    let env = [("ZAYAVKA_DATABASE_URL", database_url.as_str())];
+    let (ok, _, stderr) = run(&["backup", copy.to_str().unwrap()], &env).await;
+    assert!(ok, "{stderr}");
+
+    let copy_url = format!("sqlite://{}", copy.display());
+    let (ok, jsonl, _) =
+        run(&["leads", "export", "--format", "jsonl"], &[("ZAYAVKA_DATABASE_URL", &copy_url)]).await;
+    assert!(ok);
+    assert_eq!(jsonl.lines().count(), 3, "the copy holds every lead");
+
+    let (ok, _, stderr) = run(&["backup", copy.to_str().unwrap()], &env).await;
+    assert!(!ok && stderr.contains("exists already"), "an existing file is never overwritten: {stderr}");
+}
+
+#[tokio::test]
+async fn build_static_writes_the_site_with_the_settings_filled_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("site");
+    let env = [
+        ("ZAYAVKA_BACKEND_URL", "https://abcd.supabase.co"),
+        ("ZAYAVKA_ANON_KEY", "public-anon-key"),
+        ("ZAYAVKA_CONTACT_PHONE", "+380 44 222 33 44"),
+    ];
+    let (ok, _, stderr) = run(&["build-static", out.to_str().unwrap()], &env).await;
+    assert!(ok, "{stderr}");
+    for page in ["index.html", "thank-you/index.html", "privacy-policy/index.html", "404.html"] {
+        let html = std::fs::read_to_string(out.join(page)).unwrap();
+        assert!(!html.contains("__ZAYAVKA_"), "{page} still has a token");
+        assert!(html.contains("https://abcd.supabase.co"), "{page}");
+    }
+    let home = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(home.contains("+380 44 222 33 44") && home.contains("public-anon-key"));
+    let script = home.split("src=\"/assets/").nth(1).unwrap().split('"').next().unwrap();
+    assert!(out.join("assets").join(script).exists());
+
+    let (ok, _, stderr) = run(&["build-static", out.to_str().unwrap()], &[("ZAYAVKA_ANON_KEY", "k")]).await;
+    assert!(!ok && stderr.contains("ZAYAVKA_BACKEND_URL"), "{stderr}");
+}

@@ -180,7 +180,7 @@ fn preferred_encoding(request: &HeaderMap) -> Encoding {
 
 /// Today's date as the privacy policy shows it (`dd.mm.yyyy`, uk-UA), by the server's clock in
 /// UTC; the visitor's browser then shows its own local date.
-fn today() -> String {
+pub fn today() -> String {
     let date = jiff::Timestamp::now().to_zoned(jiff::tz::TimeZone::UTC).date();
     format!("{:02}.{:02}.{:04}", date.day(), date.month(), date.year())
 }

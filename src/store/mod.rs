@@ -119,6 +119,17 @@ impl Store {
         }
     }
 
+    /// Copies the database to `path` while it is in use (SQLite's online backup). PostgreSQL has
+    /// its own tools.
+    pub async fn backup_to(&self, path: &std::path::Path) -> anyhow::Result<()> {
+        match &*self.engine {
+            Engine::Sqlite(s) => s.backup_to(path).await,
+            Engine::Postgres(_) => {
+                anyhow::bail!("zayavka backup copies SQLite databases; for PostgreSQL use pg_dump -Fc")
+            }
+        }
+    }
+
     /// Up to `limit` leads with an id above `after_id`, oldest first: a page of an export.
     pub async fn leads_after(&self, after_id: i64, limit: u32) -> Result<Vec<Lead>, StoreError> {
         match &*self.engine {

@@ -167,6 +167,27 @@ impl SqliteStore {
         .await
     }
 
+    pub async fn backup_to(&self, path: &Path) -> anyhow::Result<()> {
+        let path = path.to_owned();
+        let reader = self.reader.clone();
+        tokio::task::spawn_blocking(move || -> anyhow::Result<()> {
+            if path.exists() {
+                anyhow::bail!("{} exists already; choose a new file", path.display());
+            }
+            let mut copy =
+                Connection::open(&path).with_context(|| format!("cannot create {}", path.display()))?;
+            let source = reader.lock().expect("reader lock");
+            // Pages in steps, pausing between them, so the server's writes are not held up.
+            rusqlite::backup::Backup::new(&source, &mut copy)?.run_to_completion(
+                256,
+                std::time::Duration::from_millis(5),
+                None,
+            )?;
+            Ok(())
+        })
+        .await?
+    }
+
     async fn read<T: Send + 'static>(
         &self,
         f: impl FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
