@@ -75,7 +75,7 @@ fn main() -> ExitCode {
         match cli.command.unwrap_or(Command::Serve) {
             Command::Serve => zayavka::serve::serve(settings).await,
             Command::Backup { file } => {
-                let store = Store::open(&settings.database_url).await?;
+                let store = Store::open_existing(&settings.database_url).await?;
                 let result = store.backup_to(&file).await;
                 store.close().await;
                 result?;
@@ -84,7 +84,7 @@ fn main() -> ExitCode {
             }
             Command::BuildStatic { dir } => zayavka::site::build_static(&settings, &dir),
             Command::Leads(LeadsCommand::Export { format }) => {
-                let store = Store::open(&settings.database_url).await?;
+                let store = Store::open_existing(&settings.database_url).await?;
                 let result = export(&store, format, std::io::stdout().lock()).await;
                 store.close().await;
                 result

@@ -240,3 +240,12 @@ async fn build_static_writes_the_site_with_the_settings_filled_in() {
     let (ok, _, stderr) = run(&["build-static", out.to_str().unwrap()], &[("ZAYAVKA_ANON_KEY", "k")]).await;
     assert!(!ok && stderr.contains("ZAYAVKA_BACKEND_URL"), "{stderr}");
 }
+
+#[tokio::test]
+async fn operator_commands_never_create_an_empty_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("typo.db").display());
+    let (ok, _, stderr) = run(&["leads", "export"], &[("ZAYAVKA_DATABASE_URL", &url)]).await;
+    assert!(!ok && stderr.contains("there is no database at"), "{stderr}");
+    assert!(!dir.path().join("typo.db").exists());
+}

@@ -58,6 +58,20 @@ enum Engine {
 }
 
 impl Store {
+    /// Opens a database that must exist already (operator commands: a typo in the path must not
+    /// quietly create an empty database and export nothing).
+    pub async fn open_existing(url: &DatabaseUrl) -> anyhow::Result<Store> {
+        if let DatabaseUrl::Sqlite(path) = url {
+            if !path.exists() {
+                anyhow::bail!(
+                    "there is no database at {}; set ZAYAVKA_DATABASE_URL (or --config) as the server has it",
+                    path.display()
+                );
+            }
+        }
+        Store::open(url).await
+    }
+
     /// Opens the database, creating it (and its folder) on first start, and applies migrations.
     pub async fn open(url: &DatabaseUrl) -> anyhow::Result<Store> {
         let engine = match url {

@@ -177,12 +177,12 @@ impl SqliteStore {
             let mut copy =
                 Connection::open(&path).with_context(|| format!("cannot create {}", path.display()))?;
             let source = reader.lock().expect("reader lock");
-            // Pages in steps, pausing between them, so the server's writes are not held up.
-            rusqlite::backup::Backup::new(&source, &mut copy)?.run_to_completion(
-                256,
-                std::time::Duration::from_millis(5),
-                None,
-            )?;
+            // All pages in one step: in WAL mode that reads one snapshot without blocking the
+            // server's writes, where copying in steps would start over after each of them.
+            let backup = rusqlite::backup::Backup::new(&source, &mut copy)?;
+            while backup.step(-1)? != rusqlite::backup::StepResult::Done {
+                std::thread::sleep(std::time::Duration::from_millis(10)); // busy or locked: again
+            }
             Ok(())
         })
         .await?
