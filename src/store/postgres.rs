@@ -17,7 +17,7 @@ const MIGRATIONS: &[&str] = &[
 ];
 
 /// Any constant: instances that start together run the migrations one at a time.
-const MIGRATION_LOCK: i64 = 0x7a61_7961_766b_61;
+const MIGRATION_LOCK: i64 = 0x007a_6179_6176_6b61;
 
 /// `created_at` as RFC 3339 in UTC with microseconds, as the SQLite store writes it.
 const LEAD_COLUMNS: &str = "id, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), \
