@@ -65,18 +65,19 @@ impl Page {
         Page { template: html, fixed, dated: Mutex::new(None) }
     }
 
-    /// The page for `today` (`dd.mm.yyyy`).
-    pub fn body(&self, today: &str) -> std::sync::Arc<Body> {
+    /// The page as served today.
+    pub fn body(&self) -> std::sync::Arc<Body> {
         if let Some(body) = &self.fixed {
             return body.clone();
         }
+        let date = today();
         let mut dated = self.dated.lock().expect("page cache lock");
         match &*dated {
-            Some((day, body)) if day == today => body.clone(),
+            Some((day, body)) if *day == date => body.clone(),
             _ => {
-                let html = self.template.replace(TODAY_TOKEN, today);
+                let html = self.template.replace(TODAY_TOKEN, &date);
                 let body = std::sync::Arc::new(Body::new(html.into_bytes(), HTML, None, None));
-                *dated = Some((today.to_owned(), body.clone()));
+                *dated = Some((date, body.clone()));
                 body
             }
         }
@@ -194,7 +195,6 @@ pub fn build_static(settings: &Settings, dir: &std::path::Path) -> anyhow::Resul
         anyhow::bail!("build-static: set ZAYAVKA_ANON_KEY to the backend's public key");
     };
     let site = Site::build(settings, anon_key)?;
-    let today = crate::http::pages::today();
     let pages = [
         ("index.html", &site.home),
         ("thank-you/index.html", &site.thank_you),
@@ -203,7 +203,7 @@ pub fn build_static(settings: &Settings, dir: &std::path::Path) -> anyhow::Resul
     ];
     let files = pages
         .iter()
-        .map(|(path, page)| (path.to_string(), page.body(&today).identity.clone()))
+        .map(|(path, page)| (path.to_string(), page.body().identity.clone()))
         .chain(site.files.iter().map(|(path, body)| (path.clone(), body.identity.clone())));
     for (path, bytes) in files {
         let target = dir.join(&path);
@@ -218,6 +218,13 @@ pub fn build_static(settings: &Settings, dir: &std::path::Path) -> anyhow::Resul
         settings.backend_url
     );
     Ok(())
+}
+
+/// Today's date as the privacy policy shows it (`dd.mm.yyyy`, uk-UA), by the server's clock in
+/// UTC; the visitor's browser then shows its own local date.
+fn today() -> String {
+    let date = jiff::Timestamp::now().to_zoned(jiff::tz::TimeZone::UTC).date();
+    format!("{:02}.{:02}.{:04}", date.day(), date.month(), date.year())
 }
 
 /// The contents of every `<style>` element, exactly as the browser hashes them.

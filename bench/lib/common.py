@@ -39,22 +39,24 @@ def log(*parts: object) -> None:
 # ---------------------------------------------------------------- binaries
 
 
-_SNAPSHOT: Path | None = None
+_SNAPSHOTS: dict[str, Path] = {}
 
 
-def zayavka_bin() -> Path:
-    """A copy of the binary taken at the first call, so a rebuild during a run changes nothing."""
-    global _SNAPSHOT
-    if _SNAPSHOT is None:
-        path = Path(os.environ.get("ZAYAVKA_BIN", REPO / "target/release/zayavka"))
+def zayavka_bin(source: str | Path | None = None) -> Path:
+    """A copy of the binary taken at the first call, so a rebuild during a run changes nothing.
+    `source`: another binary than ZAYAVKA_BIN (or target/release/zayavka), e.g. inserts.sh's
+    --baseline."""
+    path = Path(source or os.environ.get("ZAYAVKA_BIN", REPO / "target/release/zayavka"))
+    key = str(path.resolve()) if source else ""
+    if key not in _SNAPSHOTS:
         if not path.is_file():
             raise BenchError(f"{path} is missing: build it with `make build` (or set ZAYAVKA_BIN)")
         (OUT / "bin").mkdir(parents=True, exist_ok=True)
-        snapshot = OUT / "bin" / f"zayavka-{os.getpid()}"
+        snapshot = OUT / "bin" / f"zayavka-{os.getpid()}-{len(_SNAPSHOTS)}"
         shutil.copy2(path, snapshot)
         atexit.register(snapshot.unlink, missing_ok=True)
-        _SNAPSHOT = snapshot
-    return _SNAPSHOT
+        _SNAPSHOTS[key] = snapshot
+    return _SNAPSHOTS[key]
 
 
 def pocketbase_bin() -> Path:
@@ -64,9 +66,13 @@ def pocketbase_bin() -> Path:
     return path
 
 
-def zayavka_identity() -> str:
+def zayavka_identity(path: Path | None = None) -> str:
     """Which build was measured: the binary's mtime and hash, and the checkout's commit."""
     import hashlib
+    if path is not None:  # another build than the checkout's: its commit is not known here
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+        built = datetime.datetime.fromtimestamp(path.stat().st_mtime).strftime("%Y-%m-%d %H:%M")
+        return f"zayavka binary sha256 {digest}… built {built}"
     path = zayavka_bin()
     digest = hashlib.sha256(path.read_bytes()).hexdigest()[:12]
     built = datetime.datetime.fromtimestamp(path.stat().st_mtime).strftime("%Y-%m-%d %H:%M")  # copy2 keeps it
@@ -162,9 +168,10 @@ def zayavka_env(port: int, db: Path) -> dict[str, str]:
     return env
 
 
-def start_zayavka(workdir: Path, db_name: str = "b.db") -> Server:
+def start_zayavka(workdir: Path, db_name: str = "b.db", binary: Path | None = None,
+                  name: str = "zayavka") -> Server:
     port = free_port()
-    return Server("zayavka", [str(zayavka_bin()), "serve"], zayavka_env(port, workdir / db_name),
+    return Server(name, [str(binary or zayavka_bin()), "serve"], zayavka_env(port, workdir / db_name),
                   port, "/readyz", workdir)
 
 

@@ -4,11 +4,16 @@ Each repetition starts a fresh zayavka and a fresh PocketBase (new databases), a
 connection count runs, one after another: zayavka POST /rest/v1/CRN, PocketBase POST
 /api/collections/CRN/records, zayavka GET / (the floor). Figures are medians over repetitions;
 ratios are taken between those medians, all from the same run.
+
+With --baseline BIN, a second zayavka binary (e.g. the build before a change) runs in the same
+repetitions on a database of its own ("before"; the measured binary is "after"), and the order of
+the three POST loads rotates from one repetition to the next, so that none always goes first.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import http.client
 import json
 import os
@@ -93,33 +98,49 @@ def count_rows(db: Path, table_name: str) -> int:
         conn.close()
 
 
-def one_repetition(conns_list: list[int], seconds: float, warmup: float) -> dict:
+def one_repetition(conns_list: list[int], seconds: float, warmup: float,
+                   baseline: Path | None = None, index: int = 0) -> dict:
     work = new_workdir("inserts-")
     rep: dict = {"zayavka_post": {}, "zayavka_get": {}, "pocketbase_post": {}}
+    if baseline:
+        rep["baseline_post"] = {}
+    dbs = {"zayavka": work / "b.db", "pocketbase": work / "pb_data/data.db",
+           "baseline": work / "base.db"}
     try:
-        with start_zayavka(work) as z, start_pocketbase(work) as pb:
-            z_post, z_get = z.url("/rest/v1/CRN"), z.url("/")
-            pb_post = pb.url("/api/collections/CRN/records")
+        with contextlib.ExitStack() as stack:
+            servers = {"zayavka": stack.enter_context(start_zayavka(work)),
+                       "pocketbase": stack.enter_context(start_pocketbase(work))}
+            if baseline:
+                servers["baseline"] = stack.enter_context(
+                    start_zayavka(work, "base.db", binary=baseline, name="baseline"))
+            posts = {name: srv.url("/api/collections/CRN/records" if name == "pocketbase"
+                                   else "/rest/v1/CRN") for name, srv in servers.items()}
+            # The POST loads in this repetition's order: rotated by one each repetition.
+            order = ["baseline", "zayavka", "pocketbase"] if baseline else ["zayavka", "pocketbase"]
+            order = order[index % len(order):] + order[:index % len(order)]
+            wrk_mode = {"zayavka": "zayavka", "baseline": "zayavka", "pocketbase": "pocketbase"}
+            label = {"zayavka": "after" if baseline else "zayavka", "baseline": "before",
+                     "pocketbase": "PocketBase"}
             codes = iter(OPERATOR_CODES)
             if warmup:
                 code = next(codes)
-                run_wrk(z_post, "zayavka", 16, warmup, code)
-                run_wrk(pb_post, "pocketbase", 16, warmup, code)
-            z_rows0 = count_rows(work / "b.db", "CRN")
-            pb_rows0 = count_rows(work / "pb_data/data.db", "CRN")
+                for name in order:
+                    run_wrk(posts[name], wrk_mode[name], 16, warmup, code)
+            rows0 = {name: count_rows(dbs[name], "CRN") for name in order}
             for c in conns_list:
-                log(f"  {c:>3} connections: zayavka POST, PocketBase POST, zayavka GET /")
+                log(f"  {c:>3} connections: " + ", ".join(f"{label[n]} POST" for n in order)
+                    + f", {label['zayavka']} GET /")
                 code = next(codes)
-                rep["zayavka_post"][c] = measured(z, z_post, "zayavka", c, seconds, rss=True,
-                                                  code=code)
-                rep["pocketbase_post"][c] = measured(pb, pb_post, "pocketbase", c, seconds,
-                                                     rss=True, code=code)
-                rep["zayavka_get"][c] = measured(z, z_get, "get", c, seconds, rss=False)
-        # Both stopped cleanly: every acknowledged insert must be in its database.
-        rep["zayavka_rows"] = count_rows(work / "b.db", "CRN") - z_rows0
-        rep["pocketbase_rows"] = count_rows(work / "pb_data/data.db", "CRN") - pb_rows0
-        rep["zayavka_acked"] = sum(r["ok"] for r in rep["zayavka_post"].values())
-        rep["pocketbase_acked"] = sum(r["ok"] for r in rep["pocketbase_post"].values())
+                for name in order:
+                    rep[f"{name}_post"][c] = measured(servers[name], posts[name], wrk_mode[name],
+                                                      c, seconds, rss=True, code=code)
+                rep["zayavka_get"][c] = measured(servers["zayavka"], servers["zayavka"].url("/"),
+                                                 "get", c, seconds, rss=False)
+        # All stopped cleanly: every acknowledged insert must be in its database.
+        for name in order:
+            rep[f"{name}_rows"] = count_rows(dbs[name], "CRN") - rows0[name]
+            rep[f"{name}_acked"] = sum(r["ok"] for r in rep[f"{name}_post"].values())
+        rep["order"] = order
     finally:
         remove_workdir(work)
     return rep
@@ -142,21 +163,23 @@ def post_lead_ms(port: int) -> float:
     return elapsed
 
 
-def cold_starts(runs: int) -> dict:
+def cold_starts(runs: int, baseline: Path | None = None) -> dict:
     """Exec to the first 200 on the readiness endpoint: on a new database, and restarted on it."""
-    out: dict = {"zayavka_new_db": [], "zayavka_existing_db": [], "zayavka_rss_idle_kib": [],
-                 "zayavka_first_insert_ms": [], "zayavka_second_insert_ms": [],
-                 "pocketbase_new_db": [], "pocketbase_existing_db": []}
+    zayavkas = {"zayavka": None} | ({"baseline": baseline} if baseline else {})
+    out: dict = {f"{k}_{m}": [] for k in zayavkas for m in
+                 ("new_db", "existing_db", "rss_idle_kib", "first_insert_ms", "second_insert_ms")}
+    out |= {"pocketbase_new_db": [], "pocketbase_existing_db": []}
     for _ in range(runs):
         work = new_workdir("cold-")
         try:
-            with start_zayavka(work) as z:
-                out["zayavka_new_db"].append(z.ready_seconds)
-            with start_zayavka(work) as z:
-                out["zayavka_existing_db"].append(z.ready_seconds)
-                out["zayavka_rss_idle_kib"].append(proc_status_kib(z.pid, "VmRSS"))
-                out["zayavka_first_insert_ms"].append(post_lead_ms(z.port))
-                out["zayavka_second_insert_ms"].append(post_lead_ms(z.port))
+            for k, binary in zayavkas.items():
+                with start_zayavka(work, f"{k}.db", binary=binary, name=k) as z:
+                    out[f"{k}_new_db"].append(z.ready_seconds)
+                with start_zayavka(work, f"{k}.db", binary=binary, name=k) as z:
+                    out[f"{k}_existing_db"].append(z.ready_seconds)
+                    out[f"{k}_rss_idle_kib"].append(proc_status_kib(z.pid, "VmRSS"))
+                    out[f"{k}_first_insert_ms"].append(post_lead_ms(z.port))
+                    out[f"{k}_second_insert_ms"].append(post_lead_ms(z.port))
             with start_pocketbase(work) as pb:
                 out["pocketbase_new_db"].append(pb.ready_seconds)
             with start_pocketbase(work) as pb:
@@ -178,6 +201,9 @@ def main() -> int:
     ap.add_argument("--reps", type=int, help="repetitions (default 3; smoke 1)")
     ap.add_argument("--conns", help="connection counts, comma-separated (default 1,16,64)")
     ap.add_argument("--cold-starts", type=int, help="cold-start runs (default 7; smoke 1)")
+    ap.add_argument("--baseline", metavar="BIN", default=os.environ.get("ZAYAVKA_BASELINE_BIN"),
+                    help="a second zayavka binary (\"before\") measured in the same repetitions "
+                         "as ZAYAVKA_BIN (\"after\"); also ZAYAVKA_BASELINE_BIN")
     args = ap.parse_args()
     seconds = args.seconds or (1.0 if args.smoke else 5.0)
     reps = args.reps or (1 if args.smoke else 3)
@@ -190,19 +216,21 @@ def main() -> int:
     m = machine()
     zbin, pbbin = zayavka_bin(), pocketbase_bin()
     ident = zayavka_identity()
+    bbin = zayavka_bin(args.baseline) if args.baseline else None
+    bident = zayavka_identity(bbin) if bbin else ""
     wrk_version = subprocess.run(["wrk", "-v"], capture_output=True, text=True).stdout.split("\n")[0]
     pb_version = subprocess.run([str(pbbin), "--version"], capture_output=True, text=True).stdout.strip()
     started = time.monotonic()
     disk = fsync_latency_ms(50 if args.smoke else 200)
 
-    log(f"inserts: {reps} repetition(s) x {len(conns_list)} connection counts x 3 loads "
-        f"of {seconds:g} s")
+    log(f"inserts: {reps} repetition(s) x {len(conns_list)} connection counts x "
+        f"{4 if bbin else 3} loads of {seconds:g} s")
     repetitions = []
     for i in range(reps):
         log(f"repetition {i + 1}/{reps}")
-        repetitions.append(one_repetition(conns_list, seconds, warmup))
+        repetitions.append(one_repetition(conns_list, seconds, warmup, bbin, i))
     log(f"cold starts: {n_cold}")
-    cold = cold_starts(n_cold)
+    cold = cold_starts(n_cold, bbin)
 
     # ---- figures
     def med(kind: str, c: int, key: str) -> float:
@@ -216,8 +244,13 @@ def main() -> int:
         f = {k: {"rps": med(k, c, "rps"), "p50_us": med(k, c, "p50_us"),
                  "p99_us": med(k, c, "p99_us"), "cpu_us_per_req": med(k, c, "server_cpu_us_per_req"),
                  "errors": sum(rep[k][c]["errors"] for rep in repetitions)}
-             for k in ("zayavka_post", "pocketbase_post", "zayavka_get")}
+             for k in ("zayavka_post", "pocketbase_post", "zayavka_get")
+                       + (("baseline_post",) if bbin else ())}
         f["ratio_vs_pocketbase"] = zp / pb if pb else float("inf")
+        if bbin:
+            bp = f["baseline_post"]["rps"]
+            f["ratio_vs_baseline"] = zp / bp if bp else float("inf")
+            f["baseline_ratio_vs_pocketbase"] = bp / pb if pb else float("inf")
         f["ratio_vs_get_floor"] = zp / zg if zg else float("nan")
         figures["per_conns"][c] = f
         rows.append([
@@ -240,17 +273,24 @@ def main() -> int:
     figures["zayavka_peak_rss_mib_max"] = max(z_peak_per_rep)
     figures["zayavka_rss_sampled_max_mib"] = peak("zayavka_post", "rss_sampled_max_kib")
     figures["pocketbase_peak_rss_mib"] = median(pb_peak_per_rep)
+    if bbin:
+        figures["baseline_peak_rss_mib"] = median(
+            [max((r["rss_hwm_kib"] or r["rss_sampled_max_kib"]) for r in rep["baseline_post"].values())
+             / 1024 for rep in repetitions])
+        figures["baseline_idle_rss_mib"] = median(cold["baseline_rss_idle_kib"]) / 1024
+        figures["baseline_binary_bytes"] = bbin.stat().st_size
     figures["zayavka_idle_rss_mib"] = median(cold["zayavka_rss_idle_kib"]) / 1024
     figures["zayavka_binary_bytes"] = zbin.stat().st_size
     figures["pocketbase_binary_bytes"] = pbbin.stat().st_size
     figures["cold_start_ms"] = {k: median(v) * 1000 for k, v in cold.items() if k.endswith("_db")}
+    figures["first_insert_ms"] = {k: median(v) for k, v in cold.items() if k.endswith("_insert_ms")}
     c_top = max(conns_list)
     top = figures["per_conns"][c_top]
 
     # Sanity: the benchmark broke if a load produced nothing, errors, or lost an acknowledged lead.
     problems = []
     for rep in repetitions:
-        for kind in ("zayavka_post", "pocketbase_post", "zayavka_get"):
+        for kind in ("zayavka_post", "pocketbase_post", "zayavka_get") + (("baseline_post",) if bbin else ()):
             for c, r in rep[kind].items():
                 if r["requests"] == 0 or r["rps"] <= 0:
                     problems.append(f"{kind} at {c} connections: no requests completed")
@@ -262,6 +302,9 @@ def main() -> int:
         if rep["zayavka_rows"] < rep["zayavka_acked"]:
             problems.append(f"zayavka acknowledged {rep['zayavka_acked']} inserts but stored "
                             f"{rep['zayavka_rows']}")
+        if bbin and rep["baseline_rows"] < rep["baseline_acked"]:
+            problems.append(f"the baseline acknowledged {rep['baseline_acked']} inserts but stored "
+                            f"{rep['baseline_rows']}")
         if rep["pocketbase_rows"] < rep["pocketbase_acked"]:
             problems.append(f"PocketBase acknowledged {rep['pocketbase_acked']} inserts but stored "
                             f"{rep['pocketbase_rows']}")
@@ -272,6 +315,9 @@ def main() -> int:
     print()
     print_machine(m)
     print(f"tools: {wrk_version}; {pb_version}; {ident}")
+    if bbin:
+        print(f"baseline (\"before\"): {args.baseline}, {bident}; the POST loads' order rotates "
+              f"each repetition")
     print(f"disk under bench/out: 16 KiB append + fsync takes p10 {disk['p10']:.2f} / p50 "
           f"{disk['p50']:.2f} / p90 {disk['p90']:.2f} ms (an upper bound on commits per second)")
     print(f"loads: wrk -t2 (-t1 at 1 connection), {seconds:g} s each, loopback, median of "
@@ -296,6 +342,24 @@ def main() -> int:
     last = repetitions[-1]["zayavka_post"][c_top]["threads_cpu_s"]
     print(f"zayavka threads' CPU seconds during the {c_top}-connection insert load (last repetition): "
           + ", ".join(f"{k} {v:.2f}" for k, v in sorted(last.items(), key=lambda kv: -kv[1])))
+    if bbin:
+        print()
+        print("before (--baseline) / after (ZAYAVKA_BIN) / PocketBase, POST, same repetitions "
+              "(latencies in ms, CPU in µs per insert):")
+        ba_rows = []
+        for c in conns_list:
+            f = figures["per_conns"][c]
+            ba_rows.append([str(c)] + [x for k in ("baseline_post", "zayavka_post", "pocketbase_post")
+                                       for x in (f"{f[k]['rps']:,.0f}", ms(f[k]["p50_us"]),
+                                                 ms(f[k]["p99_us"]), f"{f[k]['cpu_us_per_req']:.0f}")]
+                           + [f"{f['ratio_vs_baseline']:.2f}x", f"{f['ratio_vs_pocketbase']:.2f}x",
+                              f"{f['baseline_ratio_vs_pocketbase']:.2f}x"])
+        print(table(ba_rows, ["conns", "before/s", "p50", "p99", "CPU", "after/s", "p50", "p99", "CPU",
+                              "PocketBase/s", "p50", "p99", "CPU", "after/before", "after/PB",
+                              "before/PB"]))
+        lb = repetitions[-1]["baseline_post"][c_top]["threads_cpu_s"]
+        print(f"before's threads' CPU seconds during the {c_top}-connection insert load (last "
+              f"repetition): " + ", ".join(f"{k} {v:.2f}" for k, v in sorted(lb.items(), key=lambda kv: -kv[1])))
     print()
     mem_rows = [
         ["zayavka peak RSS under the insert load (VmHWM)",
@@ -315,13 +379,28 @@ def main() -> int:
          f"{figures['cold_start_ms']['pocketbase_new_db']:.0f} / "
          f"{figures['cold_start_ms']['pocketbase_existing_db']:.0f} ms"],
     ]
+    if bbin:
+        mem_rows += [
+            ["before: peak RSS under the insert load (VmHWM) / idle",
+             f"{figures['baseline_peak_rss_mib']:.1f} / {figures['baseline_idle_rss_mib']:.1f} MiB"],
+            ["before: binary", f"{figures['baseline_binary_bytes'] / 2**20:.2f} MiB "
+                               f"({figures['baseline_binary_bytes']:,} bytes)"],
+            ["before: cold start, new / existing database",
+             f"{figures['cold_start_ms']['baseline_new_db']:.1f} / "
+             f"{figures['cold_start_ms']['baseline_existing_db']:.1f} ms"],
+            ["before: first insert after start / the next one",
+             f"{median(cold['baseline_first_insert_ms']):.1f} / "
+             f"{median(cold['baseline_second_insert_ms']):.1f} ms"],
+        ]
     print(table(mem_rows, ["memory, size, start (median of " f"{reps} / {n_cold} runs)", "figure"]))
     print()
     acked = sum(rep["zayavka_acked"] for rep in repetitions)
     stored = sum(rep["zayavka_rows"] for rep in repetitions)
     print(f"durability check: zayavka acknowledged {acked:,} inserts and its database holds {stored:,} "
           f"after a clean stop; PocketBase {sum(r['pocketbase_acked'] for r in repetitions):,} / "
-          f"{sum(r['pocketbase_rows'] for r in repetitions):,}")
+          f"{sum(r['pocketbase_rows'] for r in repetitions):,}"
+          + (f"; before {sum(r['baseline_acked'] for r in repetitions):,} / "
+             f"{sum(r['baseline_rows'] for r in repetitions):,}" if bbin else ""))
     print()
     print("targets (issue 'Measured speed'):")
     ratio = top["ratio_vs_pocketbase"]
@@ -342,6 +421,7 @@ def main() -> int:
     print(f"\ntook {time.monotonic() - started:.0f} s")
 
     path = save_json("inserts", {"machine": m, "fsync_ms": disk, "smoke": args.smoke, "seconds": seconds,
+                                 "zayavka": ident, "baseline": args.baseline and f"{args.baseline}, {bident}",
                                  "reps": reps, "figures": figures, "cold": cold,
                                  "repetitions": repetitions,
                                  "targets": [{"target": n, "holds": ok, "value": v}

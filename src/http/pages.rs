@@ -59,7 +59,7 @@ async fn home(
 }
 
 fn page(page: &Page, headers: &HeaderMap) -> Response {
-    send(&page.body(&today()), headers, StatusCode::OK, HTML_CACHE)
+    send(&page.body(), headers, StatusCode::OK, HTML_CACHE)
 }
 
 async fn file_or_not_found(
@@ -98,12 +98,12 @@ async fn file_or_not_found(
 
 /// The not-found page with status 404 (also used by other routers for unknown page paths).
 pub fn not_found_page(state: &AppState, headers: &HeaderMap) -> Response {
-    send(&state.site.not_found.body(&today()), headers, StatusCode::NOT_FOUND, HTML_CACHE)
+    send(&state.site.not_found.body(), headers, StatusCode::NOT_FOUND, HTML_CACHE)
 }
 
 /// The server's own 500 page: the same 'Unexpected Application Error!' screen the app shows.
 pub fn error_page(state: &AppState) -> Response {
-    let body = state.site.error.body(&today());
+    let body = state.site.error.body();
     (
         StatusCode::INTERNAL_SERVER_ERROR,
         [(header::CONTENT_TYPE, body.content_type), (header::CACHE_CONTROL, "no-store")],
@@ -176,11 +176,4 @@ fn preferred_encoding(request: &HeaderMap) -> Encoding {
     } else {
         Encoding::Identity
     }
-}
-
-/// Today's date as the privacy policy shows it (`dd.mm.yyyy`, uk-UA), by the server's clock in
-/// UTC; the visitor's browser then shows its own local date.
-pub fn today() -> String {
-    let date = jiff::Timestamp::now().to_zoned(jiff::tz::TimeZone::UTC).date();
-    format!("{:02}.{:02}.{:04}", date.day(), date.month(), date.year())
 }

@@ -7,7 +7,8 @@ use std::collections::HashMap;
 use axum::Extension;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{DefaultBodyLimit, Path, Query, State};
+use axum::extract::{DefaultBodyLimit, FromRequestParts, Path, Query, State};
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, post};
@@ -70,19 +71,28 @@ pub fn router() -> Router<AppState> {
 }
 
 /// Checks the `apikey` header (or query parameter, as Supabase's gateway also takes it).
-fn check_api_key(
-    state: &AppState,
-    headers: &HeaderMap,
-    query: &HashMap<String, String>,
-) -> Result<(), ApiError> {
-    let given = headers
-        .get("apikey")
-        .map(HeaderValue::as_bytes)
-        .or_else(|| query.get("apikey").map(|k| k.as_bytes()));
-    match given {
-        None => Err(ApiError::NoApiKey),
-        Some(key) if key == state.anon_key.as_bytes() => Ok(()),
-        Some(_) => Err(ApiError::InvalidApiKey),
+/// The `apikey` header (or query parameter, as Supabase's gateway also takes it), checked before
+/// anything else of the request is read. A handler that takes it cannot run without it.
+struct AnonKey;
+
+impl FromRequestParts<AppState> for AnonKey {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<AnonKey, ApiError> {
+        let from_query = || {
+            Query::<HashMap<String, String>>::try_from_uri(&parts.uri)
+                .ok()
+                .and_then(|Query(query)| query.get("apikey").cloned())
+        };
+        let given = match parts.headers.get("apikey") {
+            Some(key) => Some(key.as_bytes().to_vec()),
+            None => from_query().map(String::into_bytes),
+        };
+        match given {
+            None => Err(ApiError::NoApiKey),
+            Some(key) if key == state.anon_key.as_bytes() => Ok(AnonKey),
+            Some(_) => Err(ApiError::InvalidApiKey),
+        }
     }
 }
 
@@ -94,13 +104,13 @@ struct Answer {
 }
 
 async fn insert(
+    _: AnonKey,
     State(state): State<AppState>,
     Extension(client): Extension<ClientInfo>,
     headers: HeaderMap,
     Query(query): Query<HashMap<String, String>>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
-    check_api_key(&state, &headers, &query)?;
     submit::check_rate(&state, &client).map_err(ApiError::RateLimited)?;
     let result = match idempotency_key(&headers)? {
         None => insert_checked(&state, &headers, &query, body, None).await,
@@ -236,60 +246,34 @@ async fn insert_checked(
 }
 
 /// Reading the table as `anon` finds nothing, as under row-level security with no select policy.
-async fn read_nothing(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-    Query(query): Query<HashMap<String, String>>,
-) -> Result<Response, ApiError> {
-    check_api_key(&state, &headers, &query)?;
-    let answer =
-        Answer { representation: true, single_object: accepts_single_object(&headers), select: None };
-    respond(StatusCode::OK, &[], &answer)
+async fn read_nothing(_: AnonKey, headers: HeaderMap) -> Result<Response, ApiError> {
+    no_rows(StatusCode::OK, &headers)
 }
 
 /// Updating or deleting as `anon` changes nothing, as under row-level security.
-async fn change_nothing(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-    Query(query): Query<HashMap<String, String>>,
-) -> Result<Response, ApiError> {
-    check_api_key(&state, &headers, &query)?;
+async fn change_nothing(_: AnonKey, headers: HeaderMap) -> Result<Response, ApiError> {
     if prefers(&headers, "return=representation") {
-        let answer =
-            Answer { representation: true, single_object: accepts_single_object(&headers), select: None };
-        respond(StatusCode::OK, &[], &answer)
+        no_rows(StatusCode::OK, &headers)
     } else {
         Ok(StatusCode::NO_CONTENT.into_response())
     }
 }
 
-async fn unknown_table(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-    Query(query): Query<HashMap<String, String>>,
-    Path(table): Path<String>,
-) -> Result<Response, ApiError> {
-    check_api_key(&state, &headers, &query)?;
-    Err(ApiError::UnknownTable(table))
+fn no_rows(status: StatusCode, headers: &HeaderMap) -> Result<Response, ApiError> {
+    let answer = Answer { representation: true, single_object: accepts_single_object(headers), select: None };
+    respond(status, &[], &answer)
 }
 
-async fn unknown_function(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-    Query(query): Query<HashMap<String, String>>,
-    Path(function): Path<String>,
-) -> Result<Response, ApiError> {
-    check_api_key(&state, &headers, &query)?;
-    Err(ApiError::UnknownFunction(function))
+async fn unknown_table(_: AnonKey, Path(table): Path<String>) -> ApiError {
+    ApiError::UnknownTable(table)
 }
 
-async fn unknown_path(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-    Query(query): Query<HashMap<String, String>>,
-) -> Result<Response, ApiError> {
-    check_api_key(&state, &headers, &query)?;
-    Err(ApiError::UnknownPath)
+async fn unknown_function(_: AnonKey, Path(function): Path<String>) -> ApiError {
+    ApiError::UnknownFunction(function)
+}
+
+async fn unknown_path(_: AnonKey) -> ApiError {
+    ApiError::UnknownPath
 }
 
 async fn method_not_allowed(method: Method) -> ApiError {
