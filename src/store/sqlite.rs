@@ -36,7 +36,6 @@ type Deliver = Box<dyn FnOnce(Result<(), &rusqlite::Error>) + Send>;
 pub struct SqliteStore {
     jobs: Mutex<Option<mpsc::Sender<Job>>>,
     writer: Mutex<Option<JoinHandle<()>>>,
-    checkpointer: Mutex<Option<(std::sync::mpsc::Sender<()>, JoinHandle<()>)>>,
     reader: std::sync::Arc<Mutex<Connection>>,
 }
 
@@ -49,18 +48,8 @@ impl SqliteStore {
         let mut writer = Connection::open(path).with_context(|| format!("cannot open {}", path.display()))?;
         configure(&writer).with_context(|| format!("cannot use {} as a database", path.display()))?;
         migrate(&mut writer).with_context(|| format!("cannot migrate {}", path.display()))?;
-        // Checkpoints run on their own connection so that a commit never waits for one.
-        writer.pragma_update(None, "wal_autocheckpoint", 0)?;
         let reader = Connection::open(path).with_context(|| format!("cannot open {}", path.display()))?;
         configure(&reader)?;
-        let checkpoints =
-            Connection::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-        configure(&checkpoints)?;
-        let (stop_checkpoints, stop) = std::sync::mpsc::channel();
-        let checkpointer = std::thread::Builder::new()
-            .name("sqlite-checkpoint".into())
-            .spawn(move || checkpoint_loop(checkpoints, stop))
-            .context("cannot start the database checkpoint thread")?;
 
         let (tx, rx) = mpsc::channel(QUEUE_CAPACITY);
         let handle = std::thread::Builder::new()
@@ -70,7 +59,6 @@ impl SqliteStore {
         Ok(SqliteStore {
             jobs: Mutex::new(Some(tx)),
             writer: Mutex::new(Some(handle)),
-            checkpointer: Mutex::new(Some((stop_checkpoints, checkpointer))),
             reader: std::sync::Arc::new(Mutex::new(reader)),
         })
     }
@@ -201,11 +189,6 @@ impl SqliteStore {
     }
 
     pub async fn close(&self) {
-        let checkpointer = self.checkpointer.lock().expect("checkpointer lock").take();
-        if let Some((stop, handle)) = checkpointer {
-            drop(stop);
-            let _ = tokio::task::spawn_blocking(move || handle.join()).await;
-        }
         // Dropping the last sender ends the writer's loop once the queue is empty.
         drop(self.jobs.lock().expect("jobs lock").take());
         let handle = self.writer.lock().expect("writer lock").take();
@@ -234,18 +217,6 @@ fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
         tx.commit()?;
     }
     Ok(())
-}
-
-/// How often the WAL is copied into the database file. PASSIVE never blocks the writer; the
-/// writer's close does a last, complete checkpoint.
-const CHECKPOINT_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
-
-fn checkpoint_loop(conn: Connection, stop: std::sync::mpsc::Receiver<()>) {
-    while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = stop.recv_timeout(CHECKPOINT_EVERY) {
-        if let Err(e) = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())) {
-            tracing::warn!(error = %e, "WAL checkpoint failed");
-        }
-    }
 }
 
 fn write_loop(mut conn: Connection, mut jobs: mpsc::Receiver<Job>) {
