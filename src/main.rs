@@ -63,10 +63,11 @@ fn main() -> ExitCode {
         Ok(settings) => settings,
         Err(e) => return fail(&e),
     };
-    tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::new(&settings.log))
-        .with_writer(std::io::stderr)
-        .init();
+    // tokio-postgres logs query parameters (a lead's name and phone) at debug level: whatever the
+    // operator's filter says, it never logs below info.
+    let filter = tracing_subscriber::EnvFilter::new(&settings.log)
+        .add_directive("tokio_postgres=info".parse().expect("a valid directive"));
+    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(runtime) => runtime,
         Err(e) => return fail(&e.into()),

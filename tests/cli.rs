@@ -167,7 +167,8 @@ async fn logs_never_hold_a_visitors_name_or_phone() {
         .env("ZAYAVKA_LISTEN", format!("127.0.0.1:{port}"))
         .env("ZAYAVKA_DATABASE_URL", &database.url)
         .env("ZAYAVKA_ANON_KEY", common::KEY)
-        .env("ZAYAVKA_LOG", "debug")
+        // The most talkative level an operator might set, dependencies included.
+        .env("ZAYAVKA_LOG", "trace")
         .stderr(std::fs::File::create(&log_path).unwrap())
         .spawn()
         .unwrap();

@@ -14,6 +14,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{any, post};
 use axum::{Json, Router};
 use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
 use tower_http::cors::{AllowHeaders, Any, CorsLayer};
 
 use super::client::ClientInfo;
@@ -22,7 +23,6 @@ use crate::app::AppState;
 use crate::error::ApiError;
 use crate::lead::{Lead, LeadInput};
 use crate::store::Idempotency;
-use sha2::{Digest, Sha256};
 
 /// Generous for one lead (a 1000-character comment is ~4 KB of Cyrillic UTF-8) and for a bulk
 /// insert from an operator's script, small enough that a flood costs little memory.
@@ -70,7 +70,6 @@ pub fn router() -> Router<AppState> {
         .layer(cors)
 }
 
-/// Checks the `apikey` header (or query parameter, as Supabase's gateway also takes it).
 /// The `apikey` header (or query parameter, as Supabase's gateway also takes it), checked before
 /// anything else of the request is read. A handler that takes it cannot run without it.
 struct AnonKey;
