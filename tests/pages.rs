@@ -149,3 +149,14 @@ async fn health_and_readiness() {
     app.state.store.close().await;
     assert_eq!(app.get("/healthz").await.status, StatusCode::OK);
 }
+
+#[tokio::test]
+async fn the_servers_own_500_page_has_the_apps_error_heading() {
+    let app = test_app().await;
+    let response = zayavka::http::pages::error_page(&app.state);
+    assert_eq!(response.status(), StatusCode::INTERNAL_SERVER_ERROR);
+    let body = http_body_util::BodyExt::collect(response.into_body()).await.unwrap().to_bytes();
+    let html = String::from_utf8(body.to_vec()).unwrap();
+    assert!(html.contains("Unexpected Application Error!"));
+    assert!(html.contains("<html lang=\"uk\""));
+}
