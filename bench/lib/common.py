@@ -356,3 +356,12 @@ def save_json(name: str, data: object) -> Path:
     path = OUT / f"{name}-{stamp}.json"
     path.write_text(json.dumps(data, indent=2, ensure_ascii=False))
     return path
+
+
+def run_main(main, name: str) -> None:
+    """Runs a benchmark's main(): its exit code, or one `NAME: error: ...` line and 1."""
+    try:
+        sys.exit(main())
+    except BenchError as e:
+        print(f"{name}: error: {e}", file=sys.stderr)
+        sys.exit(1)

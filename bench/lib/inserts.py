@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import (ANON_KEY, BENCH, LEAD_JSON, BenchError, RssSampler, cpu_seconds, log, machine, machine_busy_seconds,  # noqa: E402
+from common import (run_main, ANON_KEY, BENCH, LEAD_JSON, BenchError, RssSampler, cpu_seconds, log, machine, machine_busy_seconds,  # noqa: E402
                     fsync_latency_ms, median, new_workdir, pocketbase_bin, print_machine, zayavka_identity, proc_status_kib,
                     remove_workdir, reset_peak_rss, save_json, start_pocketbase, start_zayavka,
                     table, thread_cpu_seconds, verdict, zayavka_bin)
@@ -434,8 +434,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except BenchError as e:
-        print(f"inserts: error: {e}", file=sys.stderr)
-        sys.exit(1)
+    run_main(main, "inserts")

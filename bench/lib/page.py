@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import (BENCH, OUT, BenchError, log, machine, median, new_workdir,  # noqa: E402
+from common import (run_main, BENCH, OUT, BenchError, log, machine, median, new_workdir,  # noqa: E402
                     print_machine, zayavka_identity, remove_workdir, save_json, start_zayavka, table, verdict)
 
 TARGET_FIRST_PAINT_BYTES = 14 * 1024   # HTML + CSS, compressed, headers included
@@ -246,8 +246,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except BenchError as e:
-        print(f"page: error: {e}", file=sys.stderr)
-        sys.exit(1)
+    run_main(main, "page")

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import (ANON_KEY, BENCH, OUT, BenchError, log, machine, new_workdir,  # noqa: E402
+from common import (run_main, ANON_KEY, BENCH, OUT, BenchError, log, machine, new_workdir,  # noqa: E402
                     print_machine, remove_workdir, start_zayavka, thread_cpu_seconds)
 from inserts import WRK_POST, count_rows, run_wrk  # noqa: E402
 
@@ -99,8 +99,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except BenchError as e:
-        print(f"profile: error: {e}", file=sys.stderr)
-        sys.exit(1)
+    run_main(main, "profile")

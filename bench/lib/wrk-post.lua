@@ -5,8 +5,6 @@
 -- number and a counter), so that no insert is a duplicate that a server could answer without
 -- writing (zayavka suppresses a phone's repeats within a day): each run against the same
 -- database passes a CODE of its own (a Ukrainian mobile operator code such as 67).
--- done() prints one line `WRKJSON {...}` with the counts and latency percentiles (microseconds)
--- that lib/inserts.py reads.
 
 local threads = {}
 local counter = 0
@@ -35,15 +33,5 @@ function request()
     '{"name":"Олена","phone":"' .. phone .. '","confirmation":"Так","comment":null}')
 end
 
-function done(summary, latency, requests)
-  local e = summary.errors
-  io.write(string.format(
-    'WRKJSON {"requests":%d,"duration_us":%d,"bytes":%d,' ..
-    '"err_connect":%d,"err_read":%d,"err_write":%d,"err_status":%d,"err_timeout":%d,' ..
-    '"lat_min_us":%d,"lat_mean_us":%.1f,"lat_max_us":%d,' ..
-    '"p50_us":%d,"p90_us":%d,"p99_us":%d,"p999_us":%d}\n',
-    summary.requests, summary.duration, summary.bytes,
-    e.connect, e.read, e.write, e.status, e.timeout,
-    latency.min, latency.mean, latency.max,
-    latency:percentile(50), latency:percentile(90), latency:percentile(99), latency:percentile(99.9)))
-end
+-- done() comes from wrk-report.lua beside this file.
+dofile((debug.getinfo(1, "S").source:match("^@(.*/)") or "./") .. "wrk-report.lua")
