@@ -10,6 +10,8 @@ use axum::http::{HeaderMap, HeaderValue, header};
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 
+use crate::http::client::request_cookie;
+
 /// A token bucket per client address, shared by the JSON insert and the form: a submit is a
 /// submit, whichever way it comes.
 pub struct SubmitLimiter {
@@ -82,14 +84,7 @@ pub fn loaded_cookie(now: i64, https: bool) -> HeaderValue {
 
 /// When the page was loaded, from the request's cookie.
 pub fn loaded_at(headers: &HeaderMap) -> Option<i64> {
-    headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(cookie::Cookie::split_parse)
-        .filter_map(Result::ok)
-        .find(|c| c.name() == LOADED_COOKIE)
-        .and_then(|c| c.value().parse().ok())
+    request_cookie(headers, LOADED_COOKIE)?.parse().ok()
 }
 
 /// Sent sooner after the page loaded than a person fills the form. A request without the cookie

@@ -13,9 +13,11 @@ use tower_http::trace::{DefaultOnResponse, TraceLayer};
 use tracing::Level;
 
 use crate::abuse::SubmitLimiter;
+use crate::auth::LoginLimiter;
 use crate::config::Settings;
-use crate::http::{client, form, health, pages, rest, security};
+use crate::http::{admin, client, form, health, pages, rest, security};
 use crate::metrics::Metrics;
+use crate::notify::Notifier;
 use crate::site::Site;
 use crate::store::{InsertContext, Store};
 
@@ -33,6 +35,9 @@ pub struct AppState {
     pub metrics: Arc<Metrics>,
     /// `Idempotency-Key`s of inserts this instance is still working on.
     pub idempotency_in_flight: Arc<std::sync::Mutex<std::collections::HashSet<String>>>,
+    /// Sends the notifications the inserts queue.
+    pub notifier: Arc<Notifier>,
+    pub login_limiter: Arc<LoginLimiter>,
 }
 
 impl AppState {
@@ -45,48 +50,75 @@ impl AppState {
         };
         let site = Site::build(&settings, &anon_key)?;
         let insert_context = InsertContext {
+            channels: crate::notify::configured_channels(&settings),
             policy_version: site.policy_version.as_str().into(),
             duplicate_window: (settings.duplicate_window_hours > 0)
                 .then(|| Duration::from_secs(u64::from(settings.duplicate_window_hours) * 3600)),
         };
-        spawn_housekeeping(store.clone());
+        spawn_housekeeping(store.clone(), settings.retention_days);
         let limiter = SubmitLimiter::new(settings.rate_limit_per_minute).map(Arc::new);
-        if let Some(limiter) = &limiter {
-            let limiter = Arc::downgrade(limiter);
+        let login_limiter = Arc::new(LoginLimiter::default());
+        {
+            let (limiter, login_limiter) =
+                (limiter.as_ref().map(Arc::downgrade), Arc::downgrade(&login_limiter));
             tokio::spawn(async move {
                 let mut every_minute = tokio::time::interval(Duration::from_secs(60));
-                while let Some(limiter) = {
+                while let Some(login_limiter) = {
                     every_minute.tick().await;
-                    limiter.upgrade()
+                    login_limiter.upgrade()
                 } {
-                    limiter.forget_idle();
+                    login_limiter.forget_idle();
+                    if let Some(limiter) = limiter.as_ref().and_then(std::sync::Weak::upgrade) {
+                        limiter.forget_idle();
+                    }
                 }
             });
         }
+        let settings = Arc::new(settings);
+        let metrics = Arc::new(Metrics::default());
+        let notifier = Notifier::new(settings.clone(), store.clone(), metrics.clone())?;
+        notifier.spawn();
         Ok(AppState {
-            settings: Arc::new(settings),
+            settings,
             store,
             site: Arc::new(site),
             anon_key: anon_key.into(),
             insert_context,
             limiter,
-            metrics: Arc::new(Metrics::default()),
+            metrics,
             idempotency_in_flight: Arc::default(),
+            notifier,
+            login_limiter,
         })
     }
 }
 
-/// Hourly chores: forget `Idempotency-Key`s older than a day.
-fn spawn_housekeeping(store: Store) {
+/// Hourly chores (the first at start): delete leads past the retention period, forget
+/// `Idempotency-Key`s older than a day and expired sessions.
+fn spawn_housekeeping(store: Store, retention_days: u32) {
     tokio::spawn(async move {
         let mut every_hour = tokio::time::interval(Duration::from_secs(3600));
         loop {
             every_hour.tick().await;
-            let day_ago = jiff::Timestamp::now() - jiff::SignedDuration::from_hours(24);
-            match store.purge_idempotency_keys(day_ago).await {
+            let now = jiff::Timestamp::now();
+            let cutoff = now - jiff::SignedDuration::from_hours(24 * i64::from(retention_days));
+            match store.purge_leads(cutoff).await {
+                Ok(0) => {}
+                Ok(purged) => {
+                    tracing::info!(purged, retention_days, "leads past the retention period deleted")
+                }
+                Err(crate::store::StoreError::Closed) => return,
+                Err(e) => tracing::warn!(error = %e, "deleting leads past the retention period"),
+            }
+            let day_ago = now - jiff::SignedDuration::from_hours(24);
+            let chores = async {
+                store.purge_idempotency_keys(day_ago).await?;
+                store.purge_sessions(now).await
+            };
+            match chores.await {
                 Ok(_) => {}
                 Err(crate::store::StoreError::Closed) => return,
-                Err(e) => tracing::warn!(error = %e, "purging old idempotency keys"),
+                Err(e) => tracing::warn!(error = %e, "purging old idempotency keys and sessions"),
             }
         }
     });
@@ -107,6 +139,7 @@ pub fn app(state: AppState) -> Router {
         .merge(rest::router())
         .merge(form::router())
         .merge(health::router())
+        .merge(admin::router())
         .merge(pages::router())
         .route("/metrics", axum::routing::get(metrics))
         .layer(axum::middleware::from_fn_with_state(state.clone(), client::identify))

@@ -65,6 +65,71 @@ pub struct SettingArgs {
     /// success); 0 = off [default: 24]
     #[arg(long, env = "ZAYAVKA_DUPLICATE_WINDOW_HOURS", global = true, value_name = "HOURS")]
     pub duplicate_window_hours: Option<String>,
+
+    /// The site's public address, for the inbox links in notifications, e.g.
+    /// https://example.org [default: empty, links are paths only]
+    #[arg(long, env = "ZAYAVKA_PUBLIC_URL", global = true, value_name = "URL")]
+    pub public_url: Option<String>,
+
+    /// A JSON POST per new lead (and reminder) goes here [default: none]
+    #[arg(long, env = "ZAYAVKA_WEBHOOK_URL", global = true, value_name = "URL")]
+    pub webhook_url: Option<String>,
+
+    /// The key of the webhook's HMAC-SHA256 signature header [default: none, unsigned]
+    #[arg(
+        long,
+        env = "ZAYAVKA_WEBHOOK_SECRET",
+        global = true,
+        value_name = "SECRET",
+        hide_env_values = true
+    )]
+    pub webhook_secret: Option<String>,
+
+    /// A Telegram bot's token; with ZAYAVKA_TELEGRAM_CHAT_ID, a message per new lead [default: none]
+    #[arg(
+        long,
+        env = "ZAYAVKA_TELEGRAM_BOT_TOKEN",
+        global = true,
+        value_name = "TOKEN",
+        hide_env_values = true
+    )]
+    pub telegram_bot_token: Option<String>,
+
+    /// The Telegram chat (or group) the bot writes to [default: none]
+    #[arg(long, env = "ZAYAVKA_TELEGRAM_CHAT_ID", global = true, value_name = "ID")]
+    pub telegram_chat_id: Option<String>,
+
+    /// The Telegram Bot API's address [default: https://api.telegram.org]
+    #[arg(long, env = "ZAYAVKA_TELEGRAM_API_URL", global = true, value_name = "URL")]
+    pub telegram_api_url: Option<String>,
+
+    /// The SMTP server for e-mail notifications: smtp://host:port (STARTTLS if offered,
+    /// ?tls=required to insist), smtps://user:password@host [default: none]
+    #[arg(long, env = "ZAYAVKA_SMTP_URL", global = true, value_name = "URL", hide_env_values = true)]
+    pub smtp_url: Option<String>,
+
+    /// Who gets the e-mails, comma-separated [default: none]
+    #[arg(long, env = "ZAYAVKA_NOTIFY_EMAIL_TO", global = true, value_name = "ADDRESSES")]
+    pub notify_email_to: Option<String>,
+
+    /// The e-mails' sender [default: the first ZAYAVKA_NOTIFY_EMAIL_TO address]
+    #[arg(long, env = "ZAYAVKA_NOTIFY_EMAIL_FROM", global = true, value_name = "ADDRESS")]
+    pub notify_email_from: Option<String>,
+
+    /// Put the visitor's name, phone and comment in notifications (health-related personal data
+    /// leaves the server) [default: false]
+    #[arg(long, env = "ZAYAVKA_NOTIFY_INCLUDE_PII", global = true, value_name = "BOOL")]
+    pub notify_include_pii: Option<String>,
+
+    /// A reminder goes to the channels when an open lead is this many hours old (its promise is
+    /// 48 hours); 0 = off [default: 40]
+    #[arg(long, env = "ZAYAVKA_REMIND_AFTER_HOURS", global = true, value_name = "HOURS")]
+    pub remind_after_hours: Option<String>,
+
+    /// Leads older than this many days are deleted, with their calls; the privacy policy states
+    /// it [default: 180]
+    #[arg(long, env = "ZAYAVKA_RETENTION_DAYS", global = true, value_name = "DAYS")]
+    pub retention_days: Option<String>,
 }
 
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
@@ -80,6 +145,10 @@ pub const DEFAULT_LOG: &str = "info";
 pub const DEFAULT_RATE_LIMIT_PER_MINUTE: u32 = 60;
 pub const DEFAULT_MIN_FILL_SECONDS: u32 = 3;
 pub const DEFAULT_DUPLICATE_WINDOW_HOURS: u32 = 24;
+pub const DEFAULT_TELEGRAM_API_URL: &str = "https://api.telegram.org";
+pub const DEFAULT_REMIND_AFTER_HOURS: u32 = 40;
+/// The privacy policy states this period; change both together.
+pub const DEFAULT_RETENTION_DAYS: u32 = 180;
 
 /// Where the leads live.
 #[derive(Clone, PartialEq, Eq)]
@@ -117,6 +186,53 @@ pub struct Settings {
     pub min_fill_seconds: u32,
     /// 0 = off.
     pub duplicate_window_hours: u32,
+    /// Without a trailing slash; empty means links in notifications are paths only.
+    pub public_url: String,
+    pub notify: NotifySettings,
+    /// 0 = off.
+    pub remind_after_hours: u32,
+    /// 1 to 3650; the privacy policy states it.
+    pub retention_days: u32,
+}
+
+/// Where notifications go. Secrets are kept out of `Debug`.
+#[derive(Clone, Default)]
+pub struct NotifySettings {
+    pub webhook: Option<Webhook>,
+    pub telegram: Option<Telegram>,
+    pub email: Option<Email>,
+    pub include_pii: bool,
+}
+
+#[derive(Clone)]
+pub struct Webhook {
+    pub url: String,
+    pub secret: Option<String>,
+}
+
+#[derive(Clone)]
+pub struct Telegram {
+    pub api_url: String,
+    pub bot_token: String,
+    pub chat_id: String,
+}
+
+#[derive(Clone)]
+pub struct Email {
+    pub smtp_url: String,
+    pub to: Vec<String>,
+    pub from: String,
+}
+
+impl fmt::Debug for NotifySettings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("NotifySettings")
+            .field("webhook", &self.webhook.as_ref().map(|w| &w.url))
+            .field("telegram", &self.telegram.as_ref().map(|t| &t.chat_id))
+            .field("email", &self.email.as_ref().map(|e| &e.to))
+            .field("include_pii", &self.include_pii)
+            .finish()
+    }
 }
 
 impl Settings {
@@ -191,6 +307,83 @@ impl Settings {
             DEFAULT_DUPLICATE_WINDOW_HOURS,
         )?;
 
+        let public_url = pick(args.public_url, "public_url", "");
+        if !public_url.is_empty() {
+            check_http_url("ZAYAVKA_PUBLIC_URL", &public_url)?;
+        }
+        let remind_after_hours = number(
+            args.remind_after_hours,
+            "remind_after_hours",
+            "ZAYAVKA_REMIND_AFTER_HOURS",
+            DEFAULT_REMIND_AFTER_HOURS,
+        )?;
+        if remind_after_hours >= 48 {
+            bail!("ZAYAVKA_REMIND_AFTER_HOURS: {remind_after_hours} is not before the 48-hour deadline");
+        }
+        let retention_days =
+            number(args.retention_days, "retention_days", "ZAYAVKA_RETENTION_DAYS", DEFAULT_RETENTION_DAYS)?;
+        if !(1..=3650).contains(&retention_days) {
+            bail!("ZAYAVKA_RETENTION_DAYS: {retention_days} is not between 1 and 3650 days");
+        }
+        let optional = |given: Option<String>, key: &str| -> Option<String> {
+            given.or_else(|| file.get(key).cloned()).map(|v| v.trim().to_owned()).filter(|v| !v.is_empty())
+        };
+        let notify = NotifySettings {
+            webhook: match optional(args.webhook_url, "webhook_url") {
+                Some(url) => {
+                    check_http_url("ZAYAVKA_WEBHOOK_URL", &url)?;
+                    Some(Webhook { url, secret: optional(args.webhook_secret, "webhook_secret") })
+                }
+                None => None,
+            },
+            telegram: match (
+                optional(args.telegram_bot_token, "telegram_bot_token"),
+                optional(args.telegram_chat_id, "telegram_chat_id"),
+            ) {
+                (Some(bot_token), Some(chat_id)) => {
+                    let api_url = pick(args.telegram_api_url, "telegram_api_url", DEFAULT_TELEGRAM_API_URL);
+                    check_http_url("ZAYAVKA_TELEGRAM_API_URL", &api_url)?;
+                    if bot_token.contains(['/', '?', '#']) || bot_token.contains(char::is_whitespace) {
+                        bail!("ZAYAVKA_TELEGRAM_BOT_TOKEN: not a bot token (as BotFather gives it)");
+                    }
+                    Some(Telegram { api_url: api_url.trim_end_matches('/').to_owned(), bot_token, chat_id })
+                }
+                (None, None) => None,
+                _ => bail!("ZAYAVKA_TELEGRAM_BOT_TOKEN and ZAYAVKA_TELEGRAM_CHAT_ID: set both, or neither"),
+            },
+            email: match (
+                optional(args.smtp_url, "smtp_url"),
+                optional(args.notify_email_to, "notify_email_to"),
+            ) {
+                (Some(smtp_url), Some(to)) => {
+                    if !(smtp_url.starts_with("smtp://") || smtp_url.starts_with("smtps://")) {
+                        bail!("ZAYAVKA_SMTP_URL: must start with smtp:// or smtps://");
+                    }
+                    let to: Vec<String> =
+                        to.split(',').map(str::trim).filter(|a| !a.is_empty()).map(str::to_owned).collect();
+                    let from = optional(args.notify_email_from, "notify_email_from")
+                        .unwrap_or_else(|| to.first().cloned().unwrap_or_default());
+                    for address in to.iter().chain([&from]) {
+                        if address.parse::<lettre::Address>().is_err() {
+                            bail!("ZAYAVKA_NOTIFY_EMAIL_TO / _FROM: '{address}' is not an e-mail address");
+                        }
+                    }
+                    Some(Email { smtp_url, to, from })
+                }
+                (None, None) => None,
+                _ => bail!("ZAYAVKA_SMTP_URL and ZAYAVKA_NOTIFY_EMAIL_TO: set both, or neither"),
+            },
+            include_pii: match pick(args.notify_include_pii, "notify_include_pii", "false")
+                .trim()
+                .to_ascii_lowercase()
+                .as_str()
+            {
+                "true" | "1" | "yes" | "on" => true,
+                "false" | "0" | "no" | "off" | "" => false,
+                other => bail!("ZAYAVKA_NOTIFY_INCLUDE_PII: '{other}' is not true or false"),
+            },
+        };
+
         Ok(Settings {
             listen,
             database_url,
@@ -204,6 +397,10 @@ impl Settings {
             rate_limit_per_minute,
             min_fill_seconds,
             duplicate_window_hours,
+            public_url: public_url.trim_end_matches('/').to_owned(),
+            notify,
+            remind_after_hours,
+            retention_days,
         })
     }
 

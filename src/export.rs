@@ -2,8 +2,7 @@
 
 use std::io::Write;
 
-use crate::lead::Lead;
-use crate::store::Store;
+use crate::store::{LeadRecord, Store};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -14,7 +13,33 @@ pub enum Format {
 /// Leads read from the database per page, so memory stays flat however many there are.
 const PAGE: u32 = 1000;
 
-const CSV_HEADER: [&str; 6] = ["id", "created_at", "name", "phone", "confirmation", "comment"];
+/// The contract's columns first; then where the lead stands and its consent evidence (the
+/// privacy policy's version in force at `created_at`).
+const CSV_HEADER: [&str; 9] = [
+    "id",
+    "created_at",
+    "name",
+    "phone",
+    "confirmation",
+    "comment",
+    "status",
+    "reached_at",
+    "policy_version",
+];
+
+/// One line of the JSON Lines export.
+#[derive(serde::Serialize)]
+struct JsonLine<'a> {
+    id: i64,
+    created_at: &'a str,
+    name: &'a str,
+    phone: &'a str,
+    confirmation: &'a str,
+    comment: Option<&'a str>,
+    status: &'a str,
+    reached_at: Option<&'a str>,
+    policy_version: &'a str,
+}
 
 pub async fn export(store: &Store, format: Format, out: impl Write) -> anyhow::Result<()> {
     let mut out = std::io::BufWriter::new(out);
@@ -34,7 +59,18 @@ pub async fn export(store: &Store, format: Format, out: impl Write) -> anyhow::R
         Format::Jsonl => {
             for_each_page(store, |leads| {
                 for lead in leads {
-                    serde_json::to_writer(&mut out, lead)?;
+                    let line = JsonLine {
+                        id: lead.id,
+                        created_at: &lead.created_at,
+                        name: &lead.name,
+                        phone: &lead.phone,
+                        confirmation: &lead.confirmation,
+                        comment: lead.comment.as_deref(),
+                        status: &lead.status,
+                        reached_at: lead.reached_at.as_deref(),
+                        policy_version: &lead.policy_version,
+                    };
+                    serde_json::to_writer(&mut out, &line)?;
                     out.write_all(b"\n")?;
                 }
                 Ok(())
@@ -48,7 +84,7 @@ pub async fn export(store: &Store, format: Format, out: impl Write) -> anyhow::R
 
 async fn for_each_page(
     store: &Store,
-    mut f: impl FnMut(&[Lead]) -> anyhow::Result<()>,
+    mut f: impl FnMut(&[LeadRecord]) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
     let mut after = 0;
     loop {
@@ -61,7 +97,7 @@ async fn for_each_page(
     }
 }
 
-fn csv_cells(lead: &Lead) -> [String; 6] {
+fn csv_cells(lead: &LeadRecord) -> [String; 9] {
     [
         lead.id.to_string(),
         lead.created_at.clone(),
@@ -69,6 +105,9 @@ fn csv_cells(lead: &Lead) -> [String; 6] {
         neutralise_formula(&lead.phone),
         neutralise_formula(&lead.confirmation),
         neutralise_formula(lead.comment.as_deref().unwrap_or("")),
+        lead.status.clone(),
+        lead.reached_at.clone().unwrap_or_default(),
+        lead.policy_version.clone(),
     ]
 }
 

@@ -12,12 +12,15 @@
 
 pub mod abuse;
 pub mod app;
+pub mod auth;
 pub mod config;
 pub mod error;
 pub mod export;
 pub mod http;
+pub mod inbox;
 pub mod lead;
 pub mod metrics;
+pub mod notify;
 pub mod serve;
 pub mod site;
 pub mod store;

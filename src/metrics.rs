@@ -41,11 +41,18 @@ struct ReasonLabel {
     reason: &'static str,
 }
 
+#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
+struct ChannelLabel {
+    channel: &'static str,
+}
+
 pub struct Metrics {
     registry: Registry,
     stored: Counter,
     refused: Family<ReasonLabel, Counter>,
     rate_limited: Counter,
+    notifications_sent: Family<ChannelLabel, Counter>,
+    notifications_failed: Family<ChannelLabel, Counter>,
 }
 
 impl Default for Metrics {
@@ -61,7 +68,19 @@ impl Default for Metrics {
             refused.clone(),
         );
         registry.register("requests_rate_limited", "Submits answered 429", rate_limited.clone());
-        Metrics { registry, stored, refused, rate_limited }
+        let notifications_sent = Family::<ChannelLabel, Counter>::default();
+        let notifications_failed = Family::<ChannelLabel, Counter>::default();
+        registry.register(
+            "notifications_sent",
+            "Notifications delivered, by channel",
+            notifications_sent.clone(),
+        );
+        registry.register(
+            "notifications_failed",
+            "Notification attempts that failed (each is tried again), by channel",
+            notifications_failed.clone(),
+        );
+        Metrics { registry, stored, refused, rate_limited, notifications_sent, notifications_failed }
     }
 }
 
@@ -75,6 +94,11 @@ impl Metrics {
         if reason == Refusal::RateLimited {
             self.rate_limited.inc();
         }
+    }
+
+    pub fn notification(&self, channel: &'static str, delivered: bool) {
+        let family = if delivered { &self.notifications_sent } else { &self.notifications_failed };
+        family.get_or_create(&ChannelLabel { channel }).inc();
     }
 
     /// The Prometheus text exposition.

@@ -17,7 +17,10 @@ pub async fn serve(settings: Settings) -> anyhow::Result<()> {
     let state = AppState::new(settings, store.clone()).await?;
     let listener =
         tokio::net::TcpListener::bind(listen).await.with_context(|| format!("cannot listen on {listen}"))?;
-    tracing::info!(address = %listen, "zayavka is serving on http://{listen}");
+    // The bound address, not the setting: with port 0 the system picks a free port, and this line
+    // is how the operator (and the tests) learn which.
+    let address = listener.local_addr().context("cannot read the listening address")?;
+    tracing::info!(%address, "zayavka is serving on http://{address}");
 
     let (draining_tx, draining_rx) = tokio::sync::oneshot::channel::<()>();
     let service = app(state).into_make_service_with_connect_info::<std::net::SocketAddr>();

@@ -92,6 +92,8 @@ pub struct Site {
     pub privacy_policy: Page,
     pub not_found: Page,
     pub error: Page,
+    /// The operators' inbox app (built separately from the visitor's pages).
+    pub admin: Page,
     /// Every other file by its path without the leading slash (`assets/index-abc.js`).
     pub files: HashMap<String, Body>,
     /// `'sha256-…'` sources for the inline `<style>` elements of the pages.
@@ -112,6 +114,7 @@ impl Site {
             ("__ZAYAVKA_REDIRECT_URL__", settings.redirect_url.clone()),
             ("__ZAYAVKA_BACKEND_URL__", settings.backend_url.clone()),
             ("__ZAYAVKA_ANON_KEY__", anon_key.to_owned()),
+            ("__ZAYAVKA_RETENTION__", days_uk(settings.retention_days)),
         ];
         let fill = |html: &str| fill_settings(html, &values);
         let raw_page = |name: &str| -> anyhow::Result<String> {
@@ -136,8 +139,10 @@ impl Site {
         let privacy_policy = page("privacy-policy.html")?;
         let not_found = page("404.html")?;
         let error = page("error.html")?;
-        let policy_version =
-            hex(&Sha256::digest(raw_page("privacy-policy.html")?.as_bytes()))[..16].to_owned();
+        let admin = page("admin.html")?;
+        // The policy's text is the built page with the retention period it states.
+        let policy_text = raw_page("privacy-policy.html")? + &days_uk(settings.retention_days);
+        let policy_version = hex(&Sha256::digest(policy_text.as_bytes()))[..16].to_owned();
 
         let files = Dist::iter()
             .filter(|path| !path.ends_with(".html"))
@@ -151,8 +156,28 @@ impl Site {
             })
             .collect();
 
-        Ok(Site { home, thank_you, privacy_policy, not_found, error, files, style_hashes, policy_version })
+        Ok(Site {
+            home,
+            thank_you,
+            privacy_policy,
+            not_found,
+            error,
+            admin,
+            files,
+            style_hashes,
+            policy_version,
+        })
     }
+}
+
+/// `180 днів`, `21 день`, `3 дні`: a number of days as Ukrainian says it.
+fn days_uk(days: u32) -> String {
+    let word = match (days % 10, days % 100) {
+        (1, n) if n != 11 => "день",
+        (2..=4, n) if !(12..=14).contains(&n) => "дні",
+        _ => "днів",
+    };
+    format!("{days} {word}")
 }
 
 /// Replaces the settings' tokens: JSON-escaped inside the config data block (a `<script>` is raw
@@ -296,6 +321,15 @@ fn hex(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn days_are_counted_in_ukrainian() {
+        let said: Vec<String> = [1, 2, 5, 11, 14, 21, 22, 180, 365].into_iter().map(days_uk).collect();
+        assert_eq!(
+            said,
+            ["1 день", "2 дні", "5 днів", "11 днів", "14 днів", "21 день", "22 дні", "180 днів", "365 днів"]
+        );
+    }
 
     #[test]
     fn finds_inline_styles() {

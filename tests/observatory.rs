@@ -20,7 +20,7 @@ fn directive<'a>(csp: &'a str, name: &str) -> Option<&'a str> {
 #[tokio::test]
 async fn every_page_meets_the_observatory_rules() {
     let app = test_app_with(|s| s.trusted_proxies = vec!["127.0.0.1/32".parse().unwrap()]).await;
-    for path in ["/", "/thank-you", "/privacy-policy", "/missing"] {
+    for path in ["/", "/thank-you", "/privacy-policy", "/missing", "/admin", "/admin/api/session"] {
         let answer = over_https(&app, path).await;
 
         // Content Security Policy: implemented, no unsafe-inline / unsafe-eval for scripts,

@@ -1,5 +1,6 @@
 // The test API every spec imports: Playwright's `test` with
-// - `server`: the built zayavka binary, fresh database, on a free port (settings via `test.use`);
+// - `server`: the built zayavka binary, fresh database, on a free port (settings via `test.use`;
+//   an inbox account made before the start via `test.use({ operator })`);
 // - `baseURL`: that server, so `page.goto('/')` opens it;
 // - `startZayavka(settings)`: another server with settings known only inside the test (a stand-in
 //   backend's URL), stopped after the test;
@@ -7,11 +8,11 @@
 //   is React error #418) or a console error the test did not announce with `browserLog.allow(...)`
 //   fails the test.
 import { test as base, expect, type BrowserContext, type ConsoleMessage, type TestInfo } from '@playwright/test';
-import { startServer, type RunningServer, type Settings } from './server';
+import { startServer, type Operator, type RunningServer, type Settings } from './server';
 import { startBackend, startOtherSite, type BackendAnswer, type BackendStandIn, type OtherSite } from './stand-ins';
 
 export { expect };
-export { ANON_KEY } from './server';
+export { ANON_KEY, type Operator } from './server';
 
 export class BrowserLog {
   /** Console errors, as `text (url)`. */
@@ -48,6 +49,7 @@ export class BrowserLog {
 
 interface Fixtures {
   settings: Settings;
+  operator: Operator | undefined;
   server: RunningServer;
   startZayavka: (settings?: Settings) => Promise<RunningServer>;
   standIns: StandIns;
@@ -69,9 +71,10 @@ async function attachLogs(testInfo: TestInfo, servers: RunningServer[]): Promise
 
 export const test = base.extend<Fixtures>({
   settings: [{}, { option: true }],
+  operator: [undefined, { option: true }],
 
-  server: async ({ settings }, use, testInfo) => {
-    const server = await startServer(settings);
+  server: async ({ settings, operator }, use, testInfo) => {
+    const server = await startServer(settings, { operator });
     await use(server);
     await attachLogs(testInfo, [server]);
     await server.stop();

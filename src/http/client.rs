@@ -18,6 +18,18 @@ pub struct ClientInfo {
     pub https: bool,
 }
 
+/// The value of the request's cookie `name`, from any of its `Cookie` headers.
+pub fn request_cookie(headers: &HeaderMap, name: &str) -> Option<String> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(cookie::Cookie::split_parse)
+        .filter_map(Result::ok)
+        .find(|c| c.name() == name)
+        .map(|c| c.value().to_owned())
+}
+
 /// One year, subdomains included: the top grade of Mozilla's HTTP Observatory.
 const HSTS: &str = "max-age=31536000; includeSubDomains";
 

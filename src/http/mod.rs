@@ -1,5 +1,6 @@
 //! The HTTP surface, one module per area; `crate::app::app` merges them.
 
+pub mod admin;
 pub mod client;
 pub mod form;
 pub mod health;

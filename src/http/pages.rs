@@ -58,7 +58,7 @@ async fn home(
     response
 }
 
-fn page(page: &Page, headers: &HeaderMap) -> Response {
+pub(crate) fn page(page: &Page, headers: &HeaderMap) -> Response {
     send(&page.body(), headers, StatusCode::OK, HTML_CACHE)
 }
 

@@ -59,6 +59,9 @@ pub async fn store(
                     tracing::info!(id = row.lead.id, "lead stored");
                 }
             }
+            if stored.iter().any(|row| !row.duplicate) {
+                state.notifier.wake();
+            }
             Ok(stored)
         }
         Err(e) => {

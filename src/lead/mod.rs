@@ -1,7 +1,7 @@
 //! The lead and its rules (SPEC §3/§5, DESIGN "Server-side rules"). No HTTP, no storage here:
 //! both entry points (`/rest/v1/CRN` and `/leads`) and every engine share these rules.
 
-mod clean;
+pub mod clean;
 mod phone;
 
 use serde::Serialize;

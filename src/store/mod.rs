@@ -21,9 +21,12 @@ pub enum StoreError {
     Closed,
 }
 
-/// How an insert is made: the consent evidence kept with each lead, and the duplicate rule.
+/// How an insert is made: the consent evidence kept with each lead, the duplicate rule, and the
+/// channels each new lead is queued for.
 #[derive(Debug, Clone)]
 pub struct InsertContext {
+    /// Notification channels (`crate::notify::Channel` names) configured now.
+    pub channels: Arc<[&'static str]>,
     /// A hash of the privacy policy's text in force when the lead was sent (consent evidence).
     pub policy_version: Arc<str>,
     /// A lead whose phone (E.164) was stored this recently is not stored again.
@@ -45,6 +48,113 @@ pub struct Idempotency {
 pub struct Stored {
     pub lead: Lead,
     pub duplicate: bool,
+}
+
+/// A lead as the operators see it: what the visitor sent, the consent evidence, where it stands.
+#[derive(Debug, Clone, serde::Serialize, PartialEq, Eq)]
+pub struct LeadRecord {
+    pub id: i64,
+    /// RFC 3339, UTC, microseconds (as every time the store hands out).
+    pub created_at: String,
+    pub name: String,
+    pub phone: String,
+    pub phone_e164: String,
+    pub confirmation: String,
+    pub comment: Option<String>,
+    /// Consent evidence: a hash of the privacy policy in force at `created_at`.
+    pub policy_version: String,
+    /// See `crate::inbox::Status`.
+    pub status: String,
+    /// When a call first reached the person.
+    pub reached_at: Option<String>,
+    pub attempt_count: i64,
+}
+
+/// Which leads the inbox lists, newest first.
+#[derive(Debug, Clone)]
+pub struct LeadQuery {
+    /// A `LIKE` pattern over the lower-cased name.
+    pub name_pattern: Option<String>,
+    /// A `LIKE` pattern over the E.164 phone.
+    pub phone_pattern: Option<String>,
+    /// Only open leads (`crate::inbox::OPEN_STATUSES`)...
+    pub open_only: bool,
+    /// ...and of them only those sent before this time (overdue).
+    pub created_before: Option<jiff::Timestamp>,
+    /// Leads with a smaller id (the next page).
+    pub before_id: Option<i64>,
+    pub limit: u32,
+}
+
+/// One call to a lead.
+#[derive(Debug, Clone, serde::Serialize, PartialEq, Eq)]
+pub struct Attempt {
+    pub id: i64,
+    pub at: String,
+    /// The operator's e-mail.
+    pub operator: String,
+    pub outcome: String,
+    pub note: String,
+}
+
+/// The inbox's figures at one moment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Counts {
+    pub open: i64,
+    pub overdue: i64,
+    /// Leads of the window whose 48 hours are over or that were reached...
+    pub due: i64,
+    /// ...and of them those reached within 48 hours.
+    pub reached_in_time: i64,
+    /// `YYYY-MM-DDTHH` (UTC) and the leads sent in that hour, hours without leads left out
+    /// (whole hours, so the caller can count days in any time zone).
+    pub per_hour: Vec<(String, i64)>,
+}
+
+/// The moments `Store::counts` measures against.
+#[derive(Debug, Clone, Copy)]
+pub struct CountsAt {
+    /// Open leads sent before this are overdue (now − 48 h).
+    pub overdue_before: jiff::Timestamp,
+    /// Start of the window of the "reached in time" share and the hourly counts.
+    pub window_start: jiff::Timestamp,
+}
+
+#[derive(Debug, Clone)]
+pub struct Operator {
+    pub id: i64,
+    pub email: String,
+    pub password_hash: String,
+}
+
+/// A signed-in operator, found by the hash of the session cookie.
+#[derive(Debug, Clone)]
+pub struct Session {
+    pub operator_id: i64,
+    pub email: String,
+    pub csrf_token: String,
+}
+
+/// A notification a sender has claimed.
+#[derive(Debug, Clone)]
+pub struct OutboxJob {
+    pub id: i64,
+    pub lead_id: i64,
+    /// `new`, `reminder` or `overdue`.
+    pub event: String,
+    pub channel: String,
+    /// Including this one.
+    pub attempts: i32,
+}
+
+/// Calls the same method on whichever engine this store runs.
+macro_rules! dispatch {
+    ($self:ident, $method:ident($($arg:expr),*)) => {
+        match &*$self.engine {
+            Engine::Sqlite(s) => s.$method($($arg),*).await,
+            Engine::Postgres(p) => p.$method($($arg),*).await,
+        }
+    };
 }
 
 #[derive(Clone)]
@@ -145,11 +255,135 @@ impl Store {
     }
 
     /// Up to `limit` leads with an id above `after_id`, oldest first: a page of an export.
-    pub async fn leads_after(&self, after_id: i64, limit: u32) -> Result<Vec<Lead>, StoreError> {
+    pub async fn leads_after(&self, after_id: i64, limit: u32) -> Result<Vec<LeadRecord>, StoreError> {
         match &*self.engine {
             Engine::Sqlite(s) => s.leads_after(after_id, limit).await,
             Engine::Postgres(p) => p.leads_after(after_id, limit).await,
         }
+    }
+
+    /// The inbox's list: leads matching `query`, newest first.
+    pub async fn find_leads(&self, query: LeadQuery) -> Result<Vec<LeadRecord>, StoreError> {
+        dispatch!(self, find_leads(query))
+    }
+
+    pub async fn lead(&self, id: i64) -> Result<Option<LeadRecord>, StoreError> {
+        dispatch!(self, lead(id))
+    }
+
+    /// The calls made to a lead, oldest first.
+    pub async fn attempts(&self, lead_id: i64) -> Result<Vec<Attempt>, StoreError> {
+        dispatch!(self, attempts(lead_id))
+    }
+
+    /// Logs a call and moves the lead's status on (`crate::inbox::status_after`); `false` if
+    /// there is no such lead.
+    pub async fn add_attempt(
+        &self,
+        lead_id: i64,
+        operator: String,
+        outcome: crate::inbox::Outcome,
+        note: String,
+    ) -> Result<bool, StoreError> {
+        dispatch!(self, add_attempt(lead_id, operator, outcome, note))
+    }
+
+    pub async fn counts(&self, at: CountsAt) -> Result<Counts, StoreError> {
+        dispatch!(self, counts(at))
+    }
+
+    /// Deletes every lead with this phone (E.164) with its calls and notifications, and the
+    /// idempotency records that name them; on SQLite the freed bytes are zeroed and the WAL
+    /// checkpointed, so the number is gone from the files. Returns how many leads went.
+    pub async fn erase_phone(&self, phone_e164: &str) -> Result<usize, StoreError> {
+        let phone_e164 = phone_e164.to_owned();
+        dispatch!(self, erase_phone(phone_e164))
+    }
+
+    /// Deletes leads sent before `before` (retention), as `erase_phone` does.
+    pub async fn purge_leads(&self, before: jiff::Timestamp) -> Result<usize, StoreError> {
+        dispatch!(self, purge_leads(before))
+    }
+
+    /// Adds an operator; `false` if the e-mail has an account already.
+    pub async fn add_operator(&self, email: String, password_hash: String) -> Result<bool, StoreError> {
+        dispatch!(self, add_operator(email, password_hash))
+    }
+
+    /// Sets an operator's password and ends their sessions; `false` if there is no such account.
+    pub async fn set_password(&self, email: String, password_hash: String) -> Result<bool, StoreError> {
+        dispatch!(self, set_password(email, password_hash))
+    }
+
+    pub async fn operator(&self, email: String) -> Result<Option<Operator>, StoreError> {
+        dispatch!(self, operator(email))
+    }
+
+    pub async fn create_session(
+        &self,
+        token_hash: String,
+        operator_id: i64,
+        csrf_token: String,
+        expires_at: jiff::Timestamp,
+    ) -> Result<(), StoreError> {
+        dispatch!(self, create_session(token_hash, operator_id, csrf_token, expires_at))
+    }
+
+    /// The session with this token hash, if it has not expired.
+    pub async fn session(&self, token_hash: String) -> Result<Option<Session>, StoreError> {
+        dispatch!(self, session(token_hash, jiff::Timestamp::now()))
+    }
+
+    pub async fn delete_session(&self, token_hash: String) -> Result<(), StoreError> {
+        dispatch!(self, delete_session(token_hash))
+    }
+
+    pub async fn purge_sessions(&self, before: jiff::Timestamp) -> Result<usize, StoreError> {
+        dispatch!(self, purge_sessions(before))
+    }
+
+    /// Claims up to `limit` due notifications on `channels` for this sender until `lease_until`;
+    /// a row another sender holds is skipped (on PostgreSQL with `FOR UPDATE SKIP LOCKED`). Rows
+    /// of a channel no longer configured wait, untouched, until it is configured again.
+    pub async fn claim_outbox(
+        &self,
+        now: jiff::Timestamp,
+        lease_until: jiff::Timestamp,
+        limit: u32,
+        channels: Arc<[&'static str]>,
+    ) -> Result<Vec<OutboxJob>, StoreError> {
+        dispatch!(self, claim_outbox(now, lease_until, limit, channels))
+    }
+
+    pub async fn outbox_sent(&self, id: i64) -> Result<(), StoreError> {
+        dispatch!(self, outbox_sent(id, jiff::Timestamp::now()))
+    }
+
+    /// Frees a claimed notification to be tried again at `next_attempt_at`.
+    pub async fn outbox_retry(
+        &self,
+        id: i64,
+        next_attempt_at: jiff::Timestamp,
+        error: String,
+    ) -> Result<(), StoreError> {
+        dispatch!(self, outbox_retry(id, next_attempt_at, error))
+    }
+
+    /// Queues `event` on every channel for the open leads sent in `[from, to)` that have not had
+    /// it yet; returns how many notifications were queued.
+    pub async fn queue_reminders(
+        &self,
+        event: &'static str,
+        channels: Arc<[&'static str]>,
+        from: jiff::Timestamp,
+        to: jiff::Timestamp,
+    ) -> Result<usize, StoreError> {
+        dispatch!(self, queue_reminders(event, channels, from, to))
+    }
+
+    /// Notifications not yet sent (what the tests check after an erase or an outage).
+    pub async fn outbox_pending(&self) -> Result<i64, StoreError> {
+        dispatch!(self, outbox_pending())
     }
 
     /// The value kept under `key`, created with `make` (and kept) if there is none yet.

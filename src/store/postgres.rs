@@ -8,12 +8,17 @@ use anyhow::Context;
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use tokio_postgres::{NoTls, Row};
 
-use super::{Idempotency, InsertContext, StoreError, Stored};
+use super::{
+    Attempt, Counts, CountsAt, Idempotency, InsertContext, LeadQuery, LeadRecord, Operator, OutboxJob,
+    Session, StoreError, Stored,
+};
+use crate::inbox::{Outcome, open_statuses_sql};
 use crate::lead::{Lead, NewLead};
 
 const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/postgres/0001_leads.sql"),
     include_str!("../../migrations/postgres/0002_idempotency_keys.sql"),
+    include_str!("../../migrations/postgres/0003_operators.sql"),
 ];
 
 /// Any constant: instances that start together run the migrations one at a time.
@@ -22,6 +27,22 @@ const MIGRATION_LOCK: i64 = 0x007a_6179_6176_6b61;
 /// `created_at` as RFC 3339 in UTC with microseconds, as the SQLite store writes it.
 const LEAD_COLUMNS: &str = "id, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), \
                             name, phone, confirmation, comment";
+
+/// A `timestamptz` column as the SQLite store writes times: RFC 3339, UTC, microseconds.
+macro_rules! text_time {
+    ($column:literal) => {
+        concat!("to_char(", $column, " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')")
+    };
+}
+
+/// The columns `record_from` reads.
+const RECORD_COLUMNS: &str = concat!(
+    "id, ",
+    text_time!("created_at"),
+    ", name, phone, phone_e164, confirmation, comment, policy_version, status, ",
+    text_time!("reached_at"),
+    ", (SELECT count(*) FROM call_attempts WHERE lead_id = \"CRN\".id)"
+);
 
 pub struct PostgresStore {
     pool: Pool,
@@ -108,7 +129,17 @@ impl PostgresStore {
                 )
                 .await
                 .map_err(unavailable)?;
-            stored.push(Stored { lead: lead_from(&row), duplicate: false });
+            let lead = lead_from(&row);
+            if !context.channels.is_empty() {
+                let channels: Vec<&str> = context.channels.to_vec();
+                tx.execute(
+                    "INSERT INTO outbox (lead_id, event, channel) SELECT $1, 'new', unnest($2::text[])",
+                    &[&lead.id, &channels],
+                )
+                .await
+                .map_err(unavailable)?;
+            }
+            stored.push(Stored { lead, duplicate: false });
         }
         if let Some(idempotency) = idempotency {
             let ids: Vec<i64> = stored.iter().map(|row| row.lead.id).collect();
@@ -173,16 +204,384 @@ impl PostgresStore {
         Ok(())
     }
 
-    pub async fn leads_after(&self, after_id: i64, limit: u32) -> Result<Vec<Lead>, StoreError> {
+    pub async fn leads_after(&self, after_id: i64, limit: u32) -> Result<Vec<LeadRecord>, StoreError> {
         let client = self.client().await?;
         let rows = client
             .query(
-                &format!("SELECT {LEAD_COLUMNS} FROM \"CRN\" WHERE id > $1 ORDER BY id LIMIT $2"),
+                &format!("SELECT {RECORD_COLUMNS} FROM \"CRN\" WHERE id > $1 ORDER BY id LIMIT $2"),
                 &[&after_id, &i64::from(limit)],
             )
             .await
             .map_err(unavailable)?;
-        Ok(rows.iter().map(lead_from).collect())
+        Ok(rows.iter().map(record_from).collect())
+    }
+
+    pub async fn find_leads(&self, query: LeadQuery) -> Result<Vec<LeadRecord>, StoreError> {
+        let client = self.client().await?;
+        let rows = client
+            .query(
+                &format!(
+                    "SELECT {RECORD_COLUMNS} FROM \"CRN\" \
+                     WHERE ($1::bigint IS NULL OR id < $1) \
+                       AND ($2::text IS NULL OR translate(lower(name), 'ʼ’`', '') LIKE $2 ESCAPE '\\') \
+                       AND ($3::text IS NULL OR phone_e164 LIKE $3) \
+                       AND (NOT $4 OR status IN ({open})) \
+                       AND ($5::float8 IS NULL OR created_at < to_timestamp($5)) \
+                     ORDER BY id DESC LIMIT $6",
+                    open = open_statuses_sql()
+                ),
+                &[
+                    &query.before_id,
+                    &query.name_pattern,
+                    &query.phone_pattern,
+                    &query.open_only,
+                    &query.created_before.map(seconds),
+                    &i64::from(query.limit),
+                ],
+            )
+            .await
+            .map_err(unavailable)?;
+        Ok(rows.iter().map(record_from).collect())
+    }
+
+    pub async fn lead(&self, id: i64) -> Result<Option<LeadRecord>, StoreError> {
+        let client = self.client().await?;
+        let row = client
+            .query_opt(&format!("SELECT {RECORD_COLUMNS} FROM \"CRN\" WHERE id = $1"), &[&id])
+            .await
+            .map_err(unavailable)?;
+        Ok(row.as_ref().map(record_from))
+    }
+
+    pub async fn attempts(&self, lead_id: i64) -> Result<Vec<Attempt>, StoreError> {
+        let client = self.client().await?;
+        let rows = client
+            .query(
+                concat!(
+                    "SELECT id, ",
+                    text_time!("at"),
+                    ", operator, outcome, note FROM call_attempts WHERE lead_id = $1 ORDER BY id"
+                ),
+                &[&lead_id],
+            )
+            .await
+            .map_err(unavailable)?;
+        Ok(rows
+            .iter()
+            .map(|row| Attempt {
+                id: row.get(0),
+                at: row.get(1),
+                operator: row.get(2),
+                outcome: row.get(3),
+                note: row.get(4),
+            })
+            .collect())
+    }
+
+    pub async fn add_attempt(
+        &self,
+        lead_id: i64,
+        operator: String,
+        outcome: Outcome,
+        note: String,
+    ) -> Result<bool, StoreError> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(unavailable)?;
+        // The lock keeps two operators' calls from counting the same unanswered calls.
+        let exists = tx
+            .query_opt("SELECT 1 FROM \"CRN\" WHERE id = $1 FOR UPDATE", &[&lead_id])
+            .await
+            .map_err(unavailable)?;
+        if exists.is_none() {
+            return Ok(false);
+        }
+        tx.execute(
+            "INSERT INTO call_attempts (lead_id, operator, outcome, note) VALUES ($1, $2, $3, $4)",
+            &[&lead_id, &operator, &outcome.as_str(), &note],
+        )
+        .await
+        .map_err(unavailable)?;
+        let unanswered: i64 = tx
+            .query_one(
+                "SELECT count(*) FROM call_attempts WHERE lead_id = $1 AND outcome = 'no_answer'",
+                &[&lead_id],
+            )
+            .await
+            .map_err(unavailable)?
+            .get(0);
+        tx.execute(
+            "UPDATE \"CRN\" SET status = $2, \
+             reached_at = CASE WHEN $3 AND reached_at IS NULL THEN now() ELSE reached_at END WHERE id = $1",
+            &[&lead_id, &outcome.status_after(unanswered), &outcome.reached()],
+        )
+        .await
+        .map_err(unavailable)?;
+        tx.commit().await.map_err(unavailable)?;
+        Ok(true)
+    }
+
+    pub async fn counts(&self, at: CountsAt) -> Result<Counts, StoreError> {
+        let client = self.client().await?;
+        let (overdue_before, window_start) = (seconds(at.overdue_before), seconds(at.window_start));
+        let open = client
+            .query_one(
+                &format!(
+                    "SELECT count(*), count(*) FILTER (WHERE created_at < to_timestamp($1)) FROM \"CRN\" \
+                     WHERE status IN ({})",
+                    open_statuses_sql()
+                ),
+                &[&overdue_before],
+            )
+            .await
+            .map_err(unavailable)?;
+        let share = client
+            .query_one(
+                "SELECT count(*), count(*) FILTER (WHERE reached_at <= created_at + interval '48 hours') \
+                 FROM \"CRN\" WHERE created_at >= to_timestamp($1) \
+                 AND (created_at < to_timestamp($2) OR reached_at IS NOT NULL)",
+                &[&window_start, &overdue_before],
+            )
+            .await
+            .map_err(unavailable)?;
+        let days = client
+            .query(
+                "SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24') AS hour, count(*) \
+                 FROM \"CRN\" WHERE created_at >= to_timestamp($1) GROUP BY hour ORDER BY hour",
+                &[&window_start],
+            )
+            .await
+            .map_err(unavailable)?;
+        Ok(Counts {
+            open: open.get(0),
+            overdue: open.get(1),
+            due: share.get(0),
+            reached_in_time: share.get(1),
+            per_hour: days.iter().map(|row| (row.get(0), row.get(1))).collect(),
+        })
+    }
+
+    pub async fn erase_phone(&self, phone_e164: String) -> Result<usize, StoreError> {
+        self.delete_leads("phone_e164 = $1", &phone_e164).await
+    }
+
+    pub async fn purge_leads(&self, before: jiff::Timestamp) -> Result<usize, StoreError> {
+        self.delete_leads("created_at < to_timestamp($1)", &seconds(before)).await
+    }
+
+    /// Deletes the leads `condition` picks, their calls and notifications (by cascade) and the
+    /// idempotency records that name them, in one statement: atomic without a transaction left
+    /// open between round trips (the hourly purge runs in the background, and a transaction held
+    /// open while the task waits would block anyone altering those tables meanwhile).
+    async fn delete_leads(
+        &self,
+        condition: &str,
+        value: &(dyn tokio_postgres::types::ToSql + Sync),
+    ) -> Result<usize, StoreError> {
+        let client = self.client().await?;
+        let row = client
+            .query_one(
+                &format!(
+                    "WITH gone AS (DELETE FROM \"CRN\" WHERE {condition} RETURNING id), \
+                     forgotten AS (DELETE FROM idempotency_keys \
+                       WHERE lead_ids && (SELECT coalesce(array_agg(id), '{{}}') FROM gone)) \
+                     SELECT count(*) FROM gone"
+                ),
+                &[value],
+            )
+            .await
+            .map_err(unavailable)?;
+        Ok(row.get::<_, i64>(0) as usize)
+    }
+
+    pub async fn add_operator(&self, email: String, password_hash: String) -> Result<bool, StoreError> {
+        let client = self.client().await?;
+        let added = client
+            .execute(
+                "INSERT INTO operators (email, password_hash) VALUES ($1, $2) ON CONFLICT (email) DO NOTHING",
+                &[&email, &password_hash],
+            )
+            .await
+            .map_err(unavailable)?;
+        Ok(added == 1)
+    }
+
+    pub async fn set_password(&self, email: String, password_hash: String) -> Result<bool, StoreError> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(unavailable)?;
+        let changed = tx
+            .execute("UPDATE operators SET password_hash = $2 WHERE email = $1", &[&email, &password_hash])
+            .await
+            .map_err(unavailable)?;
+        tx.execute(
+            "DELETE FROM operator_sessions WHERE operator_id IN (SELECT id FROM operators WHERE email = $1)",
+            &[&email],
+        )
+        .await
+        .map_err(unavailable)?;
+        tx.commit().await.map_err(unavailable)?;
+        Ok(changed == 1)
+    }
+
+    pub async fn operator(&self, email: String) -> Result<Option<Operator>, StoreError> {
+        let client = self.client().await?;
+        let row = client
+            .query_opt("SELECT id, email, password_hash FROM operators WHERE email = $1", &[&email])
+            .await
+            .map_err(unavailable)?;
+        Ok(row.map(|row| Operator { id: row.get(0), email: row.get(1), password_hash: row.get(2) }))
+    }
+
+    pub async fn create_session(
+        &self,
+        token_hash: String,
+        operator_id: i64,
+        csrf_token: String,
+        expires_at: jiff::Timestamp,
+    ) -> Result<(), StoreError> {
+        let client = self.client().await?;
+        client
+            .execute(
+                "INSERT INTO operator_sessions (token_hash, operator_id, csrf_token, expires_at) \
+                 VALUES ($1, $2, $3, to_timestamp($4))",
+                &[&token_hash, &operator_id, &csrf_token, &seconds(expires_at)],
+            )
+            .await
+            .map_err(unavailable)?;
+        Ok(())
+    }
+
+    pub async fn session(
+        &self,
+        token_hash: String,
+        now: jiff::Timestamp,
+    ) -> Result<Option<Session>, StoreError> {
+        let client = self.client().await?;
+        let row = client
+            .query_opt(
+                "SELECT s.operator_id, o.email, s.csrf_token FROM operator_sessions s \
+                 JOIN operators o ON o.id = s.operator_id WHERE s.token_hash = $1 AND s.expires_at > to_timestamp($2)",
+                &[&token_hash, &seconds(now)],
+            )
+            .await
+            .map_err(unavailable)?;
+        Ok(row.map(|row| Session { operator_id: row.get(0), email: row.get(1), csrf_token: row.get(2) }))
+    }
+
+    pub async fn delete_session(&self, token_hash: String) -> Result<(), StoreError> {
+        let client = self.client().await?;
+        client
+            .execute("DELETE FROM operator_sessions WHERE token_hash = $1", &[&token_hash])
+            .await
+            .map_err(unavailable)?;
+        Ok(())
+    }
+
+    pub async fn purge_sessions(&self, before: jiff::Timestamp) -> Result<usize, StoreError> {
+        let client = self.client().await?;
+        let purged = client
+            .execute("DELETE FROM operator_sessions WHERE expires_at < to_timestamp($1)", &[&seconds(before)])
+            .await
+            .map_err(unavailable)?;
+        Ok(purged as usize)
+    }
+
+    pub async fn claim_outbox(
+        &self,
+        now: jiff::Timestamp,
+        lease_until: jiff::Timestamp,
+        limit: u32,
+        channels: std::sync::Arc<[&'static str]>,
+    ) -> Result<Vec<OutboxJob>, StoreError> {
+        let client = self.client().await?;
+        let channels: Vec<&str> = channels.to_vec();
+        // SKIP LOCKED: instances claiming at the same moment take different rows, never wait.
+        let rows = client
+            .query(
+                "UPDATE outbox SET locked_until = to_timestamp($2), attempts = attempts + 1 WHERE id IN ( \
+                   SELECT id FROM outbox WHERE sent_at IS NULL AND next_attempt_at <= to_timestamp($1) \
+                   AND (locked_until IS NULL OR locked_until <= to_timestamp($1)) \
+                   AND channel = ANY($4) ORDER BY next_attempt_at, id LIMIT $3 FOR UPDATE SKIP LOCKED) \
+                 RETURNING id, lead_id, event, channel, attempts",
+                &[&seconds(now), &seconds(lease_until), &i64::from(limit), &channels],
+            )
+            .await
+            .map_err(unavailable)?;
+        let mut jobs: Vec<OutboxJob> = rows
+            .iter()
+            .map(|row| OutboxJob {
+                id: row.get(0),
+                lead_id: row.get(1),
+                event: row.get(2),
+                channel: row.get(3),
+                attempts: row.get(4),
+            })
+            .collect();
+        jobs.sort_by_key(|job| job.id);
+        Ok(jobs)
+    }
+
+    pub async fn outbox_sent(&self, id: i64, now: jiff::Timestamp) -> Result<(), StoreError> {
+        let client = self.client().await?;
+        client
+            .execute(
+                "UPDATE outbox SET sent_at = to_timestamp($2), locked_until = NULL, last_error = NULL WHERE id = $1",
+                &[&id, &seconds(now)],
+            )
+            .await
+            .map_err(unavailable)?;
+        Ok(())
+    }
+
+    pub async fn outbox_retry(
+        &self,
+        id: i64,
+        next_attempt_at: jiff::Timestamp,
+        error: String,
+    ) -> Result<(), StoreError> {
+        let client = self.client().await?;
+        client
+            .execute(
+                "UPDATE outbox SET next_attempt_at = to_timestamp($2), locked_until = NULL, last_error = $3 \
+                 WHERE id = $1",
+                &[&id, &seconds(next_attempt_at), &error],
+            )
+            .await
+            .map_err(unavailable)?;
+        Ok(())
+    }
+
+    pub async fn queue_reminders(
+        &self,
+        event: &'static str,
+        channels: std::sync::Arc<[&'static str]>,
+        from: jiff::Timestamp,
+        to: jiff::Timestamp,
+    ) -> Result<usize, StoreError> {
+        let client = self.client().await?;
+        let channels: Vec<&str> = channels.to_vec();
+        let queued = client
+            .execute(
+                &format!(
+                    "INSERT INTO outbox (lead_id, event, channel) \
+                     SELECT id, $1, channel FROM \"CRN\", unnest($2::text[]) AS channel \
+                     WHERE status IN ({}) AND created_at >= to_timestamp($3) AND created_at < to_timestamp($4) \
+                     ON CONFLICT (lead_id, event, channel) DO NOTHING",
+                    open_statuses_sql()
+                ),
+                &[&event, &channels, &seconds(from), &seconds(to)],
+            )
+            .await
+            .map_err(unavailable)?;
+        Ok(queued as usize)
+    }
+
+    pub async fn outbox_pending(&self) -> Result<i64, StoreError> {
+        let client = self.client().await?;
+        let row = client
+            .query_one("SELECT count(*) FROM outbox WHERE sent_at IS NULL", &[])
+            .await
+            .map_err(unavailable)?;
+        Ok(row.get(0))
     }
 
     pub async fn meta_get_or_insert(&self, key: &str, value: String) -> Result<String, StoreError> {
@@ -224,6 +623,27 @@ async fn migrate(client: &mut deadpool_postgres::Object) -> Result<(), tokio_pos
     .await;
     client.execute("SELECT pg_advisory_unlock($1)", &[&MIGRATION_LOCK]).await?;
     result
+}
+
+fn record_from(row: &Row) -> LeadRecord {
+    LeadRecord {
+        id: row.get(0),
+        created_at: row.get(1),
+        name: row.get(2),
+        phone: row.get(3),
+        phone_e164: row.get(4),
+        confirmation: row.get(5),
+        comment: row.get(6),
+        policy_version: row.get(7),
+        status: row.get(8),
+        reached_at: row.get(9),
+        attempt_count: row.get(10),
+    }
+}
+
+/// Seconds since the epoch, for `to_timestamp()` (microseconds survive in an f64).
+fn seconds(at: jiff::Timestamp) -> f64 {
+    at.as_microsecond() as f64 / 1_000_000.0
 }
 
 fn lead_from(row: &Row) -> Lead {

@@ -13,15 +13,23 @@ use anyhow::Context;
 use rusqlite::{Connection, OptionalExtension, params};
 use tokio::sync::{mpsc, oneshot};
 
-use super::{Idempotency, InsertContext, StoreError, Stored};
+use super::{
+    Attempt, Counts, CountsAt, Idempotency, InsertContext, LeadQuery, LeadRecord, Operator, OutboxJob,
+    Session, StoreError, Stored,
+};
+use crate::inbox::{Outcome, open_statuses_sql};
 use crate::lead::{Lead, NewLead};
 
 const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/sqlite/0001_leads.sql"),
     include_str!("../../migrations/sqlite/0002_idempotency_keys.sql"),
+    include_str!("../../migrations/sqlite/0003_operators.sql"),
 ];
 
 const LEAD_COLUMNS: &str = "id, created_at, name, phone, confirmation, comment";
+/// The columns `record_from` reads.
+const RECORD_COLUMNS: &str = "id, created_at, name, phone, phone_e164, confirmation, comment, policy_version, \
+     status, reached_at, (SELECT count(*) FROM call_attempts WHERE lead_id = \"CRN\".id)";
 
 /// Most inserts waiting in the queue that one commit takes.
 const MAX_BATCH: usize = 512;
@@ -144,13 +152,332 @@ impl SqliteStore {
         self.read(|conn| conn.query_row("SELECT count(*) FROM zayavka_meta", [], |_| Ok(()))).await
     }
 
-    pub async fn leads_after(&self, after_id: i64, limit: u32) -> Result<Vec<Lead>, StoreError> {
+    pub async fn leads_after(&self, after_id: i64, limit: u32) -> Result<Vec<LeadRecord>, StoreError> {
         self.read(move |conn| {
             let mut stmt = conn.prepare_cached(&format!(
-                "SELECT {LEAD_COLUMNS} FROM \"CRN\" WHERE id > ?1 ORDER BY id LIMIT ?2"
+                "SELECT {RECORD_COLUMNS} FROM \"CRN\" WHERE id > ?1 ORDER BY id LIMIT ?2"
             ))?;
-            let rows = stmt.query_map(params![after_id, limit], lead_from)?;
+            let rows = stmt.query_map(params![after_id, limit], record_from)?;
             rows.collect()
+        })
+        .await
+    }
+
+    pub async fn find_leads(&self, query: LeadQuery) -> Result<Vec<LeadRecord>, StoreError> {
+        self.read(move |conn| {
+            let mut stmt = conn.prepare_cached(&format!(
+                "SELECT {RECORD_COLUMNS} FROM \"CRN\" \
+                 WHERE (?1 IS NULL OR id < ?1) \
+                   AND (?2 IS NULL OR zayavka_fold(name) LIKE ?2 ESCAPE '\\') \
+                   AND (?3 IS NULL OR phone_e164 LIKE ?3) \
+                   AND (NOT ?4 OR status IN ({open})) \
+                   AND (?5 IS NULL OR created_at < ?5) \
+                 ORDER BY id DESC LIMIT ?6",
+                open = open_statuses_sql()
+            ))?;
+            let rows = stmt.query_map(
+                params![
+                    query.before_id,
+                    query.name_pattern,
+                    query.phone_pattern,
+                    query.open_only,
+                    query.created_before.map(text),
+                    query.limit
+                ],
+                record_from,
+            )?;
+            rows.collect()
+        })
+        .await
+    }
+
+    pub async fn lead(&self, id: i64) -> Result<Option<LeadRecord>, StoreError> {
+        self.read(move |conn| {
+            conn.prepare_cached(&format!("SELECT {RECORD_COLUMNS} FROM \"CRN\" WHERE id = ?1"))?
+                .query_row([id], record_from)
+                .optional()
+        })
+        .await
+    }
+
+    pub async fn attempts(&self, lead_id: i64) -> Result<Vec<Attempt>, StoreError> {
+        self.read(move |conn| {
+            let mut stmt = conn.prepare_cached(
+                "SELECT id, at, operator, outcome, note FROM call_attempts WHERE lead_id = ?1 ORDER BY id",
+            )?;
+            let rows = stmt.query_map([lead_id], |row| {
+                Ok(Attempt {
+                    id: row.get(0)?,
+                    at: row.get(1)?,
+                    operator: row.get(2)?,
+                    outcome: row.get(3)?,
+                    note: row.get(4)?,
+                })
+            })?;
+            rows.collect()
+        })
+        .await
+    }
+
+    pub async fn add_attempt(
+        &self,
+        lead_id: i64,
+        operator: String,
+        outcome: Outcome,
+        note: String,
+    ) -> Result<bool, StoreError> {
+        self.write(move |conn| {
+            let exists = conn.query_row("SELECT 1 FROM \"CRN\" WHERE id = ?1", [lead_id], |_| Ok(())).optional()?;
+            if exists.is_none() {
+                return Ok(false);
+            }
+            let now = text(jiff::Timestamp::now());
+            conn.execute(
+                "INSERT INTO call_attempts (lead_id, at, operator, outcome, note) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![lead_id, now, operator, outcome.as_str(), note],
+            )?;
+            let unanswered: i64 = conn.query_row(
+                "SELECT count(*) FROM call_attempts WHERE lead_id = ?1 AND outcome = 'no_answer'",
+                [lead_id],
+                |row| row.get(0),
+            )?;
+            conn.execute(
+                "UPDATE \"CRN\" SET status = ?2, \
+                 reached_at = CASE WHEN ?3 AND reached_at IS NULL THEN ?4 ELSE reached_at END WHERE id = ?1",
+                params![lead_id, outcome.status_after(unanswered), outcome.reached(), now],
+            )?;
+            Ok(true)
+        })
+        .await
+    }
+
+    pub async fn counts(&self, at: CountsAt) -> Result<Counts, StoreError> {
+        self.read(move |conn| {
+            let (overdue_before, window_start) = (text(at.overdue_before), text(at.window_start));
+            let (open, overdue) = conn.query_row(
+                &format!(
+                    "SELECT count(*), coalesce(sum(created_at < ?1), 0) FROM \"CRN\" WHERE status IN ({})",
+                    open_statuses_sql()
+                ),
+                [&overdue_before],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )?;
+            // julianday() days: 2.0 is the 48-hour promise.
+            let (due, reached_in_time) = conn.query_row(
+                "SELECT count(*), coalesce(sum(julianday(reached_at) - julianday(created_at) <= 2.0), 0) \
+                 FROM \"CRN\" WHERE created_at >= ?1 AND (created_at < ?2 OR reached_at IS NOT NULL)",
+                [&window_start, &overdue_before],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )?;
+            let mut stmt = conn.prepare_cached(
+                "SELECT substr(created_at, 1, 13) AS hour, count(*) FROM \"CRN\" WHERE created_at >= ?1 \
+                 GROUP BY hour ORDER BY hour",
+            )?;
+            let per_hour = stmt
+                .query_map([&window_start], |row| Ok((row.get(0)?, row.get(1)?)))?
+                .collect::<Result<_, _>>()?;
+            Ok(Counts { open, overdue, due, reached_in_time, per_hour })
+        })
+        .await
+    }
+
+    pub async fn erase_phone(&self, phone_e164: String) -> Result<usize, StoreError> {
+        let erased = self.write(move |conn| delete_leads(conn, "phone_e164 = ?1", &phone_e164)).await?;
+        self.checkpoint().await?;
+        Ok(erased)
+    }
+
+    pub async fn purge_leads(&self, before: jiff::Timestamp) -> Result<usize, StoreError> {
+        let purged = self.write(move |conn| delete_leads(conn, "created_at < ?1", &text(before))).await?;
+        if purged > 0 {
+            self.checkpoint().await?;
+        }
+        Ok(purged)
+    }
+
+    /// Moves the WAL into the main file and empties it, so deleted (and zeroed) rows leave no
+    /// copy behind in the WAL.
+    async fn checkpoint(&self) -> Result<(), StoreError> {
+        self.read(|conn| conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))).await
+    }
+
+    pub async fn add_operator(&self, email: String, password_hash: String) -> Result<bool, StoreError> {
+        self.write(move |conn| {
+            let added = conn.execute(
+                "INSERT INTO operators (email, password_hash, created_at) VALUES (?1, ?2, ?3) \
+                 ON CONFLICT (email) DO NOTHING",
+                params![email, password_hash, text(jiff::Timestamp::now())],
+            )?;
+            Ok(added == 1)
+        })
+        .await
+    }
+
+    pub async fn set_password(&self, email: String, password_hash: String) -> Result<bool, StoreError> {
+        self.write(move |conn| {
+            let changed =
+                conn.execute("UPDATE operators SET password_hash = ?2 WHERE email = ?1", params![email, password_hash])?;
+            conn.execute(
+                "DELETE FROM operator_sessions WHERE operator_id IN (SELECT id FROM operators WHERE email = ?1)",
+                [&email],
+            )?;
+            Ok(changed == 1)
+        })
+        .await
+    }
+
+    pub async fn operator(&self, email: String) -> Result<Option<Operator>, StoreError> {
+        self.read(move |conn| {
+            conn.query_row(
+                "SELECT id, email, password_hash FROM operators WHERE email = ?1",
+                [email],
+                |row| Ok(Operator { id: row.get(0)?, email: row.get(1)?, password_hash: row.get(2)? }),
+            )
+            .optional()
+        })
+        .await
+    }
+
+    pub async fn create_session(
+        &self,
+        token_hash: String,
+        operator_id: i64,
+        csrf_token: String,
+        expires_at: jiff::Timestamp,
+    ) -> Result<(), StoreError> {
+        self.write(move |conn| {
+            conn.execute(
+                "INSERT INTO operator_sessions (token_hash, operator_id, csrf_token, created_at, expires_at) \
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![token_hash, operator_id, csrf_token, text(jiff::Timestamp::now()), text(expires_at)],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
+    pub async fn session(
+        &self,
+        token_hash: String,
+        now: jiff::Timestamp,
+    ) -> Result<Option<Session>, StoreError> {
+        self.read(move |conn| {
+            conn.prepare_cached(
+                "SELECT s.operator_id, o.email, s.csrf_token FROM operator_sessions s \
+                 JOIN operators o ON o.id = s.operator_id WHERE s.token_hash = ?1 AND s.expires_at > ?2",
+            )?
+            .query_row(params![token_hash, text(now)], |row| {
+                Ok(Session { operator_id: row.get(0)?, email: row.get(1)?, csrf_token: row.get(2)? })
+            })
+            .optional()
+        })
+        .await
+    }
+
+    pub async fn delete_session(&self, token_hash: String) -> Result<(), StoreError> {
+        self.write(move |conn| {
+            conn.execute("DELETE FROM operator_sessions WHERE token_hash = ?1", [token_hash])?;
+            Ok(())
+        })
+        .await
+    }
+
+    pub async fn purge_sessions(&self, before: jiff::Timestamp) -> Result<usize, StoreError> {
+        self.write(move |conn| {
+            conn.execute("DELETE FROM operator_sessions WHERE expires_at < ?1", [text(before)])
+        })
+        .await
+    }
+
+    pub async fn claim_outbox(
+        &self,
+        now: jiff::Timestamp,
+        lease_until: jiff::Timestamp,
+        limit: u32,
+        channels: std::sync::Arc<[&'static str]>,
+    ) -> Result<Vec<OutboxJob>, StoreError> {
+        self.write(move |conn| {
+            let now = text(now);
+            // The channels as a JSON array, read by json_each: one statement whatever their number.
+            let channels = serde_json::to_string(&*channels).expect("strings serialise");
+            let mut stmt = conn.prepare_cached(
+                "UPDATE outbox SET locked_until = ?2, attempts = attempts + 1 WHERE id IN ( \
+                   SELECT id FROM outbox WHERE sent_at IS NULL AND next_attempt_at <= ?1 \
+                   AND (locked_until IS NULL OR locked_until <= ?1) \
+                   AND channel IN (SELECT value FROM json_each(?4)) ORDER BY next_attempt_at, id LIMIT ?3) \
+                 RETURNING id, lead_id, event, channel, attempts",
+            )?;
+            let rows = stmt.query_map(params![now, text(lease_until), limit, channels], |row| {
+                Ok(OutboxJob {
+                    id: row.get(0)?,
+                    lead_id: row.get(1)?,
+                    event: row.get(2)?,
+                    channel: row.get(3)?,
+                    attempts: row.get(4)?,
+                })
+            })?;
+            let mut jobs: Vec<OutboxJob> = rows.collect::<Result<_, _>>()?;
+            jobs.sort_by_key(|job| job.id);
+            Ok(jobs)
+        })
+        .await
+    }
+
+    pub async fn outbox_sent(&self, id: i64, now: jiff::Timestamp) -> Result<(), StoreError> {
+        self.write(move |conn| {
+            conn.execute(
+                "UPDATE outbox SET sent_at = ?2, locked_until = NULL, last_error = NULL WHERE id = ?1",
+                params![id, text(now)],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
+    pub async fn outbox_retry(
+        &self,
+        id: i64,
+        next_attempt_at: jiff::Timestamp,
+        error: String,
+    ) -> Result<(), StoreError> {
+        self.write(move |conn| {
+            conn.execute(
+                "UPDATE outbox SET next_attempt_at = ?2, locked_until = NULL, last_error = ?3 WHERE id = ?1",
+                params![id, text(next_attempt_at), error],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
+    pub async fn queue_reminders(
+        &self,
+        event: &'static str,
+        channels: std::sync::Arc<[&'static str]>,
+        from: jiff::Timestamp,
+        to: jiff::Timestamp,
+    ) -> Result<usize, StoreError> {
+        self.write(move |conn| {
+            let now = text(jiff::Timestamp::now());
+            let mut stmt = conn.prepare_cached(&format!(
+                "INSERT INTO outbox (lead_id, event, channel, created_at, next_attempt_at) \
+                 SELECT id, ?1, ?2, ?3, ?3 FROM \"CRN\" \
+                 WHERE status IN ({}) AND created_at >= ?4 AND created_at < ?5 \
+                 ON CONFLICT (lead_id, event, channel) DO NOTHING",
+                open_statuses_sql()
+            ))?;
+            let mut queued = 0;
+            for channel in channels.iter() {
+                queued += stmt.execute(params![event, channel, now, text(from), text(to)])?;
+            }
+            Ok(queued)
+        })
+        .await
+    }
+
+    pub async fn outbox_pending(&self) -> Result<i64, StoreError> {
+        self.read(|conn| {
+            conn.query_row("SELECT count(*) FROM outbox WHERE sent_at IS NULL", [], |row| row.get(0))
         })
         .await
     }
@@ -204,7 +531,37 @@ fn configure(conn: &Connection) -> rusqlite::Result<()> {
     // FULL: the WAL is fsync'd at every commit, so an acknowledged lead survives power loss.
     conn.pragma_update(None, "synchronous", "FULL")?;
     conn.pragma_update(None, "foreign_keys", "ON")?;
+    // Erased leads are overwritten with zeros, not just unlinked (privacy: erasure means gone).
+    conn.pragma_update(None, "secure_delete", "ON")?;
+    conn.create_scalar_function(
+        "zayavka_fold",
+        1,
+        rusqlite::functions::FunctionFlags::SQLITE_UTF8
+            | rusqlite::functions::FunctionFlags::SQLITE_DETERMINISTIC,
+        |ctx| Ok(crate::inbox::fold(&ctx.get::<String>(0)?)),
+    )?;
     Ok(())
+}
+
+/// A time as the store keeps it: RFC 3339 in UTC with microseconds, so text order is time order.
+fn text(at: jiff::Timestamp) -> String {
+    format!("{at:.6}")
+}
+
+/// Deletes the leads `condition` (with `?1` bound to `value`) picks, their calls and
+/// notifications (by cascade) and the idempotency records that name them.
+fn delete_leads(conn: &Connection, condition: &str, value: &str) -> rusqlite::Result<usize> {
+    let ids: Vec<i64> = conn
+        .prepare(&format!("DELETE FROM \"CRN\" WHERE {condition} RETURNING id"))?
+        .query_map([value], |row| row.get(0))?
+        .collect::<Result<_, _>>()?;
+    let mut forget = conn.prepare_cached(
+        "DELETE FROM idempotency_keys WHERE ',' || lead_ids || ',' LIKE '%,' || ?1 || ',%'",
+    )?;
+    for id in &ids {
+        forget.execute([id])?;
+    }
+    Ok(ids.len())
 }
 
 /// Applies the migrations not yet applied; `user_version` counts those that were.
@@ -312,6 +669,13 @@ fn insert_leads(
                     ],
                     |row| row.get(0),
                 )?;
+                let mut queue = conn.prepare_cached(
+                    "INSERT INTO outbox (lead_id, event, channel, created_at, next_attempt_at) \
+                     VALUES (?1, 'new', ?2, ?3, ?3)",
+                )?;
+                for channel in context.channels.iter() {
+                    queue.execute(params![id, channel, created_at])?;
+                }
                 (id, created_at.clone(), false)
             }
         };
@@ -344,6 +708,22 @@ fn meta_get_or_insert(conn: &Connection, key: &str, value: &str) -> rusqlite::Re
 /// `lead_ids` as written by `insert_leads`.
 fn parse_ids(ids: &str) -> Vec<i64> {
     ids.split(',').filter_map(|id| id.parse().ok()).collect()
+}
+
+fn record_from(row: &rusqlite::Row) -> rusqlite::Result<LeadRecord> {
+    Ok(LeadRecord {
+        id: row.get(0)?,
+        created_at: row.get(1)?,
+        name: row.get(2)?,
+        phone: row.get(3)?,
+        phone_e164: row.get(4)?,
+        confirmation: row.get(5)?,
+        comment: row.get(6)?,
+        policy_version: row.get(7)?,
+        status: row.get(8)?,
+        reached_at: row.get(9)?,
+        attempt_count: row.get(10)?,
+    })
 }
 
 fn lead_from(row: &rusqlite::Row) -> rusqlite::Result<Lead> {

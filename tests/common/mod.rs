@@ -14,6 +14,8 @@ use zayavka::config::{DatabaseUrl, Settings};
 
 use zayavka::store::Store;
 
+pub mod receivers;
+
 pub const KEY: &str = "test-anon-key";
 
 pub struct TestApp {
@@ -96,7 +98,9 @@ impl Drop for TestDatabase {
     fn drop(&mut self) {
         if let Some(schema) = &self.schema {
             // Drop is not async; psql is on every machine that runs PostgreSQL.
+            // A lock timeout: a test's server task still holding a lock must not hang the run.
             let _ = std::process::Command::new("psql")
+                .env("PGOPTIONS", "-c lock_timeout=10s")
                 .args([&postgres_base_url(), "-q", "-c", &format!("DROP SCHEMA IF EXISTS {schema} CASCADE")])
                 .stderr(std::process::Stdio::null())
                 .status();
@@ -148,7 +152,7 @@ impl TestApp {
         self.call(request).await
     }
 
-    pub async fn stored(&self) -> Vec<zayavka::lead::Lead> {
+    pub async fn stored(&self) -> Vec<zayavka::store::LeadRecord> {
         self.state.store.leads_after(0, 10_000).await.unwrap()
     }
 }
@@ -170,23 +174,83 @@ pub fn zayavka() -> tokio::process::Command {
     command
 }
 
+/// A `zayavka serve` started by [`serve_on_any_port`]: its process, the port it bound, and its log.
+pub struct Serving {
+    pub child: tokio::process::Child,
+    pub port: u16,
+    log: std::sync::Arc<std::sync::Mutex<String>>,
+    log_reader: tokio::task::JoinHandle<()>,
+}
+
+impl Serving {
+    /// Kills the server and returns its whole log.
+    pub async fn kill_and_read_log(mut self) -> String {
+        self.child.kill().await.unwrap();
+        self.log_reader.await.unwrap();
+        self.log.lock().unwrap().clone()
+    }
+}
+
+/// Starts `command` listening on port 0 and reads the port the system picked from its start-up
+/// line. A port picked free beforehand can be taken by any other socket of the machine before the
+/// server binds it (CI saw it); port 0 cannot collide. The log is kept and also passed through to
+/// the test's own stderr, where a failing test shows it. The command's `ZAYAVKA_LOG` must keep
+/// `zayavka::serve` at info.
+pub async fn serve_on_any_port(mut command: tokio::process::Command) -> Serving {
+    use tokio::io::AsyncBufReadExt;
+    let mut child = command
+        .env("ZAYAVKA_LISTEN", "127.0.0.1:0")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = tokio::io::BufReader::new(child.stderr.take().unwrap()).split(b'\n');
+    let log = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    let (port_tx, port_rx) = tokio::sync::oneshot::channel();
+    let kept = log.clone();
+    let log_reader = tokio::spawn(async move {
+        let mut port_tx = Some(port_tx);
+        while let Ok(Some(line)) = lines.next_segment().await {
+            let line = String::from_utf8_lossy(&line);
+            eprintln!("{line}");
+            let mut text = kept.lock().unwrap();
+            text.push_str(&line);
+            text.push('\n');
+            if let Some(port) = bound_port(&line) {
+                if let Some(tx) = port_tx.take() {
+                    let _ = tx.send(port);
+                }
+            }
+        }
+    });
+    let port = tokio::time::timeout(std::time::Duration::from_secs(20), port_rx)
+        .await
+        .expect("the server named its port within 20 s")
+        .unwrap_or_else(|_| panic!("the server stopped before listening:\n{}", log.lock().unwrap()));
+    Serving { child, port, log, log_reader }
+}
+
+/// The port in `zayavka is serving on http://127.0.0.1:PORT` (the line may carry colour codes).
+fn bound_port(line: &str) -> Option<u16> {
+    let rest = line.split("serving on http://").nth(1)?;
+    let address = rest.split(|c: char| c.is_whitespace() || c == '\u{1b}').next()?;
+    address.parse::<std::net::SocketAddr>().ok().map(|a| a.port())
+}
+
 impl Server {
     pub async fn start(database_url: &str) -> Server {
         Server::start_with(database_url, &[]).await
     }
 
     pub async fn start_with(database_url: &str, env: &[(&str, &str)]) -> Server {
-        let port = free_port();
-        let child = zayavka()
-            .env("ZAYAVKA_LISTEN", format!("127.0.0.1:{port}"))
+        let mut command = zayavka();
+        command
             .env("ZAYAVKA_DATABASE_URL", database_url)
             .env("ZAYAVKA_ANON_KEY", KEY)
-            .env("ZAYAVKA_LOG", "warn")
+            .env("ZAYAVKA_LOG", "warn,zayavka::serve=info")
             .env("ZAYAVKA_RATE_LIMIT_PER_MINUTE", "0")
-            .envs(env.iter().copied())
-            .stdout(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
+            .envs(env.iter().copied());
+        let Serving { child, port, .. } = serve_on_any_port(command).await;
         let server = Server { child, port, database_url: database_url.to_owned() };
         for _ in 0..200 {
             if matches!(http(port, "GET", "/readyz", "").await, Ok((200, _))) {

@@ -23,6 +23,7 @@ const VALUES: Record<string, string> = {
   __ZAYAVKA_BACKEND_URL__: 'https://api.example.test',
   __ZAYAVKA_ANON_KEY__: 'anon-key-1',
   __ZAYAVKA_TODAY__: '01.01.2000',
+  __ZAYAVKA_RETENTION__: '30 днів',
 };
 
 function escapeHtml(value: string): string {

@@ -18,6 +18,8 @@ export interface Config {
   anonKey: string;
   /** Today's date (uk-UA, dd.mm.yyyy) as the server saw it; only the privacy policy uses it. */
   today: string;
+  /** How long leads are kept, in words ("180 днів"): the server's retention setting. */
+  retention: string;
 }
 
 export const CONFIG_KEYS = [
@@ -28,6 +30,7 @@ export const CONFIG_KEYS = [
   'backendUrl',
   'anonKey',
   'today',
+  'retention',
 ] as const satisfies readonly (keyof Config)[];
 
 /** The placeholders the prerender writes; the server fills them in. */
@@ -39,7 +42,13 @@ export const TOKENS: Config = {
   backendUrl: '__ZAYAVKA_BACKEND_URL__',
   anonKey: '__ZAYAVKA_ANON_KEY__',
   today: '__ZAYAVKA_TODAY__',
+  retention: '__ZAYAVKA_RETENTION__',
 };
+
+/** A content text with `{retention}` (the retention period) filled in. */
+export function withRetention(text: string, config: Config): string {
+  return text.replace('{retention}', config.retention);
+}
 
 export const CONFIG_ELEMENT_ID = 'zayavka-config';
 

@@ -216,7 +216,7 @@ describe('the other pages', () => {
     ]);
     const text = doc.body.textContent ?? '';
     expect(text).toContain('Дата останньої редакції: __ZAYAVKA_TODAY__');
-    for (const fact of ['180 днів', '2297-VI', 'стаття 9', 'Уповноваженого Верховної Ради України з прав людини']) {
+    for (const fact of ['не довше __ZAYAVKA_RETENTION__ із дня надходження', '2297-VI', 'стаття 9', 'Уповноваженого Верховної Ради України з прав людини']) {
       expect(text).toContain(fact);
     }
     expect(doc.querySelector('main a[href="__ZAYAVKA_PHONE_HREF__"]')?.textContent).toBe('__ZAYAVKA_PHONE__');

@@ -1,7 +1,7 @@
 // The frame every page shares: header with the brand, main, and the footer with its three
 // disclosure widgets (privacy summary, public offer, contacts) and the copyright line.
 import { useEffect, type ReactNode } from 'react';
-import { useConfig } from '../config';
+import { useConfig, withRetention } from '../config';
 import { pageTitle, uk } from '../content/uk';
 
 /** The id the form's "публічної оферти" link points at. */
@@ -48,7 +48,7 @@ export function Shell({ children }: { children: ReactNode }) {
           <details className="disclosure">
             <summary>{footer.privacy.summary}</summary>
             <div className="disclosure-body">
-              <p>{footer.privacy.text}</p>
+              <p>{withRetention(footer.privacy.text, config)}</p>
               <p>
                 <a href="/privacy-policy">{footer.privacy.link}</a>
               </p>

@@ -1,7 +1,7 @@
 import { useSyncExternalStore, type MouseEvent } from 'react';
 import { useNavigate } from 'react-router';
 import { Shell, usePageTitle } from '../components/Shell';
-import { useConfig } from '../config';
+import { useConfig, withRetention } from '../config';
 import { uk } from '../content/uk';
 
 const noSubscription = () => () => {};
@@ -42,7 +42,7 @@ export function PrivacyPolicyPage() {
             <h2>{section.title}</h2>
             {section.paragraphs.map((text) => (
               <p key={text}>
-                {text}
+                {withRetention(text, config)}
                 {'phone' in section && (
                   <a className="phone" href={config.phoneHref}>
                     {config.phone}

@@ -1,0 +1,170 @@
+// What an operator sees and does in the inbox (/admin), by role and accessible name
+// (web/src/admin/*.tsx), and the leads a test needs, sent the way visitors' browsers send them.
+import AxeBuilder from '@axe-core/playwright';
+import { expect, type Locator, type Page } from '@playwright/test';
+import type { Operator, RunningServer } from './server';
+
+export const OPERATOR: Operator = { email: 'operator@example.org', password: 'dovgyi-parol-42' };
+
+export const INBOX = {
+  email: 'Електронна пошта',
+  password: 'Пароль',
+  signIn: 'Увійти',
+  wrongPassword: 'Неправильна електронна пошта або пароль.',
+  list: 'Заявки',
+  exportCsv: 'Завантажити CSV',
+  signOut: 'Вийти',
+  search: "Пошук за ім'ям або телефоном",
+  filters: 'Які заявки показати',
+  all: 'Усі',
+  open: 'Відкриті',
+  overdue: 'Прострочені',
+  more: 'Показати ще',
+  empty: 'Заявок немає',
+  chart: 'Заявки за останні 30 днів',
+  back: '← До списку',
+  callForm: 'Записати дзвінок',
+  outcome: 'Результат дзвінка',
+  note: 'Нотатка',
+  record: 'Записати дзвінок',
+  calls: 'Дзвінки',
+  erase: 'Видалити дані цієї людини',
+  eraseConfirm: 'Так, видалити назавжди',
+  eraseCancel: 'Скасувати',
+} as const;
+
+/**
+ * The browser logs every non-2xx fetch as a console error: the inbox asks `/admin/api/session`
+ * first and gets 401 when nobody is signed in (docs/admin-api.md), and a wrong password is a 401
+ * from `/admin/api/login`. Those two are expected; any other failed load still fails a test.
+ */
+export const SIGNED_OUT_CHECK = /Failed to load resource: .*\b401\b.*\/admin\/api\/session\)$/;
+export const LOGIN_REFUSED = /Failed to load resource: .*\b401\b.*\/admin\/api\/login\)$/;
+
+export function loginForm(page: Page) {
+  return {
+    email: page.getByRole('textbox', { name: INBOX.email, exact: true }),
+    password: page.getByLabel(INBOX.password, { exact: true }),
+    submit: page.getByRole('button', { name: INBOX.signIn, exact: true }),
+  };
+}
+
+/** The inbox's header bar, shown only when signed in. */
+export function header(page: Page) {
+  const bar = page.getByRole('banner');
+  return {
+    bar,
+    list: bar.getByRole('link', { name: INBOX.list, exact: true }),
+    exportCsv: bar.getByRole('link', { name: INBOX.exportCsv, exact: true }),
+    signOut: bar.getByRole('button', { name: INBOX.signOut, exact: true }),
+  };
+}
+
+/** Opens `path` (under /admin) signed out and signs in there; the app stays on that path. */
+export async function signIn(page: Page, operator: Operator = OPERATOR, path = '/admin'): Promise<void> {
+  await page.goto(path);
+  const form = loginForm(page);
+  await form.email.fill(operator.email);
+  await form.password.fill(operator.password);
+  await form.submit.click();
+  await expect(header(page).signOut).toBeVisible();
+}
+
+export function leadList(page: Page) {
+  const list = page.getByRole('main').getByRole('list');
+  return {
+    list,
+    items: list.getByRole('listitem'),
+    /** The list item whose link is "Заявка №{id}". */
+    item: (id: number): Locator =>
+      list.getByRole('listitem').filter({ has: page.getByRole('link', { name: `Заявка №${id}`, exact: true }) }),
+    links: list.getByRole('link', { name: /^Заявка №\d+$/ }),
+    search: page.getByRole('searchbox', { name: INBOX.search, exact: true }),
+    filter: (name: 'Усі' | 'Відкриті' | 'Прострочені') =>
+      page.getByRole('group', { name: INBOX.filters }).getByRole('button', { name, exact: true }),
+    empty: page.getByText(INBOX.empty, { exact: true }),
+  };
+}
+
+/** The lead ids the list shows, top to bottom. */
+export async function listedIds(page: Page): Promise<number[]> {
+  const names = await leadList(page).links.allTextContents();
+  return names.map((name) => Number(name.replace(/^Заявка №/, '')));
+}
+
+export function leadPage(page: Page) {
+  const form = page.getByRole('form', { name: INBOX.callForm, exact: true });
+  return {
+    heading: (id: number) => page.getByRole('heading', { level: 1, name: `Заявка №${id}`, exact: true }),
+    back: page.getByRole('link', { name: INBOX.back, exact: true }),
+    calls: page.getByRole('region', { name: INBOX.calls, exact: true }),
+    form,
+    outcome: form.getByRole('radiogroup', { name: INBOX.outcome, exact: true }),
+    choice: (label: string) => form.getByRole('radio', { name: label, exact: true }),
+    note: form.getByRole('textbox', { name: INBOX.note, exact: true }),
+    record: form.getByRole('button', { name: INBOX.record, exact: true }),
+    erase: page.getByRole('button', { name: INBOX.erase, exact: true }),
+    eraseConfirm: page.getByRole('button', { name: INBOX.eraseConfirm, exact: true }),
+    eraseCancel: page.getByRole('button', { name: INBOX.eraseCancel, exact: true }),
+  };
+}
+
+/** Opens a lead from the list by its link (as an operator does) and waits for its facts. */
+export async function openLead(page: Page, id: number): Promise<void> {
+  await leadList(page).item(id).getByRole('link', { name: `Заявка №${id}`, exact: true }).click();
+  await expect(leadPage(page).heading(id)).toBeVisible();
+  await expect(leadPage(page).record).toBeVisible();
+}
+
+export interface NewLead {
+  name: string;
+  phone: string;
+  confirmation?: 'Так' | 'Ні';
+  comment?: string | null;
+}
+
+/** Sends a lead as the site's form does (POST /rest/v1/CRN with the anon key); answers its id. */
+export async function sendLead(server: RunningServer, lead: NewLead): Promise<number> {
+  const res = await fetch(`${server.baseURL}/rest/v1/CRN`, {
+    method: 'POST',
+    headers: { apikey: server.anonKey, 'Content-Type': 'application/json', Prefer: 'return=representation' },
+    body: JSON.stringify({ confirmation: 'Так', comment: null, ...lead }),
+  });
+  expect(res.status, `POST /rest/v1/CRN for ${lead.name}`).toBe(201);
+  const [row] = (await res.json()) as Array<{ id: number }>;
+  return row.id;
+}
+
+/**
+ * Moves a lead's `created_at` back by `hours` (the server has no clock to set), in the stored
+ * format: RFC 3339 UTC with six fractional digits and `Z`.
+ */
+export async function makeOlder(server: RunningServer, id: number, hours: number): Promise<void> {
+  const at = new Date(Date.now() - hours * 3_600_000).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+  const changed = await server.sql('UPDATE "CRN" SET created_at = ? WHERE id = ?', [at, id]);
+  expect(changed, `lead ${id} made ${hours} h older`).toBe(1);
+}
+
+/**
+ * No sideways scrolling: the page is no wider than the window. Measured against the viewport's
+ * width, not `innerWidth`: a phone (Playwright's `isMobile`) widens its layout viewport to fit
+ * content that overflows, and `innerWidth` grows with it.
+ */
+export async function expectNoSidewaysScroll(page: Page, what: string): Promise<void> {
+  const width = page.viewportSize()!.width;
+  const { scrollWidth, innerWidth } = await page.evaluate(() => ({
+    scrollWidth: document.documentElement.scrollWidth,
+    innerWidth: window.innerWidth,
+  }));
+  expect(scrollWidth, `${what}: the page's width in a ${width} px window`).toBeLessThanOrEqual(width);
+  expect(innerWidth, `${what}: the layout viewport's width in a ${width} px window`).toBe(width);
+}
+
+/** axe-core with every rule: any violation, whatever its impact, fails the test. */
+export async function expectNoA11yViolations(page: Page, what: string): Promise<void> {
+  const results = await new AxeBuilder({ page }).analyze();
+  const found = results.violations.map(
+    (v) => `${v.impact} ${v.id}: ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
+  );
+  expect(found, `axe violations on ${what}`).toEqual([]);
+}

@@ -1,0 +1,376 @@
+//! The operators' inbox: the React app's HTML shell on `/admin` and `/admin/…`, and its JSON API
+//! under `/admin/api` (`docs/admin-api.md`). Every API answer is `Cache-Control: no-store` (it
+//! holds personal data); every state-changing request needs the session's CSRF token.
+
+use axum::body::Bytes;
+use axum::extract::{FromRequestParts, Path, Query, State};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{any, get, post};
+use axum::{Extension, Json, Router};
+use jiff::Timestamp;
+use serde::Deserialize;
+use serde_json::json;
+use tower_http::set_header::SetResponseHeaderLayer;
+
+use super::client::{ClientInfo, request_cookie};
+use crate::app::AppState;
+use crate::auth;
+use crate::inbox::{LeadView, Outcome, PROMISE, Search};
+use crate::store::{CountsAt, LeadQuery, Session, StoreError};
+
+const SESSION_COOKIE: &str = "zayavka_session";
+const CSRF_HEADER: &str = "x-csrf-token";
+/// Longest call note, in characters.
+const MAX_NOTE_CHARS: usize = 1000;
+/// Days the inbox's figures look back.
+const STATS_DAYS: i64 = 30;
+
+pub fn router() -> Router<AppState> {
+    let api = Router::new()
+        .route("/admin/api/session", get(session))
+        .route("/admin/api/login", post(login))
+        .route("/admin/api/logout", post(logout))
+        .route("/admin/api/leads", get(list_leads))
+        .route("/admin/api/leads/{id}", get(lead))
+        .route("/admin/api/leads/{id}/attempts", post(add_attempt))
+        .route("/admin/api/stats", get(stats))
+        .route("/admin/api/export.csv", get(export_csv))
+        .route("/admin/api/erase", post(erase))
+        .route("/admin/api/{*rest}", any(|| async { AdminError::new(StatusCode::NOT_FOUND, "Не знайдено.") }))
+        .layer(SetResponseHeaderLayer::overriding(
+            header::CACHE_CONTROL,
+            HeaderValue::from_static("no-store"),
+        ));
+    Router::new().route("/admin", get(shell)).route("/admin/{*path}", get(shell)).merge(api)
+}
+
+/// The inbox app; it signs in and loads everything through the API.
+async fn shell(State(state): State<AppState>, headers: HeaderMap) -> Response {
+    let mut response = super::pages::page(&state.site.admin, &headers);
+    response.headers_mut().insert("x-robots-tag", HeaderValue::from_static("noindex, nofollow"));
+    response
+}
+
+/// An API error: a status and a sentence in Ukrainian, as `{"error": "…"}`.
+#[derive(Debug)]
+pub struct AdminError {
+    status: StatusCode,
+    message: &'static str,
+    retry_after: Option<u64>,
+}
+
+impl AdminError {
+    fn new(status: StatusCode, message: &'static str) -> AdminError {
+        AdminError { status, message, retry_after: None }
+    }
+
+    fn signed_out() -> AdminError {
+        AdminError::new(StatusCode::UNAUTHORIZED, "Увійдіть, щоб продовжити.")
+    }
+
+    fn bad_request(message: &'static str) -> AdminError {
+        AdminError::new(StatusCode::BAD_REQUEST, message)
+    }
+
+    fn lead_not_found() -> AdminError {
+        AdminError::new(StatusCode::NOT_FOUND, "Заявку не знайдено (можливо, її видалено).")
+    }
+}
+
+impl From<StoreError> for AdminError {
+    fn from(e: StoreError) -> AdminError {
+        tracing::error!(error = %e, "inbox: database error");
+        AdminError::new(StatusCode::SERVICE_UNAVAILABLE, "База даних зараз недоступна. Спробуйте за хвилину.")
+    }
+}
+
+impl IntoResponse for AdminError {
+    fn into_response(self) -> Response {
+        let mut response = (self.status, Json(json!({ "error": self.message }))).into_response();
+        if let Some(seconds) = self.retry_after {
+            response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+        }
+        response
+    }
+}
+
+/// The signed-in operator. For a state-changing request it also checks the CSRF token header
+/// and, when the browser sends one, that `Origin` is this site.
+pub struct SignedIn(Session);
+
+impl FromRequestParts<AppState> for SignedIn {
+    type Rejection = AdminError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, AdminError> {
+        let token = session_token(&parts.headers).ok_or_else(AdminError::signed_out)?;
+        let session =
+            state.store.session(auth::token_hash(&token)).await?.ok_or_else(AdminError::signed_out)?;
+        if parts.method != Method::GET && parts.method != Method::HEAD {
+            let forbidden = || AdminError::new(StatusCode::FORBIDDEN, "Запит відхилено. Оновіть сторінку.");
+            let sent = parts.headers.get(CSRF_HEADER).and_then(|v| v.to_str().ok()).unwrap_or("");
+            if !auth::same_secret(sent, &session.csrf_token) || !same_origin(&parts.headers) {
+                return Err(forbidden());
+            }
+        }
+        Ok(SignedIn(session))
+    }
+}
+
+fn session_token(headers: &HeaderMap) -> Option<String> {
+    request_cookie(headers, SESSION_COOKIE)
+}
+
+/// No `Origin` (not a browser, or a same-origin GET) passes; otherwise its host must be the
+/// request's `Host`.
+fn same_origin(headers: &HeaderMap) -> bool {
+    let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) else { return true };
+    let host = headers.get(header::HOST).and_then(|v| v.to_str().ok()).unwrap_or("");
+    origin.split_once("://").is_some_and(|(_, origin_host)| origin_host == host)
+}
+
+fn parse_json<T: serde::de::DeserializeOwned>(body: &Bytes) -> Result<T, AdminError> {
+    serde_json::from_slice(body).map_err(|_| AdminError::bad_request("Некоректний запит."))
+}
+
+fn session_answer(session: &Session) -> serde_json::Value {
+    json!({ "email": session.email, "csrf_token": session.csrf_token })
+}
+
+async fn session(SignedIn(session): SignedIn) -> Json<serde_json::Value> {
+    Json(session_answer(&session))
+}
+
+#[derive(Deserialize)]
+struct Login {
+    email: String,
+    password: String,
+}
+
+async fn login(
+    State(state): State<AppState>,
+    Extension(client): Extension<ClientInfo>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, AdminError> {
+    if !same_origin(&headers) {
+        return Err(AdminError::new(StatusCode::FORBIDDEN, "Запит відхилено. Оновіть сторінку."));
+    }
+    let Login { email, password } = parse_json(&body)?;
+    let email = auth::normalise_email(&email);
+    if let Err(wait) = state.login_limiter.check(client.ip, &email) {
+        tracing::warn!("inbox: login rate-limited");
+        return Err(AdminError {
+            retry_after: Some(wait.as_secs().max(1)),
+            ..AdminError::new(StatusCode::TOO_MANY_REQUESTS, "Забагато спроб входу. Спробуйте за хвилину.")
+        });
+    }
+    let operator = state.store.operator(email).await?;
+    let hash = operator.as_ref().map(|o| o.password_hash.clone());
+    let matches = tokio::task::spawn_blocking(move || auth::verify_password(hash.as_deref(), &password))
+        .await
+        .unwrap_or(false);
+    let Some(operator) = operator.filter(|_| matches) else {
+        tracing::warn!("inbox: failed login");
+        return Err(AdminError::new(StatusCode::UNAUTHORIZED, "Неправильна електронна пошта або пароль."));
+    };
+    let (token, csrf_token) = (auth::new_token(), auth::new_token());
+    let expires_at = Timestamp::now() + auth::SESSION_LIFETIME;
+    state.store.create_session(auth::token_hash(&token), operator.id, csrf_token.clone(), expires_at).await?;
+    tracing::info!(operator = operator.id, "inbox: signed in");
+    let cookie = session_cookie(token, auth::SESSION_LIFETIME.as_secs(), client.https);
+    let session = Session { operator_id: operator.id, email: operator.email, csrf_token };
+    Ok(([(header::SET_COOKIE, cookie)], Json(session_answer(&session))).into_response())
+}
+
+async fn logout(
+    State(state): State<AppState>,
+    Extension(client): Extension<ClientInfo>,
+    SignedIn(_): SignedIn,
+    headers: HeaderMap,
+) -> Result<Response, AdminError> {
+    if let Some(token) = session_token(&headers) {
+        state.store.delete_session(auth::token_hash(&token)).await?;
+    }
+    Ok((StatusCode::NO_CONTENT, [(header::SET_COOKIE, session_cookie(String::new(), 0, client.https))])
+        .into_response())
+}
+
+/// `HttpOnly` (no script reads it), `SameSite=Strict` (no other site's page sends it), only
+/// under `/admin`, `Secure` over HTTPS.
+fn session_cookie(value: String, max_age_seconds: i64, https: bool) -> HeaderValue {
+    let cookie = cookie::Cookie::build((SESSION_COOKIE, value))
+        .path("/admin")
+        .http_only(true)
+        .same_site(cookie::SameSite::Strict)
+        .secure(https)
+        .max_age(cookie::time::Duration::seconds(max_age_seconds))
+        .build();
+    HeaderValue::from_str(&cookie.to_string()).expect("a token is ASCII")
+}
+
+#[derive(Deserialize)]
+struct ListQuery {
+    #[serde(default)]
+    q: String,
+    #[serde(default)]
+    filter: Option<String>,
+    before_id: Option<i64>,
+    limit: Option<u32>,
+}
+
+async fn list_leads(
+    State(state): State<AppState>,
+    SignedIn(_): SignedIn,
+    query: Result<Query<ListQuery>, axum::extract::rejection::QueryRejection>,
+) -> Result<Json<serde_json::Value>, AdminError> {
+    let Query(query) = query.map_err(|_| AdminError::bad_request("Некоректні параметри пошуку."))?;
+    let now = Timestamp::now();
+    let (open_only, created_before) = match query.filter.as_deref().unwrap_or("all") {
+        "all" => (false, None),
+        "open" => (true, None),
+        "overdue" => (true, Some(now - PROMISE)),
+        _ => return Err(AdminError::bad_request("Невідомий фільтр: all, open або overdue.")),
+    };
+    let limit = query.limit.unwrap_or(50).clamp(1, 200);
+    let (name_pattern, phone_pattern) = Search::parse(&query.q).patterns();
+    let leads = state
+        .store
+        .find_leads(LeadQuery {
+            name_pattern,
+            phone_pattern,
+            open_only,
+            created_before,
+            before_id: query.before_id,
+            limit: limit + 1,
+        })
+        .await?;
+    let more = leads.len() > limit as usize;
+    let leads: Vec<LeadView> = leads.into_iter().take(limit as usize).map(LeadView::from).collect();
+    let next_before_id = more.then(|| leads.last().map(|l| l.record.id)).flatten();
+    Ok(Json(json!({ "now": time(now), "leads": leads, "next_before_id": next_before_id })))
+}
+
+async fn lead_answer(state: &AppState, id: i64) -> Result<serde_json::Value, AdminError> {
+    let lead = state.store.lead(id).await?.ok_or_else(AdminError::lead_not_found)?;
+    let attempts = state.store.attempts(id).await?;
+    Ok(json!({ "now": time(Timestamp::now()), "lead": LeadView::from(lead), "attempts": attempts }))
+}
+
+async fn lead(
+    State(state): State<AppState>,
+    SignedIn(_): SignedIn,
+    Path(id): Path<i64>,
+) -> Result<Json<serde_json::Value>, AdminError> {
+    Ok(Json(lead_answer(&state, id).await?))
+}
+
+#[derive(Deserialize)]
+struct NewAttempt {
+    outcome: String,
+    #[serde(default)]
+    note: String,
+}
+
+async fn add_attempt(
+    State(state): State<AppState>,
+    SignedIn(session): SignedIn,
+    Path(id): Path<i64>,
+    body: Bytes,
+) -> Result<Response, AdminError> {
+    let NewAttempt { outcome, note } = parse_json(&body)?;
+    let outcome: Outcome = serde_json::from_value(json!(outcome))
+        .map_err(|_| AdminError::bad_request("Оберіть результат дзвінка."))?;
+    let note = crate::lead::clean::multi_line(&note);
+    if note.chars().count() > MAX_NOTE_CHARS {
+        return Err(AdminError::bad_request("Нотатка задовга: не більше 1000 символів."));
+    }
+    if !state.store.add_attempt(id, session.email, outcome, note).await? {
+        return Err(AdminError::lead_not_found());
+    }
+    tracing::info!(id, outcome = outcome.as_str(), operator = session.operator_id, "inbox: call logged");
+    Ok((StatusCode::CREATED, Json(lead_answer(&state, id).await?)).into_response())
+}
+
+async fn stats(
+    State(state): State<AppState>,
+    SignedIn(_): SignedIn,
+) -> Result<Json<serde_json::Value>, AdminError> {
+    let now = Timestamp::now();
+    // Days as the operators live them (Kyiv); the store counts whole UTC hours, and Kyiv's
+    // offset from UTC is whole hours.
+    let zone = crate::inbox::operators_zone();
+    let first_day = now.to_zoned(zone.clone()).date() - jiff::Span::new().days(STATS_DAYS - 1);
+    let window_start = first_day.to_zoned(zone.clone()).map_err(|e| {
+        tracing::error!(error = %e, "inbox: the stats window");
+        AdminError::new(StatusCode::INTERNAL_SERVER_ERROR, "Не вдалося порахувати.")
+    })?;
+    let counts = state
+        .store
+        .counts(CountsAt { overdue_before: now - PROMISE, window_start: window_start.timestamp() })
+        .await?;
+    let mut per_day: Vec<(jiff::civil::Date, i64)> = (0..STATS_DAYS)
+        .filter_map(|n| first_day.checked_add(jiff::Span::new().days(n)).ok())
+        .map(|day| (day, 0))
+        .collect();
+    for (hour, count) in &counts.per_hour {
+        let Ok(at) = format!("{hour}:00:00Z").parse::<Timestamp>() else { continue };
+        let day = at.to_zoned(zone.clone()).date();
+        if let Some(entry) = per_day.iter_mut().find(|(d, _)| *d == day) {
+            entry.1 += count;
+        }
+    }
+    let per_day: Vec<serde_json::Value> =
+        per_day.iter().map(|(day, count)| json!({ "date": day.to_string(), "count": count })).collect();
+    Ok(Json(json!({
+        "now": time(now),
+        "open": counts.open,
+        "overdue": counts.overdue,
+        "reached_in_time": { "reached": counts.reached_in_time, "due": counts.due },
+        "per_day": per_day,
+    })))
+}
+
+async fn export_csv(
+    State(state): State<AppState>,
+    SignedIn(session): SignedIn,
+) -> Result<Response, AdminError> {
+    let mut csv = Vec::new();
+    crate::export::export(&state.store, crate::export::Format::Csv, &mut csv).await.map_err(|e| {
+        tracing::error!(error = %e, "inbox: export failed");
+        AdminError::new(StatusCode::SERVICE_UNAVAILABLE, "Не вдалося зібрати файл. Спробуйте ще раз.")
+    })?;
+    tracing::info!(operator = session.operator_id, "inbox: leads exported");
+    let filename = format!("attachment; filename=\"zayavky-{}.csv\"", Timestamp::now().strftime("%Y-%m-%d"));
+    Ok((
+        [
+            (header::CONTENT_TYPE, HeaderValue::from_static("text/csv; charset=utf-8")),
+            (header::CONTENT_DISPOSITION, HeaderValue::from_str(&filename).expect("ASCII")),
+        ],
+        csv,
+    )
+        .into_response())
+}
+
+#[derive(Deserialize)]
+struct Erase {
+    phone: String,
+}
+
+async fn erase(
+    State(state): State<AppState>,
+    SignedIn(session): SignedIn,
+    body: Bytes,
+) -> Result<Json<serde_json::Value>, AdminError> {
+    let Erase { phone } = parse_json(&body)?;
+    let e164 = crate::lead::normalise_phone(&phone)
+        .ok_or_else(|| AdminError::bad_request("Це не схоже на номер телефону."))?;
+    let erased = state.store.erase_phone(&e164).await?;
+    tracing::info!(erased, operator = session.operator_id, "inbox: a person's leads erased");
+    Ok(Json(json!({ "erased": erased })))
+}
+
+fn time(at: Timestamp) -> String {
+    format!("{at:.6}")
+}

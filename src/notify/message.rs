@@ -1,0 +1,140 @@
+//! What a notification says. By default only that lead N arrived (or nears / passed its
+//! deadline) and where to open it: a lead is health-related personal data, and a chat or a
+//! mailbox is not the inbox. With `ZAYAVKA_NOTIFY_INCLUDE_PII` the visitor's details are added.
+//! Each channel escapes the text its own way (Telegram's HTML, JSON, a plain-text e-mail).
+
+use jiff::Timestamp;
+
+use crate::config::Settings;
+use crate::store::LeadRecord;
+
+/// One notification, made when it is sent.
+#[derive(Debug, Clone)]
+pub struct Message {
+    /// `new`, `reminder` or `overdue`.
+    pub event: String,
+    pub lead_id: i64,
+    pub created_at: String,
+    pub deadline_at: String,
+    /// The lead in the inbox.
+    pub link: String,
+    /// The first line (also the e-mail's subject).
+    pub title: String,
+    /// The lines after the title, as plain text.
+    pub lines: Vec<String>,
+    /// The visitor's details, when the settings allow them in notifications.
+    pub details: Option<Details>,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Details {
+    pub name: String,
+    pub phone: String,
+    pub confirmation: String,
+    pub comment: Option<String>,
+}
+
+impl Message {
+    pub fn new(event: &str, lead: &LeadRecord, settings: &Settings) -> Message {
+        let view = crate::inbox::LeadView::from(lead.clone());
+        let deadline = kyiv_time(&view.deadline_at);
+        let title = match event {
+            "reminder" => format!("Нагадування: заявка №{} чекає на дзвінок", lead.id),
+            "overdue" => format!("Прострочено: заявка №{} без дзвінка понад 48 годин", lead.id),
+            _ => format!("Нова заявка №{}", lead.id),
+        };
+        let mut lines = vec![match event {
+            "overdue" => format!("Термін минув {deadline} (за Києвом)."),
+            _ => format!("Передзвоніть до {deadline} (за Києвом)."),
+        }];
+        let details = settings.notify.include_pii.then(|| Details {
+            name: lead.name.clone(),
+            phone: lead.phone.clone(),
+            confirmation: lead.confirmation.clone(),
+            comment: lead.comment.clone(),
+        });
+        if let Some(d) = &details {
+            lines.push(format!("Ім'я: {}", d.name));
+            lines.push(format!("Телефон: {}", d.phone));
+            lines.push(format!("Діагноз підтверджено лікарем: {}", d.confirmation));
+            if let Some(comment) = &d.comment {
+                lines.push(format!("Коментар: {comment}"));
+            }
+        }
+        Message {
+            event: event.to_owned(),
+            lead_id: lead.id,
+            created_at: lead.created_at.clone(),
+            deadline_at: view.deadline_at,
+            link: format!("{}/admin/leads/{}", settings.public_url, lead.id),
+            title,
+            lines,
+            details,
+        }
+    }
+
+    /// A key that names this notification and nothing else: the same on every retry.
+    pub fn idempotency_key(&self) -> String {
+        format!("zayavka-lead-{}-{}", self.lead_id, self.event)
+    }
+
+    /// Title, lines and link as plain text.
+    pub fn plain_text(&self) -> String {
+        let mut text = self.title.clone();
+        for line in &self.lines {
+            text.push('\n');
+            text.push_str(line);
+        }
+        text.push_str("\n\nВідкрити: ");
+        text.push_str(&self.link);
+        text
+    }
+}
+
+/// `22.11.2026 11:15` in Kyiv time; the stored text as it is if it does not parse.
+fn kyiv_time(rfc3339: &str) -> String {
+    let Ok(at) = rfc3339.parse::<Timestamp>() else { return rfc3339.to_owned() };
+    at.to_zoned(crate::inbox::operators_zone()).strftime("%d.%m.%Y %H:%M").to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lead() -> LeadRecord {
+        LeadRecord {
+            id: 7,
+            created_at: "2026-11-20T09:15:00.000000Z".into(),
+            name: "<b>Олена</b>".into(),
+            phone: "067 123 45 67".into(),
+            phone_e164: "+380671234567".into(),
+            confirmation: "Так".into(),
+            comment: None,
+            policy_version: "v".into(),
+            status: "new".into(),
+            reached_at: None,
+            attempt_count: 0,
+        }
+    }
+
+    #[test]
+    fn without_the_setting_no_personal_data() {
+        let mut settings = Settings::defaults();
+        settings.public_url = "https://example.org".into();
+        let text = Message::new("new", &lead(), &settings).plain_text();
+        assert!(text.starts_with("Нова заявка №7"), "{text}");
+        assert!(text.contains("https://example.org/admin/leads/7"));
+        // 09:15 UTC is 11:15 in Kyiv in November; 48 hours later.
+        assert!(text.contains("22.11.2026 11:15"), "{text}");
+        assert!(!text.contains("Олена") && !text.contains("067"), "{text}");
+    }
+
+    #[test]
+    fn with_the_setting_the_details_come_along() {
+        let mut settings = Settings::defaults();
+        settings.notify.include_pii = true;
+        let text = Message::new("overdue", &lead(), &settings).plain_text();
+        assert!(text.contains("Прострочено"));
+        assert!(text.contains("Ім'я: <b>Олена</b>") && text.contains("067 123 45 67"), "{text}");
+    }
+}

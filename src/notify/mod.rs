@@ -1,0 +1,291 @@
+//! Notifications: every new lead (and each reminder of the 48-hour deadline) reaches the operators
+//! through each configured channel — Telegram, a webhook, e-mail.
+//!
+//! Delivery is durable: the lead's insert writes one outbox row per channel in the same
+//! transaction, and a sender task here claims due rows (several instances never claim the same
+//! row), sends them, and marks them sent or schedules a retry with backoff. Rows hold only the
+//! lead's id; the message is made when it is sent (without personal data unless
+//! `ZAYAVKA_NOTIFY_INCLUDE_PII` is on), so an erased lead has nothing left in the queue.
+
+mod email;
+mod message;
+mod telegram;
+mod webhook;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use jiff::{SignedDuration, Timestamp};
+use tokio::sync::Notify;
+
+use crate::config::Settings;
+use crate::metrics::Metrics;
+use crate::store::{OutboxJob, Store, StoreError};
+
+pub use message::Message;
+
+/// A claimed row is this sender's for this long; if it dies, another sender takes the row after.
+const LEASE: SignedDuration = SignedDuration::from_mins(2);
+/// How often the queue is looked at when nothing wakes the sender (retries, other instances' rows).
+const POLL: Duration = Duration::from_secs(2);
+/// How often open leads are checked for a reminder or an overdue notice.
+const REMINDER_SCAN: Duration = Duration::from_secs(10);
+/// Sends running at once, across channels.
+const IN_FLIGHT: usize = 16;
+/// Retries wait 5 s, 10 s, 20 s… up to this, so a channel back after an outage gets its
+/// backlog within minutes.
+const MAX_BACKOFF: Duration = Duration::from_secs(300);
+
+/// Where a notification goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Channel {
+    Telegram,
+    Webhook,
+    Email,
+}
+
+impl Channel {
+    pub fn name(self) -> &'static str {
+        match self {
+            Channel::Telegram => "telegram",
+            Channel::Webhook => "webhook",
+            Channel::Email => "email",
+        }
+    }
+
+    fn from_name(name: &str) -> Option<Channel> {
+        [Channel::Telegram, Channel::Webhook, Channel::Email].into_iter().find(|c| c.name() == name)
+    }
+}
+
+/// The channels the settings configure, by name (what the outbox rows say).
+pub fn configured_channels(settings: &Settings) -> Arc<[&'static str]> {
+    let notify = &settings.notify;
+    [
+        notify.telegram.is_some().then_some(Channel::Telegram),
+        notify.webhook.is_some().then_some(Channel::Webhook),
+        notify.email.is_some().then_some(Channel::Email),
+    ]
+    .into_iter()
+    .flatten()
+    .map(Channel::name)
+    .collect()
+}
+
+/// Why a send failed, and when the channel asked to be tried again (Telegram's `retry_after`,
+/// an HTTP `Retry-After`).
+#[derive(Debug)]
+pub struct SendError {
+    pub reason: String,
+    pub retry_after: Option<Duration>,
+}
+
+impl SendError {
+    fn new(reason: impl Into<String>) -> SendError {
+        SendError { reason: reason.into(), retry_after: None }
+    }
+}
+
+/// The sender: wakes on each new lead, and polls for retries and other instances' rows.
+pub struct Notifier {
+    settings: Arc<Settings>,
+    store: Store,
+    metrics: Arc<Metrics>,
+    http: reqwest::Client,
+    email: Option<email::Mailer>,
+    wake: Notify,
+}
+
+impl Notifier {
+    pub fn new(
+        settings: Arc<Settings>,
+        store: Store,
+        metrics: Arc<Metrics>,
+    ) -> anyhow::Result<Arc<Notifier>> {
+        let http = reqwest::Client::builder()
+            .timeout(Duration::from_secs(15))
+            .connect_timeout(Duration::from_secs(5))
+            .redirect(reqwest::redirect::Policy::none())
+            .user_agent(concat!("zayavka/", env!("CARGO_PKG_VERSION")))
+            .build()?;
+        let email = settings.notify.email.as_ref().map(email::Mailer::new).transpose()?;
+        Ok(Arc::new(Notifier { settings, store, metrics, http, email, wake: Notify::new() }))
+    }
+
+    /// Starts the sender and the reminder scan, if any channel is configured.
+    pub fn spawn(self: &Arc<Self>) {
+        if configured_channels(&self.settings).is_empty() {
+            return;
+        }
+        tokio::spawn(self.clone().send_loop());
+        if self.settings.remind_after_hours > 0 {
+            tokio::spawn(self.clone().reminder_loop());
+        }
+    }
+
+    /// A lead was stored: send its notifications now rather than at the next poll.
+    pub fn wake(&self) {
+        self.wake.notify_one();
+    }
+
+    /// Claims due rows while fewer than `IN_FLIGHT` sends are running, so one channel that hangs
+    /// (until its timeout) never holds back the others or the next lead.
+    async fn send_loop(self: Arc<Self>) {
+        let channels = configured_channels(&self.settings);
+        let mut sends = tokio::task::JoinSet::new();
+        loop {
+            while sends.try_join_next().is_some() {}
+            let room = IN_FLIGHT.saturating_sub(sends.len());
+            let now = Timestamp::now();
+            let jobs = if room == 0 {
+                Vec::new()
+            } else {
+                match self.store.claim_outbox(now, now + LEASE, room as u32, channels.clone()).await {
+                    Ok(jobs) => jobs,
+                    Err(StoreError::Closed) => return,
+                    Err(e) => {
+                        tracing::warn!(error = %e, "reading the notification queue");
+                        Vec::new()
+                    }
+                }
+            };
+            let full = room > 0 && jobs.len() == room;
+            for job in jobs {
+                let notifier = self.clone();
+                sends.spawn(async move { notifier.send_one(job).await });
+            }
+            if full {
+                continue; // more may be due
+            }
+            // Wait for a new lead, a send to finish (room again), or the next poll.
+            tokio::select! {
+                _ = self.wake.notified() => {}
+                _ = tokio::time::sleep(POLL) => {}
+                Some(_) = sends.join_next(), if !sends.is_empty() => {}
+            }
+        }
+    }
+
+    async fn send_one(&self, job: OutboxJob) {
+        let Some(channel) = Channel::from_name(&job.channel) else {
+            return; // only configured channels are claimed, and they are known ones
+        };
+        let lead = match self.store.lead(job.lead_id).await {
+            Ok(Some(lead)) => lead,
+            Ok(None) => return, // erased meanwhile; its rows went with it
+            Err(e) => {
+                tracing::warn!(error = %e, "reading a lead to notify");
+                return; // the lease runs out and the row is tried again
+            }
+        };
+        let message = Message::new(&job.event, &lead, &self.settings);
+        let result = match channel {
+            Channel::Telegram => {
+                telegram::send(&self.http, self.settings.notify.telegram.as_ref(), &message).await
+            }
+            Channel::Webhook => {
+                webhook::send(&self.http, self.settings.notify.webhook.as_ref(), &message).await
+            }
+            Channel::Email => match &self.email {
+                Some(mailer) => mailer.send(&message).await,
+                None => Err(SendError::new("e-mail is not configured")),
+            },
+        };
+        let recorded = match result {
+            Ok(()) => {
+                self.metrics.notification(channel.name(), true);
+                tracing::info!(
+                    id = job.lead_id,
+                    event = job.event,
+                    channel = channel.name(),
+                    "notification sent"
+                );
+                self.store.outbox_sent(job.id).await
+            }
+            Err(error) => {
+                self.metrics.notification(channel.name(), false);
+                let wait =
+                    error.retry_after.unwrap_or_else(|| backoff(job.attempts)).min(Duration::from_secs(3600));
+                tracing::warn!(
+                    id = job.lead_id,
+                    event = job.event,
+                    channel = channel.name(),
+                    attempt = job.attempts,
+                    retry_in_s = wait.as_secs(),
+                    reason = error.reason,
+                    "notification failed; will retry"
+                );
+                let next = Timestamp::now() + SignedDuration::try_from(wait).unwrap_or(SignedDuration::ZERO);
+                self.store.outbox_retry(job.id, next, error.reason).await
+            }
+        };
+        if let Err(e) = recorded {
+            // The lease runs out and the row is claimed again: at worst sent twice, never lost.
+            tracing::warn!(error = %e, "recording a notification's outcome");
+        }
+    }
+
+    /// Queues a reminder for open leads nearing their deadline and a notice for overdue ones.
+    /// Each looks back one day only, so a server that was off for weeks does not flood the
+    /// channels with notices about long-closed days.
+    async fn reminder_loop(self: Arc<Self>) {
+        let channels = configured_channels(&self.settings);
+        let remind_after = SignedDuration::from_hours(i64::from(self.settings.remind_after_hours));
+        let mut every = tokio::time::interval(REMINDER_SCAN);
+        loop {
+            every.tick().await;
+            let now = Timestamp::now();
+            let deadline = crate::inbox::PROMISE;
+            let day = SignedDuration::from_hours(24);
+            let scans = [
+                ("reminder", now - deadline, now - remind_after),
+                ("overdue", now - deadline - day, now - deadline),
+            ];
+            for (event, from, to) in scans {
+                match self.store.queue_reminders(event, channels.clone(), from, to).await {
+                    Ok(0) => {}
+                    Ok(queued) => {
+                        tracing::info!(event, queued, "deadline notifications queued");
+                        self.wake();
+                    }
+                    Err(StoreError::Closed) => return,
+                    Err(e) => tracing::warn!(error = %e, "queueing deadline notifications"),
+                }
+            }
+        }
+    }
+}
+
+/// An error with its causes ("error sending request: connection refused"): reqwest's own text
+/// names only the outermost one.
+fn error_chain(error: impl std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+/// 5 s after the first failure, doubling, at most `MAX_BACKOFF`, with up to 20 % jitter so that
+/// instances do not retry in step.
+fn backoff(attempts: i32) -> Duration {
+    let doublings = u32::try_from(attempts.saturating_sub(1)).unwrap_or(0).min(16);
+    let base = Duration::from_secs(5).saturating_mul(1 << doublings).min(MAX_BACKOFF);
+    let jitter = rand::random_range(0.0..0.2);
+    base.mul_f64(1.0 + jitter)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_up_to_the_cap() {
+        assert!((5.0..6.0).contains(&backoff(1).as_secs_f64()));
+        assert!((10.0..12.0).contains(&backoff(2).as_secs_f64()));
+        assert!((300.0..360.0).contains(&backoff(30).as_secs_f64()));
+    }
+}

@@ -1,0 +1,500 @@
+//! The operators' inbox API (docs/admin-api.md): signing in, CSRF, the lead list and search, the
+//! call log and statuses, figures, export, erasure and retention. Runs on SQLite, and on
+//! PostgreSQL with ZAYAVKA_TEST_ENGINE=postgres.
+
+mod common;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use common::{Answer, TestApp, test_app, test_app_with};
+use serde_json::{Value, json};
+use zayavka::auth;
+
+const EMAIL: &str = "operator@example.org";
+const PASSWORD: &str = "a long enough secret";
+
+/// A signed-in operator: the session cookie and the CSRF token.
+struct Operator {
+    cookie: String,
+    csrf: String,
+}
+
+async fn add_operator(app: &TestApp) {
+    let hash = auth::hash_password(PASSWORD).unwrap();
+    assert!(app.state.store.add_operator(EMAIL.into(), hash).await.unwrap());
+}
+
+async fn login(app: &TestApp, email: &str, password: &str) -> Answer {
+    let body = json!({ "email": email, "password": password }).to_string();
+    app.call(
+        Request::post("/admin/api/login")
+            .header("content-type", "application/json")
+            .body(Body::from(body))
+            .unwrap(),
+    )
+    .await
+}
+
+async fn signed_in(app: &TestApp) -> Operator {
+    add_operator(app).await;
+    let answer = login(app, EMAIL, PASSWORD).await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
+    let cookie = answer.header("set-cookie").split(';').next().unwrap().to_owned();
+    let csrf = answer.json()["csrf_token"].as_str().unwrap().to_owned();
+    Operator { cookie, csrf }
+}
+
+impl Operator {
+    async fn get(&self, app: &TestApp, path: &str) -> Answer {
+        app.call(Request::get(path).header("cookie", &self.cookie).body(Body::empty()).unwrap()).await
+    }
+
+    async fn post(&self, app: &TestApp, path: &str, body: Value) -> Answer {
+        app.call(
+            Request::post(path)
+                .header("cookie", &self.cookie)
+                .header("x-csrf-token", &self.csrf)
+                .header("content-type", "application/json")
+                .body(Body::from(body.to_string()))
+                .unwrap(),
+        )
+        .await
+    }
+
+    async fn list(&self, app: &TestApp, query: &str) -> Vec<i64> {
+        let answer = self.get(app, &format!("/admin/api/leads?{query}")).await;
+        assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
+        answer.json()["leads"].as_array().unwrap().iter().map(|l| l["id"].as_i64().unwrap()).collect()
+    }
+}
+
+/// Stores a lead through the public API; its id.
+async fn submit(app: &TestApp, name: &str, phone: &str) -> i64 {
+    let body = json!({ "name": name, "phone": phone, "confirmation": "Так", "comment": "коментар" });
+    let answer = app.insert(&body.to_string(), "return=representation").await;
+    assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.text());
+    answer.json()[0]["id"].as_i64().unwrap()
+}
+
+/// Moves a lead's sending time `hours` into the past, straight in the database (the server has
+/// no clock to turn).
+async fn backdate(app: &TestApp, id: i64, hours: i64) {
+    let at = jiff::Timestamp::now() - jiff::SignedDuration::from_hours(hours);
+    let url = app.database.url.clone();
+    if url.starts_with("postgres") {
+        let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls).await.unwrap();
+        tokio::spawn(connection);
+        let seconds = at.as_second() as f64;
+        client
+            .execute("UPDATE \"CRN\" SET created_at = to_timestamp($1) WHERE id = $2", &[&seconds, &id])
+            .await
+            .unwrap();
+    } else {
+        let connection = rusqlite::Connection::open(app.database.dir.path().join("leads.db")).unwrap();
+        connection.busy_timeout(std::time::Duration::from_secs(5)).unwrap();
+        connection
+            .execute(
+                "UPDATE \"CRN\" SET created_at = ?1 WHERE id = ?2",
+                rusqlite::params![format!("{at:.6}"), id],
+            )
+            .unwrap();
+    }
+}
+
+#[tokio::test]
+async fn signing_in_and_out() {
+    let app = test_app().await;
+    // No account yet: the same answer as a wrong password.
+    let nobody = login(&app, EMAIL, PASSWORD).await;
+    assert_eq!(nobody.status, StatusCode::UNAUTHORIZED);
+    add_operator(&app).await;
+
+    let wrong = login(&app, EMAIL, "not the password").await;
+    assert_eq!(wrong.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(wrong.json()["error"], "Неправильна електронна пошта або пароль.");
+    assert_eq!(wrong.header("set-cookie"), "");
+
+    // The e-mail as typed on a phone: capitals and a trailing space.
+    let right = login(&app, " Operator@Example.org ", PASSWORD).await;
+    assert_eq!(right.status, StatusCode::OK, "{}", right.text());
+    let cookie = right.header("set-cookie").to_owned();
+    for attribute in ["zayavka_session=", "HttpOnly", "SameSite=Strict", "Path=/admin", "Max-Age=604800"] {
+        assert!(cookie.contains(attribute), "{attribute} missing in {cookie}");
+    }
+    assert!(!cookie.contains("Secure"), "plain HTTP: no Secure flag ({cookie})");
+    let operator = Operator {
+        cookie: cookie.split(';').next().unwrap().to_owned(),
+        csrf: right.json()["csrf_token"].as_str().unwrap().to_owned(),
+    };
+    let session = operator.get(&app, "/admin/api/session").await;
+    assert_eq!(session.status, StatusCode::OK);
+    assert_eq!(session.json()["email"], EMAIL);
+    assert_eq!(session.json()["csrf_token"], operator.csrf.as_str());
+
+    let logout = operator.post(&app, "/admin/api/logout", json!({})).await;
+    assert_eq!(logout.status, StatusCode::NO_CONTENT);
+    assert!(logout.header("set-cookie").contains("Max-Age=0"));
+    assert_eq!(operator.get(&app, "/admin/api/session").await.status, StatusCode::UNAUTHORIZED);
+}
+
+#[tokio::test]
+async fn the_database_keeps_only_a_hash_of_the_session() {
+    let app = test_app().await;
+    let operator = signed_in(&app).await;
+    let token = operator.cookie.trim_start_matches("zayavka_session=");
+    assert!(app.state.store.session(token.to_owned()).await.unwrap().is_none());
+    assert!(app.state.store.session(auth::token_hash(token)).await.unwrap().is_some());
+}
+
+#[tokio::test]
+async fn logins_are_rate_limited() {
+    let app = test_app().await;
+    add_operator(&app).await;
+    for _ in 0..5 {
+        assert_eq!(login(&app, EMAIL, "guess").await.status, StatusCode::UNAUTHORIZED);
+    }
+    let limited = login(&app, EMAIL, PASSWORD).await;
+    assert_eq!(limited.status, StatusCode::TOO_MANY_REQUESTS);
+    assert!(limited.header("retry-after").parse::<u64>().unwrap() >= 1);
+    assert!(limited.json()["error"].as_str().unwrap().contains("Забагато спроб"));
+}
+
+#[tokio::test]
+async fn every_api_path_needs_a_session_and_is_never_cached() {
+    let app = test_app().await;
+    let id = submit(&app, "Олена", "067 123 45 67").await;
+    for path in [
+        "/admin/api/session".to_owned(),
+        "/admin/api/leads".to_owned(),
+        format!("/admin/api/leads/{id}"),
+        "/admin/api/stats".to_owned(),
+        "/admin/api/export.csv".to_owned(),
+    ] {
+        let answer = app.get(&path).await;
+        assert_eq!(answer.status, StatusCode::UNAUTHORIZED, "{path}");
+        assert_eq!(answer.header("cache-control"), "no-store", "{path}");
+        assert!(answer.json()["error"].is_string(), "{path}");
+        assert!(!answer.text().contains("Олена"));
+    }
+    let forged = app
+        .call(
+            Request::post("/admin/api/erase")
+                .header("content-type", "application/json")
+                .body(Body::from(r#"{"phone":"0671234567"}"#))
+                .unwrap(),
+        )
+        .await;
+    assert_eq!(forged.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(app.stored().await.len(), 1);
+}
+
+#[tokio::test]
+async fn changes_need_the_csrf_token_and_this_origin() {
+    let app = test_app().await;
+    let operator = signed_in(&app).await;
+    let id = submit(&app, "Олена", "067 123 45 67").await;
+    let path = format!("/admin/api/leads/{id}/attempts");
+    let body = json!({ "outcome": "no_answer", "note": "" }).to_string();
+    let attempt = |token: Option<&str>, origin: Option<&str>| {
+        let mut request = Request::post(path.as_str())
+            .header("cookie", &operator.cookie)
+            .header("host", "inbox.example.org")
+            .header("content-type", "application/json");
+        if let Some(token) = token {
+            request = request.header("x-csrf-token", token);
+        }
+        if let Some(origin) = origin {
+            request = request.header("origin", origin);
+        }
+        request.body(Body::from(body.clone())).unwrap()
+    };
+    assert_eq!(app.call(attempt(None, None)).await.status, StatusCode::FORBIDDEN);
+    assert_eq!(app.call(attempt(Some("guessed"), None)).await.status, StatusCode::FORBIDDEN);
+    let other_site = app.call(attempt(Some(&operator.csrf), Some("https://evil.example"))).await;
+    assert_eq!(other_site.status, StatusCode::FORBIDDEN);
+    assert_eq!(app.state.store.attempts(id).await.unwrap().len(), 0, "nothing was logged");
+
+    let same_site = app.call(attempt(Some(&operator.csrf), Some("https://inbox.example.org"))).await;
+    assert_eq!(same_site.status, StatusCode::CREATED, "{}", same_site.text());
+}
+
+#[tokio::test]
+async fn newest_first_and_search_by_phone_in_any_format_or_by_name() {
+    let app = test_app().await;
+    let operator = signed_in(&app).await;
+    let olena = submit(&app, "Олена Петрівна", "067 123 45 67").await;
+    let ivan = submit(&app, "Іван", "+380 50 765 43 21").await;
+    let percent = submit(&app, "100% Тест_", "+48 601 987 654").await;
+
+    assert_eq!(operator.list(&app, "").await, [percent, ivan, olena]);
+    for typed in ["067 123 45 67", "0671234567", "+380671234567", "380671234567", "(067) 123-45-67", "12345"]
+    {
+        let q: String = url_encode(typed);
+        assert_eq!(operator.list(&app, &format!("q={q}")).await, [olena], "{typed}");
+    }
+    assert_eq!(operator.list(&app, &format!("q={}", url_encode("олена"))).await, [olena]);
+    assert_eq!(operator.list(&app, &format!("q={}", url_encode("ІВАН"))).await, [ivan]);
+    assert_eq!(operator.list(&app, &format!("q={}", url_encode("петрів"))).await, [olena]);
+    // LIKE's wildcards match themselves.
+    assert_eq!(operator.list(&app, &format!("q={}", url_encode("0%"))).await, [percent]);
+    assert_eq!(operator.list(&app, &format!("q={}", url_encode("_"))).await, [percent]);
+    assert!(operator.list(&app, "q=nobody").await.is_empty());
+
+    // Pages.
+    let first = operator.get(&app, "/admin/api/leads?limit=2").await.json();
+    assert_eq!(first["leads"].as_array().unwrap().len(), 2);
+    let next = first["next_before_id"].as_i64().unwrap();
+    assert_eq!(operator.list(&app, &format!("limit=2&before_id={next}")).await, [olena]);
+    assert_eq!(operator.get(&app, "/admin/api/leads?filter=later").await.status, StatusCode::BAD_REQUEST);
+}
+
+fn url_encode(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn each_call_moves_the_status_on_and_the_log_keeps_it() {
+    let app = test_app().await;
+    let operator = signed_in(&app).await;
+    let id = submit(&app, "Олена", "067 123 45 67").await;
+    let fresh = operator.get(&app, &format!("/admin/api/leads/{id}")).await.json();
+    assert_eq!(fresh["lead"]["status"], "new");
+    assert_eq!(fresh["lead"]["open"], true);
+    assert!(fresh["lead"]["policy_version"].as_str().unwrap().len() >= 16, "consent evidence kept");
+
+    let path = format!("/admin/api/leads/{id}/attempts");
+    for (n, expected) in [(1, "attempt_1"), (2, "attempt_2"), (3, "attempt_3"), (4, "attempt_3")] {
+        let answer = operator
+            .post(&app, &path, json!({ "outcome": "no_answer", "note": format!("дзвінок {n}") }))
+            .await;
+        assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.text());
+        assert_eq!(answer.json()["lead"]["status"], expected);
+    }
+    let reached =
+        operator.post(&app, &path, json!({ "outcome": "interested", "note": "<b>так</b>" })).await.json();
+    assert_eq!(reached["lead"]["status"], "interested");
+    assert_eq!(reached["lead"]["open"], false);
+    assert!(reached["lead"]["reached_at"].is_string());
+    let log = reached["attempts"].as_array().unwrap();
+    assert_eq!(log.len(), 5);
+    assert_eq!(log[0]["note"], "дзвінок 1");
+    assert_eq!(log[4]["outcome"], "interested");
+    assert_eq!(log[4]["operator"], EMAIL);
+    assert_eq!(log[4]["note"], "<b>так</b>", "kept as text; the inbox renders it as text");
+
+    let unknown = operator.post(&app, &path, json!({ "outcome": "maybe" })).await;
+    assert_eq!(unknown.status, StatusCode::BAD_REQUEST);
+    assert_eq!(unknown.json()["error"], "Оберіть результат дзвінка.");
+    let long = operator.post(&app, &path, json!({ "outcome": "no_answer", "note": "я".repeat(1001) })).await;
+    assert_eq!(long.status, StatusCode::BAD_REQUEST);
+    let missing =
+        operator.post(&app, "/admin/api/leads/999999/attempts", json!({ "outcome": "no_answer" })).await;
+    assert_eq!(missing.status, StatusCode::NOT_FOUND);
+    assert_eq!(operator.get(&app, "/admin/api/leads/999999").await.status, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn overdue_leads_and_the_figures() {
+    let app = test_app().await;
+    let operator = signed_in(&app).await;
+    let overdue = submit(&app, "Прострочена", "067 000 00 01").await;
+    let called_late = submit(&app, "Пізно", "067 000 00 02").await;
+    let called_in_time = submit(&app, "Вчасно", "067 000 00 03").await;
+    let fresh = submit(&app, "Свіжа", "067 000 00 04").await;
+    backdate(&app, overdue, 50).await;
+    backdate(&app, called_late, 24 * 5).await;
+    backdate(&app, called_in_time, 30).await;
+    for id in [called_late, called_in_time] {
+        let path = format!("/admin/api/leads/{id}/attempts");
+        assert_eq!(
+            operator.post(&app, &path, json!({ "outcome": "not_eligible" })).await.status,
+            StatusCode::CREATED
+        );
+    }
+
+    assert_eq!(operator.list(&app, "filter=overdue").await, [overdue]);
+    assert_eq!(operator.list(&app, "filter=open").await, [fresh, overdue]);
+    let list = operator.get(&app, "/admin/api/leads").await.json();
+    let view = list["leads"].as_array().unwrap().iter().find(|l| l["id"] == overdue).unwrap().clone();
+    let deadline: jiff::Timestamp = view["deadline_at"].as_str().unwrap().parse().unwrap();
+    let now: jiff::Timestamp = list["now"].as_str().unwrap().parse().unwrap();
+    assert!(deadline < now, "past its deadline");
+
+    let stats = operator.get(&app, "/admin/api/stats").await.json();
+    assert_eq!(stats["open"], 2);
+    assert_eq!(stats["overdue"], 1);
+    // Due: the overdue lead and the two called ones (the fresh one still has time); reached
+    // within 48 hours: the one sent 30 hours ago. The late one was reached after five days.
+    assert_eq!(stats["reached_in_time"], json!({ "reached": 1, "due": 3 }));
+    let days = stats["per_day"].as_array().unwrap();
+    assert_eq!(days.len(), 30);
+    let total: i64 = days.iter().map(|d| d["count"].as_i64().unwrap()).sum();
+    assert_eq!(total, 4);
+    assert!(days.last().unwrap()["count"].as_i64().unwrap() >= 1, "today has the fresh lead");
+    assert!(days.windows(2).all(|w| w[0]["date"].as_str() < w[1]["date"].as_str()), "oldest first");
+}
+
+#[tokio::test]
+async fn the_export_is_the_cli_file_with_status_and_consent() {
+    let app = test_app().await;
+    let operator = signed_in(&app).await;
+    let id = submit(&app, "=Олена", "067 123 45 67").await;
+    let answer = operator.get(&app, "/admin/api/export.csv").await;
+    assert_eq!(answer.status, StatusCode::OK);
+    assert_eq!(answer.header("content-type"), "text/csv; charset=utf-8");
+    assert!(answer.header("content-disposition").starts_with("attachment; filename=\"zayavky-"));
+    let text = answer.text();
+    assert!(text.starts_with('\u{FEFF}'), "BOM for Excel");
+    let mut lines = text.trim_start_matches('\u{FEFF}').lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        "id,created_at,name,phone,confirmation,comment,status,reached_at,policy_version"
+    );
+    let row = lines.next().unwrap();
+    assert!(row.starts_with(&format!("{id},")), "{row}");
+    assert!(row.contains(",'=Олена,"), "formula neutralised: {row}");
+    assert!(row.contains(",new,,"), "{row}");
+    assert!(row.ends_with(app.state.site.policy_version.as_str()), "{row}");
+
+    let mut cli = Vec::new();
+    zayavka::export::export(&app.state.store, zayavka::export::Format::Csv, &mut cli).await.unwrap();
+    assert_eq!(answer.body.as_ref(), cli.as_slice());
+}
+
+#[tokio::test]
+async fn erasing_a_phone_removes_every_lead_call_and_notification_of_that_person() {
+    // A webhook nobody answers keeps the notifications queued.
+    let app = test_app_with(|s| {
+        s.notify.webhook =
+            Some(zayavka::config::Webhook { url: "http://127.0.0.1:9/hook".into(), secret: None });
+        s.duplicate_window_hours = 0;
+    })
+    .await;
+    let operator = signed_in(&app).await;
+    let name = "Неповторна Ярина";
+    let first = submit(&app, name, "067 555 44 33").await;
+    let second = submit(&app, "Ярина", "+380675554433").await;
+    let other = submit(&app, "Інша", "067 111 22 33").await;
+    let path = format!("/admin/api/leads/{first}/attempts");
+    operator.post(&app, &path, json!({ "outcome": "no_answer", "note": "перезвонити на 0675554433" })).await;
+    // An idempotent insert records the lead's id under its key.
+    let keyed = app
+        .call(
+            Request::post("/rest/v1/CRN")
+                .header("apikey", common::KEY)
+                .header("content-type", "application/json")
+                .header("idempotency-key", "erase-test-key")
+                .body(Body::from(r#"{"name":"Ярина","phone":"0675554433","confirmation":"Ні"}"#))
+                .unwrap(),
+        )
+        .await;
+    assert_eq!(keyed.status, StatusCode::CREATED);
+    assert!(app.state.store.outbox_pending().await.unwrap() >= 4);
+
+    let bad = operator.post(&app, "/admin/api/erase", json!({ "phone": "not a phone" })).await;
+    assert_eq!(bad.status, StatusCode::BAD_REQUEST);
+    let erased = operator.post(&app, "/admin/api/erase", json!({ "phone": "(067) 555-44-33" })).await;
+    assert_eq!(erased.status, StatusCode::OK, "{}", erased.text());
+    assert_eq!(erased.json()["erased"], 3);
+
+    assert_eq!(operator.list(&app, "").await, [other]);
+    for id in [first, second] {
+        assert!(app.state.store.lead(id).await.unwrap().is_none());
+        assert!(app.state.store.attempts(id).await.unwrap().is_empty());
+    }
+    assert_eq!(app.state.store.outbox_pending().await.unwrap(), 1, "only the other person's notification");
+    let since = jiff::Timestamp::now() - jiff::SignedDuration::from_hours(1);
+    assert!(app.state.store.idempotency_record("erase-test-key", since).await.unwrap().is_none());
+
+    if !app.database.url.starts_with("postgres") {
+        // The bytes: SQLite zeroes deleted rows (secure_delete) and the erase checkpoints the WAL.
+        let mut bytes = Vec::new();
+        for file in ["leads.db", "leads.db-wal"] {
+            if let Ok(data) = std::fs::read(app.database.dir.path().join(file)) {
+                bytes.extend(data);
+            }
+        }
+        assert!(bytes.len() > 4096, "the database file was read");
+        for needle in ["5554433", "555 44 33", name, "Ярина", "перезвонити"] {
+            let found = bytes.windows(needle.len()).any(|w| w == needle.as_bytes());
+            assert!(!found, "{needle:?} is still in the database files");
+        }
+        assert!(bytes.windows(7).any(|w| w == "1112233".as_bytes()), "the other lead is still there");
+    }
+}
+
+#[tokio::test]
+async fn leads_past_the_retention_period_are_deleted_at_start() {
+    let first = test_app().await;
+    let old = submit(&first, "Давня", "067 000 00 05").await;
+    let recent = submit(&first, "Недавня", "067 000 00 06").await;
+    backdate(&first, old, 24 * 31).await;
+    backdate(&first, recent, 24 * 29).await;
+    // A server with a 30-day period starts on the same database.
+    let mut settings = first.state.settings.as_ref().clone();
+    settings.retention_days = 30;
+    let store = zayavka::store::Store::open(&settings.database_url).await.unwrap();
+    let _second = zayavka::app::AppState::new(settings, store.clone()).await.unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while store.lead(old).await.unwrap().is_some() {
+        assert!(std::time::Instant::now() < deadline, "the old lead was not purged");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(store.lead(recent).await.unwrap().is_some());
+}
+
+#[tokio::test]
+async fn the_privacy_policy_states_the_retention_setting() {
+    let default = test_app().await;
+    let thirty = test_app_with(|s| s.retention_days = 30).await;
+    let policy = thirty.get("/privacy-policy").await.text();
+    assert!(policy.contains("не довше 30 днів із дня надходження"), "{policy}");
+    assert!(!policy.contains("180 днів"));
+    assert!(thirty.get("/").await.text().contains("видаляються через 30 днів"));
+    assert!(default.get("/privacy-policy").await.text().contains("не довше 180 днів"));
+    // Another period is another policy: consent evidence tells them apart.
+    assert_ne!(default.state.site.policy_version, thirty.state.site.policy_version);
+}
+
+#[tokio::test]
+async fn the_inbox_app_is_served_on_admin_paths_only() {
+    let app = test_app().await;
+    for path in ["/admin", "/admin/leads/42"] {
+        let answer = app.get(path).await;
+        assert_eq!(answer.status, StatusCode::OK, "{path}");
+        assert!(answer.header("content-type").starts_with("text/html"));
+        assert_eq!(answer.header("x-robots-tag"), "noindex, nofollow");
+        assert!(answer.text().contains("/assets/admin-"), "{path}");
+    }
+    let unknown = app.get("/admin/api/nothing").await;
+    assert_eq!(unknown.status, StatusCode::NOT_FOUND);
+    assert!(unknown.json()["error"].is_string());
+    // The visitor's landing page does not load the inbox's code.
+    assert!(!app.get("/").await.text().contains("admin-"));
+}
+
+#[tokio::test]
+async fn over_https_the_session_cookie_is_secure() {
+    // In-process requests come from 127.0.0.1: here that is the trusted proxy saying HTTPS.
+    let app = test_app_with(|s| s.trusted_proxies = vec!["127.0.0.1/32".parse().unwrap()]).await;
+    add_operator(&app).await;
+    let body = json!({ "email": EMAIL, "password": PASSWORD }).to_string();
+    let answer = app
+        .call(
+            Request::post("/admin/api/login")
+                .header("content-type", "application/json")
+                .header("x-forwarded-proto", "https")
+                .header("x-forwarded-for", "203.0.113.7")
+                .body(Body::from(body))
+                .unwrap(),
+        )
+        .await;
+    assert_eq!(answer.status, StatusCode::OK);
+    assert!(answer.header("set-cookie").contains("Secure"), "{}", answer.header("set-cookie"));
+    assert!(answer.header("strict-transport-security").starts_with("max-age="));
+}

@@ -1,0 +1,707 @@
+//! Notifications reach real receivers: the real binary sends to servers on 127.0.0.1 that each test
+//! starts (a stand-in Telegram Bot API, a webhook receiver, an SMTP sink; `common::receivers`).
+//! Nothing is mocked inside the server: the outbox, the sender, its retries and the channels run
+//! as in production.
+
+mod common;
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use common::receivers::{HttpReceiver, Received, Reply, SmtpSink};
+use common::{Server, TestDatabase, http, zayavka};
+
+const PUBLIC_URL: &str = "https://zayavka.example.org";
+const BOT_TOKEN: &str = "123456789:AAE-test_Token";
+const CHAT_ID: &str = "-1001234567890";
+const SECRET: &str = "whsec-test-s3cret";
+
+/// Longer than the sender's poll (2 s): what has not come after this is not coming.
+const QUIET: Duration = Duration::from_secs(3);
+
+/// `+38067000NNNN`: a distinct, valid Ukrainian mobile number per lead (the same phone within
+/// 24 hours would be one lead).
+fn phone(n: u32) -> String {
+    format!("+38067000{n:04}")
+}
+
+/// Submits a lead through `POST /rest/v1/CRN` as the site does; the stored lead's id.
+async fn submit(port: u16, name: &str, phone: &str) -> i64 {
+    let body = serde_json::json!({"name": name, "phone": phone, "confirmation": "Так", "comment": null});
+    let (status, answer) = http(port, "POST", "/rest/v1/CRN", &body.to_string()).await.unwrap();
+    assert_eq!(status, 201, "{answer}");
+    let rows: serde_json::Value = serde_json::from_str(&answer).unwrap();
+    rows[0]["id"].as_i64().unwrap_or_else(|| panic!("no id in {answer}"))
+}
+
+async fn start(database_url: &str, env: &[(&str, String)]) -> Server {
+    let mut pairs: Vec<(&str, &str)> = vec![("ZAYAVKA_PUBLIC_URL", PUBLIC_URL)];
+    pairs.extend(env.iter().map(|(k, v)| (*k, v.as_str())));
+    Server::start_with(database_url, &pairs).await
+}
+
+fn telegram_env(api: &HttpReceiver) -> Vec<(&'static str, String)> {
+    vec![
+        ("ZAYAVKA_TELEGRAM_BOT_TOKEN", BOT_TOKEN.to_owned()),
+        ("ZAYAVKA_TELEGRAM_CHAT_ID", CHAT_ID.to_owned()),
+        ("ZAYAVKA_TELEGRAM_API_URL", api.url("")),
+    ]
+}
+
+fn webhook_env(receiver: &HttpReceiver) -> Vec<(&'static str, String)> {
+    vec![
+        ("ZAYAVKA_WEBHOOK_URL", receiver.url("/hooks/zayavka")),
+        ("ZAYAVKA_WEBHOOK_SECRET", SECRET.to_owned()),
+    ]
+}
+
+fn link(id: i64) -> String {
+    format!("{PUBLIC_URL}/admin/leads/{id}")
+}
+
+/// The Telegram text of a `sendMessage` call.
+fn telegram_text(request: &Received) -> String {
+    request.json()["text"].as_str().unwrap_or_else(|| panic!("no text: {:?}", request.body)).to_owned()
+}
+
+/// The Telegram calls about lead `id` (its bold title, so №1 is not №12).
+fn telegram_about(requests: &[Received], id: i64) -> Vec<Received> {
+    let title = format!("<b>Нова заявка №{id}</b>");
+    requests.iter().filter(|r| telegram_text(r).contains(&title)).cloned().collect()
+}
+
+/// Webhook calls per `lead_id`, counting only those answered `status` (any, if `None`).
+fn per_lead(requests: &[Received], status: Option<u16>) -> HashMap<i64, usize> {
+    let mut counts = HashMap::new();
+    for request in requests.iter().filter(|r| status.is_none_or(|s| r.status == s)) {
+        let id = request.lead_id().unwrap_or_else(|| panic!("no lead_id: {:?}", request.body));
+        *counts.entry(id).or_default() += 1;
+    }
+    counts
+}
+
+/// One outbox row, as the database holds it.
+#[derive(Debug)]
+struct OutboxRow {
+    lead_id: i64,
+    channel: String,
+    attempts: i64,
+    last_error: Option<String>,
+    locked: bool,
+    sent: bool,
+}
+
+/// Reads the outbox straight from the test's database (SQLite file or PostgreSQL schema).
+async fn outbox(database: &TestDatabase) -> Vec<OutboxRow> {
+    const QUERY: &str = "SELECT lead_id, channel, attempts, last_error, locked_until IS NOT NULL, \
+                         sent_at IS NOT NULL FROM outbox ORDER BY id";
+    if database.url.starts_with("postgres") {
+        let (client, connection) =
+            tokio_postgres::connect(&database.url, tokio_postgres::NoTls).await.unwrap();
+        tokio::spawn(connection);
+        let rows = client.query(QUERY, &[]).await.unwrap();
+        return rows
+            .iter()
+            .map(|row| OutboxRow {
+                lead_id: row.get(0),
+                channel: row.get(1),
+                attempts: i64::from(row.get::<_, i32>(2)),
+                last_error: row.get(3),
+                locked: row.get(4),
+                sent: row.get(5),
+            })
+            .collect();
+    }
+    let connection = rusqlite::Connection::open(database.dir.path().join("leads.db")).unwrap();
+    connection.busy_timeout(Duration::from_secs(5)).unwrap();
+    let mut statement = connection.prepare(QUERY).unwrap();
+    statement
+        .query_map([], |row| {
+            Ok(OutboxRow {
+                lead_id: row.get(0)?,
+                channel: row.get(1)?,
+                attempts: row.get(2)?,
+                last_error: row.get(3)?,
+                locked: row.get(4)?,
+                sent: row.get(5)?,
+            })
+        })
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
+/// Waits until every one of `ids` has an outbox row that failed at least once and is free again
+/// (not held by a sender, a retry scheduled): the state a crash may safely happen in.
+async fn wait_until_failed(database: &TestDatabase, ids: &[i64]) -> Vec<OutboxRow> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let rows = outbox(database).await;
+        let failed = |id: &i64| {
+            rows.iter().any(|r| {
+                r.lead_id == *id && r.attempts >= 1 && r.last_error.is_some() && !r.locked && !r.sent
+            })
+        };
+        if ids.iter().all(failed) {
+            return rows;
+        }
+        assert!(Instant::now() < deadline, "the leads {ids:?} did not fail to send: {rows:#?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// `zayavka_notifications_sent_total{channel="…"}` from `/metrics`.
+async fn sent_metric(server: &Server, channel: &str) -> u64 {
+    let (status, text) = http(server.port, "GET", "/metrics", "").await.unwrap();
+    assert_eq!(status, 200);
+    let label = format!("channel=\"{channel}\"");
+    text.lines()
+        .filter(|l| l.starts_with("zayavka_notifications_sent_total") && l.contains(&label))
+        .map(|l| l.rsplit(' ').next().unwrap().parse::<u64>().unwrap())
+        .sum()
+}
+
+// 1. Telegram
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn telegram_gets_one_message_per_lead_without_personal_data() {
+    let telegram = HttpReceiver::start(Reply::telegram_ok()).await;
+    let database = TestDatabase::new().await;
+    let server = start(&database.url, &telegram_env(&telegram)).await;
+
+    let first = submit(server.port, "Олена Петренко", &phone(1)).await;
+    let second = submit(server.port, "Ігор Бондар", &phone(2)).await;
+    telegram.wait_for("two messages", Duration::from_secs(10), |r| r.len() >= 2).await;
+    tokio::time::sleep(QUIET).await;
+    let requests = telegram.requests();
+    assert_eq!(requests.len(), 2, "one message per lead: {requests:#?}");
+
+    for id in [first, second] {
+        let about = telegram_about(&requests, id);
+        assert_eq!(about.len(), 1, "lead {id}: {requests:#?}");
+        let request = &about[0];
+        assert_eq!(request.method, "POST");
+        assert_eq!(request.path, format!("/bot{BOT_TOKEN}/sendMessage"));
+        assert!(request.header("content-type").starts_with("application/json"));
+        let body = request.json();
+        let chat_id =
+            body["chat_id"].as_str().map(str::to_owned).unwrap_or_else(|| body["chat_id"].to_string());
+        assert_eq!(chat_id, CHAT_ID);
+        assert_eq!(body["parse_mode"], "HTML");
+        let text = telegram_text(request);
+        assert!(text.contains(&format!("Нова заявка №{id}")), "{text}");
+        assert!(text.contains(&format!("href=\"{}\"", link(id))), "{text}");
+        // No personal data by default: neither name nor phone, in any part of the call.
+        let raw = String::from_utf8_lossy(&request.body);
+        for secret in ["Олена", "Петренко", "Ігор", "Бондар", "670000001", "670000002"]
+        {
+            assert!(!raw.contains(secret), "{secret} in {raw}");
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn telegram_with_personal_data_escapes_the_name_as_html() {
+    let telegram = HttpReceiver::start(Reply::telegram_ok()).await;
+    let database = TestDatabase::new().await;
+    let mut env = telegram_env(&telegram);
+    env.push(("ZAYAVKA_NOTIFY_INCLUDE_PII", "true".into()));
+    let server = start(&database.url, &env).await;
+
+    let id = submit(server.port, "<b>Олена & Ко</b>", &phone(3)).await;
+    let requests = telegram.wait_for("the message", Duration::from_secs(10), |r| !r.is_empty()).await;
+    let text = telegram_text(&requests[0]);
+    assert!(text.contains(&format!("<b>Нова заявка №{id}</b>")), "{text}");
+    assert!(text.contains("&lt;b&gt;Олена &amp; Ко&lt;/b&gt;"), "{text}");
+    assert!(!text.contains("<b>Олена"), "the name must arrive as text, not markup: {text}");
+    assert!(!text.contains("Олена & Ко"), "a bare & is not Telegram HTML: {text}");
+    assert!(text.contains(&phone(3)), "{text}");
+    assert!(text.contains(&link(id)), "{text}");
+}
+
+// 2. Telegram's flood control
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn telegram_retry_after_is_honoured() {
+    let telegram = HttpReceiver::start(Reply::telegram_ok()).await;
+    telegram.push_reply(Reply::telegram_too_many_requests(2));
+    let database = TestDatabase::new().await;
+    let server = start(&database.url, &telegram_env(&telegram)).await;
+
+    let id = submit(server.port, "Олена", &phone(4)).await;
+    let requests = telegram.wait_for("the retry", Duration::from_secs(15), |r| r.len() >= 2).await;
+    assert_eq!(requests[0].status, 429);
+    assert_eq!(requests[1].status, 200);
+    let gap = requests[1].at - requests[0].at;
+    // Not before retry_after (2 s); and sooner than the 5 s backoff the server would use if it
+    // ignored retry_after (it sees due rows every 2 s, so the retry comes 2 to ~4 s later).
+    assert!(gap >= Duration::from_millis(1950), "retried after {gap:?}, before retry_after");
+    assert!(gap < Duration::from_secs(5), "retried after {gap:?}: retry_after was not used");
+
+    tokio::time::sleep(QUIET).await;
+    let requests = telegram.requests();
+    assert_eq!(requests.len(), 2, "{requests:#?}");
+    assert_eq!(telegram_about(&requests, id).len(), 2, "both calls are about the lead");
+    assert_eq!(requests.iter().filter(|r| r.status == 200).count(), 1, "delivered once");
+}
+
+// 3. Webhook
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn webhook_is_signed_and_names_the_lead_without_personal_data() {
+    let receiver = HttpReceiver::start(Reply::status(200)).await;
+    let database = TestDatabase::new().await;
+    let server = start(&database.url, &webhook_env(&receiver)).await;
+
+    let id = submit(server.port, "Марія Коваль", &phone(10)).await;
+    receiver.wait_for("the webhook call", Duration::from_secs(10), |r| !r.is_empty()).await;
+    tokio::time::sleep(QUIET).await;
+    let requests = receiver.requests();
+    assert_eq!(requests.len(), 1, "{requests:#?}");
+    let request = &requests[0];
+
+    assert_eq!(request.method, "POST");
+    assert_eq!(request.path, "/hooks/zayavka");
+    assert!(request.header("content-type").starts_with("application/json"));
+    assert!(request.signed_with(SECRET), "signature: {:?}", request.headers);
+    assert!(!request.signed_with("another secret"), "the check must be able to fail");
+    let timestamp: i64 = request.header("x-zayavka-timestamp").parse().unwrap();
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64;
+    assert!((now - timestamp).abs() < 120, "timestamp {timestamp}, now {now}");
+    assert_eq!(request.header("idempotency-key"), format!("zayavka-lead-{id}-new"));
+    assert_eq!(request.header("x-zayavka-event"), "lead.new");
+
+    let body = request.json();
+    assert_eq!(body["event"], "lead.new");
+    assert_eq!(body["lead_id"], id);
+    assert_eq!(body["url"], link(id));
+    assert!(body.get("lead").is_none_or(|lead| lead.is_null()), "no details without the setting: {body}");
+    assert!(body["text"].as_str().unwrap().contains(&format!("Нова заявка №{id}")), "{body}");
+    let created: jiff::Timestamp = body["created_at"].as_str().unwrap().parse().unwrap();
+    let deadline: jiff::Timestamp = body["deadline_at"].as_str().unwrap().parse().unwrap();
+    assert_eq!(deadline.duration_since(created), jiff::SignedDuration::from_hours(48), "{body}");
+    let raw = String::from_utf8_lossy(&request.body);
+    for secret in ["Марія", "Коваль", "670000010"] {
+        assert!(!raw.contains(secret), "{secret} in {raw}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn webhook_with_personal_data_carries_the_lead() {
+    let receiver = HttpReceiver::start(Reply::status(204)).await;
+    let database = TestDatabase::new().await;
+    let mut env = webhook_env(&receiver);
+    env.push(("ZAYAVKA_NOTIFY_INCLUDE_PII", "true".into()));
+    let server = start(&database.url, &env).await;
+
+    let id = submit(server.port, "Марія \"Ко\" <Коваль>", &phone(11)).await;
+    let requests = receiver.wait_for("the webhook call", Duration::from_secs(10), |r| !r.is_empty()).await;
+    let request = &requests[0];
+    assert!(request.signed_with(SECRET));
+    let body = request.json();
+    assert_eq!(body["lead_id"], id);
+    assert_eq!(body["lead"]["name"], "Марія \"Ко\" <Коваль>", "{body}");
+    assert_eq!(body["lead"]["phone"], phone(11), "{body}");
+    assert_eq!(body["lead"]["confirmation"], "Так", "{body}");
+}
+
+// 4. E-mail
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn email_goes_to_every_address_with_the_link() {
+    let sink = SmtpSink::start().await;
+    let database = TestDatabase::new().await;
+    let env = [
+        ("ZAYAVKA_SMTP_URL", sink.url()),
+        ("ZAYAVKA_NOTIFY_EMAIL_TO", "ops1@example.org, ops2@example.org".to_owned()),
+        ("ZAYAVKA_NOTIFY_EMAIL_FROM", "zayavka@example.org".to_owned()),
+    ];
+    let server = start(&database.url, &env).await;
+
+    let id = submit(server.port, "Оксана Шевчук", &phone(20)).await;
+    sink.wait_for("the e-mail", Duration::from_secs(10), |m| !m.is_empty()).await;
+    tokio::time::sleep(QUIET).await;
+    let mails = sink.mails();
+    let mut recipients: Vec<&str> = mails.iter().flat_map(|m| m.to.iter().map(String::as_str)).collect();
+    recipients.sort_unstable();
+    assert_eq!(recipients, ["ops1@example.org", "ops2@example.org"], "one message to each: {mails:#?}");
+    assert_eq!(mails.len(), 1, "{mails:#?}");
+    let mail = &mails[0];
+
+    assert_eq!(mail.from, "zayavka@example.org");
+    assert!(mail.header("from").unwrap().contains("zayavka@example.org"), "{mail:#?}");
+    let to = mail.header("to").unwrap();
+    assert!(to.contains("ops1@example.org") && to.contains("ops2@example.org"), "{to}");
+    assert_eq!(mail.header("subject").as_deref(), Some(format!("Нова заявка №{id}").as_str()), "{mail:#?}");
+    let message_id = mail.header("message-id").unwrap();
+    assert!(message_id.contains(&format!("zayavka-lead-{id}-new")), "{message_id}");
+    let body = mail.body();
+    assert!(body.starts_with(&format!("Нова заявка №{id}\n")), "{body}");
+    assert!(body.contains(&link(id)), "{body}");
+    for secret in ["Оксана", "Шевчук", "670000020"] {
+        assert!(!mail.data.contains(secret) && !body.contains(secret), "{secret} in {mail:#?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn email_with_personal_data_keeps_the_text_as_written() {
+    let sink = SmtpSink::start().await;
+    let database = TestDatabase::new().await;
+    let env = [
+        ("ZAYAVKA_SMTP_URL", sink.url()),
+        ("ZAYAVKA_NOTIFY_EMAIL_TO", "ops@example.org".to_owned()),
+        ("ZAYAVKA_NOTIFY_INCLUDE_PII", "true".to_owned()),
+    ];
+    let server = start(&database.url, &env).await;
+
+    // A line that is only "." would end the SMTP data if it were not escaped.
+    let body = serde_json::json!({
+        "name": "<b>Оксана & Ко</b>",
+        "phone": phone(21),
+        "confirmation": "Так",
+        "comment": "перший рядок\n.\nостанній рядок",
+    });
+    let (status, answer) = http(server.port, "POST", "/rest/v1/CRN", &body.to_string()).await.unwrap();
+    assert_eq!(status, 201, "{answer}");
+    let mails = sink.wait_for("the e-mail", Duration::from_secs(10), |m| !m.is_empty()).await;
+    let mail = &mails[0];
+    assert_eq!(mail.to, ["ops@example.org"]);
+    // The sender defaults to the first recipient.
+    assert_eq!(mail.from, "ops@example.org");
+    let text = mail.body();
+    // Plain text: nothing is escaped.
+    assert!(text.contains("Ім'я: <b>Оксана & Ко</b>\n"), "{text}");
+    assert!(text.contains(&format!("Телефон: {}\n", phone(21))), "{text}");
+    assert!(text.contains("Коментар: перший рядок\n.\nостанній рядок\n"), "{text}");
+}
+
+// 5. The channel is down, the server dies, both come back
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_receiver_down_across_a_server_crash_still_gets_every_lead_once() {
+    let mut receiver = HttpReceiver::start(Reply::status(200)).await;
+    receiver.stop().await;
+    let database = TestDatabase::new().await;
+    let env = webhook_env(&receiver);
+    let mut server = start(&database.url, &env).await;
+
+    let mut ids = Vec::new();
+    for n in 0..3 {
+        ids.push(submit(server.port, &format!("Лід {n}"), &phone(30 + n)).await);
+    }
+    // Each has met the closed port once and waits for its retry (5 s on).
+    let rows = wait_until_failed(&database, &ids).await;
+    assert_eq!(rows.len(), 3, "one webhook row per lead: {rows:#?}");
+    assert!(rows.iter().all(|r| r.channel == "webhook"), "{rows:#?}");
+
+    server.signal("KILL");
+    let status = server.child.wait().await.unwrap();
+    assert!(!status.success(), "killed: {status:?}");
+    receiver.restart().await;
+    assert!(receiver.requests().is_empty());
+
+    let restarted = Instant::now();
+    let _server = start(&database.url, &env).await;
+    receiver
+        .wait_for("every lead after the restart", Duration::from_secs(20), |r| {
+            let delivered = per_lead(r, Some(200));
+            ids.iter().all(|id| delivered.contains_key(id))
+        })
+        .await;
+    eprintln!("all three delivered {:?} after the restart", restarted.elapsed());
+    tokio::time::sleep(QUIET).await;
+    let requests = receiver.requests();
+    let counts = per_lead(&requests, None);
+    assert_eq!(counts.len(), 3, "{counts:?}");
+    for id in &ids {
+        assert_eq!(counts.get(id), Some(&1), "lead {id} exactly once: {counts:?}");
+    }
+    for request in &requests {
+        assert!(request.signed_with(SECRET));
+        assert_eq!(
+            request.header("idempotency-key"),
+            format!("zayavka-lead-{}-new", request.lead_id().unwrap())
+        );
+    }
+    let rows = outbox(&database).await;
+    assert!(rows.iter().all(|r| r.sent), "{rows:#?}");
+}
+
+// 6. Server errors, then success
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_receiver_answering_500_for_a_while_gets_each_lead_delivered_once() {
+    let receiver = HttpReceiver::start(Reply::status(500)).await;
+    let database = TestDatabase::new().await;
+    let server = start(&database.url, &webhook_env(&receiver)).await;
+
+    let mut ids = Vec::new();
+    for n in 0..3 {
+        ids.push(submit(server.port, &format!("Лід {n}"), &phone(40 + n)).await);
+    }
+    receiver
+        .wait_for("a 500 for every lead", Duration::from_secs(10), |r| {
+            let failed = per_lead(r, Some(500));
+            ids.iter().all(|id| failed.contains_key(id))
+        })
+        .await;
+    receiver.set_default(Reply::status(200));
+    receiver
+        .wait_for("every lead delivered", Duration::from_secs(15), |r| {
+            let delivered = per_lead(r, Some(200));
+            ids.iter().all(|id| delivered.contains_key(id))
+        })
+        .await;
+    tokio::time::sleep(QUIET).await;
+
+    let requests = receiver.requests();
+    let delivered = per_lead(&requests, Some(200));
+    let failed = per_lead(&requests, Some(500));
+    assert_eq!(delivered.len(), ids.len(), "{delivered:?}");
+    for id in &ids {
+        assert_eq!(delivered.get(id), Some(&1), "lead {id}: one 200 ({delivered:?})");
+        assert!(failed.get(id).is_some_and(|&n| n >= 1), "lead {id} was refused first ({failed:?})");
+        // Nothing more about a lead after its 200.
+        let last = requests.iter().rfind(|r| r.lead_id() == Some(*id)).unwrap();
+        assert_eq!(last.status, 200, "lead {id}: {requests:#?}");
+    }
+}
+
+// 7. A slow receiver does not slow the submit
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_receiver_that_hangs_does_not_slow_the_submit() {
+    let receiver = HttpReceiver::start(Reply::status(200).after(Duration::from_secs(10))).await;
+    let database = TestDatabase::new().await;
+    let server = start(&database.url, &webhook_env(&receiver)).await;
+
+    let began = Instant::now();
+    let first = submit(server.port, "Перший", &phone(50)).await;
+    let took = began.elapsed();
+    assert!(took < Duration::from_secs(1), "the first submit took {took:?}");
+    // The notification is now held by the receiver, and another submit comes in meanwhile.
+    receiver
+        .wait_for("the first call to hang", Duration::from_secs(5), |r| {
+            r.iter().any(|r| r.lead_id() == Some(first))
+        })
+        .await;
+    let began = Instant::now();
+    submit(server.port, "Другий", &phone(51)).await;
+    let took = began.elapsed();
+    assert!(took < Duration::from_secs(1), "a submit while a send hangs took {took:?}");
+    let began = Instant::now();
+    assert_eq!(http(server.port, "GET", "/readyz", "").await.unwrap().0, 200);
+    assert!(began.elapsed() < Duration::from_secs(1));
+    // Still hanging: the check above ran while the send was in progress.
+    assert!(receiver.requests()[0].at.elapsed() < Duration::from_secs(10));
+}
+
+// 8. Several instances share the queue
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_instances_send_each_lead_exactly_once() {
+    let receiver = HttpReceiver::start(Reply::status(200)).await;
+    let database = TestDatabase::postgres().await;
+    let env = webhook_env(&receiver);
+    let (a, b) = tokio::join!(start(&database.url, &env), start(&database.url, &env));
+
+    // Ten clients at once, each alternating between the instances, so that both are woken and
+    // claim at the same moments.
+    let mut clients = Vec::new();
+    for client in 0..10u32 {
+        let ports = [a.port, b.port];
+        clients.push(tokio::spawn(async move {
+            let mut ids = Vec::new();
+            for n in 0..4u32 {
+                let lead = client * 4 + n;
+                ids.push(submit(ports[lead as usize % 2], &format!("Лід {lead}"), &phone(100 + lead)).await);
+            }
+            ids
+        }));
+    }
+    let mut ids = Vec::new();
+    for client in clients {
+        ids.extend(client.await.unwrap());
+    }
+    assert_eq!(ids.len(), 40);
+
+    receiver
+        .wait_for("all 40 leads", Duration::from_secs(20), |r| {
+            let delivered = per_lead(r, Some(200));
+            ids.iter().all(|id| delivered.contains_key(id))
+        })
+        .await;
+    tokio::time::sleep(QUIET).await;
+    let requests = receiver.requests();
+    let counts = per_lead(&requests, None);
+    for id in &ids {
+        assert_eq!(counts.get(id), Some(&1), "lead {id}: {counts:?}");
+    }
+    assert_eq!(requests.len(), 40, "{counts:?}");
+    let (sent_a, sent_b) = (sent_metric(&a, "webhook").await, sent_metric(&b, "webhook").await);
+    assert_eq!(sent_a + sent_b, 40, "sent by a: {sent_a}, by b: {sent_b}");
+    eprintln!("instance a sent {sent_a}, instance b sent {sent_b}");
+}
+
+// 9. Erasing a person removes their queued notifications
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_erased_lead_is_never_notified() {
+    let mut receiver = HttpReceiver::start(Reply::status(200)).await;
+    receiver.stop().await;
+    let database = TestDatabase::new().await;
+    let server = start(&database.url, &webhook_env(&receiver)).await;
+
+    let erased = submit(server.port, "Стерти Мене", &phone(60)).await;
+    let kept = submit(server.port, "Залишити", &phone(61)).await;
+    wait_until_failed(&database, &[erased, kept]).await;
+
+    // The same number as a person would give it on the phone.
+    let output = zayavka()
+        .args(["leads", "erase", "--phone", "067 000 00 60"])
+        .env("ZAYAVKA_DATABASE_URL", &database.url)
+        .output()
+        .await
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.contains("1 lead(s) erased"), "{stderr}");
+    let rows = outbox(&database).await;
+    assert!(rows.iter().all(|r| r.lead_id != erased), "the erased lead's notification is gone: {rows:#?}");
+    assert!(rows.iter().any(|r| r.lead_id == kept && !r.sent), "{rows:#?}");
+
+    receiver.restart().await;
+    // The other lead (queued alongside) arrives: the channel works, so silence about the erased
+    // one means something.
+    receiver
+        .wait_for("the kept lead", Duration::from_secs(12), |r| r.iter().any(|r| r.lead_id() == Some(kept)))
+        .await;
+    tokio::time::sleep(QUIET).await;
+    let requests = receiver.requests();
+    assert_eq!(per_lead(&requests, None), HashMap::from([(kept, 1)]), "{requests:#?}");
+    for request in &requests {
+        let raw = String::from_utf8_lossy(&request.body);
+        assert!(!raw.contains("Стерти") && !raw.contains("670000060"), "{raw}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hanging_send_does_not_hold_back_the_next_lead() {
+    let receiver = HttpReceiver::start(Reply::status(200)).await;
+    receiver.push_reply(Reply::status(200).after(Duration::from_secs(10)));
+    let database = TestDatabase::new().await;
+    let server = start(&database.url, &webhook_env(&receiver)).await;
+
+    let first = submit(server.port, "Перший", &phone(80)).await;
+    receiver
+        .wait_for("the first call to hang", Duration::from_secs(5), |r| {
+            r.iter().any(|r| r.lead_id() == Some(first))
+        })
+        .await;
+    let submitted = Instant::now();
+    let second = submit(server.port, "Другий", &phone(81)).await;
+    receiver
+        .wait_for("the second lead while the first call hangs", Duration::from_secs(3), |r| {
+            r.iter().any(|r| r.lead_id() == Some(second))
+        })
+        .await;
+    eprintln!("the second lead's call came {:?} after its submit", submitted.elapsed());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn smtp_uses_starttls_when_the_server_offers_it() {
+    let sink = SmtpSink::start_offering_starttls().await;
+    let database = TestDatabase::new().await;
+    let env = [("ZAYAVKA_SMTP_URL", sink.url()), ("ZAYAVKA_NOTIFY_EMAIL_TO", "ops@example.org".to_owned())];
+    let server = start(&database.url, &env).await;
+
+    submit(server.port, "Оксана", &phone(82)).await;
+    // Wait until the client has gone past EHLO: it either asks for STARTTLS or sends the mail.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let commands = loop {
+        let commands = sink.commands();
+        let verb = |c: &String| c.to_ascii_uppercase().starts_with("STARTTLS") || c.starts_with("MAIL");
+        if commands.iter().any(verb) {
+            break commands;
+        }
+        assert!(Instant::now() < deadline, "the client did not get past EHLO: {commands:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert!(
+        commands.iter().any(|c| c.eq_ignore_ascii_case("STARTTLS")),
+        "STARTTLS was offered and not used: {commands:?}"
+    );
+}
+
+/// Runs one SQL statement on the test's database, SQLite or PostgreSQL (the server has no clock to
+/// turn, so a lead is made older in place).
+async fn execute(database: &TestDatabase, sql: &str) {
+    if database.url.starts_with("postgres") {
+        let (client, connection) =
+            tokio_postgres::connect(&database.url, tokio_postgres::NoTls).await.unwrap();
+        tokio::spawn(connection);
+        client.batch_execute(sql).await.unwrap();
+    } else {
+        let connection = rusqlite::Connection::open(database.dir.path().join("leads.db")).unwrap();
+        connection.busy_timeout(Duration::from_secs(5)).unwrap();
+        connection.execute_batch(sql).unwrap();
+    }
+}
+
+/// `created_at` for a lead sent `hours` ago, as either engine takes it.
+fn hours_ago(database: &TestDatabase, hours: i64) -> String {
+    let at = jiff::Timestamp::now() - jiff::SignedDuration::from_hours(hours);
+    if database.url.starts_with("postgres") { format!("'{at}'::timestamptz") } else { format!("'{at:.6}'") }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn open_leads_get_a_reminder_at_40_hours_and_an_overdue_notice_at_48() {
+    let receiver = HttpReceiver::start(Reply::status(200)).await;
+    let database = TestDatabase::new().await;
+    let server = start(&database.url, &webhook_env(&receiver)).await;
+    let nearing = submit(server.port, "Майже", &phone(90)).await;
+    let overdue = submit(server.port, "Прострочена", &phone(91)).await;
+    let reached = submit(server.port, "Додзвонилися", &phone(92)).await;
+    let fresh = submit(server.port, "Свіжа", &phone(93)).await;
+    receiver.wait_for("the four new-lead notifications", Duration::from_secs(10), |r| r.len() >= 4).await;
+    execute(
+        &database,
+        &format!(
+            "UPDATE \"CRN\" SET created_at = {} WHERE id IN ({nearing}, {reached}); \
+             UPDATE \"CRN\" SET created_at = {} WHERE id = {overdue}; \
+             UPDATE \"CRN\" SET status = 'interested' WHERE id = {reached};",
+            hours_ago(&database, 41),
+            hours_ago(&database, 49)
+        ),
+    )
+    .await;
+
+    let event = |r: &Received| r.json()["event"].as_str().unwrap_or("").to_owned();
+    // The scan runs every 10 seconds.
+    receiver
+        .wait_for("the reminder and the overdue notice", Duration::from_secs(25), |r| {
+            r.iter().any(|r| r.lead_id() == Some(nearing) && event(r) == "lead.reminder")
+                && r.iter().any(|r| r.lead_id() == Some(overdue) && event(r) == "lead.overdue")
+        })
+        .await;
+    // Another scan or two must not repeat them.
+    tokio::time::sleep(Duration::from_secs(11)).await;
+    let mut seen: HashMap<(i64, String), usize> = HashMap::new();
+    for request in receiver.requests() {
+        *seen.entry((request.lead_id().unwrap(), event(&request))).or_default() += 1;
+    }
+    let expected = HashMap::from([
+        ((nearing, "lead.new".to_owned()), 1),
+        ((overdue, "lead.new".to_owned()), 1),
+        ((reached, "lead.new".to_owned()), 1),
+        ((fresh, "lead.new".to_owned()), 1),
+        ((nearing, "lead.reminder".to_owned()), 1),
+        ((overdue, "lead.overdue".to_owned()), 1),
+    ]);
+    assert_eq!(seen, expected);
+    let reminder = receiver.requests().into_iter().find(|r| event(r) == "lead.reminder").unwrap();
+    assert_eq!(reminder.header("idempotency-key"), format!("zayavka-lead-{nearing}-reminder"));
+    assert!(
+        reminder.json()["text"].as_str().unwrap().starts_with(&format!("Нагадування: заявка №{nearing}"))
+    );
+}

@@ -1,0 +1,385 @@
+// @vitest-environment jsdom
+// The inbox as an operator uses it: the real app under its /admin router, the server replaced at
+// `fetch` by recorded answers shaped as docs/admin-api.md says.
+import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { AdminRoot } from './App';
+import { SEARCH_DEBOUNCE_MS } from './LeadList';
+import {
+  ATTEMPT_1,
+  CSRF,
+  LEAD_CLOSED,
+  LEAD_OPEN,
+  LEAD_OVERDUE,
+  NOW,
+  SESSION,
+  STATS,
+  apiError,
+  expectNoUnexpectedRequests,
+  fakeServer,
+  json,
+  leadDetail,
+  leadPage,
+  signedInRoutes,
+} from './test-server';
+
+function open(path: string) {
+  window.history.replaceState(null, '', path);
+  render(<AdminRoot />);
+}
+
+beforeEach(() => {
+  window.history.replaceState(null, '', '/');
+});
+
+afterEach(() => {
+  cleanup();
+  vi.unstubAllGlobals();
+  expectNoUnexpectedRequests();
+});
+
+describe('signing in', () => {
+  it('shows the login when nobody is signed in, and the server\'s sentence when the password is wrong', async () => {
+    const server = fakeServer({
+      'GET /admin/api/session': () => apiError(401, 'Потрібно увійти.'),
+      'POST /admin/api/login': () => apiError(401, 'Неправильна електронна пошта або пароль.'),
+    });
+    open('/admin');
+
+    const email = await screen.findByRole('textbox', { name: 'Електронна пошта' });
+    const password = screen.getByLabelText('Пароль');
+    expect(email).toHaveProperty('type', 'email');
+    expect(email.getAttribute('autocomplete')).toBe('username');
+    expect(password).toHaveProperty('type', 'password');
+    expect(password.getAttribute('autocomplete')).toBe('current-password');
+    expect(screen.queryByRole('alert')).toBeNull();
+
+    fireEvent.change(email, { target: { value: 'operator@example.org' } });
+    fireEvent.change(password, { target: { value: 'wrong' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Увійти' }));
+
+    expect(await screen.findByRole('alert')).toHaveProperty('textContent', 'Неправильна електронна пошта або пароль.');
+    expect(server.calls('POST /admin/api/login')[0].body).toEqual({ email: 'operator@example.org', password: 'wrong' });
+    expect(screen.queryByRole('button', { name: 'Вийти' })).toBeNull();
+  });
+
+  it('shows the server\'s sentence after too many attempts (429)', async () => {
+    fakeServer({
+      'GET /admin/api/session': () => apiError(401, 'Потрібно увійти.'),
+      'POST /admin/api/login': () => apiError(429, 'Забагато спроб входу. Спробуйте за 15 хв.'),
+    });
+    open('/admin');
+    fireEvent.change(await screen.findByLabelText('Електронна пошта'), { target: { value: SESSION.email } });
+    fireEvent.change(screen.getByLabelText('Пароль'), { target: { value: 'guess' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Увійти' }));
+    expect(await screen.findByRole('alert')).toHaveProperty('textContent', 'Забагато спроб входу. Спробуйте за 15 хв.');
+  });
+
+  it('opens the inbox after a good login, on the page that was asked for', async () => {
+    let signedIn = false;
+    fakeServer({
+      ...signedInRoutes(),
+      'GET /admin/api/session': () => (signedIn ? json(SESSION) : apiError(401, 'Потрібно увійти.')),
+      'POST /admin/api/login': () => {
+        signedIn = true;
+        return json(SESSION);
+      },
+    });
+    open('/admin/leads/42');
+    fireEvent.change(await screen.findByLabelText('Електронна пошта'), { target: { value: SESSION.email } });
+    fireEvent.change(screen.getByLabelText('Пароль'), { target: { value: 'correct horse' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Увійти' }));
+
+    expect(await screen.findByRole('heading', { name: 'Заявка №42' })).toBeTruthy();
+    expect(screen.getByText(SESSION.email)).toBeTruthy();
+  });
+
+  it("says there is no connection when the server can't be reached", async () => {
+    vi.stubGlobal('fetch', () => Promise.reject(new TypeError('Failed to fetch')));
+    open('/admin');
+    expect(await screen.findByRole('alert')).toHaveProperty(
+      'textContent',
+      "Немає з'єднання з сервером. Спробуйте ще раз.",
+    );
+  });
+});
+
+describe('the header bar', () => {
+  it('shows who is signed in, the CSV download, and signs out with the CSRF token', async () => {
+    const server = fakeServer({ ...signedInRoutes(), 'POST /admin/api/logout': () => new Response(null, { status: 204 }) });
+    open('/admin');
+
+    expect(await screen.findByText('operator@example.org')).toBeTruthy();
+    const csv = screen.getByRole('link', { name: 'Завантажити CSV' });
+    expect(csv.getAttribute('href')).toBe('/admin/api/export.csv');
+    expect(csv.hasAttribute('download')).toBe(true);
+
+    fireEvent.click(screen.getByRole('button', { name: 'Вийти' }));
+    expect(await screen.findByRole('button', { name: 'Увійти' })).toBeTruthy();
+    const [logout] = server.calls('POST /admin/api/logout');
+    expect(logout.headers.get('X-CSRF-Token')).toBe(CSRF);
+  });
+
+  it('goes back to the login when any answer says the session is over (401)', async () => {
+    fakeServer({ ...signedInRoutes(), 'GET /admin/api/leads': () => apiError(401, 'Сесія закінчилася.') });
+    open('/admin');
+    expect(await screen.findByRole('button', { name: 'Увійти' })).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Вийти' })).toBeNull();
+  });
+});
+
+describe('the list', () => {
+  it('shows each lead with its link, Kyiv time, status and time left; an overdue one stands out', async () => {
+    const server = fakeServer(signedInRoutes());
+    open('/admin');
+
+    const items = await screen.findAllByRole('listitem');
+    expect(items).toHaveLength(3);
+    const [fresh, overdue, closed] = items;
+
+    expect(within(fresh).getByRole('link', { name: /^Заявка №42/ }).getAttribute('href')).toBe('/admin/leads/42');
+    expect(within(fresh).getByText('Олена')).toBeTruthy();
+    expect(within(fresh).getByRole('link', { name: '067 123 45 67' }).getAttribute('href')).toBe('tel:+380671234567');
+    expect(within(fresh).getByText('20.11.2026, 11:15')).toBeTruthy();
+    expect(within(fresh).getByText('Спроба 1')).toBeTruthy();
+    expect(within(fresh).getByText('Залишилось 5 год 12 хв')).toBeTruthy();
+    expect(fresh.hasAttribute('data-overdue')).toBe(false);
+
+    expect(within(overdue).getByRole('link', { name: /^Заявка №41/ })).toBeTruthy();
+    expect(within(overdue).getByText('Нова')).toBeTruthy();
+    expect(within(overdue).getByText('Прострочено на 3 год 4 хв')).toBeTruthy();
+    expect(overdue.getAttribute('data-overdue')).toBe('true');
+
+    expect(within(closed).getByText("Зв'язалися: зацікавлені")).toBeTruthy();
+    expect(within(closed).queryByText(/Залишилось|Прострочено/)).toBeNull();
+    expect(closed.hasAttribute('data-overdue')).toBe(false);
+
+    expect(server.calls('GET /admin/api/leads')[0].params.get('filter')).toBe('all');
+  });
+
+  it('shows the statistics and a bar per day', async () => {
+    fakeServer(signedInRoutes());
+    open('/admin');
+
+    expect(await screen.findByText('Передзвонили вчасно за 30 днів: 50 % (1 з 2)')).toBeTruthy();
+    expect(screen.getByText('Відкриті: 2')).toBeTruthy();
+    expect(screen.getByText('Прострочені: 1')).toBeTruthy();
+    const chart = screen.getByRole('img', { name: 'Заявки за останні 30 днів' });
+    const titles = [...chart.querySelectorAll('rect > title')].map((title) => title.textContent);
+    expect(titles).toHaveLength(30);
+    expect(titles[0]).toBe('2026-10-24: 0');
+    expect(titles[29]).toBe('2026-11-22: 3');
+  });
+
+  it('shows a dash for the share when no lead was due yet', async () => {
+    fakeServer({
+      ...signedInRoutes(),
+      'GET /admin/api/stats': () => json({ ...STATS, reached_in_time: { reached: 0, due: 0 } }),
+    });
+    open('/admin');
+    expect(await screen.findByText('Передзвонили вчасно за 30 днів: —')).toBeTruthy();
+  });
+
+  it('says when there are no leads', async () => {
+    fakeServer({ ...signedInRoutes(), 'GET /admin/api/leads': () => json(leadPage([])) });
+    open('/admin');
+    expect(await screen.findByText('Заявок немає')).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Показати ще' })).toBeNull();
+  });
+
+  it('filters with the toggle buttons', async () => {
+    const server = fakeServer({
+      ...signedInRoutes(),
+      'GET /admin/api/leads': ({ params }) =>
+        json(leadPage(params.get('filter') === 'overdue' ? [LEAD_OVERDUE] : [LEAD_OPEN, LEAD_OVERDUE, LEAD_CLOSED])),
+    });
+    open('/admin');
+    await screen.findByText('Олена');
+    expect(screen.getByRole('button', { name: 'Усі', pressed: true })).toBeTruthy();
+
+    fireEvent.click(screen.getByRole('button', { name: 'Прострочені' }));
+    await waitFor(() => expect(screen.queryByText('Олена')).toBeNull());
+    expect(screen.getByRole('button', { name: 'Прострочені', pressed: true })).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Усі', pressed: false })).toBeTruthy();
+    expect(screen.getAllByRole('listitem')).toHaveLength(1);
+    expect(server.calls('GET /admin/api/leads').at(-1)?.params.get('filter')).toBe('overdue');
+    expect(window.location.search).toBe('?filter=overdue');
+  });
+
+  it('searches once typing pauses, not on every key', async () => {
+    const server = fakeServer({
+      ...signedInRoutes(),
+      'GET /admin/api/leads': ({ params }) =>
+        json(leadPage(params.get('q') === '067' ? [LEAD_OPEN] : [LEAD_OPEN, LEAD_OVERDUE, LEAD_CLOSED])),
+    });
+    open('/admin');
+    await screen.findByText('Петро');
+    const search = screen.getByRole('searchbox', { name: "Пошук за ім'ям або телефоном" });
+    const searches = () => server.calls('GET /admin/api/leads').filter((r) => r.params.has('q'));
+
+    fireEvent.change(search, { target: { value: '0' } });
+    fireEvent.change(search, { target: { value: '06' } });
+    fireEvent.change(search, { target: { value: '067' } });
+    await new Promise((resolve) => setTimeout(resolve, SEARCH_DEBOUNCE_MS / 2));
+    expect(searches()).toHaveLength(0);
+
+    await waitFor(() => expect(screen.queryByText('Петро')).toBeNull());
+    expect(searches().map((r) => r.params.get('q'))).toEqual(['067']);
+    expect(screen.getByText('Олена')).toBeTruthy();
+  });
+
+  it('loads the next page with "Показати ще"', async () => {
+    const server = fakeServer({
+      ...signedInRoutes(),
+      'GET /admin/api/leads': ({ params }) =>
+        json(params.get('before_id') === '41' ? leadPage([LEAD_CLOSED]) : leadPage([LEAD_OPEN, LEAD_OVERDUE], 41)),
+    });
+    open('/admin');
+    expect(await screen.findAllByRole('listitem')).toHaveLength(2);
+
+    fireEvent.click(screen.getByRole('button', { name: 'Показати ще' }));
+    await waitFor(() => expect(screen.getAllByRole('listitem')).toHaveLength(3));
+    expect(screen.getByText('Ірина')).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Показати ще' })).toBeNull();
+    expect(server.calls('GET /admin/api/leads').at(-1)?.params.get('before_id')).toBe('41');
+  });
+
+  it('renders what a visitor typed as text, never as markup', async () => {
+    const hostile = { ...LEAD_OPEN, name: '<img src=x onerror="alert(1)">Олена' };
+    fakeServer({ ...signedInRoutes(), 'GET /admin/api/leads': () => json(leadPage([hostile])) });
+    open('/admin');
+    expect(await screen.findByText('<img src=x onerror="alert(1)">Олена')).toBeTruthy();
+    expect(document.querySelector('img')).toBeNull();
+  });
+});
+
+describe('a lead', () => {
+  it('shows every field, the consent evidence and the calls', async () => {
+    const withComment = { ...LEAD_OVERDUE, id: 42, comment: 'Дзвонити після 18:00\nабо в суботу' };
+    fakeServer({ ...signedInRoutes(), 'GET /admin/api/leads/42': () => json(leadDetail(withComment, [ATTEMPT_1])) });
+    open('/admin/leads/42');
+
+    expect(await screen.findByText('Петро')).toBeTruthy();
+    expect(screen.getByRole('heading', { name: 'Заявка №42' })).toBeTruthy();
+    expect(screen.getByRole('link', { name: '+38 050 765 43 21' }).getAttribute('href')).toBe('tel:+380507654321');
+    const question = screen.getByText('Чи є у Вас діагноз, підтверджений лікарем?');
+    expect(question.nextElementSibling?.textContent).toBe('Ні');
+    expect(screen.getByText(/^Дзвонити після 18:00/).textContent).toBe('Дзвонити після 18:00\nабо в суботу');
+    expect(screen.getByText('Нова')).toBeTruthy();
+    expect(screen.getByText('Прострочено на 3 год 4 хв')).toBeTruthy();
+    expect(
+      screen.getByText('Згода: надіслано 20.11.2026, 02:58, версія політики конфіденційності 3f2a9b0c41d2e7aa'),
+    ).toBeTruthy();
+
+    const log = screen.getByRole('heading', { name: 'Дзвінки' }).parentElement as HTMLElement;
+    const [call] = within(log).getAllByRole('listitem');
+    expect(call.textContent).toContain('21.11.2026, 09:00');
+    expect(call.textContent).toContain('anna@example.org');
+    expect(call.textContent).toContain('Не відповіли');
+    expect(call.textContent).toContain('Не бере слухавку');
+    expect(screen.getByRole('link', { name: '← До списку' }).getAttribute('href')).toBe('/admin');
+  });
+
+  it('records a call with the CSRF token and shows the answer', async () => {
+    const answered = leadDetail({ ...LEAD_OPEN, status: 'interested', open: false, attempt_count: 2 }, [
+      ATTEMPT_1,
+      { id: 8, at: NOW, operator: SESSION.email, outcome: 'interested', note: 'Чекає на лист' },
+    ]);
+    const server = fakeServer({
+      ...signedInRoutes(),
+      'POST /admin/api/leads/42/attempts': () => json(answered, 201),
+    });
+    open('/admin/leads/42');
+    expect(await screen.findByText('Залишилось 5 год 12 хв')).toBeTruthy();
+
+    const outcomes = screen.getByRole('radiogroup', { name: 'Результат дзвінка' });
+    expect(within(outcomes).getAllByRole('radio').map((radio) => radio.parentElement?.textContent)).toEqual([
+      'Не відповіли',
+      'Зацікавлені',
+      'Не зацікавлені',
+      'Не відповідає умовам',
+      "Не вдалося зв'язатися (закрити)",
+    ]);
+    fireEvent.click(within(outcomes).getByRole('radio', { name: 'Зацікавлені' }));
+    const note = screen.getByRole('textbox', { name: 'Нотатка' });
+    expect(note.getAttribute('maxlength')).toBe('1000');
+    fireEvent.change(note, { target: { value: 'Чекає на лист' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Записати дзвінок' }));
+
+    expect(await screen.findByText("Зв'язалися: зацікавлені")).toBeTruthy();
+    const [post] = server.calls('POST /admin/api/leads/42/attempts');
+    expect(post.headers.get('X-CSRF-Token')).toBe(CSRF);
+    expect(post.headers.get('Content-Type')).toBe('application/json');
+    expect(post.body).toEqual({ outcome: 'interested', note: 'Чекає на лист' });
+
+    const log = screen.getByRole('heading', { name: 'Дзвінки' }).parentElement as HTMLElement;
+    expect(within(log).getAllByRole('listitem')).toHaveLength(2);
+    expect(screen.queryByText(/Залишилось/)).toBeNull();
+    expect(screen.getByRole('status').textContent).toBe('Дзвінок записано.');
+    expect(screen.getByRole('textbox', { name: 'Нотатка' })).toHaveProperty('value', '');
+  });
+
+  it('asks for an outcome before sending, and shows a refusal from the server', async () => {
+    const server = fakeServer({
+      ...signedInRoutes(),
+      'POST /admin/api/leads/42/attempts': () => apiError(400, 'Нотатка задовга: не більше 1000 символів.'),
+    });
+    open('/admin/leads/42');
+    const send = await screen.findByRole('button', { name: 'Записати дзвінок' });
+
+    fireEvent.click(send);
+    expect((await screen.findByRole('alert')).textContent).toBe('Виберіть результат дзвінка.');
+    expect(server.calls('POST /admin/api/leads/42/attempts')).toHaveLength(0);
+
+    fireEvent.click(screen.getByRole('radio', { name: 'Не відповіли' }));
+    fireEvent.click(send);
+    await waitFor(() =>
+      expect(screen.getByRole('alert').textContent).toBe('Нотатка задовга: не більше 1000 символів.'),
+    );
+    expect(screen.getByText('Спроба 1')).toBeTruthy();
+  });
+
+  it("shows the server's sentence for a lead that does not exist", async () => {
+    fakeServer({ ...signedInRoutes(), 'GET /admin/api/leads/999': () => apiError(404, 'Заявку не знайдено.') });
+    open('/admin/leads/999');
+    expect((await screen.findByRole('alert')).textContent).toBe('Заявку не знайдено.');
+  });
+
+  it('erases every lead of the person after a confirmation, then shows the list and how many', async () => {
+    const server = fakeServer({
+      ...signedInRoutes(),
+      'POST /admin/api/erase': () => json({ erased: 2 }),
+    });
+    open('/admin/leads/42');
+
+    fireEvent.click(await screen.findByRole('button', { name: 'Видалити дані цієї людини' }));
+    expect(screen.getByText(/назавжди видалено всі заявки з номером 067 123 45 67/)).toBeTruthy();
+    expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Скасувати' }));
+
+    fireEvent.click(screen.getByRole('button', { name: 'Скасувати' }));
+    expect(screen.queryByRole('button', { name: 'Так, видалити назавжди' })).toBeNull();
+    expect(server.calls('POST /admin/api/erase')).toHaveLength(0);
+
+    fireEvent.click(screen.getByRole('button', { name: 'Видалити дані цієї людини' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Так, видалити назавжди' }));
+
+    await waitFor(() => expect(window.location.pathname).toBe('/admin'));
+    // The message comes with the list's render, which may follow the navigation by a tick.
+    await waitFor(() => expect(screen.getByRole('status').textContent).toBe('Видалено заявок: 2'));
+    const [erase] = server.calls('POST /admin/api/erase');
+    expect(erase.body).toEqual({ phone: '067 123 45 67' });
+    expect(erase.headers.get('X-CSRF-Token')).toBe(CSRF);
+    expect(await screen.findAllByRole('listitem')).toHaveLength(3);
+  });
+
+  it('keeps the list\'s search and filter on the way there and back', async () => {
+    fakeServer(signedInRoutes());
+    open('/admin?filter=open&q=067');
+    fireEvent.click(await screen.findByRole('link', { name: /^Заявка №42/ }));
+    const back = await screen.findByRole('link', { name: '← До списку' });
+    expect(back.getAttribute('href')).toBe('/admin?filter=open&q=067');
+    await act(async () => fireEvent.click(back));
+    expect(await screen.findByRole('searchbox')).toHaveProperty('value', '067');
+    expect(screen.getByRole('button', { name: 'Відкриті', pressed: true })).toBeTruthy();
+  });
+});

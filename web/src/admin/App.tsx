@@ -1,0 +1,66 @@
+import { StrictMode, useCallback, useEffect, useState } from 'react';
+import { BrowserRouter } from 'react-router';
+import { errorText, getSession, isAbort, type Session } from './api';
+import { Inbox } from './Inbox';
+import { Login } from './Login';
+
+type State =
+  | { kind: 'checking' }
+  | { kind: 'failed'; message: string }
+  | { kind: 'signed-out' }
+  | { kind: 'signed-in'; session: Session };
+
+/**
+ * The inbox's root: asks the server who is signed in, then shows the login or the inbox. The login
+ * is not a route: whoever opens /admin/leads/42 signed out signs in and lands on that lead.
+ */
+export function App() {
+  const [state, setState] = useState<State>({ kind: 'checking' });
+  const [check, setCheck] = useState(0);
+
+  useEffect(() => {
+    const controller = new AbortController();
+    setState({ kind: 'checking' });
+    getSession(controller.signal).then(
+      (session) => setState(session ? { kind: 'signed-in', session } : { kind: 'signed-out' }),
+      (error: unknown) => {
+        if (!isAbort(error)) setState({ kind: 'failed', message: errorText(error) });
+      },
+    );
+    return () => controller.abort();
+  }, [check]);
+
+  const signIn = useCallback((session: Session) => setState({ kind: 'signed-in', session }), []);
+  const signOut = useCallback(() => setState({ kind: 'signed-out' }), []);
+
+  switch (state.kind) {
+    case 'checking':
+      return <p className="page-message">Завантаження…</p>;
+    case 'failed':
+      return (
+        <div className="page-message">
+          <p role="alert" className="error">
+            {state.message}
+          </p>
+          <button type="button" className="button" onClick={() => setCheck((n) => n + 1)}>
+            Спробувати ще раз
+          </button>
+        </div>
+      );
+    case 'signed-out':
+      return <Login onSignedIn={signIn} />;
+    case 'signed-in':
+      return <Inbox session={state.session} onSignedOut={signOut} />;
+  }
+}
+
+/** What the page mounts: the router under /admin (the server's path for the inbox). */
+export function AdminRoot() {
+  return (
+    <StrictMode>
+      <BrowserRouter basename="/admin">
+        <App />
+      </BrowserRouter>
+    </StrictMode>
+  );
+}

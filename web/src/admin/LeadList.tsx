@@ -1,0 +1,193 @@
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { Link, useLocation, useSearchParams } from 'react-router';
+import { errorText, isAbort, type Filter, type LeadPage, type LeadView } from './api';
+import { useServerNow } from './clock';
+import { useInbox } from './context';
+import { LoadError } from './LoadError';
+import { formatKyiv, isOverdue, statusLabel, timeLeft } from './format';
+import { Stats } from './Stats';
+
+/** Typing pauses this long before the list is asked for again. */
+export const SEARCH_DEBOUNCE_MS = 250;
+
+const FILTERS: { value: Filter; label: string }[] = [
+  { value: 'all', label: 'Усі' },
+  { value: 'open', label: 'Відкриті' },
+  { value: 'overdue', label: 'Прострочені' },
+];
+
+function readFilter(value: string | null): Filter {
+  return value === 'open' || value === 'overdue' ? value : 'all';
+}
+
+/**
+ * /admin: the statistics and the leads, newest first. The search and the filter live in the URL
+ * (?q=&filter=), so a reload, the back button or the way back from a lead keeps them.
+ */
+export function LeadList() {
+  const { client } = useInbox();
+  const location = useLocation();
+  const [params, setParams] = useSearchParams();
+  const filter = readFilter(params.get('filter'));
+  const q = params.get('q') ?? '';
+
+  const [text, setText] = useState(q);
+  const [page, setPage] = useState<LeadPage | null>(null);
+  const [loading, setLoading] = useState(true);
+  const [loadingMore, setLoadingMore] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [retry, setRetry] = useState(0);
+  // Bumped for every new first page, so a "more" answer for an older query is dropped.
+  const generation = useRef(0);
+
+  function update(next: { q?: string; filter?: Filter }) {
+    setParams(
+      (current) => {
+        const out = new URLSearchParams(current);
+        const nextQ = next.q ?? q;
+        const nextFilter = next.filter ?? filter;
+        if (nextQ) out.set('q', nextQ);
+        else out.delete('q');
+        if (nextFilter !== 'all') out.set('filter', nextFilter);
+        else out.delete('filter');
+        return out;
+      },
+      { replace: true },
+    );
+  }
+
+  // The search box asks again after a pause in typing, not on every key. `update` is rebuilt on
+  // every render; the effect reruns when what it reads (q, filter) changes, so it is never stale.
+  useEffect(() => {
+    if (text.trim() === q) return;
+    const timer = window.setTimeout(() => update({ q: text.trim() }), SEARCH_DEBOUNCE_MS);
+    return () => window.clearTimeout(timer);
+  }, [text, q, filter]);
+
+  useEffect(() => {
+    const controller = new AbortController();
+    generation.current += 1;
+    setLoading(true);
+    setError(null);
+    client.leads({ q, filter }, controller.signal).then(
+      (answer) => {
+        setPage(answer);
+        setLoading(false);
+      },
+      (caught: unknown) => {
+        if (isAbort(caught)) return;
+        setError(errorText(caught));
+        setLoading(false);
+      },
+    );
+    return () => controller.abort();
+  }, [client, q, filter, retry]);
+
+  async function showMore() {
+    if (page?.next_before_id == null) return;
+    const mine = generation.current;
+    setLoadingMore(true);
+    setError(null);
+    try {
+      const answer = await client.leads({ q, filter, beforeId: page.next_before_id });
+      if (mine !== generation.current) return;
+      setPage((current) => {
+        if (!current) return answer;
+        const seen = new Set(current.leads.map((lead) => lead.id));
+        return {
+          now: answer.now,
+          leads: [...current.leads, ...answer.leads.filter((lead) => !seen.has(lead.id))],
+          next_before_id: answer.next_before_id,
+        };
+      });
+    } catch (caught) {
+      if (mine === generation.current) setError(errorText(caught));
+    } finally {
+      setLoadingMore(false);
+    }
+  }
+
+  function searchNow(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    update({ q: text.trim() });
+  }
+
+  const now = useServerNow(page?.now);
+
+  return (
+    <>
+      <h1 className="visually-hidden">Список заявок</h1>
+      <Stats />
+      <div className="toolbar">
+        <form role="search" className="field" onSubmit={searchNow}>
+          <label htmlFor="lead-search">Пошук за ім'ям або телефоном</label>
+          <input
+            id="lead-search"
+            type="search"
+            value={text}
+            onChange={(event) => setText(event.target.value)}
+            autoComplete="off"
+            enterKeyHint="search"
+          />
+        </form>
+        <div className="filters" role="group" aria-label="Які заявки показати">
+          {FILTERS.map(({ value, label }) => (
+            <button
+              key={value}
+              type="button"
+              className="button"
+              aria-pressed={filter === value}
+              onClick={() => update({ filter: value })}
+            >
+              {label}
+            </button>
+          ))}
+        </div>
+      </div>
+      {error && <LoadError message={error} canRetry={!page} onRetry={() => setRetry((n) => n + 1)} />}
+      {!page && loading && <p className="muted">Завантаження…</p>}
+      {page && now !== null && (
+        <>
+          {page.leads.length === 0 ? (
+            <p className="empty">Заявок немає</p>
+          ) : (
+            <ul className="leads" aria-busy={loading}>
+              {page.leads.map((lead) => (
+                <LeadItem key={lead.id} lead={lead} now={now} listSearch={location.search} />
+              ))}
+            </ul>
+          )}
+          {page.next_before_id !== null && (
+            <button type="button" className="button more" onClick={showMore} disabled={loadingMore}>
+              Показати ще
+            </button>
+          )}
+        </>
+      )}
+    </>
+  );
+}
+
+function LeadItem({ lead, now, listSearch }: { lead: LeadView; now: number; listSearch: string }) {
+  const overdue = isOverdue(lead, now);
+  const left = timeLeft(lead, now);
+  return (
+    <li className="lead" data-overdue={overdue ? 'true' : undefined} data-open={lead.open ? 'true' : undefined}>
+      <div className="lead-head">
+        {/* The whole card opens the lead (the link's ::after covers it); the phone stays its own link. */}
+        <Link className="lead-link" to={`/leads/${lead.id}`} state={{ list: listSearch }}>
+          Заявка №{lead.id}
+        </Link>
+        <span className="status">{statusLabel(lead.status)}</span>
+      </div>
+      <p className="lead-name">{lead.name}</p>
+      <p className="lead-meta">
+        <a className="tel" href={`tel:${lead.phone_e164}`}>
+          {lead.phone}
+        </a>
+        <time dateTime={lead.created_at}>{formatKyiv(lead.created_at)}</time>
+      </p>
+      {left && <p className="due">{left}</p>}
+    </li>
+  );
+}

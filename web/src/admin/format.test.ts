@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import {
+  OUTCOMES,
+  formatKyiv,
+  formatSpan,
+  isOverdue,
+  outcomeLabel,
+  reachedInTime,
+  statusLabel,
+  timeLeft,
+} from './format';
+
+const at = (iso: string) => Date.parse(iso);
+const open = { open: true, deadline_at: '2026-11-22T09:15:00.000000Z' };
+
+describe('labels', () => {
+  it('names every status as the operators read it', () => {
+    expect(
+      ['new', 'attempt_1', 'attempt_2', 'attempt_3', 'interested', 'not_interested', 'not_eligible', 'unreachable'].map(
+        statusLabel,
+      ),
+    ).toEqual([
+      'Нова',
+      'Спроба 1',
+      'Спроба 2',
+      'Спроба 3',
+      "Зв'язалися: зацікавлені",
+      "Зв'язалися: не зацікавлені",
+      "Зв'язалися: не відповідає умовам",
+      "Не вдалося зв'язатися",
+    ]);
+  });
+
+  it('names every outcome, in the order the call form offers them', () => {
+    expect(OUTCOMES).toEqual(['no_answer', 'interested', 'not_interested', 'not_eligible', 'unreachable']);
+    expect(OUTCOMES.map(outcomeLabel)).toEqual([
+      'Не відповіли',
+      'Зацікавлені',
+      'Не зацікавлені',
+      'Не відповідає умовам',
+      "Не вдалося зв'язатися (закрити)",
+    ]);
+  });
+
+  it('shows a code the server may add later as it is, rather than nothing', () => {
+    expect(statusLabel('callback_later')).toBe('callback_later');
+    expect(outcomeLabel('voicemail')).toBe('voicemail');
+  });
+});
+
+describe('formatKyiv', () => {
+  it('shows Kyiv wall-clock time in winter (UTC+2) and summer (UTC+3)', () => {
+    expect(formatKyiv('2026-11-20T09:15:00.000000Z')).toBe('20.11.2026, 11:15');
+    expect(formatKyiv('2026-07-20T09:15:00Z')).toBe('20.07.2026, 12:15');
+  });
+
+  it('reads the server\'s microseconds and crosses midnight into the Kyiv date', () => {
+    expect(formatKyiv('2026-12-31T22:30:59.999999Z')).toBe('01.01.2027, 00:30');
+  });
+
+  it('leaves a value it cannot read as it is', () => {
+    expect(formatKyiv('не дата')).toBe('не дата');
+  });
+});
+
+describe('timeLeft', () => {
+  it('counts down the 48 hours, rounding down', () => {
+    expect(timeLeft(open, at('2026-11-22T04:02:30Z'))).toBe('Залишилось 5 год 12 хв');
+    expect(timeLeft(open, at('2026-11-20T09:15:00Z'))).toBe('Залишилось 48 год 0 хв');
+    expect(timeLeft(open, at('2026-11-22T08:29:59Z'))).toBe('Залишилось 45 хв');
+    expect(timeLeft(open, at('2026-11-22T09:14:30Z'))).toBe('Залишилось < 1 хв');
+    expect(timeLeft(open, at('2026-11-22T09:15:00Z'))).toBe('Залишилось < 1 хв');
+  });
+
+  it('says by how much an open lead is overdue', () => {
+    expect(timeLeft(open, at('2026-11-22T09:15:01Z'))).toBe('Прострочено на < 1 хв');
+    expect(timeLeft(open, at('2026-11-22T12:19:30Z'))).toBe('Прострочено на 3 год 4 хв');
+    expect(timeLeft(open, at('2026-11-24T09:14:00Z'))).toBe('Прострочено на 47 год 59 хв');
+    expect(timeLeft(open, at('2026-11-25T13:15:00Z'))).toBe('Прострочено на 3 дн 4 год');
+  });
+
+  it('is nothing for a closed lead, whose deadline no longer matters', () => {
+    expect(timeLeft({ ...open, open: false }, at('2026-11-25T13:15:00Z'))).toBeNull();
+    expect(timeLeft({ open: false, deadline_at: null }, at('2026-11-25T13:15:00Z'))).toBeNull();
+  });
+});
+
+describe('isOverdue', () => {
+  it('is true only for an open lead past its deadline', () => {
+    expect(isOverdue(open, at('2026-11-22T09:15:00Z'))).toBe(false);
+    expect(isOverdue(open, at('2026-11-22T09:15:00.001Z'))).toBe(true);
+    expect(isOverdue({ ...open, open: false }, at('2026-11-23T00:00:00Z'))).toBe(false);
+  });
+});
+
+describe('formatSpan', () => {
+  it('switches to days only beyond the 48-hour window', () => {
+    expect(formatSpan(48 * 3_600_000)).toBe('48 год 0 хв');
+    expect(formatSpan(48 * 3_600_000 + 60_000)).toBe('2 дн 0 год');
+    expect(formatSpan(75 * 3_600_000 + 59 * 60_000)).toBe('3 дн 3 год');
+  });
+});
+
+describe('reachedInTime', () => {
+  it('gives the share with the counts, rounded to a whole per cent', () => {
+    expect(reachedInTime({ reached: 1, due: 2 })).toBe('50 % (1 з 2)');
+    expect(reachedInTime({ reached: 2, due: 3 })).toBe('67 % (2 з 3)');
+    expect(reachedInTime({ reached: 0, due: 4 })).toBe('0 % (0 з 4)');
+  });
+
+  it('is a dash when no lead was due yet', () => {
+    expect(reachedInTime({ reached: 0, due: 0 })).toBe('—');
+  });
+});
