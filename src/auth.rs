@@ -55,6 +55,18 @@ pub fn verify_password(hash: Option<&str>, password: &str) -> bool {
     matches && hash.is_some()
 }
 
+/// Password checks running at once: each takes 19 MiB and a core for a moment, so a flood of
+/// logins (many addresses, many e-mails: past the rate limits) waits in line instead of taking
+/// every core and the memory from the visitors' submits.
+const CONCURRENT_CHECKS: usize = 2;
+
+/// [`verify_password`] off the async threads, at most `CONCURRENT_CHECKS` at a time.
+pub async fn check_password(hash: Option<String>, password: String) -> bool {
+    static CHECKS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(CONCURRENT_CHECKS);
+    let Ok(_permit) = CHECKS.acquire().await else { return false };
+    tokio::task::spawn_blocking(move || verify_password(hash.as_deref(), &password)).await.unwrap_or(false)
+}
+
 /// 32 random bytes, URL-safe base64: a session or CSRF token.
 pub fn new_token() -> String {
     let bytes: [u8; 32] = rand::random();

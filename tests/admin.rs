@@ -225,8 +225,13 @@ async fn newest_first_and_search_by_phone_in_any_format_or_by_name() {
     let olena = submit(&app, "Олена Петрівна", "067 123 45 67").await;
     let ivan = submit(&app, "Іван", "+380 50 765 43 21").await;
     let percent = submit(&app, "100% Тест_", "+48 601 987 654").await;
+    // The Ukrainian apostrophe (U+02BC), as typed on a phone (U+2019) or as ASCII: all one.
+    let darya = submit(&app, "Дарʼя О’Ніл", "093 222 33 44").await;
 
-    assert_eq!(operator.list(&app, "").await, [percent, ivan, olena]);
+    assert_eq!(operator.list(&app, "").await, [darya, percent, ivan, olena]);
+    for typed in ["дар'я", "ДАРʼЯ", "о'ніл", "Дар’я О`Ніл"] {
+        assert_eq!(operator.list(&app, &format!("q={}", url_encode(typed))).await, [darya], "{typed}");
+    }
     for typed in ["067 123 45 67", "0671234567", "+380671234567", "380671234567", "(067) 123-45-67", "12345"]
     {
         let q: String = url_encode(typed);
@@ -244,7 +249,7 @@ async fn newest_first_and_search_by_phone_in_any_format_or_by_name() {
     let first = operator.get(&app, "/admin/api/leads?limit=2").await.json();
     assert_eq!(first["leads"].as_array().unwrap().len(), 2);
     let next = first["next_before_id"].as_i64().unwrap();
-    assert_eq!(operator.list(&app, &format!("limit=2&before_id={next}")).await, [olena]);
+    assert_eq!(operator.list(&app, &format!("limit=2&before_id={next}")).await, [ivan, olena]);
     assert_eq!(operator.get(&app, "/admin/api/leads?filter=later").await.status, StatusCode::BAD_REQUEST);
 }
 

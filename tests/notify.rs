@@ -245,6 +245,34 @@ async fn telegram_retry_after_is_honoured() {
     assert_eq!(requests.iter().filter(|r| r.status == 200).count(), 1, "delivered once");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn telegram_flood_control_holds_back_the_next_lead_too() {
+    let telegram = HttpReceiver::start(Reply::telegram_ok()).await;
+    telegram.push_reply(Reply::telegram_too_many_requests(3));
+    let database = TestDatabase::new().await;
+    let server = start(&database.url, &telegram_env(&telegram)).await;
+
+    let first = submit(server.port, "Олена", &phone(5)).await;
+    let refused = telegram.wait_for("the refusal", Duration::from_secs(10), |r| !r.is_empty()).await;
+    assert_eq!(refused[0].status, 429);
+    // A new lead during the flood wait: sending it now would only earn another 429.
+    let second = submit(server.port, "Ігор", &phone(6)).await;
+    let requests = telegram
+        .wait_for("both leads delivered", Duration::from_secs(15), |r| {
+            r.iter().filter(|r| r.status == 200).count() >= 2
+        })
+        .await;
+    for request in &requests[1..] {
+        let gap = request.at - requests[0].at;
+        assert!(
+            gap >= Duration::from_millis(2950),
+            "a call {gap:?} after a 429 asking for 3 s: {requests:#?}"
+        );
+    }
+    assert_eq!(telegram_about(&requests, first).len(), 2, "{requests:#?}");
+    assert_eq!(telegram_about(&requests, second).len(), 1, "{requests:#?}");
+}
+
 // 3. Webhook
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -704,4 +732,41 @@ async fn open_leads_get_a_reminder_at_40_hours_and_an_overdue_notice_at_48() {
     assert!(
         reminder.json()["text"].as_str().unwrap().starts_with(&format!("Нагадування: заявка №{nearing}"))
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reminder_held_up_by_an_outage_is_dropped_once_the_lead_is_closed() {
+    let receiver = HttpReceiver::start(Reply::status(500)).await;
+    let database = TestDatabase::new().await;
+    let server = start(&database.url, &webhook_env(&receiver)).await;
+    let id = submit(server.port, "Майже", &phone(94)).await;
+    execute(
+        &database,
+        &format!("UPDATE \"CRN\" SET created_at = {} WHERE id = {id}", hours_ago(&database, 41)),
+    )
+    .await;
+
+    let event = |r: &Received| r.json()["event"].as_str().unwrap_or("").to_owned();
+    // The scan (every 10 s) queues the reminder; the receiver refuses it.
+    receiver
+        .wait_for("the refused reminder", Duration::from_secs(25), |r| {
+            r.iter().any(|r| event(r) == "lead.reminder" && r.status == 500)
+        })
+        .await;
+    // Meanwhile an operator reaches the person; then the receiver is back.
+    execute(&database, &format!("UPDATE \"CRN\" SET status = 'interested' WHERE id = {id}")).await;
+    receiver.set_default(Reply::status(200));
+    receiver
+        .wait_for("the new-lead notification", Duration::from_secs(30), |r| {
+            r.iter().any(|r| event(r) == "lead.new" && r.status == 200)
+        })
+        .await;
+    // The reminder's retry (5 s after its refusal) has come and gone by now.
+    tokio::time::sleep(Duration::from_secs(8)).await;
+    let requests = receiver.requests();
+    let reminders_delivered =
+        requests.iter().filter(|r| event(r) == "lead.reminder" && r.status == 200).count();
+    assert_eq!(reminders_delivered, 0, "{requests:#?}");
+    let rows = outbox(&database).await;
+    assert!(rows.iter().all(|r| r.sent), "nothing left queued: {rows:#?}");
 }

@@ -168,9 +168,7 @@ async fn login(
     }
     let operator = state.store.operator(email).await?;
     let hash = operator.as_ref().map(|o| o.password_hash.clone());
-    let matches = tokio::task::spawn_blocking(move || auth::verify_password(hash.as_deref(), &password))
-        .await
-        .unwrap_or(false);
+    let matches = auth::check_password(hash, password).await;
     let Some(operator) = operator.filter(|_| matches) else {
         tracing::warn!("inbox: failed login");
         return Err(AdminError::new(StatusCode::UNAUTHORIZED, "Неправильна електронна пошта або пароль."));

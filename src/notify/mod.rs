@@ -12,8 +12,9 @@ mod message;
 mod telegram;
 mod webhook;
 
-use std::sync::Arc;
-use std::time::Duration;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use jiff::{SignedDuration, Timestamp};
 use tokio::sync::Notify;
@@ -26,6 +27,9 @@ pub use message::Message;
 
 /// A claimed row is this sender's for this long; if it dies, another sender takes the row after.
 const LEASE: SignedDuration = SignedDuration::from_mins(2);
+/// The longest one send may take (SMTP's steps each have their own timeout and can add up): well
+/// inside the lease.
+const SEND_LIMIT: Duration = Duration::from_secs(90);
 /// How often the queue is looked at when nothing wakes the sender (retries, other instances' rows).
 const POLL: Duration = Duration::from_secs(2);
 /// How often open leads are checked for a reminder or an overdue notice.
@@ -94,6 +98,9 @@ pub struct Notifier {
     http: reqwest::Client,
     email: Option<email::Mailer>,
     wake: Notify,
+    /// Channels that asked to be left alone until then (Telegram's flood control, `Retry-After`):
+    /// its other rows wait too, rather than each collecting its own refusal.
+    paused: Mutex<HashMap<&'static str, Instant>>,
 }
 
 impl Notifier {
@@ -109,13 +116,27 @@ impl Notifier {
             .user_agent(concat!("zayavka/", env!("CARGO_PKG_VERSION")))
             .build()?;
         let email = settings.notify.email.as_ref().map(email::Mailer::new).transpose()?;
-        Ok(Arc::new(Notifier { settings, store, metrics, http, email, wake: Notify::new() }))
+        Ok(Arc::new(Notifier {
+            settings,
+            store,
+            metrics,
+            http,
+            email,
+            wake: Notify::new(),
+            paused: Mutex::default(),
+        }))
     }
 
     /// Starts the sender and the reminder scan, if any channel is configured.
     pub fn spawn(self: &Arc<Self>) {
         if configured_channels(&self.settings).is_empty() {
             return;
+        }
+        if self.settings.public_url.is_empty() {
+            tracing::warn!(
+                "ZAYAVKA_PUBLIC_URL is not set: notifications link to the inbox by path only, which \
+                 Telegram and mail clients cannot open"
+            );
         }
         tokio::spawn(self.clone().send_loop());
         if self.settings.remind_after_hours > 0 {
@@ -140,7 +161,7 @@ impl Notifier {
             let jobs = if room == 0 {
                 Vec::new()
             } else {
-                match self.store.claim_outbox(now, now + LEASE, room as u32, channels.clone()).await {
+                match self.store.claim_outbox(now, now + LEASE, room as u32, self.unpaused(&channels)).await {
                     Ok(jobs) => jobs,
                     Err(StoreError::Closed) => return,
                     Err(e) => {
@@ -166,6 +187,21 @@ impl Notifier {
         }
     }
 
+    /// The channels not paused now.
+    fn unpaused(&self, channels: &[&'static str]) -> Arc<[&'static str]> {
+        let now = Instant::now();
+        let mut paused = self.paused.lock().unwrap_or_else(|e| e.into_inner());
+        paused.retain(|_, until| *until > now);
+        channels.iter().copied().filter(|c| !paused.contains_key(c)).collect()
+    }
+
+    fn pause(&self, channel: Channel, wait: Duration) {
+        let until = Instant::now() + wait;
+        let mut paused = self.paused.lock().unwrap_or_else(|e| e.into_inner());
+        let entry = paused.entry(channel.name()).or_insert(until);
+        *entry = (*entry).max(until);
+    }
+
     async fn send_one(&self, job: OutboxJob) {
         let Some(channel) = Channel::from_name(&job.channel) else {
             return; // only configured channels are claimed, and they are known ones
@@ -178,19 +214,33 @@ impl Notifier {
                 return; // the lease runs out and the row is tried again
             }
         };
+        if job.event != "new" && !crate::inbox::OPEN_STATUSES.contains(&lead.status.as_str()) {
+            // A reminder or overdue notice that waited (a channel was down) while an operator
+            // reached the person: nothing to remind of any more.
+            if let Err(e) = self.store.outbox_sent(job.id).await {
+                tracing::warn!(error = %e, "dropping a reminder for a closed lead");
+            }
+            return;
+        }
         let message = Message::new(&job.event, &lead, &self.settings);
-        let result = match channel {
-            Channel::Telegram => {
-                telegram::send(&self.http, self.settings.notify.telegram.as_ref(), &message).await
+        let send = async {
+            match channel {
+                Channel::Telegram => {
+                    telegram::send(&self.http, self.settings.notify.telegram.as_ref(), &message).await
+                }
+                Channel::Webhook => {
+                    webhook::send(&self.http, self.settings.notify.webhook.as_ref(), &message).await
+                }
+                Channel::Email => match &self.email {
+                    Some(mailer) => mailer.send(&message).await,
+                    None => Err(SendError::new("e-mail is not configured")),
+                },
             }
-            Channel::Webhook => {
-                webhook::send(&self.http, self.settings.notify.webhook.as_ref(), &message).await
-            }
-            Channel::Email => match &self.email {
-                Some(mailer) => mailer.send(&message).await,
-                None => Err(SendError::new("e-mail is not configured")),
-            },
         };
+        // A send that outlives its claim could be claimed and sent again by another sender.
+        let result = tokio::time::timeout(SEND_LIMIT, send)
+            .await
+            .unwrap_or_else(|_| Err(SendError::new("no answer within the time allowed for a send")));
         let recorded = match result {
             Ok(()) => {
                 self.metrics.notification(channel.name(), true);
@@ -206,6 +256,9 @@ impl Notifier {
                 self.metrics.notification(channel.name(), false);
                 let wait =
                     error.retry_after.unwrap_or_else(|| backoff(job.attempts)).min(Duration::from_secs(3600));
+                if error.retry_after.is_some() {
+                    self.pause(channel, wait);
+                }
                 tracing::warn!(
                     id = job.lead_id,
                     event = job.event,

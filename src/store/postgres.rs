@@ -223,7 +223,7 @@ impl PostgresStore {
                 &format!(
                     "SELECT {RECORD_COLUMNS} FROM \"CRN\" \
                      WHERE ($1::bigint IS NULL OR id < $1) \
-                       AND ($2::text IS NULL OR translate(lower(name), 'ʼ’`', '') LIKE $2 ESCAPE '\\') \
+                       AND ($2::text IS NULL OR translate(lower(name), 'ʼ’`', repeat(chr(39), 3)) LIKE $2 ESCAPE '\\') \
                        AND ($3::text IS NULL OR phone_e164 LIKE $3) \
                        AND (NOT $4 OR status IN ({open})) \
                        AND ($5::float8 IS NULL OR created_at < to_timestamp($5)) \

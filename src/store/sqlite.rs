@@ -296,9 +296,29 @@ impl SqliteStore {
     }
 
     /// Moves the WAL into the main file and empties it, so deleted (and zeroed) rows leave no
-    /// copy behind in the WAL.
+    /// copy behind in the WAL. A reader in the middle of a query (another process's, say) makes the
+    /// checkpoint answer "busy" and leave the WAL as it is: tried again for a few seconds, then an
+    /// error, never a quiet success with the bytes still there.
     async fn checkpoint(&self) -> Result<(), StoreError> {
-        self.read(|conn| conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))).await
+        let busy = self
+            .read(|conn| {
+                for _ in 0..50 {
+                    let busy: i64 =
+                        conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |row| row.get(0))?;
+                    if busy == 0 {
+                        return Ok(false);
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(100));
+                }
+                Ok(true)
+            })
+            .await?;
+        if busy {
+            return Err(StoreError::Unavailable(
+                "the database is busy: the deleted rows may still be in its log; try again".into(),
+            ));
+        }
+        Ok(())
     }
 
     pub async fn add_operator(&self, email: String, password_hash: String) -> Result<bool, StoreError> {

@@ -126,6 +126,93 @@ describe('the header bar', () => {
     expect(await screen.findByRole('button', { name: 'Увійти' })).toBeTruthy();
     expect(screen.queryByRole('button', { name: 'Вийти' })).toBeNull();
   });
+
+  it('says the session ended, and after signing in again the call being written is still there', async () => {
+    let signedIn = true;
+    const server = fakeServer({
+      ...signedInRoutes(),
+      'GET /admin/api/session': () => (signedIn ? json(SESSION) : apiError(401, 'Потрібно увійти.')),
+      'POST /admin/api/leads/42/attempts': () => {
+        signedIn = false;
+        return apiError(401, 'Потрібно увійти.');
+      },
+      'POST /admin/api/login': () => {
+        signedIn = true;
+        return json(SESSION);
+      },
+    });
+    open('/admin/leads/42');
+    fireEvent.click(await screen.findByRole('radio', { name: 'Не відповіли' }));
+    fireEvent.change(screen.getByRole('textbox', { name: 'Нотатка' }), { target: { value: 'Передзвонити о 18:00' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Записати дзвінок' }));
+
+    expect(await screen.findByText(/^Сесія завершилася\. Увійдіть знову/)).toBeTruthy();
+    expect(screen.getByRole('status').textContent).toMatch(/^Сесія завершилася/);
+    fireEvent.change(screen.getByLabelText('Електронна пошта'), { target: { value: SESSION.email } });
+    fireEvent.change(screen.getByLabelText('Пароль'), { target: { value: 'secret' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Увійти' }));
+
+    expect(await screen.findByRole('textbox', { name: 'Нотатка' })).toHaveProperty('value', 'Передзвонити о 18:00');
+    expect(screen.getByRole('radio', { name: 'Не відповіли' })).toHaveProperty('checked', true);
+    expect(window.location.pathname).toBe('/admin/leads/42');
+    expect(server.calls('POST /admin/api/leads/42/attempts')).toHaveLength(1);
+  });
+
+  it('says nothing about an ended session after "Вийти"', async () => {
+    fakeServer({ ...signedInRoutes(), 'POST /admin/api/logout': () => new Response(null, { status: 204 }) });
+    open('/admin');
+    fireEvent.click(await screen.findByRole('button', { name: 'Вийти' }));
+    expect(await screen.findByRole('button', { name: 'Увійти' })).toBeTruthy();
+    expect(screen.queryByRole('status')).toBeNull();
+  });
+});
+
+describe('a page left open', () => {
+  function setVisibility(state: 'hidden' | 'visible') {
+    Object.defineProperty(document, 'visibilityState', { value: state, configurable: true });
+    document.dispatchEvent(new Event('visibilitychange'));
+  }
+
+  afterEach(() => {
+    vi.restoreAllMocks();
+    setVisibility('visible');
+  });
+
+  it("counts down by the device's wall clock, which keeps running while a phone sleeps", async () => {
+    fakeServer(signedInRoutes());
+    open('/admin/leads/42');
+    expect(await screen.findByText('Залишилось 5 год 12 хв')).toBeTruthy();
+
+    // Three hours in a pocket: timers did not run, the wall clock did.
+    const later = Date.now() + 3 * 3_600_000;
+    vi.spyOn(Date, 'now').mockReturnValue(later);
+    act(() => setVisibility('visible'));
+    expect(await screen.findByText('Залишилось 2 год 12 хв')).toBeTruthy();
+  });
+
+  it('asks the server again when shown after a minute or more hidden, not after a glance away', async () => {
+    const server = fakeServer(signedInRoutes());
+    open('/admin');
+    await screen.findByText('Олена');
+    // StrictMode runs the first fetch twice (one aborted): count from what is there now.
+    const first = server.calls('GET /admin/api/leads').length;
+    const asked = () => server.calls('GET /admin/api/leads').length - first + 1;
+    const statsFirst = server.calls('GET /admin/api/stats').length;
+
+    const start = Date.now();
+    const clock = vi.spyOn(Date, 'now').mockReturnValue(start);
+    act(() => setVisibility('hidden'));
+    clock.mockReturnValue(start + 10_000);
+    act(() => setVisibility('visible'));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(asked()).toBe(1);
+
+    act(() => setVisibility('hidden'));
+    clock.mockReturnValue(start + 10_000 + 61_000);
+    act(() => setVisibility('visible'));
+    await waitFor(() => expect(asked()).toBe(2));
+    await waitFor(() => expect(server.calls('GET /admin/api/stats')).toHaveLength(statsFirst + 1));
+  });
 });
 
 describe('the list', () => {
@@ -168,7 +255,8 @@ describe('the list', () => {
     const titles = [...chart.querySelectorAll('rect > title')].map((title) => title.textContent);
     expect(titles).toHaveLength(30);
     expect(titles[0]).toBe('2026-10-24: 0');
-    expect(titles[29]).toBe('2026-11-22: 3');
+    expect(titles[29]).toBe('2026-11-22: 3');    // The figures a touch screen cannot show on hover, in words.
+    expect(screen.getByText('Заявки за 30 днів: 4, найбільше за день: 3 (22.11)')).toBeTruthy();
   });
 
   it('shows a dash for the share when no lead was due yet', async () => {
@@ -226,6 +314,43 @@ describe('the list', () => {
     await waitFor(() => expect(screen.queryByText('Петро')).toBeNull());
     expect(searches().map((r) => r.params.get('q'))).toEqual(['067']);
     expect(screen.getByText('Олена')).toBeTruthy();
+  });
+
+  it('a failed search hides the leads of the last one and offers to try again', async () => {
+    let offline = false;
+    fakeServer({
+      ...signedInRoutes(),
+      'GET /admin/api/leads': ({ params }) => {
+        if (offline) return Promise.reject(new TypeError('Failed to fetch'));
+        return json(leadPage(params.get('q') === 'Ірина' ? [LEAD_CLOSED] : [LEAD_OPEN, LEAD_OVERDUE, LEAD_CLOSED]));
+      },
+    });
+    open('/admin');
+    await screen.findByText('Олена');
+    offline = true;
+    fireEvent.change(screen.getByRole('searchbox'), { target: { value: 'Ірина' } });
+
+    expect((await screen.findByRole('alert')).textContent).toBe("Немає з'єднання з сервером. Спробуйте ще раз.");
+    expect(screen.queryByText('Олена')).toBeNull();
+    offline = false;
+    fireEvent.click(screen.getByRole('button', { name: 'Спробувати ще раз' }));
+    expect(await screen.findByText('Ірина')).toBeTruthy();
+    expect(screen.queryByText('Олена')).toBeNull();
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+
+  it('the "Заявки" link clears the search box and the search', async () => {
+    const server = fakeServer(signedInRoutes());
+    open('/admin?q=067');
+    const search = await screen.findByRole('searchbox');
+    expect(search).toHaveProperty('value', '067');
+    await screen.findByText('Олена');
+
+    fireEvent.click(screen.getByRole('link', { name: 'Заявки' }));
+    await waitFor(() => expect(search).toHaveProperty('value', ''));
+    await new Promise((resolve) => setTimeout(resolve, SEARCH_DEBOUNCE_MS * 2));
+    expect(window.location.search).toBe('');
+    expect(server.calls('GET /admin/api/leads').at(-1)?.params.has('q')).toBe(false);
   });
 
   it('loads the next page with "Показати ще"', async () => {
@@ -343,6 +468,8 @@ describe('a lead', () => {
     fakeServer({ ...signedInRoutes(), 'GET /admin/api/leads/999': () => apiError(404, 'Заявку не знайдено.') });
     open('/admin/leads/999');
     expect((await screen.findByRole('alert')).textContent).toBe('Заявку не знайдено.');
+    // Asking again cannot bring it back.
+    expect(screen.queryByRole('button', { name: 'Спробувати ще раз' })).toBeNull();
   });
 
   it('erases every lead of the person after a confirmation, then shows the list and how many', async () => {

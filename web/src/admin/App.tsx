@@ -7,12 +7,14 @@ import { Login } from './Login';
 type State =
   | { kind: 'checking' }
   | { kind: 'failed'; message: string }
-  | { kind: 'signed-out' }
+  | { kind: 'signed-out'; expired?: boolean }
   | { kind: 'signed-in'; session: Session };
 
 /**
  * The inbox's root: asks the server who is signed in, then shows the login or the inbox. The login
- * is not a route: whoever opens /admin/leads/42 signed out signs in and lands on that lead.
+ * is not a route: whoever opens /admin/leads/42 signed out signs in and lands on that lead. A
+ * session that ends while the inbox is open (expired, signed out elsewhere) shows the login with a
+ * line saying so; the page stays where it was, and a call being written keeps its draft.
  */
 export function App() {
   const [state, setState] = useState<State>({ kind: 'checking' });
@@ -32,6 +34,7 @@ export function App() {
 
   const signIn = useCallback((session: Session) => setState({ kind: 'signed-in', session }), []);
   const signOut = useCallback(() => setState({ kind: 'signed-out' }), []);
+  const expire = useCallback(() => setState({ kind: 'signed-out', expired: true }), []);
 
   switch (state.kind) {
     case 'checking':
@@ -48,9 +51,9 @@ export function App() {
         </div>
       );
     case 'signed-out':
-      return <Login onSignedIn={signIn} />;
+      return <Login onSignedIn={signIn} expired={state.expired ?? false} />;
     case 'signed-in':
-      return <Inbox session={state.session} onSignedOut={signOut} />;
+      return <Inbox session={state.session} onSignedOut={signOut} onExpired={expire} />;
   }
 }
 

@@ -5,10 +5,21 @@ import { InboxContext, type Inbox as InboxValue } from './context';
 import { LeadList } from './LeadList';
 import { LeadPage } from './LeadPage';
 
-/** The signed-in inbox: the header bar, one status line, and the routes under /admin. */
-export function Inbox({ session, onSignedOut }: { session: Session; onSignedOut: () => void }) {
+/**
+ * The signed-in inbox: the header bar, one status line, and the routes under /admin. `onSignedOut`
+ * runs after "Вийти"; `onExpired` when any call finds the session over (401).
+ */
+export function Inbox({
+  session,
+  onSignedOut,
+  onExpired,
+}: {
+  session: Session;
+  onSignedOut: () => void;
+  onExpired: () => void;
+}) {
   const { pathname } = useLocation();
-  const client = useMemo(() => createClient(session.csrf_token, onSignedOut), [session.csrf_token, onSignedOut]);
+  const client = useMemo(() => createClient(session.csrf_token, onExpired), [session.csrf_token, onExpired]);
 
   // A notice belongs to one page: leaving it clears the notice, so coming back shows nothing stale.
   const [notice, setNotice] = useState<{ text: string; path: string } | null>(null);
@@ -23,9 +34,11 @@ export function Inbox({ session, onSignedOut }: { session: Session; onSignedOut:
     try {
       await client.logout();
     } catch (error) {
-      // A 401 means the session had ended already, and the client has signed us out.
-      if (!(error instanceof ApiError && error.status === 401)) setLogoutError(errorText(error));
-      return;
+      // A 401: the session had ended already, which is what the operator asked for.
+      if (!(error instanceof ApiError && error.status === 401)) {
+        setLogoutError(errorText(error));
+        return;
+      }
     }
     onSignedOut();
   }

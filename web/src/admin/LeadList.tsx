@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link, useLocation, useSearchParams } from 'react-router';
 import { errorText, isAbort, type Filter, type LeadPage, type LeadView } from './api';
-import { useServerNow } from './clock';
+import { useRefreshWhenShown, useServerNow } from './clock';
 import { useInbox } from './context';
 import { LoadError } from './LoadError';
 import { formatKyiv, isOverdue, statusLabel, timeLeft } from './format';
@@ -32,6 +32,15 @@ export function LeadList() {
   const q = params.get('q') ?? '';
 
   const [text, setText] = useState(q);
+  // The last `q` this page wrote to the URL: any other change (the "Заявки" link, back and forward)
+  // is the box's new text.
+  const written = useRef(q);
+  useEffect(() => {
+    if (q !== written.current) {
+      written.current = q;
+      setText(q);
+    }
+  }, [q]);
   const [page, setPage] = useState<LeadPage | null>(null);
   const [loading, setLoading] = useState(true);
   const [loadingMore, setLoadingMore] = useState(false);
@@ -45,6 +54,7 @@ export function LeadList() {
       (current) => {
         const out = new URLSearchParams(current);
         const nextQ = next.q ?? q;
+        written.current = nextQ;
         const nextFilter = next.filter ?? filter;
         if (nextQ) out.set('q', nextQ);
         else out.delete('q');
@@ -76,6 +86,8 @@ export function LeadList() {
       },
       (caught: unknown) => {
         if (isAbort(caught)) return;
+        // The leads on screen belong to another search or filter: not to be read as this one's.
+        setPage(null);
         setError(errorText(caught));
         setLoading(false);
       },
@@ -112,11 +124,22 @@ export function LeadList() {
     update({ q: text.trim() });
   }
 
+  useRefreshWhenShown(() => setRetry((n) => n + 1));
   const now = useServerNow(page?.now);
+
+  // Back from a lead (or from erasing one), focus goes to the list rather than being lost. Only
+  // when the list mounts: typing a search changes the URL too, and must keep the focus in the box.
+  const heading = useRef<HTMLHeadingElement>(null);
+  const arrived = useRef(location.key !== 'default');
+  useEffect(() => {
+    if (arrived.current) heading.current?.focus();
+  }, []);
 
   return (
     <>
-      <h1 className="visually-hidden">Список заявок</h1>
+      <h1 ref={heading} tabIndex={-1} className="visually-hidden">
+        Список заявок
+      </h1>
       <Stats />
       <div className="toolbar">
         <form role="search" className="field" onSubmit={searchNow}>
@@ -144,7 +167,11 @@ export function LeadList() {
           ))}
         </div>
       </div>
-      {error && <LoadError message={error} canRetry={!page} onRetry={() => setRetry((n) => n + 1)} />}
+      {error && <LoadError message={error} onRetry={() => setRetry((n) => n + 1)} />}
+      {/* Screen readers hear what a search or a filter found. */}
+      <p aria-live="polite" className="visually-hidden">
+        {page && !loading ? `Показано заявок: ${page.leads.length}${page.next_before_id !== null ? ', є ще' : ''}` : ''}
+      </p>
       {!page && loading && <p className="muted">Завантаження…</p>}
       {page && now !== null && (
         <>

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router';
-import { errorText, isAbort, type LeadDetail, type LeadView, type Outcome } from './api';
-import { useServerNow } from './clock';
+import { ApiError, errorText, isAbort, type LeadDetail, type LeadView, type Outcome } from './api';
+import { useRefreshWhenShown, useServerNow } from './clock';
 import { useInbox } from './context';
 import { LoadError } from './LoadError';
 import { NotFound } from './Inbox';
@@ -22,7 +22,8 @@ function Lead({ id }: { id: string }) {
   const back = { pathname: '/', search: typeof listSearch === 'string' ? listSearch : '' };
 
   const [detail, setDetail] = useState<LeadDetail | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  // A lead that is not there (404: never was, or erased) is not worth asking for again.
+  const [error, setError] = useState<{ message: string; missing: boolean } | null>(null);
   const [retry, setRetry] = useState(0);
   const heading = useRef<HTMLHeadingElement>(null);
 
@@ -32,11 +33,15 @@ function Lead({ id }: { id: string }) {
     const controller = new AbortController();
     setError(null);
     client.lead(id, controller.signal).then(setDetail, (caught: unknown) => {
-      if (!isAbort(caught)) setError(errorText(caught));
+      if (isAbort(caught)) return;
+      const missing = caught instanceof ApiError && caught.status === 404;
+      if (missing) setDetail(null);
+      setError({ message: errorText(caught), missing });
     });
     return () => controller.abort();
   }, [client, id, retry]);
 
+  useRefreshWhenShown(() => setRetry((n) => n + 1));
   const now = useServerNow(detail?.now);
 
   return (
@@ -47,7 +52,9 @@ function Lead({ id }: { id: string }) {
       <h1 ref={heading} tabIndex={-1}>
         Заявка №{id}
       </h1>
-      {error && <LoadError message={error} canRetry={!detail} onRetry={() => setRetry((n) => n + 1)} />}
+      {error && (
+        <LoadError message={error.message} onRetry={error.missing ? undefined : () => setRetry((n) => n + 1)} />
+      )}
       {!detail && !error && <p className="muted">Завантаження…</p>}
       {detail && now !== null && (
         <>
@@ -127,10 +134,59 @@ function LeadFacts({ lead, now }: { lead: LeadView; now: number }) {
   );
 }
 
+interface CallDraft {
+  outcome: Outcome | null;
+  note: string;
+}
+
+/**
+ * A call being written is kept in this tab's session storage until it is recorded, so a session
+ * that ends meanwhile (the login replaces the page) or a reload loses nothing typed.
+ */
+function useCallDraft(leadId: number) {
+  const key = draftKey(leadId);
+  const [draft, setDraft] = useState<CallDraft>(() => readDraft(key));
+  useEffect(() => {
+    try {
+      if (draft.outcome === null && draft.note === '') sessionStorage.removeItem(key);
+      else sessionStorage.setItem(key, JSON.stringify(draft));
+    } catch {
+      // Storage off or full: the draft lives as long as the page, as without it.
+    }
+  }, [key, draft]);
+  return [draft, setDraft] as const;
+}
+
+const draftKey = (leadId: number) => `zayavka.call-draft.${leadId}`;
+
+/** An erased person's unsent draft goes too. */
+function forgetDraft(leadId: number) {
+  try {
+    sessionStorage.removeItem(draftKey(leadId));
+  } catch {
+    // nothing kept
+  }
+}
+
+function readDraft(key: string): CallDraft {
+  try {
+    const saved: unknown = JSON.parse(sessionStorage.getItem(key) ?? 'null');
+    if (saved && typeof saved === 'object') {
+      const { outcome, note } = saved as Record<string, unknown>;
+      return {
+        outcome: OUTCOMES.includes(outcome as Outcome) ? (outcome as Outcome) : null,
+        note: typeof note === 'string' ? note : '',
+      };
+    }
+  } catch {
+    // unreadable: start empty
+  }
+  return { outcome: null, note: '' };
+}
+
 function AttemptForm({ lead, onRecorded }: { lead: LeadView; onRecorded: (answer: LeadDetail) => void }) {
   const { client } = useInbox();
-  const [outcome, setOutcome] = useState<Outcome | null>(null);
-  const [note, setNote] = useState('');
+  const [{ outcome, note }, setDraft] = useCallDraft(lead.id);
   const [pending, setPending] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
@@ -144,8 +200,7 @@ function AttemptForm({ lead, onRecorded }: { lead: LeadView; onRecorded: (answer
     setError(null);
     try {
       const answer = await client.recordAttempt(lead.id, outcome, note);
-      setOutcome(null);
-      setNote('');
+      setDraft({ outcome: null, note: '' });
       onRecorded(answer);
     } catch (caught) {
       setError(errorText(caught));
@@ -166,7 +221,7 @@ function AttemptForm({ lead, onRecorded }: { lead: LeadView; onRecorded: (answer
               name="outcome"
               value={value}
               checked={outcome === value}
-              onChange={() => setOutcome(value)}
+              onChange={() => setDraft((draft) => ({ ...draft, outcome: value }))}
             />
             <span>{OUTCOME_LABELS[value]}</span>
           </label>
@@ -174,7 +229,7 @@ function AttemptForm({ lead, onRecorded }: { lead: LeadView; onRecorded: (answer
       </fieldset>
       <label className="field">
         <span>Нотатка</span>
-        <textarea name="note" rows={3} maxLength={1000} value={note} onChange={(event) => setNote(event.target.value)} />
+        <textarea name="note" rows={3} maxLength={1000} value={note} onChange={(event) => setDraft((draft) => ({ ...draft, note: event.target.value }))} />
       </label>
       {error && (
         <p role="alert" className="error">
@@ -210,6 +265,7 @@ function Erase({ lead, back }: { lead: LeadView; back: { pathname: string; searc
     setError(null);
     try {
       const { erased } = await client.erase(lead.phone);
+      forgetDraft(lead.id);
       notify(`Видалено заявок: ${erased}`, back.pathname);
       // Replace: "back" must not return to the page of a lead that no longer exists.
       navigate(back, { replace: true });

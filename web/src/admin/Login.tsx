@@ -1,7 +1,8 @@
 import { useState, type FormEvent } from 'react';
 import { errorText, login, type Session } from './api';
 
-export function Login({ onSignedIn }: { onSignedIn: (session: Session) => void }) {
+/** The sign-in form; `expired` when the operator was signed in and the session ended meanwhile. */
+export function Login({ onSignedIn, expired }: { onSignedIn: (session: Session) => void; expired: boolean }) {
   const [error, setError] = useState<string | null>(null);
   const [pending, setPending] = useState(false);
 
@@ -22,6 +23,11 @@ export function Login({ onSignedIn }: { onSignedIn: (session: Session) => void }
   return (
     <main className="login">
       <h1>Вхід для операторів</h1>
+      {expired && (
+        <p role="status" className="notice">
+          Сесія завершилася. Увійдіть знову — ви повернетеся на ту саму сторінку.
+        </p>
+      )}
       <form className="stack" onSubmit={submit}>
         <label className="field">
           <span>Електронна пошта</span>

@@ -5,6 +5,7 @@ import {
   formatSpan,
   isOverdue,
   outcomeLabel,
+  parseTime,
   reachedInTime,
   statusLabel,
   timeLeft,
@@ -110,5 +111,14 @@ describe('reachedInTime', () => {
 
   it('is a dash when no lead was due yet', () => {
     expect(reachedInTime({ reached: 0, due: 0 })).toBe('—');
+  });
+});
+
+describe('parseTime', () => {
+  it("reads the server's microseconds to the millisecond, and says NaN for what is no time", () => {
+    expect(parseTime('2026-11-22T09:15:00.123456Z')).toBe(Date.UTC(2026, 10, 22, 9, 15, 0, 123));
+    expect(parseTime('2026-11-22T09:15:00Z')).toBe(Date.UTC(2026, 10, 22, 9, 15));
+    expect(parseTime('не дата')).toBeNaN();
+    expect(timeLeft({ open: true, deadline_at: 'не дата' }, 0)).toBeNull();
   });
 });

@@ -43,9 +43,17 @@ const KYIV = new Intl.DateTimeFormat('uk-UA', {
   minute: '2-digit',
 });
 
+/**
+ * An RFC 3339 instant in ms since the epoch (NaN if it is none). The server writes microseconds;
+ * `Date.parse` is only required to read milliseconds, so the extra digits are cut first.
+ */
+export function parseTime(iso: string): number {
+  return Date.parse(iso.replace(/(\.\d{3})\d+/, '$1'));
+}
+
 /** An RFC 3339 instant as Kyiv wall-clock time, e.g. "20.11.2026, 11:15". */
 export function formatKyiv(iso: string): string {
-  const time = Date.parse(iso);
+  const time = parseTime(iso);
   return Number.isNaN(time) ? iso : KYIV.format(time);
 }
 
@@ -67,7 +75,7 @@ export function formatSpan(ms: number): string {
 
 /** An open lead whose deadline has passed at `now` (ms since the epoch, the server's clock). */
 export function isOverdue(lead: Pick<LeadView, 'open' | 'deadline_at'>, now: number): boolean {
-  return lead.open && lead.deadline_at !== null && now > Date.parse(lead.deadline_at);
+  return lead.open && lead.deadline_at !== null && now > parseTime(lead.deadline_at);
 }
 
 /**
@@ -76,7 +84,8 @@ export function isOverdue(lead: Pick<LeadView, 'open' | 'deadline_at'>, now: num
  */
 export function timeLeft(lead: Pick<LeadView, 'open' | 'deadline_at'>, now: number): string | null {
   if (!lead.open || lead.deadline_at === null) return null;
-  const left = Date.parse(lead.deadline_at) - now;
+  const left = parseTime(lead.deadline_at) - now;
+  if (Number.isNaN(left)) return null;
   return left >= 0 ? `Залишилось ${formatSpan(left)}` : `Прострочено на ${formatSpan(-left)}`;
 }
 
