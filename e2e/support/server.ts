@@ -21,7 +21,10 @@ export type Settings = Partial<
     | 'ZAYAVKA_BACKEND_URL'
     | 'ZAYAVKA_CONTACT_PHONE'
     | 'ZAYAVKA_BRAND'
-    | 'ZAYAVKA_ANON_KEY',
+    | 'ZAYAVKA_ANON_KEY'
+    // A PostgreSQL database of the test's own instead of the fresh SQLite file (`leads()` and
+    // `sql()` read the SQLite file only).
+    | 'ZAYAVKA_DATABASE_URL',
     string
   >
 >;
