@@ -358,6 +358,16 @@ def save_json(name: str, data: object) -> Path:
     return path
 
 
+def finish(name: str, data: object, problems: list[str]) -> int:
+    """Saves a run's raw figures and says where; the exit code: 1, naming what broke, if anything did."""
+    path = save_json(name, data)
+    print(f"raw figures: {path.relative_to(BENCH.parent)}")
+    if problems:
+        print("\nTHE BENCHMARK BROKE:", *problems, sep="\n  ", file=sys.stderr)
+        return 1
+    return 0
+
+
 def run_main(main, name: str) -> None:
     """Runs a benchmark's main(): its exit code, or one `NAME: error: ...` line and 1."""
     try:

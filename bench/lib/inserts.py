@@ -28,7 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import (run_main, ANON_KEY, BENCH, LEAD_JSON, BenchError, RssSampler, cpu_seconds, log, machine, machine_busy_seconds,  # noqa: E402
                     fsync_latency_ms, median, new_workdir, pocketbase_bin, print_machine, zayavka_identity, proc_status_kib,
-                    remove_workdir, reset_peak_rss, save_json, start_pocketbase, start_zayavka,
+                    remove_workdir, reset_peak_rss, finish, start_pocketbase, start_zayavka,
                     table, thread_cpu_seconds, verdict, zayavka_bin)
 
 WRK_POST = BENCH / "lib/wrk-post.lua"
@@ -420,17 +420,12 @@ def main() -> int:
         print(f"  (the targets are set at 64 connections; this run went up to {c_top})")
     print(f"\ntook {time.monotonic() - started:.0f} s")
 
-    path = save_json("inserts", {"machine": m, "fsync_ms": disk, "smoke": args.smoke, "seconds": seconds,
-                                 "zayavka": ident, "baseline": args.baseline and f"{args.baseline}, {bident}",
-                                 "reps": reps, "figures": figures, "cold": cold,
-                                 "repetitions": repetitions,
-                                 "targets": [{"target": n, "holds": ok, "value": v}
-                                             for n, ok, v in targets]})
-    print(f"raw figures: {path.relative_to(BENCH.parent)}")
-    if problems:
-        print("\nTHE BENCHMARK BROKE:", *problems, sep="\n  ", file=sys.stderr)
-        return 1
-    return 0
+    return finish("inserts", {"machine": m, "fsync_ms": disk, "smoke": args.smoke, "seconds": seconds,
+                              "zayavka": ident, "baseline": args.baseline and f"{args.baseline}, {bident}",
+                              "reps": reps, "figures": figures, "cold": cold,
+                              "repetitions": repetitions,
+                              "targets": [{"target": n, "holds": ok, "value": v}
+                                          for n, ok, v in targets]}, problems)
 
 
 if __name__ == "__main__":

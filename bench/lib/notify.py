@@ -38,7 +38,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import (run_main, BenchError, Server, cpu_seconds, fsync_latency_ms, free_port,  # noqa: E402
                     http_status, log, machine, median, new_workdir, print_machine, remove_workdir,
-                    save_json, table, zayavka_bin, zayavka_env, zayavka_identity, BENCH)
+                    finish, table, zayavka_bin, zayavka_env, zayavka_identity)
 from inserts import OPERATOR_CODES, measured, run_wrk  # noqa: E402
 
 CONFIGS = ["a", "b", "c"]
@@ -482,14 +482,9 @@ def main() -> int:
     print(f"durability check: {acked:,} inserts acknowledged, {stored:,} stored after clean stops")
     print(f"\ntook {time.monotonic() - started:.0f} s")
 
-    path = save_json("notify", {"machine": m, "fsync_ms": disk, "smoke": args.smoke,
-                                "seconds": seconds, "zayavka": ident, "reps": reps,
-                                "figures": figures, "repetitions": repetitions})
-    print(f"raw figures: {path.relative_to(BENCH.parent)}")
-    if problems:
-        print("\nTHE BENCHMARK BROKE:", *problems, sep="\n  ", file=sys.stderr)
-        return 1
-    return 0
+    return finish("notify", {"machine": m, "fsync_ms": disk, "smoke": args.smoke,
+                             "seconds": seconds, "zayavka": ident, "reps": reps,
+                             "figures": figures, "repetitions": repetitions}, problems)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import (run_main, BENCH, OUT, BenchError, log, machine, median, new_workdir,  # noqa: E402
-                    print_machine, zayavka_identity, remove_workdir, save_json, start_zayavka, table, verdict)
+                    print_machine, zayavka_identity, remove_workdir, finish, start_zayavka, table, verdict)
 
 TARGET_FIRST_PAINT_BYTES = 14 * 1024   # HTML + CSS, compressed, headers included
 TARGET_PERFORMANCE = 98
@@ -227,11 +227,6 @@ def main() -> int:
     for name, ok, value in targets:
         print(f"  {verdict(ok):<11}  {name}: {value}")
     print(f"\ntook {time.monotonic() - started:.0f} s")
-    path = save_json("page", {"machine": m, "smoke": args.smoke, "bytes": sizes, "lighthouse": lh,
-                              "targets": [{"target": n, "holds": ok, "value": v}
-                                          for n, ok, v in targets]})
-    print(f"raw figures: {path.relative_to(BENCH.parent)}")
-
     problems = []
     if not sizes["rows"] or any(r[e]["body"] <= 0 for r in sizes["rows"] for e in ENCODINGS):
         problems.append("a byte count is missing")
@@ -239,10 +234,9 @@ def main() -> int:
         problems.append("the page loads no script: the resource list is wrong")
     if not all(med[k] > 0 for k in ("first-contentful-paint", "largest-contentful-paint")):
         problems.append("Lighthouse gave no paint timings")
-    if problems:
-        print("\nTHE BENCHMARK BROKE:", *problems, sep="\n  ", file=sys.stderr)
-        return 1
-    return 0
+    return finish("page", {"machine": m, "smoke": args.smoke, "bytes": sizes, "lighthouse": lh,
+                           "targets": [{"target": n, "holds": ok, "value": v} for n, ok, v in targets]},
+                  problems)
 
 
 if __name__ == "__main__":
