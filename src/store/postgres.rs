@@ -494,15 +494,20 @@ impl PostgresStore {
     ) -> Result<Vec<OutboxJob>, StoreError> {
         let client = self.client().await?;
         let channels: Vec<&str> = channels.to_vec();
+        // The database's clock, not this instance's, says what is due and whose lease has run
+        // out: instances whose clocks disagree must still agree on that, or a row being sent by
+        // one is claimed again by another. The lease's length is the caller's.
+        let lease_seconds = seconds(lease_until) - seconds(now);
         // SKIP LOCKED: instances claiming at the same moment take different rows, never wait.
         let rows = client
             .query(
-                "UPDATE outbox SET locked_until = to_timestamp($2), attempts = attempts + 1 WHERE id IN ( \
-                   SELECT id FROM outbox WHERE sent_at IS NULL AND next_attempt_at <= to_timestamp($1) \
-                   AND (locked_until IS NULL OR locked_until <= to_timestamp($1)) \
-                   AND channel = ANY($4) ORDER BY next_attempt_at, id LIMIT $3 FOR UPDATE SKIP LOCKED) \
+                "UPDATE outbox SET locked_until = now() + make_interval(secs => $1), attempts = attempts + 1 \
+                 WHERE id IN ( \
+                   SELECT id FROM outbox WHERE sent_at IS NULL AND next_attempt_at <= now() \
+                   AND (locked_until IS NULL OR locked_until <= now()) \
+                   AND channel = ANY($3) ORDER BY next_attempt_at, id LIMIT $2 FOR UPDATE SKIP LOCKED) \
                  RETURNING id, lead_id, event, channel, attempts",
-                &[&seconds(now), &seconds(lease_until), &i64::from(limit), &channels],
+                &[&lease_seconds, &i64::from(limit), &channels],
             )
             .await
             .map_err(unavailable)?;
@@ -539,11 +544,13 @@ impl PostgresStore {
         error: String,
     ) -> Result<(), StoreError> {
         let client = self.client().await?;
+        // As a wait from the database's clock (see `claim_outbox`).
+        let wait_seconds = (seconds(next_attempt_at) - seconds(jiff::Timestamp::now())).max(0.0);
         client
             .execute(
-                "UPDATE outbox SET next_attempt_at = to_timestamp($2), locked_until = NULL, last_error = $3 \
-                 WHERE id = $1",
-                &[&id, &seconds(next_attempt_at), &error],
+                "UPDATE outbox SET next_attempt_at = now() + make_interval(secs => $2), locked_until = NULL, \
+                 last_error = $3 WHERE id = $1",
+                &[&id, &wait_seconds, &error],
             )
             .await
             .map_err(unavailable)?;
