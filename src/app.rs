@@ -163,10 +163,19 @@ pub fn app(state: AppState) -> Router {
         )
 }
 
-/// Prometheus text: counts only, never a name or a phone.
+/// Prometheus text: counts only, never a name or a phone. The outbox figures are read at each
+/// scrape, so every instance reports the queue they share.
 async fn metrics(
     axum::extract::State(state): axum::extract::State<AppState>,
 ) -> impl axum::response::IntoResponse {
+    let queues = state
+        .store
+        .outbox_queues()
+        .await
+        .inspect_err(|e| tracing::warn!(error = %e, "metrics: reading the notification queue"))
+        .ok();
+    let channels = crate::notify::configured_channels(&state.settings);
+    state.metrics.outbox(&channels, queues.as_deref(), jiff::Timestamp::now());
     (
         [(axum::http::header::CONTENT_TYPE, "application/openmetrics-text; version=1.0.0; charset=utf-8")],
         state.metrics.render(),

@@ -1,10 +1,14 @@
-//! Counters for `/metrics` (Prometheus text): leads stored, and requests refused by reason. Never
-//! a name or a phone, only counts.
+//! Counters for `/metrics` (Prometheus text): leads stored, requests refused by reason,
+//! notifications sent and failed, and the notifications still waiting. Never a name or a phone,
+//! only counts.
 
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::Registry;
+
+use crate::store::ChannelQueue;
 
 /// Why a submit did not become a new lead.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -53,6 +57,8 @@ pub struct Metrics {
     rate_limited: Counter,
     notifications_sent: Family<ChannelLabel, Counter>,
     notifications_failed: Family<ChannelLabel, Counter>,
+    notifications_waiting: Family<ChannelLabel, Gauge>,
+    notifications_oldest_waiting: Family<ChannelLabel, Gauge>,
 }
 
 impl Default for Metrics {
@@ -80,7 +86,28 @@ impl Default for Metrics {
             "Notification attempts that failed (each is tried again), by channel",
             notifications_failed.clone(),
         );
-        Metrics { registry, stored, refused, rate_limited, notifications_sent, notifications_failed }
+        let notifications_waiting = Family::<ChannelLabel, Gauge>::default();
+        let notifications_oldest_waiting = Family::<ChannelLabel, Gauge>::default();
+        registry.register(
+            "notifications_waiting",
+            "Notifications not yet sent, by channel (all instances: read from the database)",
+            notifications_waiting.clone(),
+        );
+        registry.register(
+            "notifications_oldest_waiting_seconds",
+            "Age of the oldest notification not yet sent, by channel (0 when none waits)",
+            notifications_oldest_waiting.clone(),
+        );
+        Metrics {
+            registry,
+            stored,
+            refused,
+            rate_limited,
+            notifications_sent,
+            notifications_failed,
+            notifications_waiting,
+            notifications_oldest_waiting,
+        }
     }
 }
 
@@ -99,6 +126,29 @@ impl Metrics {
     pub fn notification(&self, channel: &'static str, delivered: bool) {
         let family = if delivered { &self.notifications_sent } else { &self.notifications_failed };
         family.get_or_create(&ChannelLabel { channel }).inc();
+    }
+
+    /// The outbox as the database has it now: every configured channel gets a figure (0 when
+    /// nothing waits), and so does a channel no longer configured whose notifications still wait.
+    /// `None` when the database could not say: the figures are left out rather than stale.
+    pub fn outbox(&self, channels: &[&'static str], queues: Option<&[ChannelQueue]>, now: jiff::Timestamp) {
+        self.notifications_waiting.clear();
+        self.notifications_oldest_waiting.clear();
+        let Some(queues) = queues else { return };
+        for &channel in channels {
+            self.notifications_waiting.get_or_create(&ChannelLabel { channel }).set(0);
+            self.notifications_oldest_waiting.get_or_create(&ChannelLabel { channel }).set(0);
+        }
+        for queue in queues {
+            let Some(channel) = crate::notify::Channel::from_name(&queue.channel) else { continue };
+            let label = ChannelLabel { channel: channel.name() };
+            self.notifications_waiting.get_or_create(&label).set(queue.waiting);
+            let age = queue
+                .oldest_at
+                .parse::<jiff::Timestamp>()
+                .map_or(0, |at| now.duration_since(at).as_secs().max(0));
+            self.notifications_oldest_waiting.get_or_create(&label).set(age);
+        }
     }
 
     /// The Prometheus text exposition.

@@ -4,7 +4,7 @@ mod common;
 
 use std::collections::HashMap;
 
-use common::{Server, TestDatabase, http};
+use common::{Server, TestDatabase, http, request};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn two_instances_on_one_database_store_every_lead_exactly_once() {
@@ -59,40 +59,18 @@ async fn two_instances_on_one_database_store_every_lead_exactly_once() {
 async fn a_session_made_on_one_instance_works_on_the_other() {
     let database = TestDatabase::postgres().await;
     let (a, b) = tokio::join!(Server::start(&database.url), Server::start(&database.url));
-    let mut add = common::zayavka()
-        .args(["admin", "add-user", "op@example.org", "--password-stdin"])
-        .env("ZAYAVKA_DATABASE_URL", &database.url)
-        .stdin(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    use tokio::io::AsyncWriteExt;
-    add.stdin.take().unwrap().write_all(b"a long enough secret\n").await.unwrap();
-    assert!(add.wait().await.unwrap().success());
-
-    let login = json_request(
-        a.port,
-        "POST",
-        "/admin/api/login",
-        &[],
-        r#"{"email":"op@example.org","password":"a long enough secret"}"#,
-    )
-    .await;
-    assert_eq!(login.0, 200, "{}", login.2);
-    let cookie = login.1.split(';').next().unwrap().to_owned();
-    let csrf = serde_json::from_str::<serde_json::Value>(&login.2).unwrap()["csrf_token"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    common::add_operator(&database.url, "op@example.org", "a long enough secret").await;
+    let (cookie, csrf) = common::sign_in(a.port, "op@example.org", "a long enough secret").await;
 
     let lead = r#"{"name":"Олена","phone":"+380671234567","confirmation":"Так"}"#;
     let (status, stored) = http(a.port, "POST", "/rest/v1/CRN", lead).await.unwrap();
     assert_eq!(status, 201);
     let id = serde_json::from_str::<serde_json::Value>(&stored).unwrap()[0]["id"].as_i64().unwrap();
 
-    let on_b = json_request(b.port, "GET", "/admin/api/session", &[("cookie", &cookie)], "").await;
+    let on_b = request(b.port, "GET", "/admin/api/session", &[("cookie", &cookie)], "").await;
     assert_eq!(on_b.0, 200, "{}", on_b.2);
     let path = format!("/admin/api/leads/{id}/attempts");
-    let call = json_request(
+    let call = request(
         b.port,
         "POST",
         &path,
@@ -102,44 +80,9 @@ async fn a_session_made_on_one_instance_works_on_the_other() {
     .await;
     assert_eq!(call.0, 201, "{}", call.2);
     // Signing out on B ends the session on A too.
-    let out = json_request(
-        b.port,
-        "POST",
-        "/admin/api/logout",
-        &[("cookie", &cookie), ("x-csrf-token", &csrf)],
-        "",
-    )
-    .await;
+    let out =
+        request(b.port, "POST", "/admin/api/logout", &[("cookie", &cookie), ("x-csrf-token", &csrf)], "")
+            .await;
     assert_eq!(out.0, 204);
-    assert_eq!(json_request(a.port, "GET", "/admin/api/session", &[("cookie", &cookie)], "").await.0, 401);
-}
-
-/// A request with extra headers; the status, the `Set-Cookie` header and the body.
-async fn json_request(
-    port: u16,
-    method: &str,
-    path: &str,
-    headers: &[(&str, &str)],
-    body: &str,
-) -> (u16, String, String) {
-    use http_body_util::BodyExt;
-    use hyper_util::rt::TokioIo;
-    let stream = tokio::net::TcpStream::connect(("127.0.0.1", port)).await.unwrap();
-    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.unwrap();
-    tokio::spawn(connection);
-    let mut request = hyper::Request::builder()
-        .method(method)
-        .uri(path)
-        .header("host", format!("127.0.0.1:{port}"))
-        .header("content-type", "application/json");
-    for (name, value) in headers {
-        request = request.header(*name, *value);
-    }
-    let request = request.body(http_body_util::Full::new(hyper::body::Bytes::from(body.to_owned()))).unwrap();
-    let response = sender.send_request(request).await.unwrap();
-    let status = response.status().as_u16();
-    let cookie =
-        response.headers().get("set-cookie").map(|v| v.to_str().unwrap().to_owned()).unwrap_or_default();
-    let body = response.into_body().collect().await.unwrap().to_bytes();
-    (status, cookie, String::from_utf8_lossy(&body).into_owned())
+    assert_eq!(request(a.port, "GET", "/admin/api/session", &[("cookie", &cookie)], "").await.0, 401);
 }

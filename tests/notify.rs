@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use common::receivers::{HttpReceiver, Received, Reply, SmtpSink};
-use common::{Server, TestDatabase, http, zayavka};
+use common::{Server, TestDatabase, http, request, zayavka};
 
 const PUBLIC_URL: &str = "https://zayavka.example.org";
 const BOT_TOKEN: &str = "123456789:AAE-test_Token";
@@ -159,6 +159,14 @@ async fn sent_metric(server: &Server, channel: &str) -> u64 {
         .filter(|l| l.starts_with("zayavka_notifications_sent_total") && l.contains(&label))
         .map(|l| l.rsplit(' ').next().unwrap().parse::<u64>().unwrap())
         .sum()
+}
+
+/// A `zayavka_notifications_*` gauge for `channel` from `/metrics`; `None` if it is not there.
+async fn gauge(server: &Server, name: &str, channel: &str) -> Option<i64> {
+    let (status, text) = http(server.port, "GET", "/metrics", "").await.unwrap();
+    assert_eq!(status, 200);
+    let prefix = format!("{name}{{channel=\"{channel}\"}} ");
+    text.lines().find_map(|l| l.strip_prefix(&prefix)).map(|value| value.parse().unwrap())
 }
 
 // 1. Telegram
@@ -769,4 +777,49 @@ async fn a_reminder_held_up_by_an_outage_is_dropped_once_the_lead_is_closed() {
     assert_eq!(reminders_delivered, 0, "{requests:#?}");
     let rows = outbox(&database).await;
     assert!(rows.iter().all(|r| r.sent), "nothing left queued: {rows:#?}");
+}
+
+// 11. A channel that keeps failing is in plain sight
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_channel_that_keeps_failing_shows_in_the_inbox_and_the_metrics_until_it_delivers() {
+    let receiver = HttpReceiver::start(Reply::status(401)).await;
+    let database = TestDatabase::new().await;
+    let server = start(&database.url, &webhook_env(&receiver)).await;
+    common::add_operator(&database.url, "op@example.org", "a long enough secret").await;
+    let (cookie, _) = common::sign_in(server.port, "op@example.org", "a long enough secret").await;
+    let stats = async || {
+        let (status, _, body) =
+            request(server.port, "GET", "/admin/api/stats", &[("cookie", &cookie)], "").await;
+        assert_eq!(status, 200, "{body}");
+        serde_json::from_str::<serde_json::Value>(&body).unwrap()["notifications"].clone()
+    };
+    assert_eq!(gauge(&server, "zayavka_notifications_waiting", "webhook").await, Some(0));
+    assert_eq!(stats().await, serde_json::json!([]));
+
+    let id = submit(server.port, "Олена", &phone(95)).await;
+    wait_until_failed(&database, &[id]).await;
+    let queues = stats().await;
+    assert_eq!(queues.as_array().unwrap().len(), 1, "{queues}");
+    let webhook = &queues[0];
+    assert_eq!(webhook["channel"], "webhook", "{queues}");
+    assert_eq!(webhook["waiting"], 1, "{queues}");
+    assert_eq!(webhook["failing"], 1, "{queues}");
+    assert!(webhook["last_error"].as_str().unwrap().contains("401"), "{queues}");
+    assert!(webhook["oldest_at"].as_str().unwrap().parse::<jiff::Timestamp>().is_ok(), "{queues}");
+    assert_eq!(gauge(&server, "zayavka_notifications_waiting", "webhook").await, Some(1));
+    assert!(gauge(&server, "zayavka_notifications_oldest_waiting_seconds", "webhook").await.is_some());
+
+    receiver.set_default(Reply::status(200));
+    receiver
+        .wait_for("the lead delivered", Duration::from_secs(15), |r| r.iter().any(|r| r.status == 200))
+        .await;
+    // The row is marked sent just after the receiver answered.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while stats().await != serde_json::json!([]) {
+        assert!(Instant::now() < deadline, "still shown after delivery: {}", stats().await);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(gauge(&server, "zayavka_notifications_waiting", "webhook").await, Some(0));
+    assert_eq!(gauge(&server, "zayavka_notifications_oldest_waiting_seconds", "webhook").await, Some(0));
 }

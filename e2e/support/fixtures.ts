@@ -58,7 +58,7 @@ interface Fixtures {
 
 /** Outside services for one test, stopped after its browser context is closed. */
 export interface StandIns {
-  backend(answer: BackendAnswer): Promise<BackendStandIn>;
+  backend(answer: BackendAnswer, port?: number): Promise<BackendStandIn>;
   otherSite(title: string): Promise<OtherSite>;
 }
 
@@ -99,7 +99,7 @@ export const test = base.extend<Fixtures>({
     const running: Array<{ stop(): Promise<void> }> = [];
     const track = <T extends { stop(): Promise<void> }>(started: T): T => (running.push(started), started);
     await use({
-      backend: async (answer) => track(await startBackend(answer)),
+      backend: async (answer, port) => track(await startBackend(answer, port)),
       otherSite: async (title) => track(await startOtherSite(title)),
     });
     await Promise.all(running.map((s) => s.stop()));

@@ -22,6 +22,7 @@ export type Settings = Partial<
     | 'ZAYAVKA_CONTACT_PHONE'
     | 'ZAYAVKA_BRAND'
     | 'ZAYAVKA_ANON_KEY'
+    | 'ZAYAVKA_WEBHOOK_URL'
     // A PostgreSQL database of the test's own instead of the fresh SQLite file (`leads()` and
     // `sql()` read the SQLite file only).
     | 'ZAYAVKA_DATABASE_URL',

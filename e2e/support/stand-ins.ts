@@ -51,8 +51,8 @@ function allowCors(res: ServerResponse, requestedHeaders?: string): void {
   }
 }
 
-async function listen(server: Server): Promise<number> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+async function listen(server: Server, port = 0): Promise<number> {
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   const address = server.address();
   if (typeof address !== 'object' || !address) throw new Error('no address');
   return address.port;
@@ -63,8 +63,11 @@ async function close(server: Server): Promise<void> {
   await new Promise<void>((resolve) => server.close(() => resolve()));
 }
 
-/** A PostgREST-shaped backend that answers every insert with the given status. */
-export async function startBackend(answer: BackendAnswer): Promise<BackendStandIn> {
+/**
+ * A PostgREST-shaped backend that answers every insert with the given status, on `port` if given
+ * (a service that comes back where the server was told to find it).
+ */
+export async function startBackend(answer: BackendAnswer, port = 0): Promise<BackendStandIn> {
   const requests: SeenRequest[] = [];
   const preflights: SeenRequest[] = [];
   let held: Array<() => void> = [];
@@ -96,9 +99,9 @@ export async function startBackend(answer: BackendAnswer): Promise<BackendStandI
       else held.push(respond);
     });
   });
-  const port = await listen(server);
+  const bound = await listen(server, port);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${bound}`,
     requests,
     preflights,
     release() {

@@ -4,6 +4,7 @@
 // and database with one operator, made before the start with `zayavka admin add-user`.
 import { readFile } from 'node:fs/promises';
 import type { Request } from '@playwright/test';
+import { freePort } from '../support/stand-ins';
 import { expect, test } from '../support/fixtures';
 import {
   INBOX,
@@ -261,6 +262,39 @@ test('a lead older than 48 hours is marked overdue in the list, found by "Про
   await leadPage(page).back.click();
   await expect(list.filter('Прострочені')).toHaveAttribute('aria-pressed', 'true');
   await expect(list.links).toHaveText([`Заявка №${old}`]);
+});
+
+test.describe('a notification channel that is down', () => {
+  // The webhook points at a port nothing listens on yet: every send is refused until the test
+  // starts a receiver there.
+  test.use({
+    settings: async ({}, use) => use({ ZAYAVKA_WEBHOOK_URL: `http://127.0.0.1:${await freePort()}/hook` }),
+  });
+
+  test('is shown above the figures with what it answered, and the warning goes once it delivers', async ({
+    page,
+    server,
+    settings,
+    standIns,
+  }) => {
+    const id = await sendLead(server, olena);
+    await signIn(page);
+    const warning = page.getByRole('alert').filter({ hasText: 'Сповіщення не доходять.' });
+    await expect(warning).toBeVisible();
+    await expect(warning.getByRole('listitem')).toHaveText(
+      /^Вебхук: не надіслано 1, найдавніше чекає з \d\d\.\d\d\.\d{4}, \d\d:\d\d\. Відповідь: .*[Cc]onnection refused/,
+    );
+    await expectNoA11yViolations(page, 'the list with a delivery warning');
+
+    const receiver = await standIns.backend({ status: 200 }, Number(new URL(settings.ZAYAVKA_WEBHOOK_URL!).port));
+    // The sender tries again 5–6 s after the refusal.
+    await expect.poll(() => receiver.requests.map((r) => JSON.parse(r.body).lead_id), { timeout: 20_000 }).toEqual([id]);
+    await expect(async () => {
+      await page.reload();
+      await expect(page.getByText('Відкриті: 1', { exact: true })).toBeVisible();
+      await expect(warning).toHaveCount(0);
+    }).toPass({ timeout: 5_000 });
+  });
 });
 
 test('"Завантажити CSV" downloads every lead as UTF-8 CSV with a BOM, Cyrillic intact', async ({ page, server }) => {

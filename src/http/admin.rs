@@ -321,12 +321,33 @@ async fn stats(
     }
     let per_day: Vec<serde_json::Value> =
         per_day.iter().map(|(day, count)| json!({ "date": day.to_string(), "count": count })).collect();
+    // What the configured channels have not delivered yet: a channel that keeps failing (a
+    // revoked bot token, a mailbox that refuses) would otherwise leave the operators unaware of
+    // new leads.
+    let channels = crate::notify::configured_channels(&state.settings);
+    let notifications: Vec<serde_json::Value> = state
+        .store
+        .outbox_queues()
+        .await?
+        .into_iter()
+        .filter(|queue| channels.contains(&queue.channel.as_str()))
+        .map(|queue| {
+            json!({
+                "channel": queue.channel,
+                "waiting": queue.waiting,
+                "failing": queue.failing,
+                "oldest_at": queue.oldest_at,
+                "last_error": queue.last_error,
+            })
+        })
+        .collect();
     Ok(Json(json!({
         "now": time(now),
         "open": counts.open,
         "overdue": counts.overdue,
         "reached_in_time": { "reached": counts.reached_in_time, "due": counts.due },
         "per_day": per_day,
+        "notifications": notifications,
     })))
 }
 

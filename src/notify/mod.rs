@@ -57,7 +57,7 @@ impl Channel {
         }
     }
 
-    fn from_name(name: &str) -> Option<Channel> {
+    pub fn from_name(name: &str) -> Option<Channel> {
         [Channel::Telegram, Channel::Webhook, Channel::Email].into_iter().find(|c| c.name() == name)
     }
 }

@@ -147,6 +147,20 @@ pub struct OutboxJob {
     pub attempts: i32,
 }
 
+/// What waits in the outbox for one channel.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChannelQueue {
+    pub channel: String,
+    /// Notifications not yet sent.
+    pub waiting: i64,
+    /// Of those, the ones tried at least once without success.
+    pub failing: i64,
+    /// When the oldest of them was queued (RFC 3339, UTC).
+    pub oldest_at: String,
+    /// Why the newest failing one failed.
+    pub last_error: Option<String>,
+}
+
 /// Calls the same method on whichever engine this store runs.
 macro_rules! dispatch {
     ($self:ident, $method:ident($($arg:expr),*)) => {
@@ -381,9 +395,10 @@ impl Store {
         dispatch!(self, queue_reminders(event, channels, from, to))
     }
 
-    /// Notifications not yet sent (what the tests check after an erase or an outage).
-    pub async fn outbox_pending(&self) -> Result<i64, StoreError> {
-        dispatch!(self, outbox_pending())
+    /// The notifications not yet sent, per channel that has any (for the inbox's warning and
+    /// `/metrics`).
+    pub async fn outbox_queues(&self) -> Result<Vec<ChannelQueue>, StoreError> {
+        dispatch!(self, outbox_queues())
     }
 
     /// The value kept under `key`, created with `make` (and kept) if there is none yet.

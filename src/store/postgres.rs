@@ -9,8 +9,8 @@ use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use tokio_postgres::{NoTls, Row};
 
 use super::{
-    Attempt, Counts, CountsAt, Idempotency, InsertContext, LeadQuery, LeadRecord, Operator, OutboxJob,
-    Session, StoreError, Stored,
+    Attempt, ChannelQueue, Counts, CountsAt, Idempotency, InsertContext, LeadQuery, LeadRecord, Operator,
+    OutboxJob, Session, StoreError, Stored,
 };
 use crate::inbox::{Outcome, open_statuses_sql};
 use crate::lead::{Lead, NewLead};
@@ -582,13 +582,32 @@ impl PostgresStore {
         Ok(queued as usize)
     }
 
-    pub async fn outbox_pending(&self) -> Result<i64, StoreError> {
+    pub async fn outbox_queues(&self) -> Result<Vec<ChannelQueue>, StoreError> {
         let client = self.client().await?;
-        let row = client
-            .query_one("SELECT count(*) FROM outbox WHERE sent_at IS NULL", &[])
+        // Per channel: unsent rows, those that failed, the oldest's time, the newest failure's reason.
+        let rows = client
+            .query(
+                concat!(
+                    "SELECT channel, count(*), count(last_error), ",
+                    text_time!("min(created_at)"),
+                    ", (SELECT newest.last_error FROM outbox AS newest WHERE newest.channel = queued.channel \
+                     AND newest.sent_at IS NULL AND newest.last_error IS NOT NULL ORDER BY newest.id DESC LIMIT 1) \
+                     FROM outbox AS queued WHERE sent_at IS NULL GROUP BY channel ORDER BY channel"
+                ),
+                &[],
+            )
             .await
             .map_err(unavailable)?;
-        Ok(row.get(0))
+        Ok(rows
+            .iter()
+            .map(|row| ChannelQueue {
+                channel: row.get(0),
+                waiting: row.get(1),
+                failing: row.get(2),
+                oldest_at: row.get(3),
+                last_error: row.get(4),
+            })
+            .collect())
     }
 
     pub async fn meta_get_or_insert(&self, key: &str, value: String) -> Result<String, StoreError> {

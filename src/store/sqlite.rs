@@ -14,8 +14,8 @@ use rusqlite::{Connection, OptionalExtension, params};
 use tokio::sync::{mpsc, oneshot};
 
 use super::{
-    Attempt, Counts, CountsAt, Idempotency, InsertContext, LeadQuery, LeadRecord, Operator, OutboxJob,
-    Session, StoreError, Stored,
+    Attempt, ChannelQueue, Counts, CountsAt, Idempotency, InsertContext, LeadQuery, LeadRecord, Operator,
+    OutboxJob, Session, StoreError, Stored,
 };
 use crate::inbox::{Outcome, open_statuses_sql};
 use crate::lead::{Lead, NewLead};
@@ -32,6 +32,12 @@ const RECORD_COLUMNS: &str = "id, created_at, name, phone, phone_e164, confirmat
      status, reached_at, (SELECT count(*) FROM call_attempts WHERE lead_id = \"CRN\".id)";
 
 /// Most inserts waiting in the queue that one commit takes.
+/// Per channel: unsent rows, those that failed, the oldest's time, the newest failure's reason.
+const OUTBOX_QUEUES: &str = "SELECT channel, count(*), count(last_error), min(created_at), \
+     (SELECT newest.last_error FROM outbox AS newest WHERE newest.channel = queued.channel \
+      AND newest.sent_at IS NULL AND newest.last_error IS NOT NULL ORDER BY newest.id DESC LIMIT 1) \
+     FROM outbox AS queued WHERE sent_at IS NULL GROUP BY channel ORDER BY channel";
+
 const MAX_BATCH: usize = 512;
 /// Inserts that may wait for the writer before callers wait to enqueue.
 const QUEUE_CAPACITY: usize = 8192;
@@ -495,9 +501,19 @@ impl SqliteStore {
         .await
     }
 
-    pub async fn outbox_pending(&self) -> Result<i64, StoreError> {
+    pub async fn outbox_queues(&self) -> Result<Vec<ChannelQueue>, StoreError> {
         self.read(|conn| {
-            conn.query_row("SELECT count(*) FROM outbox WHERE sent_at IS NULL", [], |row| row.get(0))
+            let mut stmt = conn.prepare_cached(OUTBOX_QUEUES)?;
+            let rows = stmt.query_map([], |row| {
+                Ok(ChannelQueue {
+                    channel: row.get(0)?,
+                    waiting: row.get(1)?,
+                    failing: row.get(2)?,
+                    oldest_at: row.get(3)?,
+                    last_error: row.get(4)?,
+                })
+            })?;
+            rows.collect()
         })
         .await
     }

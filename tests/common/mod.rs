@@ -319,3 +319,59 @@ pub async fn http_from(
     let body = response.into_body().collect().await.map_err(|e| e.to_string())?.to_bytes();
     Ok((status, String::from_utf8_lossy(&body).into_owned()))
 }
+
+/// A request with extra headers; the status, the `Set-Cookie` header and the body.
+pub async fn request(
+    port: u16,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (u16, String, String) {
+    use hyper_util::rt::TokioIo;
+    let stream = tokio::net::TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.unwrap();
+    tokio::spawn(connection);
+    let mut request = hyper::Request::builder()
+        .method(method)
+        .uri(path)
+        .header("host", format!("127.0.0.1:{port}"))
+        .header("content-type", "application/json");
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let request = request.body(http_body_util::Full::new(hyper::body::Bytes::from(body.to_owned()))).unwrap();
+    let response = sender.send_request(request).await.unwrap();
+    let status = response.status().as_u16();
+    let cookie =
+        response.headers().get("set-cookie").map(|v| v.to_str().unwrap().to_owned()).unwrap_or_default();
+    let body = response.into_body().collect().await.unwrap().to_bytes();
+    (status, cookie, String::from_utf8_lossy(&body).into_owned())
+}
+
+/// Adds an operator account through `zayavka admin add-user EMAIL --password-stdin`.
+pub async fn add_operator(database_url: &str, email: &str, password: &str) {
+    use tokio::io::AsyncWriteExt;
+    let mut add = zayavka()
+        .args(["admin", "add-user", email, "--password-stdin"])
+        .env("ZAYAVKA_DATABASE_URL", database_url)
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    add.stdin.take().unwrap().write_all(format!("{password}\n").as_bytes()).await.unwrap();
+    assert!(add.wait().await.unwrap().success());
+}
+
+/// Signs in to the inbox of the server on `port`; the session cookie (`name=value`) and the
+/// CSRF token.
+pub async fn sign_in(port: u16, email: &str, password: &str) -> (String, String) {
+    let body = serde_json::json!({ "email": email, "password": password }).to_string();
+    let (status, set_cookie, answer) = request(port, "POST", "/admin/api/login", &[], &body).await;
+    assert_eq!(status, 200, "{answer}");
+    let cookie = set_cookie.split(';').next().unwrap().to_owned();
+    let csrf = serde_json::from_str::<serde_json::Value>(&answer).unwrap()["csrf_token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    (cookie, csrf)
+}

@@ -268,6 +268,35 @@ describe('the list', () => {
     expect(await screen.findByText('Передзвонили вчасно за 30 днів: —')).toBeTruthy();
   });
 
+  it('warns while a channel keeps failing, and only then', async () => {
+    const queues = [
+      {
+        channel: 'telegram',
+        waiting: 3,
+        failing: 1,
+        oldest_at: '2026-11-22T09:15:00.123456Z',
+        last_error: 'Telegram answered 401 Unauthorized: Unauthorized',
+      },
+      // Waiting its first try: nothing wrong yet.
+      { channel: 'webhook', waiting: 1, failing: 0, oldest_at: '2026-11-22T11:59:58.000000Z', last_error: null },
+    ];
+    fakeServer({ ...signedInRoutes(), 'GET /admin/api/stats': () => json({ ...STATS, notifications: queues }) });
+    open('/admin');
+    const warning = await screen.findByRole('alert');
+    expect(warning.textContent).toContain('Сповіщення не доходять.');
+    const items = within(warning).getAllByRole('listitem').map((item) => item.textContent);
+    expect(items).toEqual([
+      'Telegram: не надіслано 3, найдавніше чекає з 22.11.2026, 11:15. Відповідь: Telegram answered 401 Unauthorized: Unauthorized',
+    ]);
+  });
+
+  it('shows no warning when every channel delivers', async () => {
+    fakeServer(signedInRoutes());
+    open('/admin');
+    await screen.findByText('Відкриті: 2');
+    expect(screen.queryByText(/Сповіщення не доходять/)).toBeNull();
+  });
+
   it('says when there are no leads', async () => {
     fakeServer({ ...signedInRoutes(), 'GET /admin/api/leads': () => json(leadPage([])) });
     open('/admin');

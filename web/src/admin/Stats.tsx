@@ -1,11 +1,14 @@
 import { useEffect, useState } from 'react';
-import { errorText, isAbort, type Stats as StatsData } from './api';
+import { errorText, isAbort, type ChannelQueue, type Stats as StatsData } from './api';
 import { useRefreshWhenShown } from './clock';
 import { useInbox } from './context';
-import { reachedInTime } from './format';
+import { channelLabel, formatKyiv, reachedInTime } from './format';
 import { LoadError } from './LoadError';
 
-/** The numbers an operator checks first, and the leads per day of the last 30 days. */
+/**
+ * The numbers an operator checks first, and the leads per day of the last 30 days; above them, a
+ * warning while a notification channel keeps failing.
+ */
 export function Stats() {
   const { client } = useInbox();
   const [stats, setStats] = useState<StatsData | null>(null);
@@ -30,6 +33,7 @@ export function Stats() {
       {error && <LoadError message={error} onRetry={() => setRetry((n) => n + 1)} />}
       {stats && (
         <>
+          <DeliveryWarning queues={stats.notifications.filter((queue) => queue.failing > 0)} />
           <p className="stat stat-main">Передзвонили вчасно за 30 днів: {reachedInTime(stats.reached_in_time)}</p>
           <p className="stat">Відкриті: {stats.open}</p>
           <p className="stat" data-alarm={stats.overdue > 0 ? 'true' : undefined}>
@@ -39,6 +43,31 @@ export function Stats() {
         </>
       )}
     </section>
+  );
+}
+
+/**
+ * The team learns of new leads through the channels: while one fails (a revoked bot token, a
+ * mailbox that refuses), say so where the operators look every day, with what the channel answered.
+ */
+function DeliveryWarning({ queues }: { queues: ChannelQueue[] }) {
+  if (queues.length === 0) return null;
+  return (
+    <div className="delivery-warning stat-wide" role="alert">
+      <p>
+        <strong>Сповіщення не доходять.</strong> Нові заявки збережені й є в цьому списку, але команда може про них не
+        знати.
+      </p>
+      <ul>
+        {queues.map((queue) => (
+          <li key={queue.channel}>
+            {channelLabel(queue.channel)}: не надіслано {queue.waiting}, найдавніше чекає з {formatKyiv(queue.oldest_at)}.
+            {queue.last_error && ` Відповідь: ${queue.last_error}`}
+          </li>
+        ))}
+      </ul>
+      <p>Сервер повторює спроби сам і надішле все, щойно канал запрацює. Перевірте налаштування каналу.</p>
+    </div>
   );
 }
 

@@ -62,6 +62,17 @@ export interface Stats {
   overdue: number;
   reached_in_time: { reached: number; due: number };
   per_day: { date: string; count: number }[];
+  /** What the configured channels have not delivered yet, per channel with anything waiting. */
+  notifications: ChannelQueue[];
+}
+
+export interface ChannelQueue {
+  channel: string;
+  waiting: number;
+  /** Of those waiting, the ones tried without success. */
+  failing: number;
+  oldest_at: string;
+  last_error: string | null;
 }
 
 export const EXPORT_CSV_URL = '/admin/api/export.csv';

@@ -32,6 +32,17 @@ export function outcomeLabel(outcome: string): string {
   return (OUTCOME_LABELS as Record<string, string>)[outcome] ?? outcome;
 }
 
+const CHANNEL_LABELS: Record<string, string> = {
+  telegram: 'Telegram',
+  webhook: 'Вебхук',
+  email: 'Е-пошта',
+};
+
+/** A notification channel's name for people. */
+export function channelLabel(channel: string): string {
+  return CHANNEL_LABELS[channel] ?? channel;
+}
+
 // 'Europe/Kiev', not 'Europe/Kyiv': the new name is unknown to the time zone data of older phones
 // (a RangeError there); the old one is an alias everywhere and means the same zone.
 const KYIV = new Intl.DateTimeFormat('uk-UA', {

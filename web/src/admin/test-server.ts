@@ -84,6 +84,7 @@ export const STATS: Stats = {
     date: new Date(Date.UTC(2026, 9, 24 + i)).toISOString().slice(0, 10),
     count: i === 29 ? 3 : i === 28 ? 1 : 0,
   })),
+  notifications: [],
 };
 
 export function json(body: unknown, status = 200): Response {
