@@ -323,6 +323,26 @@ test('"Завантажити CSV" downloads every lead as UTF-8 CSV with a BOM,
   await expect(header(page).signOut).toBeVisible();
 });
 
+test('"Завантажити CSV" after the session ended saves no file and asks to sign in again', async ({
+  page,
+  context,
+  server,
+  browserLog,
+}) => {
+  browserLog.allow(/status of 401 .*\/admin\/api\/export\.csv/);
+  await sendLead(server, olena);
+  await signIn(page);
+  const downloads: string[] = [];
+  page.on('download', (download) => downloads.push(download.suggestedFilename()));
+  // The cookie is gone, as after the session expired on the server.
+  await context.clearCookies();
+
+  await header(page).exportCsv.click();
+  await expect(page.getByText(/^Сесія завершилася\. Увійдіть знову/)).toBeVisible();
+  await expect(loginForm(page).submit).toBeVisible();
+  expect(downloads, 'the refusal is not saved as a file').toEqual([]);
+});
+
 test('erasing a person: asked first, then back at the list with "Видалено заявок: 1", gone from the list and from search', async ({
   page,
   server,

@@ -35,6 +35,7 @@ beforeEach(() => {
 afterEach(() => {
   cleanup();
   vi.unstubAllGlobals();
+  vi.restoreAllMocks();
   expectNoUnexpectedRequests();
 });
 
@@ -118,6 +119,66 @@ describe('the header bar', () => {
     expect(await screen.findByRole('button', { name: 'Увійти' })).toBeTruthy();
     const [logout] = server.calls('POST /admin/api/logout');
     expect(logout.headers.get('X-CSRF-Token')).toBe(CSRF);
+  });
+
+  /** jsdom has no downloads: records each file the app hands to the browser, and spies on clicks. */
+  function recordDownloads() {
+    const files = new Map<string, Blob>();
+    vi.spyOn(URL, 'createObjectURL').mockImplementation((blob) => {
+      const url = `blob:${files.size + 1}`;
+      files.set(url, blob as Blob);
+      return url;
+    });
+    vi.spyOn(URL, 'revokeObjectURL').mockImplementation(() => {});
+    const saved: Array<{ blob: Blob | undefined; filename: string }> = [];
+    vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
+      saved.push({ blob: files.get(this.getAttribute('href') ?? ''), filename: this.download });
+    });
+    return saved;
+  }
+
+  it('"Завантажити CSV" fetches the export and hands it to the browser under the server\'s file name', async () => {
+    const csv = '\uFEFFid,created_at,name\r\n1,2026-11-22T09:15:00Z,Олена\r\n';
+    fakeServer({
+      ...signedInRoutes(),
+      'GET /admin/api/export.csv': () =>
+        new Response(csv, {
+          headers: {
+            'Content-Type': 'text/csv; charset=utf-8',
+            'Content-Disposition': 'attachment; filename="zayavky-2026-11-22.csv"',
+          },
+        }),
+    });
+    const saved = recordDownloads();
+    open('/admin');
+
+    fireEvent.click(await screen.findByRole('link', { name: 'Завантажити CSV' }));
+    await waitFor(() => expect(saved.map((file) => file.filename)).toEqual(['zayavky-2026-11-22.csv']));
+    // Byte for byte, the byte-order mark included (Excel needs it to read UTF-8).
+    const bytes = Array.from(new Uint8Array(await saved[0].blob!.arrayBuffer()));
+    expect(bytes).toEqual(Array.from(new TextEncoder().encode(csv)));
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+
+  it('"Завантажити CSV" after the session ended goes to the login instead of saving the refusal', async () => {
+    fakeServer({ ...signedInRoutes(), 'GET /admin/api/export.csv': () => apiError(401, 'Увійдіть, щоб продовжити.') });
+    const saved = recordDownloads();
+    open('/admin');
+    fireEvent.click(await screen.findByRole('link', { name: 'Завантажити CSV' }));
+    expect(await screen.findByText(/^Сесія завершилася\. Увійдіть знову/)).toBeTruthy();
+    expect(saved).toEqual([]);
+  });
+
+  it('"Завантажити CSV" that fails says so and saves nothing', async () => {
+    fakeServer({
+      ...signedInRoutes(),
+      'GET /admin/api/export.csv': () => apiError(503, 'Не вдалося зібрати файл. Спробуйте ще раз.'),
+    });
+    const saved = recordDownloads();
+    open('/admin');
+    fireEvent.click(await screen.findByRole('link', { name: 'Завантажити CSV' }));
+    expect((await screen.findByRole('alert')).textContent).toBe('Не вдалося зібрати файл. Спробуйте ще раз.');
+    expect(saved).toEqual([]);
   });
 
   it('goes back to the login when any answer says the session is over (401)', async () => {

@@ -1,6 +1,6 @@
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState, type MouseEvent } from 'react';
 import { Link, Route, Routes, useLocation } from 'react-router';
-import { ApiError, EXPORT_CSV_URL, createClient, errorText, type Session } from './api';
+import { ApiError, EXPORT_CSV_URL, createClient, errorText, type SavedFile, type Session } from './api';
 import { InboxContext, type Inbox as InboxValue } from './context';
 import { LeadList } from './LeadList';
 import { LeadPage } from './LeadPage';
@@ -28,19 +28,36 @@ export function Inbox({
 
   const inbox = useMemo<InboxValue>(() => ({ email: session.email, client, notify }), [session.email, client, notify]);
 
-  const [logoutError, setLogoutError] = useState<string | null>(null);
+  // What went wrong with the header bar's actions (signing out, the export).
+  const [barError, setBarError] = useState<string | null>(null);
   async function logout() {
-    setLogoutError(null);
+    setBarError(null);
     try {
       await client.logout();
     } catch (error) {
       // A 401: the session had ended already, which is what the operator asked for.
       if (!(error instanceof ApiError && error.status === 401)) {
-        setLogoutError(errorText(error));
+        setBarError(errorText(error));
         return;
       }
     }
     onSignedOut();
+  }
+
+  const [exporting, setExporting] = useState(false);
+  async function exportCsv(event: MouseEvent<HTMLAnchorElement>) {
+    event.preventDefault();
+    if (exporting) return;
+    setBarError(null);
+    setExporting(true);
+    try {
+      save(await client.exportCsv());
+    } catch (error) {
+      // A 401 has already taken the operator to the login with its own message.
+      if (!(error instanceof ApiError && error.status === 401)) setBarError(errorText(error));
+    } finally {
+      setExporting(false);
+    }
   }
 
   return (
@@ -50,7 +67,7 @@ export function Inbox({
           Заявки
         </Link>
         <span className="who">{session.email}</span>
-        <a className="button" href={EXPORT_CSV_URL} download>
+        <a className="button" href={EXPORT_CSV_URL} download onClick={exportCsv} aria-busy={exporting}>
           Завантажити CSV
         </a>
         <button type="button" className="button logout" onClick={logout}>
@@ -62,9 +79,9 @@ export function Inbox({
         <p role="status" className="notice">
           {notice?.path === pathname ? notice.text : ''}
         </p>
-        {logoutError && (
+        {barError && (
           <p role="alert" className="error">
-            {logoutError}
+            {barError}
           </p>
         )}
         <Routes>
@@ -75,6 +92,17 @@ export function Inbox({
       </main>
     </InboxContext>
   );
+}
+
+/** Hands a fetched file to the browser's downloads, under the name the server gave it. */
+function save({ blob, filename }: SavedFile) {
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = filename;
+  link.click();
+  // Later, not at once: the download may still be reading it.
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
 
 export function NotFound() {

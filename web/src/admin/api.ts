@@ -113,7 +113,28 @@ interface RequestOptions {
   signal?: AbortSignal;
 }
 
-async function request<T>(path: string, options: RequestOptions = {}): Promise<T> {
+/** Reads a successful answer: JSON, or nothing for a 204. */
+async function readJson<T>(res: Response): Promise<T> {
+  return (res.status === 204 ? undefined : await res.json()) as T;
+}
+
+/** A file the server sent as an attachment, and the name it gave. */
+export interface SavedFile {
+  blob: Blob;
+  filename: string;
+}
+
+async function readFile(res: Response): Promise<SavedFile> {
+  const disposition = res.headers.get('Content-Disposition') ?? '';
+  const filename = /filename="([^"]+)"/.exec(disposition)?.[1] ?? 'zayavky.csv';
+  return { blob: await res.blob(), filename };
+}
+
+async function request<T>(
+  path: string,
+  options: RequestOptions = {},
+  read: (res: Response) => Promise<T> = readJson,
+): Promise<T> {
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (options.body !== undefined) headers['Content-Type'] = 'application/json';
   if (options.csrf !== undefined) headers['X-CSRF-Token'] = options.csrf;
@@ -131,8 +152,7 @@ async function request<T>(path: string, options: RequestOptions = {}): Promise<T
     throw new NetworkError();
   }
   if (!res.ok) throw new ApiError(res.status, await serverError(res));
-  if (res.status === 204) return undefined as T;
-  return (await res.json()) as T;
+  return read(res);
 }
 
 /** The `error` sentence of an error answer; a proxy's HTML page or an empty body gets ours. */
@@ -182,18 +202,22 @@ export function leadsPath({ q, filter, beforeId }: LeadQuery): string {
  */
 export function createClient(csrf: string, onUnauthorized: () => void) {
   let token = csrf;
-  async function call<T>(path: string, options: RequestOptions = {}): Promise<T> {
+  async function call<T>(
+    path: string,
+    options: RequestOptions = {},
+    read: (res: Response) => Promise<T> = readJson,
+  ): Promise<T> {
     const post = options.method === 'POST';
     try {
       try {
-        return await request<T>(path, post ? { ...options, csrf: token } : options);
+        return await request<T>(path, post ? { ...options, csrf: token } : options, read);
       } catch (error) {
         if (!(post && error instanceof ApiError && error.status === 403)) throw error;
         const session = await getSession(options.signal);
         if (session === null) throw new ApiError(401, 'Увійдіть, щоб продовжити.');
         if (session.csrf_token === token) throw error;
         token = session.csrf_token;
-        return await request<T>(path, { ...options, csrf: token });
+        return await request<T>(path, { ...options, csrf: token }, read);
       }
     } catch (error) {
       if (error instanceof ApiError && error.status === 401) onUnauthorized();
@@ -208,6 +232,11 @@ export function createClient(csrf: string, onUnauthorized: () => void) {
     recordAttempt: (id: number, outcome: Outcome, note: string) =>
       call<LeadDetail>(`/admin/api/leads/${id}/attempts`, { method: 'POST', body: { outcome, note } }),
     erase: (phone: string) => call<{ erased: number }>('/admin/api/erase', { method: 'POST', body: { phone } }),
+    /**
+     * The CSV export, fetched rather than followed as a link: a session that has ended or a failed
+     * export then says so in the inbox instead of saving its error answer as the file.
+     */
+    exportCsv: () => call(EXPORT_CSV_URL, {}, readFile),
   };
 }
 
