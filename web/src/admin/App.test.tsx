@@ -530,8 +530,38 @@ describe('a lead', () => {
     const log = screen.getByRole('heading', { name: 'Дзвінки' }).parentElement as HTMLElement;
     expect(within(log).getAllByRole('listitem')).toHaveLength(2);
     expect(screen.queryByText(/Залишилось/)).toBeNull();
-    expect(screen.getByRole('status').textContent).toBe('Дзвінок записано.');
+    await waitFor(() => expect(screen.getByRole('status').textContent).toBe('Дзвінок записано.'));
     expect(screen.getByRole('textbox', { name: 'Нотатка' })).toHaveProperty('value', '');
+  });
+
+  it('announces the second call recorded in a row too: the status line empties before it speaks again', async () => {
+    let calls = 1;
+    fakeServer({
+      ...signedInRoutes(),
+      'POST /admin/api/leads/42/attempts': () => {
+        calls += 1;
+        const attempts = Array.from({ length: calls }, (_, i) => ({ ...ATTEMPT_1, id: i + 1 }));
+        return json(leadDetail({ ...LEAD_OPEN, status: calls === 2 ? 'attempt_2' : 'attempt_3', attempt_count: calls }, attempts), 201);
+      },
+    });
+    open('/admin/leads/42');
+    const status = await screen.findByRole('status');
+    const outcomes = await screen.findByRole('radiogroup', { name: 'Результат дзвінка' });
+    const spoken: string[] = [];
+    new MutationObserver(() => spoken.push(status.textContent ?? '')).observe(status, {
+      childList: true,
+      characterData: true,
+      subtree: true,
+    });
+
+    const announced = () => spoken.filter((text) => text !== '');
+    for (const round of [1, 2]) {
+      fireEvent.click(within(outcomes).getByRole('radio', { name: 'Не відповіли' }));
+      fireEvent.click(screen.getByRole('button', { name: 'Записати дзвінок' }));
+      await waitFor(() => expect(announced()).toHaveLength(round));
+    }
+    expect(announced()).toEqual(['Дзвінок записано.', 'Дзвінок записано.']);
+    expect(spoken.at(-1)).toBe('Дзвінок записано.');
   });
 
   it('asks for an outcome before sending, and shows a refusal from the server', async () => {

@@ -5,6 +5,9 @@ import { InboxContext, type Inbox as InboxValue } from './context';
 import { LeadList } from './LeadList';
 import { LeadPage } from './LeadPage';
 
+/** Long enough for screen readers to notice the status line was emptied before it speaks again. */
+const ANNOUNCE_GAP_MS = 100;
+
 /**
  * The signed-in inbox: the header bar, one status line, and the routes under /admin. `onSignedOut`
  * runs after "Вийти"; `onExpired` when any call finds the session over (401).
@@ -24,7 +27,12 @@ export function Inbox({
   // A notice belongs to one page: leaving it clears the notice, so coming back shows nothing stale.
   const [notice, setNotice] = useState<{ text: string; path: string } | null>(null);
   useEffect(() => setNotice((current) => (current?.path === pathname ? current : null)), [pathname]);
-  const notify = useCallback((text: string, path: string) => setNotice({ text, path }), []);
+  // Emptied first and filled a moment later: a screen reader announces a live region only when it
+  // changes, and the second "Дзвінок записано." in a row would otherwise be silent.
+  const notify = useCallback((text: string, path: string) => {
+    setNotice(null);
+    window.setTimeout(() => setNotice({ text, path }), ANNOUNCE_GAP_MS);
+  }, []);
 
   const inbox = useMemo<InboxValue>(() => ({ email: session.email, client, notify }), [session.email, client, notify]);
 
