@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useState, type MouseEvent } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type MouseEvent } from 'react';
 import { Link, Route, Routes, useLocation } from 'react-router';
 import { ApiError, EXPORT_CSV_URL, createClient, errorText, type SavedFile, type Session } from './api';
 import { InboxContext, type Inbox as InboxValue } from './context';
@@ -26,12 +26,19 @@ export function Inbox({
 
   // A notice belongs to one page: leaving it clears the notice, so coming back shows nothing stale.
   const [notice, setNotice] = useState<{ text: string; path: string } | null>(null);
-  useEffect(() => setNotice((current) => (current?.path === pathname ? current : null)), [pathname]);
+  const shownPath = useRef(pathname);
+  useEffect(() => {
+    shownPath.current = pathname;
+    setNotice((current) => (current?.path === pathname ? current : null));
+  }, [pathname]);
   // Emptied first and filled a moment later: a screen reader announces a live region only when it
-  // changes, and the second "Дзвінок записано." in a row would otherwise be silent.
+  // changes, and the second "Дзвінок записано." in a row would otherwise be silent. A notice for a
+  // page the operator has left meanwhile is dropped.
   const notify = useCallback((text: string, path: string) => {
     setNotice(null);
-    window.setTimeout(() => setNotice({ text, path }), ANNOUNCE_GAP_MS);
+    window.setTimeout(() => {
+      if (shownPath.current === path) setNotice({ text, path });
+    }, ANNOUNCE_GAP_MS);
   }, []);
 
   const inbox = useMemo<InboxValue>(() => ({ email: session.email, client, notify }), [session.email, client, notify]);
