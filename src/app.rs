@@ -144,14 +144,15 @@ pub fn app(state: AppState) -> Router {
         .route("/metrics", axum::routing::get(metrics))
         .layer(axum::middleware::from_fn_with_state(state.clone(), client::identify))
         .with_state(state)
-        // Layers wrap inside-out: a panic becomes the error page first, then every answer
-        // (that one too) gets the security headers, then the whole exchange is traced and timed.
+        // Layers wrap inside-out: a request running too long is cut off and a panic becomes the
+        // error page, then every answer (those too) gets the security headers, then the whole
+        // exchange is traced.
+        .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, Duration::from_secs(30)))
         .layer(CatchPanicLayer::custom(move |_| pages::error_page(&panic_state)));
     for layer in security::layers(&policy) {
         router = router.layer(layer);
     }
     router
-        .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, Duration::from_secs(30)))
         .layer(
             // Only method and path: a query string or a body could carry a visitor's name or phone.
             TraceLayer::new_for_http()

@@ -22,6 +22,8 @@ pub enum ApiError {
     PayloadTooLarge,
     #[error("invalid JSON")]
     InvalidJson,
+    #[error("body is not UTF-8")]
+    NotUtf8,
     #[error("unknown column {0}")]
     UnknownColumn(String),
     #[error("unknown table {0}")]
@@ -64,7 +66,7 @@ impl ApiError {
             ApiError::NoApiKey | ApiError::InvalidApiKey => StatusCode::UNAUTHORIZED,
             ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
-            ApiError::InvalidJson | ApiError::UnknownColumn(_) | ApiError::Invalid(_) => {
+            ApiError::InvalidJson | ApiError::NotUtf8 | ApiError::UnknownColumn(_) | ApiError::Invalid(_) => {
                 StatusCode::BAD_REQUEST
             }
             ApiError::UnknownTable(_) | ApiError::UnknownFunction(_) | ApiError::UnknownPath => {
@@ -100,6 +102,12 @@ impl ApiError {
                 None,
             ),
             ApiError::InvalidJson => (Some("PGRST102"), "Empty or invalid json".to_owned(), None, None),
+            ApiError::NotUtf8 => (
+                Some("PGRST102"),
+                "Empty or invalid json".to_owned(),
+                Some("Текст заявки надіслано не в кодуванні UTF-8.".to_owned()),
+                None,
+            ),
             ApiError::UnknownColumn(column) => (
                 Some("PGRST204"),
                 format!("Could not find the '{column}' column of 'CRN' in the schema cache"),

@@ -79,6 +79,45 @@ async fn the_honeypot_looks_like_success_and_stores_nothing() {
 }
 
 #[tokio::test]
+async fn text_that_is_not_utf8_is_refused_rather_than_stored_altered() {
+    let app = test_app().await;
+    let lead = "phone=0671234567&confirmation=%D0%A2%D0%B0%D0%BA&agreed=on";
+    // "Олена" in Windows-1251: percent-encoded, and as raw bytes.
+    let mut raw = b"name=".to_vec();
+    raw.extend_from_slice(&[0xCE, 0xEB, 0xE5, 0xED, 0xE0]);
+    raw.extend_from_slice(format!("&{lead}").as_bytes());
+    for body in [format!("name=%CE%EB%E5%ED%E0&{lead}").into_bytes(), raw] {
+        let request = Request::post("/leads")
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(Body::from(body))
+            .unwrap();
+        let answer = app.call(request).await;
+        assert_eq!(answer.status, StatusCode::BAD_REQUEST);
+        assert!(answer.text().contains("не в кодуванні UTF-8"), "{}", answer.text());
+    }
+    assert!(app.stored().await.is_empty());
+}
+
+#[tokio::test]
+async fn an_oversized_or_foreign_body_gets_a_ukrainian_page_and_stores_nothing() {
+    let app = test_app().await;
+    let comment = "я".repeat(40_000);
+    let oversized = encode(&[("name", "Олена"), ("phone", "0671234567"), ("comment", &comment)]);
+    let answer = post_form(&app, &oversized).await;
+    assert_eq!(answer.status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert!(answer.text().contains("Заявка завелика"), "{}", answer.text());
+
+    let request = Request::post("/leads")
+        .header("content-type", "text/plain")
+        .body(Body::from("name=Олена&phone=0671234567"))
+        .unwrap();
+    let answer = app.call(request).await;
+    assert_eq!(answer.status, StatusCode::UNSUPPORTED_MEDIA_TYPE);
+    assert!(answer.text().contains("незнайомому форматі"), "{}", answer.text());
+    assert!(app.stored().await.is_empty());
+}
+
+#[tokio::test]
 async fn the_refusal_page_styles_are_allowed_by_the_csp() {
     let app = test_app().await;
     let answer = post_form(&app, "name=").await;

@@ -1,6 +1,7 @@
 //! Property tests of the two entry points' parsing and validation: whatever arrives, the answer
-//! is never a 5xx (and never a panic, which would be a 500 page), and every refusal is JSON or a
-//! page that says what was wrong.
+//! is never a 5xx (and never a panic, which would be a 500 page), every refusal is JSON or a
+//! page that says what was wrong, and a real lead however dressed in hostile characters is
+//! stored, cleaned.
 
 mod common;
 
@@ -15,7 +16,8 @@ fn app() -> &'static (tokio::runtime::Runtime, common::TestApp) {
     static APP: OnceLock<(tokio::runtime::Runtime, common::TestApp)> = OnceLock::new();
     APP.get_or_init(|| {
         let runtime = tokio::runtime::Runtime::new().unwrap();
-        let app = runtime.block_on(common::test_app());
+        // Generated leads may share a phone; each must be stored, not merged as a duplicate.
+        let app = runtime.block_on(common::test_app_with(|s| s.duplicate_window_hours = 0));
         (runtime, app)
     })
 }
@@ -51,6 +53,34 @@ fn json_value() -> impl Strategy<Value = serde_json::Value> {
         Just(serde_json::Value::Null),
         Just(serde_json::json!({"nested": [1, 2]})),
     ]
+}
+
+/// Characters the cleaning drops wherever they are: controls, direction overrides, the BOM.
+fn dropped_character() -> impl Strategy<Value = char> {
+    prop_oneof![
+        Just('\u{0000}'),
+        Just('\u{0007}'),
+        Just('\u{001B}'),
+        Just('\u{007F}'),
+        Just('\u{202E}'),
+        Just('\u{2066}'),
+        Just('\u{FEFF}'),
+    ]
+}
+
+/// A name as a person writes it, and the same name with dropped characters put anywhere, `й`
+/// and `ї` decomposed (NFD) and spaces around it: what a careless client or an attacker sends.
+fn dressed_name() -> impl Strategy<Value = (String, String)> {
+    let name = "[а-яіїєґйА-ЯІЇЄҐЙa-zA-Z][а-яіїєґйА-ЯІЇЄҐЙa-zA-Z' -]{0,38}[а-яіїєґйА-ЯІЇЄҐЙa-zA-Z]";
+    (name, proptest::collection::vec((any::<prop::sample::Index>(), dropped_character()), 0..4), " {0,2}")
+        .prop_map(|(name, insertions, padding): (String, Vec<(prop::sample::Index, char)>, String)| {
+            let mut sent: Vec<char> =
+                name.replace('й', "и\u{0306}").replace('ї', "і\u{0308}").chars().collect();
+            for (at, c) in insertions {
+                sent.insert(at.index(sent.len() + 1), c);
+            }
+            (name, format!("{padding}{}{padding}", sent.into_iter().collect::<String>()))
+        })
 }
 
 proptest! {
@@ -96,6 +126,28 @@ proptest! {
             prop_assert!(!name.is_empty() && !name.chars().any(char::is_control));
             let digits = row["phone"].as_str().unwrap().chars().filter(char::is_ascii_digit).count();
             prop_assert!((7..=15).contains(&digits));
+        }
+    }
+
+    #[test]
+    fn a_real_lead_however_dressed_is_stored_clean(
+        (name, sent_name) in dressed_name(),
+        phone in "(\\+38 ?|38)?\\(?0[1-9][0-9]\\)?[ -]?[0-9]{3}[ -]?[0-9]{2}[ -]?[0-9]{2}",
+        confirmation in "( ?)(Так|Ні)( ?)",
+        comment in proptest::option::of("\\PC{0,200}"),
+    ) {
+        let body = serde_json::json!({
+            "name": sent_name, "phone": phone, "confirmation": confirmation, "comment": comment,
+        });
+        let answer = post("/rest/v1/CRN", "application/json", body.to_string().into_bytes());
+        prop_assert_eq!(answer.status.as_u16(), 201, "{}", answer.text());
+        let row = &answer.json()[0];
+        prop_assert_eq!(row["name"].as_str().unwrap(), name.as_str());
+        prop_assert_eq!(row["phone"].as_str().unwrap(), phone.trim());
+        prop_assert_eq!(row["confirmation"].as_str().unwrap(), confirmation.trim());
+        if let Some(stored) = row["comment"].as_str() {
+            prop_assert!(!stored.chars().any(|c| c.is_control() && c != '\n'), "{stored:?}");
+            prop_assert!(unicode_normalization::is_nfc(stored), "{stored:?}");
         }
     }
 

@@ -116,15 +116,55 @@ async fn hashed_assets_are_immutable_and_served_compressed() {
 
 #[tokio::test]
 async fn every_answer_carries_the_security_headers() {
-    let app = test_app().await;
-    for path in ["/", "/nope", "/healthz"] {
-        let answer = app.get(path).await;
+    fn request(method: &str, path: &str, content_type: &str, body: String) -> Request<Body> {
+        Request::builder()
+            .method(method)
+            .uri(path)
+            .header("apikey", KEY)
+            .header("content-type", content_type)
+            .header("origin", "https://example.org")
+            .header("access-control-request-method", "POST")
+            .body(Body::from(body))
+            .unwrap()
+    }
+    let lead = r#"{"name":"Олена","phone":"0671234567","confirmation":"Так"}"#.to_owned();
+    let form = "name=Олена&phone=0671234567&confirmation=Так&agreed=on".to_owned();
+    let cases = [
+        ("GET", "/", "", String::new(), 200),
+        ("GET", "/nope", "", String::new(), 404),
+        ("GET", "/healthz", "", String::new(), 200),
+        ("GET", "/metrics", "", String::new(), 200),
+        ("GET", "/admin", "", String::new(), 200),
+        ("GET", "/admin/api/leads", "", String::new(), 401),
+        ("OPTIONS", "/rest/v1/CRN", "", String::new(), 200),
+        ("POST", "/rest/v1/CRN", "application/json", lead.clone(), 201),
+        ("POST", "/rest/v1/CRN", "text/plain", lead.clone(), 415),
+        ("POST", "/rest/v1/CRN", "application/json", "я".repeat(40_000), 413),
+        ("POST", "/leads", "application/x-www-form-urlencoded", "name=".to_owned(), 422),
+        ("POST", "/leads", "application/x-www-form-urlencoded", form.clone(), 303),
+        // From here on the app allows one submit a minute: these are over it.
+        ("POST", "/leads", "application/x-www-form-urlencoded", form, 429),
+        ("POST", "/rest/v1/CRN", "application/json", lead, 429),
+    ];
+    let unlimited = test_app().await;
+    let limited = test_app_with(|s| s.rate_limit_per_minute = 1).await;
+    limited.insert(r#"{"name":"Іван","phone":"0501234567","confirmation":"Ні"}"#, "").await;
+    for (method, path, content_type, body, status) in cases {
+        let app = if status == 429 { &limited } else { &unlimited };
+        let answer = app.call(request(method, path, content_type, body)).await;
+        let case = format!("{method} {path} {status}");
+        assert_eq!(answer.status.as_u16(), status, "{case}");
         let csp = answer.header("content-security-policy");
-        assert!(csp.contains("script-src 'self';"), "{path}: {csp}");
-        assert!(csp.contains("frame-ancestors 'none'"), "{path}: {csp}");
-        assert!(!csp.contains("unsafe-inline"), "{path}: {csp}");
-        assert_eq!(answer.header("x-content-type-options"), "nosniff", "{path}");
-        assert_eq!(answer.header("referrer-policy"), "no-referrer", "{path}");
+        assert!(csp.contains("script-src 'self';"), "{case}: {csp}");
+        assert!(csp.contains("frame-ancestors 'none'"), "{case}: {csp}");
+        assert!(!csp.contains("unsafe-inline"), "{case}: {csp}");
+        assert_eq!(answer.header("x-content-type-options"), "nosniff", "{case}");
+        assert_eq!(answer.header("referrer-policy"), "no-referrer", "{case}");
+        assert_eq!(answer.header("cross-origin-opener-policy"), "same-origin", "{case}");
+        let permissions = answer.header("permissions-policy");
+        for feature in ["camera=()", "microphone=()", "geolocation=()", "payment=()"] {
+            assert!(permissions.contains(feature), "{case}: {permissions}");
+        }
     }
 }
 

@@ -151,6 +151,25 @@ async fn a_wrong_content_type_is_415() {
 }
 
 #[tokio::test]
+async fn a_body_that_is_not_utf8_is_refused_with_the_reason_and_nothing_is_stored() {
+    let app = test_app().await;
+    // "Олена" in Windows-1251, as an old client might send it.
+    let mut body = br#"{"name":""#.to_vec();
+    body.extend_from_slice(&[0xCE, 0xEB, 0xE5, 0xED, 0xE0]);
+    body.extend_from_slice(r#"","phone":"0671234567","confirmation":"Так"}"#.as_bytes());
+    let request = Request::post("/rest/v1/CRN")
+        .header("apikey", KEY)
+        .header("content-type", "application/json")
+        .body(Body::from(body))
+        .unwrap();
+    let answer = app.call(request).await;
+    assert_eq!(answer.status, StatusCode::BAD_REQUEST);
+    assert_eq!(answer.json()["code"], "PGRST102");
+    assert_eq!(answer.json()["details"], "Текст заявки надіслано не в кодуванні UTF-8.");
+    assert!(app.stored().await.is_empty());
+}
+
+#[tokio::test]
 async fn reading_updating_or_deleting_never_reveals_or_changes_a_lead() {
     let app = test_app().await;
     app.insert(LEAD, "").await;

@@ -4,14 +4,14 @@
 //! is lost.
 
 use askama::Template;
-use axum::Extension;
-use axum::extract::rejection::FormRejection;
+use axum::extract::rejection::BytesRejection;
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::HeaderMap;
 use axum::http::{StatusCode, header};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::post;
-use axum::{Form, Router};
+use axum::{Extension, Router};
+use bytes::Bytes;
 use serde::Deserialize;
 
 use super::client::ClientInfo;
@@ -61,19 +61,12 @@ async fn submit(
     State(state): State<AppState>,
     Extension(client): Extension<ClientInfo>,
     headers: HeaderMap,
-    form: Result<Form<LeadForm>, FormRejection>,
+    body: Result<Bytes, BytesRejection>,
 ) -> Response {
-    let form = match form {
-        Ok(Form(form)) => form,
-        Err(rejection) => {
+    let form = match read_form(&headers, body) {
+        Ok(form) => form,
+        Err((status, problem)) => {
             submit::invalid(&state);
-            let status = rejection.status();
-            let problem = match status {
-                StatusCode::PAYLOAD_TOO_LARGE => "Заявка завелика. Скоротіть, будь ласка, коментар.",
-                StatusCode::UNSUPPORTED_MEDIA_TYPE => "Форму надіслано в незнайомому форматі.",
-                _ => "Не вдалося прочитати заявку. Спробуйте, будь ласка, ще раз.",
-            };
-            let status = if status.is_client_error() { status } else { StatusCode::BAD_REQUEST };
             return refusal(&state, status, vec![problem.to_owned()], &LeadForm::default());
         }
     };
@@ -118,6 +111,36 @@ async fn submit(
     submit::invalid(&state);
     tracing::info!(problems = problems.len(), "lead refused by validation (form)");
     refusal(&state, StatusCode::UNPROCESSABLE_ENTITY, problems, &form)
+}
+
+/// The form's fields, or why the body cannot be read. Text that is not UTF-8 is refused rather
+/// than stored with its bytes replaced by `�`, which is what URL-decoding alone would do.
+fn read_form(
+    headers: &HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<LeadForm, (StatusCode, &'static str)> {
+    let media = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
+    let media = media.split(';').next().unwrap_or("").trim();
+    if !media.eq_ignore_ascii_case("application/x-www-form-urlencoded") {
+        return Err((StatusCode::UNSUPPORTED_MEDIA_TYPE, "Форму надіслано в незнайомому форматі."));
+    }
+    let body = body.map_err(|rejection| match rejection.status() {
+        StatusCode::PAYLOAD_TOO_LARGE => {
+            (StatusCode::PAYLOAD_TOO_LARGE, "Заявка завелика. Скоротіть, будь ласка, коментар.")
+        }
+        _ => (StatusCode::BAD_REQUEST, "Не вдалося прочитати заявку. Спробуйте, будь ласка, ще раз."),
+    })?;
+    let utf8 = body
+        .split(|&byte| byte == b'&' || byte == b'=')
+        .all(|part| percent_encoding::percent_decode(part).decode_utf8().is_ok());
+    if !utf8 {
+        return Err((
+            StatusCode::BAD_REQUEST,
+            "Текст заявки надіслано не в кодуванні UTF-8, тож його не вдалося прочитати.",
+        ));
+    }
+    serde_urlencoded::from_bytes(&body)
+        .map_err(|_| (StatusCode::BAD_REQUEST, "Не вдалося прочитати заявку. Спробуйте, будь ласка, ще раз."))
 }
 
 fn refusal(state: &AppState, status: StatusCode, problems: Vec<String>, form: &LeadForm) -> Response {

@@ -120,6 +120,7 @@ async fn insert(
         Err(ApiError::UnsupportedMediaType(_)
             | ApiError::PayloadTooLarge
             | ApiError::InvalidJson
+            | ApiError::NotUtf8
             | ApiError::UnknownColumn(_)
             | ApiError::Invalid(_))
     ) {
@@ -347,7 +348,9 @@ fn parse_column_list(list: &str) -> Result<Vec<String>, ApiError> {
 
 /// The body as rows: one object or an array of objects, every key a writable column.
 fn parse_rows(body: &[u8], columns: Option<&[String]>) -> Result<Vec<LeadInput>, ApiError> {
-    let value: Value = serde_json::from_slice(body).map_err(|_| ApiError::InvalidJson)?;
+    // JSON is UTF-8 (RFC 8259); saying so helps more than "invalid json".
+    let body = std::str::from_utf8(body).map_err(|_| ApiError::NotUtf8)?;
+    let value: Value = serde_json::from_str(body).map_err(|_| ApiError::InvalidJson)?;
     let objects = match value {
         Value::Object(object) => vec![object],
         Value::Array(items) => items

@@ -2,15 +2,18 @@
 
 use unicode_normalization::UnicodeNormalization;
 
-/// For one-line fields: NFC, line breaks and tabs become spaces, other control and
-/// direction-override characters are dropped, surrounding whitespace trimmed.
+/// For one-line fields: line breaks and tabs become spaces, other control and
+/// direction-override characters are dropped, then NFC (after the dropping, so that a letter and
+/// its accent that had a control character between them are composed too), surrounding
+/// whitespace trimmed.
 pub fn single_line(raw: &str) -> String {
-    raw.nfc()
+    raw.chars()
         .filter_map(|c| match c {
             '\n' | '\r' | '\t' => Some(' '),
             c if is_unwanted(c) => None,
             c => Some(c),
         })
+        .nfc()
         .collect::<String>()
         .trim()
         .to_owned()
@@ -19,13 +22,14 @@ pub fn single_line(raw: &str) -> String {
 /// For the comment: like `single_line`, but line breaks are kept (as `\n`).
 pub fn multi_line(raw: &str) -> String {
     raw.replace("\r\n", "\n")
-        .nfc()
+        .chars()
         .filter_map(|c| match c {
             '\n' | '\r' => Some('\n'),
             '\t' => Some(' '),
             c if is_unwanted(c) => None,
             c => Some(c),
         })
+        .nfc()
         .collect::<String>()
         .trim()
         .to_owned()
@@ -44,6 +48,12 @@ mod tests {
     #[test]
     fn single_line_flattens_breaks_and_drops_controls() {
         assert_eq!(single_line(" a\tb\nc\u{202E}d\u{0001} "), "a b cd");
+    }
+
+    #[test]
+    fn a_dropped_character_between_a_letter_and_its_accent_leaves_them_composed() {
+        assert_eq!(single_line("Украі\u{0000}\u{0308}на"), "Україна");
+        assert_eq!(multi_line("И\u{FEFF}\u{0306}осип"), "Йосип");
     }
 
     #[test]

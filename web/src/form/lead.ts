@@ -88,9 +88,9 @@ export function missingFields(input: LeadInput): RequiredField[] {
  */
 export function isPhoneShaped(phone: string): boolean {
   const cleaned = phone
-    .normalize('NFC')
     .replace(/[\t\n\r]/g, ' ')
     .replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\ufeff]/g, '')
+    .normalize('NFC')
     .trim();
   const digits = cleaned.replace(/[^0-9]/g, '').length;
   return /^\+?[0-9 ()-]*$/.test(cleaned) && digits >= PHONE_DIGITS.min && digits <= PHONE_DIGITS.max;
