@@ -323,6 +323,26 @@ async fn webhook_is_signed_and_names_the_lead_without_personal_data() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_same_phone_again_is_one_lead_and_one_notification() {
+    let receiver = HttpReceiver::start(Reply::status(200)).await;
+    let database = TestDatabase::new().await;
+    let server = start(&database.url, &webhook_env(&receiver)).await;
+
+    // The same number three ways, as an impatient visitor (or a bot) might send it.
+    let ids = [
+        submit(server.port, "Марія", &phone(12)).await,
+        submit(server.port, "Марія", "067 000 00 12").await,
+        submit(server.port, "Марія Коваль", "(067) 000-00-12").await,
+    ];
+    assert!(ids.iter().all(|&id| id == ids[0]), "one lead: {ids:?}");
+    receiver.wait_for("the webhook call", Duration::from_secs(10), |r| !r.is_empty()).await;
+    tokio::time::sleep(QUIET).await;
+    let requests = receiver.requests();
+    assert_eq!(requests.len(), 1, "{requests:#?}");
+    assert_eq!(requests[0].json()["lead_id"], ids[0]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn webhook_with_personal_data_carries_the_lead() {
     let receiver = HttpReceiver::start(Reply::status(204)).await;
     let database = TestDatabase::new().await;
