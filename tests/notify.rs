@@ -424,8 +424,11 @@ async fn email_with_personal_data_keeps_the_text_as_written() {
     assert_eq!(mail.to, ["ops@example.org"]);
     // The sender defaults to the first recipient.
     assert_eq!(mail.from, "ops@example.org");
+    // Plain text, so no mail client renders the name as markup, and nothing is escaped.
+    let content_type = mail.header("content-type").unwrap_or_default();
+    assert!(content_type.starts_with("text/plain"), "{mail:#?}");
+    assert!(!mail.data.to_ascii_lowercase().contains("text/html"), "{mail:#?}");
     let text = mail.body();
-    // Plain text: nothing is escaped.
     assert!(text.contains("Ім'я: <b>Оксана & Ко</b>\n"), "{text}");
     assert!(text.contains(&format!("Телефон: {}\n", phone(21))), "{text}");
     assert!(text.contains("Коментар: перший рядок\n.\nостанній рядок\n"), "{text}");
