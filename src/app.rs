@@ -94,7 +94,7 @@ impl AppState {
 }
 
 /// Hourly chores (the first at start): delete leads past the retention period, forget
-/// `Idempotency-Key`s older than a day and expired sessions.
+/// `Idempotency-Key`s past their window and expired sessions.
 fn spawn_housekeeping(store: Store, retention_days: u32) {
     tokio::spawn(async move {
         let mut every_hour = tokio::time::interval(Duration::from_secs(3600));
@@ -110,9 +110,8 @@ fn spawn_housekeeping(store: Store, retention_days: u32) {
                 Err(crate::store::StoreError::Closed) => return,
                 Err(e) => tracing::warn!(error = %e, "deleting leads past the retention period"),
             }
-            let day_ago = now - jiff::SignedDuration::from_hours(24);
             let chores = async {
-                store.purge_idempotency_keys(day_ago).await?;
+                store.purge_idempotency_keys(now - crate::store::IDEMPOTENCY_WINDOW).await?;
                 store.purge_sessions(now).await
             };
             match chores.await {

@@ -76,7 +76,9 @@ impl ApiError {
             ApiError::RateLimited(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::BadIdempotencyKey => StatusCode::BAD_REQUEST,
             ApiError::IdempotencyKeyReused => StatusCode::UNPROCESSABLE_ENTITY,
-            ApiError::IdempotencyKeyInUse => StatusCode::CONFLICT,
+            ApiError::IdempotencyKeyInUse | ApiError::Store(StoreError::IdempotencyKeyTaken) => {
+                StatusCode::CONFLICT
+            }
             ApiError::NotSingleRow(_) => StatusCode::NOT_ACCEPTABLE,
             ApiError::Store(StoreError::Unavailable(_) | StoreError::Closed) => {
                 StatusCode::SERVICE_UNAVAILABLE
@@ -150,7 +152,7 @@ impl ApiError {
                 None,
                 Some("Use a new key for a new request".to_owned()),
             ),
-            ApiError::IdempotencyKeyInUse => (
+            ApiError::IdempotencyKeyInUse | ApiError::Store(StoreError::IdempotencyKeyTaken) => (
                 None,
                 "A request with this Idempotency-Key is still being processed".to_owned(),
                 None,

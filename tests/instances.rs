@@ -4,7 +4,7 @@ mod common;
 
 use std::collections::HashMap;
 
-use common::{Server, TestDatabase, http, request};
+use common::{KEY, Server, TestDatabase, http, request};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn two_instances_on_one_database_store_every_lead_exactly_once() {
@@ -52,6 +52,45 @@ async fn two_instances_on_one_database_store_every_lead_exactly_once() {
     // Ids come from one sequence, whichever instance stored the lead.
     let ids: Vec<i64> = exported.iter().map(|l| l["id"].as_i64().unwrap()).collect();
     assert!(ids.windows(2).all(|w| w[0] < w[1]), "oldest first, no id twice");
+}
+
+/// A client that retries through the load balancer can land on the other instance while its
+/// first request is still running there: the key is claimed in the database, so the second is
+/// told 409 (or, if the first has finished, gets its answer replayed), and one lead is stored.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_idempotency_key_sent_to_both_instances_at_once_stores_one_lead() {
+    let database = TestDatabase::postgres().await;
+    // With duplicate suppression off, only the key can keep the second request from storing.
+    let off = [("ZAYAVKA_DUPLICATE_WINDOW_HOURS", "0")];
+    let (a, b) =
+        tokio::join!(Server::start_with(&database.url, &off), Server::start_with(&database.url, &off));
+    let keys = 40;
+    let mut ids_by_key = Vec::new();
+    for n in 0..keys {
+        let key = format!("retry-{n}");
+        let body = format!(r#"{{"name":"Ключ {n}","phone":"+38067{n:07}","confirmation":"Так"}}"#);
+        let headers =
+            [("apikey", KEY), ("prefer", "return=representation"), ("idempotency-key", key.as_str())];
+        let (first, second) = tokio::join!(
+            request(a.port, "POST", "/rest/v1/CRN", &headers, &body),
+            request(b.port, "POST", "/rest/v1/CRN", &headers, &body),
+        );
+        let mut ids = Vec::new();
+        for (status, _, answer) in [first, second] {
+            match status {
+                201 => ids.push(serde_json::from_str::<serde_json::Value>(&answer).unwrap()[0]["id"].clone()),
+                409 => assert!(answer.contains("Idempotency-Key"), "{answer}"),
+                other => panic!("{key}: {other} {answer}"),
+            }
+        }
+        assert!(!ids.is_empty(), "{key}: one of the two stores the lead");
+        assert!(ids.iter().all(|id| *id == ids[0]), "{key}: a replay names the same lead: {ids:?}");
+        ids_by_key.push(ids[0].clone());
+    }
+    let exported = a.export_jsonl().await;
+    assert_eq!(exported.len(), keys, "one lead per key");
+    let exported_ids: Vec<serde_json::Value> = exported.iter().map(|l| l["id"].clone()).collect();
+    assert_eq!(exported_ids, ids_by_key);
 }
 
 /// An operator signs in on one instance and works on the other: sessions live in the database.

@@ -22,7 +22,7 @@ use super::submit;
 use crate::app::AppState;
 use crate::error::ApiError;
 use crate::lead::{Lead, LeadInput};
-use crate::store::Idempotency;
+use crate::store::{IDEMPOTENCY_WINDOW, Idempotency, StoreError};
 
 /// Generous for one lead (a 1000-character comment is ~4 KB of Cyrillic UTF-8) and for a bulk
 /// insert from an operator's script, small enough that a flood costs little memory.
@@ -129,9 +129,6 @@ async fn insert(
     result
 }
 
-/// How long an `Idempotency-Key` is remembered.
-const IDEMPOTENCY_WINDOW: jiff::SignedDuration = jiff::SignedDuration::from_hours(24);
-
 /// The `Idempotency-Key` header (IETF httpapi draft): 1–255 visible ASCII characters.
 fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
     let Some(value) = headers.get("idempotency-key") else { return Ok(None) };
@@ -144,7 +141,7 @@ fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
 
 /// An insert under an `Idempotency-Key`: a repeat of a finished request replays its answer (the
 /// same leads, nothing stored twice); the same key with another body is 422; the same key while
-/// the first request is still running is 409.
+/// the first request is still running, here or on another instance, is 409.
 async fn insert_idempotent(
     state: &AppState,
     headers: &HeaderMap,
@@ -160,17 +157,44 @@ async fn insert_idempotent(
     fingerprint.update(query.get("columns").map(String::as_bytes).unwrap_or_default());
     let fingerprint: String = fingerprint.finalize().iter().map(|b| format!("{b:02x}")).collect();
 
-    let since = jiff::Timestamp::now() - IDEMPOTENCY_WINDOW;
-    match state.store.idempotency_record(&key, since).await? {
-        Some((recorded, _)) if recorded != fingerprint => Err(ApiError::IdempotencyKeyReused),
-        Some((_, ids)) => {
-            let leads = state.store.leads_by_ids(ids).await?;
-            let mut response = respond(StatusCode::CREATED, &leads, &answer_asked(headers, query)?)?;
-            response.headers_mut().insert("idempotent-replayed", HeaderValue::from_static("true"));
-            Ok(response)
-        }
-        None => insert_checked(state, headers, query, Ok(body), Some(Idempotency { key, fingerprint })).await,
+    if let Some(replay) = replay(state, headers, query, &key, &fingerprint).await {
+        return replay;
     }
+    let idempotency = Idempotency { key: key.clone(), fingerprint: fingerprint.clone() };
+    match insert_checked(state, headers, query, Ok(body), Some(idempotency)).await {
+        // Another instance has the key: running (409), or finished just now (its answer).
+        Err(ApiError::Store(StoreError::IdempotencyKeyTaken)) => {
+            replay(state, headers, query, &key, &fingerprint)
+                .await
+                .unwrap_or(Err(ApiError::IdempotencyKeyInUse))
+        }
+        answer => answer,
+    }
+}
+
+/// The answer to a repeat of a request recorded under `key`, if there was one.
+async fn replay(
+    state: &AppState,
+    headers: &HeaderMap,
+    query: &HashMap<String, String>,
+    key: &str,
+    fingerprint: &str,
+) -> Option<Result<Response, ApiError>> {
+    let since = jiff::Timestamp::now() - IDEMPOTENCY_WINDOW;
+    let (recorded, ids) = match state.store.idempotency_record(key, since).await {
+        Ok(record) => record?,
+        Err(e) => return Some(Err(e.into())),
+    };
+    if recorded != fingerprint {
+        return Some(Err(ApiError::IdempotencyKeyReused));
+    }
+    let answer = async {
+        let leads = state.store.leads_by_ids(ids).await?;
+        let mut response = respond(StatusCode::CREATED, &leads, &answer_asked(headers, query)?)?;
+        response.headers_mut().insert("idempotent-replayed", HeaderValue::from_static("true"));
+        Ok(response)
+    };
+    Some(answer.await)
 }
 
 /// Keys of requests this instance is still working on.

@@ -64,6 +64,7 @@ pub async fn store(
             }
             Ok(stored)
         }
+        Err(StoreError::IdempotencyKeyTaken) => Err(StoreError::IdempotencyKeyTaken),
         Err(e) => {
             state.metrics.refused(Refusal::Unavailable);
             tracing::error!(error = %e, "storing a lead failed");

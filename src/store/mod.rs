@@ -19,7 +19,14 @@ pub enum StoreError {
     /// The store was closed during shutdown.
     #[error("the store is closed")]
     Closed,
+    /// Another request, on another instance, is running under this `Idempotency-Key` or has
+    /// just recorded it; nothing was stored.
+    #[error("the Idempotency-Key is taken by another request")]
+    IdempotencyKeyTaken,
 }
+
+/// How long an `Idempotency-Key` is remembered.
+pub const IDEMPOTENCY_WINDOW: jiff::SignedDuration = jiff::SignedDuration::from_hours(24);
 
 /// How an insert is made: the consent evidence kept with each lead, the duplicate rule, and the
 /// channels each new lead is queued for.

@@ -80,6 +80,24 @@ impl PostgresStore {
     ) -> Result<Vec<Stored>, StoreError> {
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(unavailable)?;
+        if let Some(idempotency) = idempotency {
+            // Instances share no memory: the key is claimed with a lock held until this commit.
+            // One that cannot take it, or takes it only after another request recorded the key,
+            // stores nothing and says so.
+            let free: bool = tx
+                .query_one(
+                    "SELECT pg_try_advisory_xact_lock(hashtextextended('Idempotency-Key ' || $1, 0)) \
+                     AND NOT EXISTS (SELECT 1 FROM idempotency_keys WHERE key = $1 \
+                                     AND created_at >= now() - make_interval(secs => $2))",
+                    &[&idempotency.key, &(super::IDEMPOTENCY_WINDOW.as_secs_f64())],
+                )
+                .await
+                .map_err(unavailable)?
+                .get(0);
+            if !free {
+                return Err(StoreError::IdempotencyKeyTaken);
+            }
+        }
         let insert = tx
             .prepare_cached(&format!(
                 "INSERT INTO \"CRN\" (name, phone, phone_e164, confirmation, comment, policy_version) \
