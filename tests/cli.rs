@@ -235,6 +235,16 @@ async fn backup_copies_a_running_database() {
 }
 
 #[tokio::test]
+async fn backup_on_postgresql_points_to_pg_dump_and_writes_nothing() {
+    let database = common::TestDatabase::postgres().await;
+    let copy = database.dir.path().join("copy.db");
+    let (ok, _, stderr) =
+        run(&["backup", copy.to_str().unwrap()], &[("ZAYAVKA_DATABASE_URL", database.url.as_str())]).await;
+    assert!(!ok && stderr.contains("pg_dump"), "{stderr}");
+    assert!(!copy.exists());
+}
+
+#[tokio::test]
 async fn build_static_writes_the_site_with_the_settings_filled_in() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("site");
