@@ -83,18 +83,27 @@ impl PostgresStore {
         if let Some(idempotency) = idempotency {
             // Instances share no memory: the key is claimed with a lock held until this commit.
             // One that cannot take it, or takes it only after another request recorded the key,
-            // stores nothing and says so.
-            let free: bool = tx
+            // stores nothing and says so. Two statements: the record is read with a snapshot
+            // taken after the lock, which sees a commit that released it.
+            let locked: bool = tx
                 .query_one(
-                    "SELECT pg_try_advisory_xact_lock(hashtextextended('Idempotency-Key ' || $1, 0)) \
-                     AND NOT EXISTS (SELECT 1 FROM idempotency_keys WHERE key = $1 \
-                                     AND created_at >= now() - make_interval(secs => $2))",
-                    &[&idempotency.key, &(super::IDEMPOTENCY_WINDOW.as_secs_f64())],
+                    "SELECT pg_try_advisory_xact_lock(hashtextextended('Idempotency-Key ' || $1, 0))",
+                    &[&idempotency.key],
                 )
                 .await
                 .map_err(unavailable)?
                 .get(0);
-            if !free {
+            let recorded = locked
+                && tx
+                    .query_opt(
+                        "SELECT 1 FROM idempotency_keys WHERE key = $1 \
+                         AND created_at >= now() - make_interval(secs => $2)",
+                        &[&idempotency.key, &(super::IDEMPOTENCY_WINDOW.as_secs_f64())],
+                    )
+                    .await
+                    .map_err(unavailable)?
+                    .is_some();
+            if !locked || recorded {
                 return Err(StoreError::IdempotencyKeyTaken);
             }
         }
