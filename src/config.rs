@@ -284,9 +284,7 @@ impl Settings {
         let number =
             |given: Option<String>, key: &str, variable: &str, default: u32| -> anyhow::Result<u32> {
                 let text = pick(given, key, &default.to_string());
-                text.trim().parse().map_err(|_| {
-                    anyhow::anyhow!("{variable}: '{text}' is not a whole number (0 turns it off)")
-                })
+                text.trim().parse().map_err(|_| anyhow::anyhow!("{variable}: '{text}' is not a whole number"))
             };
         let rate_limit_per_minute = number(
             args.rate_limit_per_minute,

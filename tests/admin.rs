@@ -81,31 +81,6 @@ async fn waiting_notifications(app: &TestApp) -> i64 {
     app.state.store.outbox_queues().await.unwrap().iter().map(|queue| queue.waiting).sum()
 }
 
-/// Moves a lead's sending time `hours` into the past, straight in the database (the server has
-/// no clock to turn).
-async fn backdate(app: &TestApp, id: i64, hours: i64) {
-    let at = jiff::Timestamp::now() - jiff::SignedDuration::from_hours(hours);
-    let url = app.database.url.clone();
-    if url.starts_with("postgres") {
-        let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls).await.unwrap();
-        tokio::spawn(connection);
-        let seconds = at.as_second() as f64;
-        client
-            .execute("UPDATE \"CRN\" SET created_at = to_timestamp($1) WHERE id = $2", &[&seconds, &id])
-            .await
-            .unwrap();
-    } else {
-        let connection = rusqlite::Connection::open(app.database.dir.path().join("leads.db")).unwrap();
-        connection.busy_timeout(std::time::Duration::from_secs(5)).unwrap();
-        connection
-            .execute(
-                "UPDATE \"CRN\" SET created_at = ?1 WHERE id = ?2",
-                rusqlite::params![format!("{at:.6}"), id],
-            )
-            .unwrap();
-    }
-}
-
 #[tokio::test]
 async fn signing_in_and_out() {
     let app = test_app().await;
@@ -309,6 +284,25 @@ async fn each_call_moves_the_status_on_and_the_log_keeps_it() {
 }
 
 #[tokio::test]
+async fn every_final_outcome_closes_the_lead_and_only_a_reached_person_counts_as_reached() {
+    let app = test_app().await;
+    let operator = signed_in(&app).await;
+    let outcomes =
+        [("interested", true), ("not_interested", true), ("not_eligible", true), ("unreachable", false)];
+    for (n, (outcome, reached)) in outcomes.into_iter().enumerate() {
+        let id = submit(&app, "Олена", &format!("067 000 00 1{n}")).await;
+        let path = format!("/admin/api/leads/{id}/attempts");
+        let answer = operator.post(&app, &path, json!({ "outcome": outcome })).await;
+        assert_eq!(answer.status, StatusCode::CREATED, "{outcome}: {}", answer.text());
+        let lead = &answer.json()["lead"];
+        assert_eq!(lead["status"], outcome);
+        assert_eq!(lead["open"], false, "{outcome} closes the lead");
+        assert_eq!(lead["reached_at"].is_string(), reached, "{outcome}: {lead}");
+    }
+    assert!(operator.list(&app, "filter=open").await.is_empty());
+}
+
+#[tokio::test]
 async fn overdue_leads_and_the_figures() {
     let app = test_app().await;
     let operator = signed_in(&app).await;
@@ -316,9 +310,9 @@ async fn overdue_leads_and_the_figures() {
     let called_late = submit(&app, "Пізно", "067 000 00 02").await;
     let called_in_time = submit(&app, "Вчасно", "067 000 00 03").await;
     let fresh = submit(&app, "Свіжа", "067 000 00 04").await;
-    backdate(&app, overdue, 50).await;
-    backdate(&app, called_late, 24 * 5).await;
-    backdate(&app, called_in_time, 30).await;
+    app.database.backdate(overdue, 50).await;
+    app.database.backdate(called_late, 24 * 5).await;
+    app.database.backdate(called_in_time, 30).await;
     for id in [called_late, called_in_time] {
         let path = format!("/admin/api/leads/{id}/attempts");
         assert_eq!(
@@ -443,8 +437,8 @@ async fn leads_past_the_retention_period_are_deleted_at_start() {
     let first = test_app().await;
     let old = submit(&first, "Давня", "067 000 00 05").await;
     let recent = submit(&first, "Недавня", "067 000 00 06").await;
-    backdate(&first, old, 24 * 31).await;
-    backdate(&first, recent, 24 * 29).await;
+    first.database.backdate(old, 24 * 31).await;
+    first.database.backdate(recent, 24 * 29).await;
     // A server with a 30-day period starts on the same database.
     let mut settings = first.state.settings.as_ref().clone();
     settings.retention_days = 30;

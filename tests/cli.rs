@@ -66,6 +66,9 @@ async fn bad_settings_stop_the_start_with_one_clear_line() {
     assert_refused_start(&[("ZAYAVKA_BACKEND_URL", "ftp://x")], "ZAYAVKA_BACKEND_URL").await;
     assert_refused_start(&[("ZAYAVKA_LISTEN", "localhost")], "ZAYAVKA_LISTEN").await;
     assert_refused_start(&[("ZAYAVKA_DATABASE_URL", "mysql://db")], "ZAYAVKA_DATABASE_URL").await;
+    assert_refused_start(&[("ZAYAVKA_REMIND_AFTER_HOURS", "48")], "not before the 48-hour deadline").await;
+    assert_refused_start(&[("ZAYAVKA_REMIND_AFTER_HOURS", "soon")], "'soon' is not a whole number").await;
+    assert_refused_start(&[("ZAYAVKA_RETENTION_DAYS", "0")], "not between 1 and 3650 days").await;
 }
 
 #[tokio::test]
@@ -336,4 +339,25 @@ async fn leads_erase_removes_one_persons_leads() {
     let left = server.export_jsonl().await;
     assert_eq!(left.len(), 1);
     assert_eq!(left[0]["name"], "Іван");
+}
+
+#[tokio::test]
+async fn leads_purge_deletes_the_leads_past_the_retention_period() {
+    let database = common::TestDatabase::new().await;
+    let server = Server::start(&database.url).await;
+    let mut ids = Vec::new();
+    for (name, phone) in [("Давня", "+380671234567"), ("Недавня", "0501234567")] {
+        let body = format!(r#"{{"name":"{name}","phone":"{phone}","confirmation":"Так"}}"#);
+        let (status, answer) = common::http(server.port, "POST", "/rest/v1/CRN", &body).await.unwrap();
+        assert_eq!(status, 201, "{answer}");
+        ids.push(serde_json::from_str::<serde_json::Value>(&answer).unwrap()[0]["id"].as_i64().unwrap());
+    }
+    database.backdate(ids[0], 24 * 31).await;
+    database.backdate(ids[1], 24 * 29).await;
+    let env = [("ZAYAVKA_DATABASE_URL", database.url.as_str()), ("ZAYAVKA_RETENTION_DAYS", "30")];
+    let (ok, _, stderr) = run(&["leads", "purge"], &env).await;
+    assert!(ok && stderr.contains("1 lead(s) older than 30 days deleted"), "{stderr}");
+    let left = server.export_jsonl().await;
+    assert_eq!(left.len(), 1, "{left:?}");
+    assert_eq!(left[0]["name"], "Недавня");
 }

@@ -8,7 +8,7 @@ mod common;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use common::receivers::{HttpReceiver, Received, Reply, SmtpSink};
+use common::receivers::{HttpReceiver, Mail, Received, Reply, SmtpSink};
 use common::{Server, TestDatabase, http, request, zayavka};
 
 const PUBLIC_URL: &str = "https://zayavka.example.org";
@@ -131,16 +131,17 @@ async fn outbox(database: &TestDatabase) -> Vec<OutboxRow> {
         .unwrap()
 }
 
-/// Waits until every one of `ids` has an outbox row that failed at least once and is free again
-/// (not held by a sender, a retry scheduled): the state a crash may safely happen in.
+/// Waits until every outbox row of `ids` (one per channel; at least one per lead) failed at least
+/// once and is free again (not held by a sender, a retry scheduled): the state a crash may safely
+/// happen in.
 async fn wait_until_failed(database: &TestDatabase, ids: &[i64]) -> Vec<OutboxRow> {
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         let rows = outbox(database).await;
         let failed = |id: &i64| {
-            rows.iter().any(|r| {
-                r.lead_id == *id && r.attempts >= 1 && r.last_error.is_some() && !r.locked && !r.sent
-            })
+            let of_lead: Vec<&OutboxRow> = rows.iter().filter(|r| r.lead_id == *id).collect();
+            !of_lead.is_empty()
+                && of_lead.iter().all(|r| r.attempts >= 1 && r.last_error.is_some() && !r.locked && !r.sent)
         };
         if ids.iter().all(failed) {
             return rows;
@@ -323,6 +324,24 @@ async fn webhook_is_signed_and_names_the_lead_without_personal_data() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn webhook_retry_after_is_honoured() {
+    let receiver = HttpReceiver::start(Reply::status(200)).await;
+    receiver.push_reply(Reply::status(503).header("retry-after", "2"));
+    let database = TestDatabase::new().await;
+    let server = start(&database.url, &webhook_env(&receiver)).await;
+
+    let id = submit(server.port, "Олена", &phone(12)).await;
+    let requests = receiver.wait_for("the retry", Duration::from_secs(15), |r| r.len() >= 2).await;
+    assert_eq!((requests[0].status, requests[1].status), (503, 200));
+    let gap = requests[1].at - requests[0].at;
+    // As with Telegram: not before Retry-After, and sooner than the 5 s backoff.
+    assert!(gap >= Duration::from_millis(1950), "retried after {gap:?}, before Retry-After");
+    assert!(gap < Duration::from_secs(5), "retried after {gap:?}: Retry-After was not used");
+    tokio::time::sleep(QUIET).await;
+    assert_eq!(per_lead(&receiver.requests(), None), HashMap::from([(id, 2)]));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_same_phone_again_is_one_lead_and_one_notification() {
     let receiver = HttpReceiver::start(Reply::status(200)).await;
     let database = TestDatabase::new().await;
@@ -434,46 +453,76 @@ async fn email_with_personal_data_keeps_the_text_as_written() {
     assert!(text.contains("Коментар: перший рядок\n.\nостанній рядок\n"), "{text}");
 }
 
-// 5. The channel is down, the server dies, both come back
+// 5. Every channel is down, the server dies, all come back
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_receiver_down_across_a_server_crash_still_gets_every_lead_once() {
-    let mut receiver = HttpReceiver::start(Reply::status(200)).await;
-    receiver.stop().await;
+async fn channels_down_across_a_server_crash_still_get_every_lead_once() {
+    let mut telegram = HttpReceiver::start(Reply::telegram_ok()).await;
+    let mut webhook = HttpReceiver::start(Reply::status(200)).await;
+    let mut sink = SmtpSink::start().await;
+    telegram.stop().await;
+    webhook.stop().await;
+    sink.stop().await;
     let database = TestDatabase::new().await;
-    let env = webhook_env(&receiver);
+    let mut env = telegram_env(&telegram);
+    env.extend(webhook_env(&webhook));
+    env.push(("ZAYAVKA_SMTP_URL", sink.url()));
+    env.push(("ZAYAVKA_NOTIFY_EMAIL_TO", "ops@example.org".to_owned()));
     let mut server = start(&database.url, &env).await;
 
     let mut ids = Vec::new();
     for n in 0..3 {
         ids.push(submit(server.port, &format!("Лід {n}"), &phone(30 + n)).await);
     }
-    // Each has met the closed port once and waits for its retry (5 s on).
+    // Each channel has met its closed port once per lead, and waits for its retry (5 s on).
     let rows = wait_until_failed(&database, &ids).await;
-    assert_eq!(rows.len(), 3, "one webhook row per lead: {rows:#?}");
-    assert!(rows.iter().all(|r| r.channel == "webhook"), "{rows:#?}");
+    let mut per_channel: HashMap<&str, usize> = HashMap::new();
+    for row in &rows {
+        *per_channel.entry(row.channel.as_str()).or_default() += 1;
+    }
+    let expected = HashMap::from([("telegram", 3), ("webhook", 3), ("email", 3)]);
+    assert_eq!(per_channel, expected, "one row per lead and channel: {rows:#?}");
 
     server.signal("KILL");
     let status = server.child.wait().await.unwrap();
     assert!(!status.success(), "killed: {status:?}");
-    receiver.restart().await;
-    assert!(receiver.requests().is_empty());
+    telegram.restart().await;
+    webhook.restart().await;
+    sink.restart().await;
+    assert!(telegram.requests().is_empty() && webhook.requests().is_empty() && sink.mails().is_empty());
 
     let restarted = Instant::now();
     let _server = start(&database.url, &env).await;
-    receiver
-        .wait_for("every lead after the restart", Duration::from_secs(20), |r| {
+    let subject = |id: i64| format!("Нова заявка №{id}");
+    let mail_about =
+        |mails: &[Mail], id: i64| mails.iter().filter(|m| m.header("subject") == Some(subject(id))).count();
+    let limit = Duration::from_secs(20);
+    webhook
+        .wait_for("every lead on the webhook", limit, |r| {
             let delivered = per_lead(r, Some(200));
             ids.iter().all(|id| delivered.contains_key(id))
         })
         .await;
-    eprintln!("all three delivered {:?} after the restart", restarted.elapsed());
+    telegram
+        .wait_for("every lead on Telegram", limit, |r| {
+            ids.iter().all(|&id| !telegram_about(r, id).is_empty())
+        })
+        .await;
+    sink.wait_for("every lead by e-mail", limit, |m| ids.iter().all(|&id| mail_about(m, id) > 0)).await;
+    eprintln!("every lead on every channel {:?} after the restart", restarted.elapsed());
     tokio::time::sleep(QUIET).await;
-    let requests = receiver.requests();
+
+    let requests = webhook.requests();
     let counts = per_lead(&requests, None);
+    let messages = telegram.requests();
+    let mails = sink.mails();
     assert_eq!(counts.len(), 3, "{counts:?}");
-    for id in &ids {
-        assert_eq!(counts.get(id), Some(&1), "lead {id} exactly once: {counts:?}");
+    assert_eq!(messages.len(), 3, "{messages:#?}");
+    assert_eq!(mails.len(), 3, "{mails:#?}");
+    for &id in &ids {
+        assert_eq!(counts.get(&id), Some(&1), "lead {id} exactly once on the webhook: {counts:?}");
+        assert_eq!(telegram_about(&messages, id).len(), 1, "lead {id} on Telegram: {messages:#?}");
+        assert_eq!(mail_about(&mails, id), 1, "lead {id} by e-mail: {mails:#?}");
     }
     for request in &requests {
         assert!(request.signed_with(SECRET));
@@ -692,27 +741,6 @@ async fn smtp_uses_starttls_when_the_server_offers_it() {
     );
 }
 
-/// Runs one SQL statement on the test's database, SQLite or PostgreSQL (the server has no clock to
-/// turn, so a lead is made older in place).
-async fn execute(database: &TestDatabase, sql: &str) {
-    if database.url.starts_with("postgres") {
-        let (client, connection) =
-            tokio_postgres::connect(&database.url, tokio_postgres::NoTls).await.unwrap();
-        tokio::spawn(connection);
-        client.batch_execute(sql).await.unwrap();
-    } else {
-        let connection = rusqlite::Connection::open(database.dir.path().join("leads.db")).unwrap();
-        connection.busy_timeout(Duration::from_secs(5)).unwrap();
-        connection.execute_batch(sql).unwrap();
-    }
-}
-
-/// `created_at` for a lead sent `hours` ago, as either engine takes it.
-fn hours_ago(database: &TestDatabase, hours: i64) -> String {
-    let at = jiff::Timestamp::now() - jiff::SignedDuration::from_hours(hours);
-    if database.url.starts_with("postgres") { format!("'{at}'::timestamptz") } else { format!("'{at:.6}'") }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn open_leads_get_a_reminder_at_40_hours_and_an_overdue_notice_at_48() {
     let receiver = HttpReceiver::start(Reply::status(200)).await;
@@ -723,17 +751,10 @@ async fn open_leads_get_a_reminder_at_40_hours_and_an_overdue_notice_at_48() {
     let reached = submit(server.port, "Додзвонилися", &phone(92)).await;
     let fresh = submit(server.port, "Свіжа", &phone(93)).await;
     receiver.wait_for("the four new-lead notifications", Duration::from_secs(10), |r| r.len() >= 4).await;
-    execute(
-        &database,
-        &format!(
-            "UPDATE \"CRN\" SET created_at = {} WHERE id IN ({nearing}, {reached}); \
-             UPDATE \"CRN\" SET created_at = {} WHERE id = {overdue}; \
-             UPDATE \"CRN\" SET status = 'interested' WHERE id = {reached};",
-            hours_ago(&database, 41),
-            hours_ago(&database, 49)
-        ),
-    )
-    .await;
+    database.backdate(nearing, 41).await;
+    database.backdate(reached, 41).await;
+    database.backdate(overdue, 49).await;
+    database.execute(&format!("UPDATE \"CRN\" SET status = 'interested' WHERE id = {reached}")).await;
 
     let event = |r: &Received| r.json()["event"].as_str().unwrap_or("").to_owned();
     // The scan runs every 10 seconds.
@@ -766,16 +787,53 @@ async fn open_leads_get_a_reminder_at_40_hours_and_an_overdue_notice_at_48() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_reminder_comes_when_the_setting_says_and_0_turns_both_notices_off() {
+    let event = |r: &Received| r.json()["event"].as_str().unwrap_or("").to_owned();
+    let early = HttpReceiver::start(Reply::status(200)).await;
+    let early_database = TestDatabase::new().await;
+    let mut env = webhook_env(&early);
+    env.push(("ZAYAVKA_REMIND_AFTER_HOURS", "12".to_owned()));
+    let early_server = start(&early_database.url, &env).await;
+    let silent = HttpReceiver::start(Reply::status(200)).await;
+    let silent_database = TestDatabase::new().await;
+    let mut env = webhook_env(&silent);
+    env.push(("ZAYAVKA_REMIND_AFTER_HOURS", "0".to_owned()));
+    let silent_server = start(&silent_database.url, &env).await;
+
+    let thirteen = submit(early_server.port, "Тринадцять", &phone(95)).await;
+    let eleven = submit(early_server.port, "Одинадцять", &phone(96)).await;
+    early_database.backdate(thirteen, 13).await;
+    early_database.backdate(eleven, 11).await;
+    let nearing = submit(silent_server.port, "Майже", &phone(97)).await;
+    let overdue = submit(silent_server.port, "Прострочена", &phone(98)).await;
+    silent_database.backdate(nearing, 41).await;
+    silent_database.backdate(overdue, 49).await;
+
+    early
+        .wait_for("the reminder at 12 hours", Duration::from_secs(25), |r| {
+            r.iter().any(|r| r.lead_id() == Some(thirteen) && event(r) == "lead.reminder")
+        })
+        .await;
+    // One more scan (every 10 s) on both servers.
+    tokio::time::sleep(Duration::from_secs(11)).await;
+    let reminded: Vec<i64> = early
+        .requests()
+        .iter()
+        .filter(|r| event(r) == "lead.reminder")
+        .filter_map(Received::lead_id)
+        .collect();
+    assert_eq!(reminded, [thirteen], "the 11-hour-old lead is not due yet");
+    let events: Vec<String> = silent.requests().iter().map(event).collect();
+    assert_eq!(events, ["lead.new", "lead.new"], "no reminder, no overdue notice with 0");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_reminder_held_up_by_an_outage_is_dropped_once_the_lead_is_closed() {
     let receiver = HttpReceiver::start(Reply::status(500)).await;
     let database = TestDatabase::new().await;
     let server = start(&database.url, &webhook_env(&receiver)).await;
     let id = submit(server.port, "Майже", &phone(94)).await;
-    execute(
-        &database,
-        &format!("UPDATE \"CRN\" SET created_at = {} WHERE id = {id}", hours_ago(&database, 41)),
-    )
-    .await;
+    database.backdate(id, 41).await;
 
     let event = |r: &Received| r.json()["event"].as_str().unwrap_or("").to_owned();
     // The scan (every 10 s) queues the reminder; the receiver refuses it.
@@ -785,7 +843,7 @@ async fn a_reminder_held_up_by_an_outage_is_dropped_once_the_lead_is_closed() {
         })
         .await;
     // Meanwhile an operator reaches the person; then the receiver is back.
-    execute(&database, &format!("UPDATE \"CRN\" SET status = 'interested' WHERE id = {id}")).await;
+    database.execute(&format!("UPDATE \"CRN\" SET status = 'interested' WHERE id = {id}")).await;
     receiver.set_default(Reply::status(200));
     receiver
         .wait_for("the new-lead notification", Duration::from_secs(30), |r| {

@@ -85,6 +85,28 @@ impl TestDatabase {
             None => DatabaseUrl::Sqlite(self.dir.path().join("leads.db")),
         }
     }
+
+    /// Runs `sql` (one or more statements) straight on the database, beside any running server.
+    pub async fn execute(&self, sql: &str) {
+        if self.schema.is_some() {
+            let (client, connection) =
+                tokio_postgres::connect(&self.url, tokio_postgres::NoTls).await.unwrap();
+            tokio::spawn(connection);
+            client.batch_execute(sql).await.unwrap();
+        } else {
+            let connection = rusqlite::Connection::open(self.dir.path().join("leads.db")).unwrap();
+            connection.busy_timeout(std::time::Duration::from_secs(5)).unwrap();
+            connection.execute_batch(sql).unwrap();
+        }
+    }
+
+    /// Makes lead `id` look as if it had been sent `hours` ago.
+    pub async fn backdate(&self, id: i64, hours: i64) {
+        let at = jiff::Timestamp::now() - jiff::SignedDuration::from_hours(hours);
+        // Each engine's own spelling of a time: timestamptz, or the RFC 3339 text SQLite stores.
+        let at = if self.schema.is_some() { format!("'{at}'::timestamptz") } else { format!("'{at:.6}'") };
+        self.execute(&format!("UPDATE \"CRN\" SET created_at = {at} WHERE id = {id}")).await;
+    }
 }
 
 fn rand_suffix() -> String {

@@ -182,34 +182,13 @@ impl HttpReceiver {
 
     /// Closes the port (connections are refused) and cuts the open connections.
     pub async fn stop(&mut self) {
-        if let Some(task) = self.task.take() {
-            task.abort();
-            // Once the task has ended, its listener and connections have been dropped.
-            let _ = task.await;
-        }
-        // The port really refuses connections now.
-        assert!(
-            tokio::net::TcpStream::connect(("127.0.0.1", self.port)).await.is_err(),
-            "port {} still accepts connections after stop",
-            self.port
-        );
+        stop_listening(&mut self.task, self.port).await;
     }
 
     /// Listens again on the same port, with the same record and script.
     pub async fn restart(&mut self) {
         assert!(self.task.is_none(), "the receiver is running");
-        // Another socket may hold the port for a moment (a closing connection): try for a while.
-        let deadline = Instant::now() + Duration::from_secs(10);
-        let listener = loop {
-            match bind(self.port).await {
-                Ok(listener) => break listener,
-                Err(e) if Instant::now() < deadline => {
-                    eprintln!("receivers: port {} not free yet ({e}); trying again", self.port);
-                    tokio::time::sleep(Duration::from_millis(100)).await;
-                }
-                Err(e) => panic!("cannot listen on port {} again: {e}", self.port),
-            }
-        };
+        let listener = bind_again(self.port).await;
         self.task = Some(tokio::spawn(serve(listener, self.shared.clone())));
     }
 
@@ -267,6 +246,36 @@ async fn bind(port: u16) -> std::io::Result<TcpListener> {
     socket.set_reuseaddr(true)?;
     socket.bind(([127, 0, 0, 1], port).into())?;
     socket.listen(128)
+}
+
+/// Listens on `port` again after a stop. Another socket may hold it for a moment (a closing
+/// connection): tries for a while.
+async fn bind_again(port: u16) -> TcpListener {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        match bind(port).await {
+            Ok(listener) => return listener,
+            Err(e) if Instant::now() < deadline => {
+                eprintln!("receivers: port {port} not free yet ({e}); trying again");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            Err(e) => panic!("cannot listen on port {port} again: {e}"),
+        }
+    }
+}
+
+/// Ends the accept loop `task`, which owns the listener and every connection, and checks that
+/// `port` now refuses connections.
+async fn stop_listening(task: &mut Option<JoinHandle<()>>, port: u16) {
+    if let Some(task) = task.take() {
+        task.abort();
+        // Once the task has ended, its listener and connections have been dropped.
+        let _ = task.await;
+    }
+    assert!(
+        tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_err(),
+        "port {port} still accepts connections after stop"
+    );
 }
 
 /// Accepts connections and serves each one in a task this one owns.
@@ -422,7 +431,8 @@ fn decode_quoted_printable(text: &str, underscore_is_space: bool) -> Vec<u8> {
 pub struct SmtpSink {
     port: u16,
     record: Arc<SmtpRecord>,
-    task: JoinHandle<()>,
+    /// The accept loop; it owns the listener and every session, so aborting it closes them all.
+    task: Option<JoinHandle<()>>,
 }
 
 #[derive(Default)]
@@ -448,21 +458,20 @@ impl SmtpSink {
         let listener = bind(0).await.expect("a free port on 127.0.0.1");
         let port = listener.local_addr().unwrap().port();
         let record = Arc::new(SmtpRecord { offer_starttls, ..SmtpRecord::default() });
-        let shared = record.clone();
-        let task = tokio::spawn(async move {
-            let mut sessions = JoinSet::new();
-            loop {
-                let Ok((stream, _)) = listener.accept().await else { continue };
-                while sessions.try_join_next().is_some() {}
-                let record = shared.clone();
-                sessions.spawn(async move {
-                    if let Err(e) = smtp_session(stream, &record).await {
-                        eprintln!("smtp sink: session ended: {e}");
-                    }
-                });
-            }
-        });
+        let task = Some(tokio::spawn(smtp_serve(listener, record.clone())));
         SmtpSink { port, record, task }
+    }
+
+    /// Closes the port (connections are refused) and cuts the open sessions.
+    pub async fn stop(&mut self) {
+        stop_listening(&mut self.task, self.port).await;
+    }
+
+    /// Listens again on the same port, with the same record.
+    pub async fn restart(&mut self) {
+        assert!(self.task.is_none(), "the sink is running");
+        let listener = bind_again(self.port).await;
+        self.task = Some(tokio::spawn(smtp_serve(listener, self.record.clone())));
     }
 
     /// Every command line clients sent so far (`EHLO …`, `MAIL FROM:<…>`, …).
@@ -496,7 +505,24 @@ impl SmtpSink {
 
 impl Drop for SmtpSink {
     fn drop(&mut self) {
-        self.task.abort();
+        if let Some(task) = self.task.take() {
+            task.abort();
+        }
+    }
+}
+
+/// Accepts connections and holds each SMTP session in a task this one owns.
+async fn smtp_serve(listener: TcpListener, record: Arc<SmtpRecord>) {
+    let mut sessions = JoinSet::new();
+    loop {
+        let Ok((stream, _)) = listener.accept().await else { continue };
+        while sessions.try_join_next().is_some() {}
+        let record = record.clone();
+        sessions.spawn(async move {
+            if let Err(e) = smtp_session(stream, &record).await {
+                eprintln!("smtp sink: session ended: {e}");
+            }
+        });
     }
 }
 
