@@ -2,7 +2,7 @@
 //! submits, and a minimum time between loading the page and sending the form. The honeypot field
 //! lives with the form (`http::form`); duplicate suppression with the store.
 
-use std::net::IpAddr;
+use std::net::{IpAddr, Ipv6Addr};
 use std::num::NonZeroU32;
 use std::time::Duration;
 
@@ -34,7 +34,7 @@ impl SubmitLimiter {
     }
 
     pub fn check(&self, client: IpAddr) -> Result<(), Limited> {
-        self.limiter.check_key(&client).map_err(|not_until| Limited {
+        self.limiter.check_key(&bucket_of(client)).map_err(|not_until| Limited {
             retry_after: not_until.wait_time_from(DefaultClock::default().now()),
             per_minute: self.per_minute,
         })
@@ -44,6 +44,18 @@ impl SubmitLimiter {
     pub fn forget_idle(&self) {
         self.limiter.retain_recent();
         self.limiter.shrink_to_fit();
+    }
+}
+
+/// The address a client's limits are kept under. An IPv6 host is normally given a whole /64 and
+/// may use any address in it, so each /64 is one client; an IPv4-mapped address is its IPv4 one.
+pub fn bucket_of(client: IpAddr) -> IpAddr {
+    match client {
+        IpAddr::V4(_) => client,
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => IpAddr::V6(Ipv6Addr::from(u128::from(v6) & !u128::from(u64::MAX))),
+        },
     }
 }
 
@@ -113,6 +125,19 @@ mod tests {
         assert!(limited.retry_after > Duration::ZERO && limited.retry_after <= Duration::from_secs(30));
         assert!(limiter.check(b).is_ok(), "another client is not limited");
         assert!(SubmitLimiter::new(0).is_none());
+    }
+
+    #[test]
+    fn an_ipv6_client_is_its_64_bit_prefix() {
+        let limiter = SubmitLimiter::new(1).unwrap();
+        let host: IpAddr = "2001:db8:1:2::1".parse().unwrap();
+        let same_prefix: IpAddr = "2001:db8:1:2:ffff:1234:5678:9abc".parse().unwrap();
+        let next_prefix: IpAddr = "2001:db8:1:3::1".parse().unwrap();
+        assert!(limiter.check(host).is_ok());
+        assert!(limiter.check(same_prefix).is_err(), "another address of the same /64 is the same client");
+        assert!(limiter.check(next_prefix).is_ok());
+        let mapped: IpAddr = "::ffff:192.0.2.7".parse().unwrap();
+        assert_eq!(bucket_of(mapped), "192.0.2.7".parse::<IpAddr>().unwrap());
     }
 
     #[test]

@@ -84,7 +84,7 @@ pub fn same_secret(a: &str, b: &str) -> bool {
     a.iter().zip(b.iter()).fold(0u8, |diff, (x, y)| diff | (x ^ y)) == 0
 }
 
-/// Login attempts: 5 a minute per client address, and 10 per 10 minutes per e-mail (a guesser
+/// Login attempts: 5 a minute per client address (an IPv6 /64 is one), and 10 per 10 minutes per e-mail (a guesser
 /// spread over many addresses still gets few tries at one account).
 pub struct LoginLimiter {
     by_address: DefaultKeyedRateLimiter<IpAddr>,
@@ -108,7 +108,9 @@ impl LoginLimiter {
     /// Takes a token for this address and e-mail; `Err` says how long to wait.
     pub fn check(&self, address: IpAddr, email: &str) -> Result<(), Duration> {
         let now = DefaultClock::default().now();
-        self.by_address.check_key(&address).map_err(|not_until| not_until.wait_time_from(now))?;
+        self.by_address
+            .check_key(&crate::abuse::bucket_of(address))
+            .map_err(|not_until| not_until.wait_time_from(now))?;
         self.by_email.check_key(&email.to_owned()).map_err(|not_until| not_until.wait_time_from(now))
     }
 

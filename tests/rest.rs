@@ -169,6 +169,27 @@ async fn a_body_that_is_not_utf8_is_refused_with_the_reason_and_nothing_is_store
     assert!(app.stored().await.is_empty());
 }
 
+/// The store's errors go to the log: a row the database itself refuses (its checks stand behind
+/// the server's) must not be quoted there, as PostgreSQL's "Failing row contains (…)" would.
+#[tokio::test]
+async fn a_row_the_database_refuses_is_not_quoted_in_the_error() {
+    let app = test_app().await;
+    let lead = zayavka::lead::NewLead {
+        name: "Неповторна Ярина".into(),
+        phone: "067 555 44 33".into(),
+        phone_e164: "+380675554433".into(),
+        confirmation: "Може".into(), // the table allows only Так and Ні
+        comment: Some("коментар-маркер".into()),
+    };
+    let error = app.state.store.insert(vec![lead], &app.state.insert_context, None).await.unwrap_err();
+    let text = error.to_string();
+    assert!(text.to_lowercase().contains("check"), "the reason is kept: {text}");
+    for secret in ["Ярина", "5554433", "555 44 33", "коментар-маркер", "Може"] {
+        assert!(!text.contains(secret), "{secret:?} in {text:?}");
+    }
+    assert!(app.stored().await.is_empty());
+}
+
 #[tokio::test]
 async fn reading_updating_or_deleting_never_reveals_or_changes_a_lead() {
     let app = test_app().await;

@@ -711,5 +711,11 @@ fn lead_from(row: &Row) -> Lead {
 }
 
 fn unavailable(e: tokio_postgres::Error) -> StoreError {
-    StoreError::Unavailable(e.to_string())
+    // The error's text goes to the log. PostgreSQL's DETAIL may quote a row ("Failing row contains
+    // (…)"), a lead's name and phone with it: keep only the message and the code.
+    let text = match e.as_db_error() {
+        Some(db) => format!("{}: {} ({})", db.severity(), db.message(), db.code().code()),
+        None => e.to_string(),
+    };
+    StoreError::Unavailable(text)
 }
