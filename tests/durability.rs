@@ -1,11 +1,13 @@
 //! A 201 means the lead is on disk: kill the server with SIGKILL in the middle of a burst of
-//! concurrent inserts, start it again on the same file, and find every acknowledged lead.
+//! concurrent inserts, start it again on the same file, and find every acknowledged lead. And a
+//! database that cannot take the write now says so in seconds, instead of keeping the visitor
+//! waiting.
 
 mod common;
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use common::{Server, TestDatabase, http};
 
@@ -57,4 +59,51 @@ async fn every_acknowledged_lead_survives_sigkill() {
         restarted.export_jsonl().await.iter().map(|lead| lead["name"].as_str().unwrap().to_owned()).collect();
     let lost: Vec<_> = acknowledged.difference(&stored).collect();
     assert!(lost.is_empty(), "{} acknowledged leads lost, e.g. {:?}", lost.len(), lost.first());
+}
+
+/// Someone else holds the leads table (a maintenance job, a migration): a submit waits a few
+/// seconds for it, then answers 503 so the visitor's page shows the error and keeps the entries;
+/// once the lock is gone the next submit is stored.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_table_locked_elsewhere_answers_503_within_seconds() {
+    let database = TestDatabase::new().await;
+    let server = Server::start(&database.url).await;
+    let lead = |phone: &str| format!(r#"{{"name":"Олена","phone":"{phone}","confirmation":"Так"}}"#);
+
+    // A second connection takes the table, on each engine the way it can.
+    let holder = if database.url.starts_with("postgres") {
+        let (client, connection) =
+            tokio_postgres::connect(&database.url, tokio_postgres::NoTls).await.unwrap();
+        tokio::spawn(connection);
+        client.batch_execute("BEGIN; LOCK TABLE \"CRN\" IN ACCESS EXCLUSIVE MODE").await.unwrap();
+        Holder::Postgres(client)
+    } else {
+        let connection = rusqlite::Connection::open(database.dir.path().join("leads.db")).unwrap();
+        connection.execute_batch("BEGIN EXCLUSIVE").unwrap();
+        Holder::Sqlite(connection)
+    };
+
+    let began = Instant::now();
+    let (status, body) = http(server.port, "POST", "/rest/v1/CRN", &lead("+380671234567")).await.unwrap();
+    let waited = began.elapsed();
+    assert_eq!(status, 503, "{body}");
+    let error: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(error["code"], "PGRST000", "{body}");
+    assert!(waited < Duration::from_secs(10), "the visitor waited {waited:?}");
+
+    match holder {
+        Holder::Postgres(client) => client.batch_execute("ROLLBACK").await.unwrap(),
+        Holder::Sqlite(connection) => connection.execute_batch("ROLLBACK").unwrap(),
+    }
+    let (status, body) = http(server.port, "POST", "/rest/v1/CRN", &lead("+380671234568")).await.unwrap();
+    assert_eq!(status, 201, "{body}");
+    let stored = server.export_jsonl().await;
+    assert_eq!(stored.len(), 1, "only the acknowledged lead: {stored:?}");
+    assert_eq!(stored[0]["phone"], "+380671234568");
+}
+
+/// A connection of the test's own that holds a lock on the leads table.
+enum Holder {
+    Postgres(tokio_postgres::Client),
+    Sqlite(rusqlite::Connection),
 }

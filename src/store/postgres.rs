@@ -44,14 +44,23 @@ const RECORD_COLUMNS: &str = concat!(
     ", (SELECT count(*) FROM call_attempts WHERE lead_id = \"CRN\".id)"
 );
 
+/// How long a statement waits for a lock before it gives up.
+const LOCK_TIMEOUT: Duration = Duration::from_secs(5);
+
 pub struct PostgresStore {
     pool: Pool,
 }
 
 impl PostgresStore {
     pub async fn open(url: &str) -> anyhow::Result<PostgresStore> {
-        let config: tokio_postgres::Config =
+        let mut config: tokio_postgres::Config =
             url.parse().map_err(|e| anyhow::anyhow!("ZAYAVKA_DATABASE_URL: not a PostgreSQL URL: {e}"))?;
+        // A table or row lock held elsewhere (a maintenance job, a long migration) must not keep a
+        // visitor waiting: after LOCK_TIMEOUT the submit answers 503 and the page keeps the
+        // entries. First, so that an `options` in the URL can still set its own.
+        let options =
+            format!("-c lock_timeout={}ms {}", LOCK_TIMEOUT.as_millis(), config.get_options().unwrap_or(""));
+        config.options(options.trim_end());
         let manager =
             Manager::from_config(config, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
         let pool = Pool::builder(manager)
@@ -660,6 +669,9 @@ impl PostgresStore {
 }
 
 async fn migrate(client: &mut deadpool_postgres::Object) -> Result<(), tokio_postgres::Error> {
+    // Another instance may be migrating, and a migration may wait for locks: no lock timeout here
+    // (RESET below gives the pooled connection its own back).
+    client.batch_execute("SET lock_timeout = 0").await?;
     client.execute("SELECT pg_advisory_lock($1)", &[&MIGRATION_LOCK]).await?;
     let result = async {
         client.batch_execute("CREATE TABLE IF NOT EXISTS zayavka_schema (version INTEGER NOT NULL)").await?;
@@ -675,6 +687,7 @@ async fn migrate(client: &mut deadpool_postgres::Object) -> Result<(), tokio_pos
     }
     .await;
     client.execute("SELECT pg_advisory_unlock($1)", &[&MIGRATION_LOCK]).await?;
+    client.batch_execute("RESET lock_timeout").await?;
     result
 }
 
