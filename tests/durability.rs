@@ -63,7 +63,9 @@ async fn every_acknowledged_lead_survives_sigkill() {
 
 /// Someone else holds the leads table (a maintenance job, a migration): a submit waits a few
 /// seconds for it, then answers 503 so the visitor's page shows the error and keeps the entries;
-/// once the lock is gone the next submit is stored.
+/// once the lock is gone the next submit is stored. The wait is 5 s on PostgreSQL (`lock_timeout`);
+/// on SQLite up to 10 s, as the one writer first waits out the write queued ahead (here the
+/// hourly chores that run at start), then the lead's own. Both well before the page's own 30 s.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_table_locked_elsewhere_answers_503_within_seconds() {
     let database = TestDatabase::new().await;
@@ -89,7 +91,7 @@ async fn a_table_locked_elsewhere_answers_503_within_seconds() {
     assert_eq!(status, 503, "{body}");
     let error: serde_json::Value = serde_json::from_str(&body).unwrap();
     assert_eq!(error["code"], "PGRST000", "{body}");
-    assert!(waited < Duration::from_secs(10), "the visitor waited {waited:?}");
+    assert!(waited < Duration::from_secs(15), "the visitor waited {waited:?}");
 
     match holder {
         Holder::Postgres(client) => client.batch_execute("ROLLBACK").await.unwrap(),
