@@ -8,7 +8,6 @@ use axum::http::{Request, StatusCode};
 use rand::Rng;
 use rand::distr::Alphanumeric;
 use tower_http::catch_panic::CatchPanicLayer;
-use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::{DefaultOnResponse, TraceLayer};
 use tracing::Level;
 
@@ -133,6 +132,7 @@ pub fn app(state: AppState) -> Router {
     style_hashes.push(security::style_hash(form::ERROR_PAGE_CSS));
     let policy = security::content_policy(&state.settings, &style_hashes);
     let panic_state = state.clone();
+    let timeout_state = state.clone();
 
     let mut router = Router::new()
         .merge(rest::router())
@@ -146,7 +146,7 @@ pub fn app(state: AppState) -> Router {
         // Layers wrap inside-out: a request running too long is cut off and a panic becomes the
         // error page, then every answer (those too) gets the security headers, then the whole
         // exchange is traced.
-        .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, Duration::from_secs(30)))
+        .layer(axum::middleware::from_fn_with_state(timeout_state, time_limit))
         .layer(CatchPanicLayer::custom(move |_| pages::error_page(&panic_state)));
     for layer in security::layers(&policy) {
         router = router.layer(layer);
@@ -161,6 +161,32 @@ pub fn app(state: AppState) -> Router {
                 .on_request(())
                 .on_response(DefaultOnResponse::new().level(Level::INFO)),
         )
+}
+
+/// How long a request may take, from its first byte to the answer: a stalled upload or a stuck
+/// handler must not hold a connection for ever.
+pub const REQUEST_TIME_LIMIT: Duration = Duration::from_secs(30);
+
+/// Cuts off a request at `REQUEST_TIME_LIMIT` with an answer its client can read: PostgREST's JSON
+/// on the API (supabase-js shows an empty body as an empty message), the error page elsewhere (a
+/// visitor without JavaScript would otherwise see a blank page). A lead whose write had already
+/// started may still be stored; sending it again is then caught as a duplicate.
+async fn time_limit(
+    axum::extract::State(state): axum::extract::State<AppState>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let api = request.uri().path().starts_with("/rest/");
+    match tokio::time::timeout(REQUEST_TIME_LIMIT, next.run(request)).await {
+        Ok(response) => response,
+        Err(_) if api => crate::error::ApiError::TimedOut.into_response(),
+        Err(_) => {
+            let mut page = pages::error_page(&state);
+            *page.status_mut() = StatusCode::REQUEST_TIMEOUT;
+            page
+        }
+    }
 }
 
 /// Prometheus text: counts only, never a name or a phone. The outbox figures are read at each

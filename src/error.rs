@@ -47,6 +47,8 @@ pub enum ApiError {
     IdempotencyKeyInUse,
     #[error("rate limited")]
     RateLimited(Limited),
+    #[error("request timed out")]
+    TimedOut,
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -74,6 +76,7 @@ impl ApiError {
             }
             ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::RateLimited(_) => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::TimedOut => StatusCode::REQUEST_TIMEOUT,
             ApiError::BadIdempotencyKey => StatusCode::BAD_REQUEST,
             ApiError::IdempotencyKeyReused => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::IdempotencyKeyInUse | ApiError::Store(StoreError::IdempotencyKeyTaken) => {
@@ -162,6 +165,12 @@ impl ApiError {
                 None,
                 "Too many requests".to_owned(),
                 Some("Забагато спроб поспіль. Спробуйте, будь ласка, ще раз за хвилину.".to_owned()),
+                None,
+            ),
+            ApiError::TimedOut => (
+                None,
+                format!("The request took longer than {} s", crate::app::REQUEST_TIME_LIMIT.as_secs()),
+                Some("Запит тривав задовго і був перерваний. Спробуйте, будь ласка, ще раз.".to_owned()),
                 None,
             ),
             ApiError::Store(_) => (
