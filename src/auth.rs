@@ -84,8 +84,8 @@ pub fn same_secret(a: &str, b: &str) -> bool {
     a.iter().zip(b.iter()).fold(0u8, |diff, (x, y)| diff | (x ^ y)) == 0
 }
 
-/// Login attempts: 5 a minute per client address (an IPv6 /64 is one), and 10 per 10 minutes per e-mail (a guesser
-/// spread over many addresses still gets few tries at one account).
+/// Login attempts: 5 a minute per client address (an IPv6 /64 is one), and 10 per 10 minutes per
+/// e-mail (a guesser spread over many addresses still gets few tries at one account).
 pub struct LoginLimiter {
     by_address: DefaultKeyedRateLimiter<IpAddr>,
     by_email: DefaultKeyedRateLimiter<String>,
