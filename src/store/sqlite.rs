@@ -8,6 +8,7 @@
 use std::path::Path;
 use std::sync::Mutex;
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use rusqlite::{Connection, OptionalExtension, params};
@@ -31,20 +32,29 @@ const LEAD_COLUMNS: &str = "id, created_at, name, phone, confirmation, comment";
 const RECORD_COLUMNS: &str = "id, created_at, name, phone, phone_e164, confirmation, comment, policy_version, \
      status, reached_at, (SELECT count(*) FROM call_attempts WHERE lead_id = \"CRN\".id)";
 
-/// Most inserts waiting in the queue that one commit takes.
 /// Per channel: unsent rows, those that failed, the oldest's time, the newest failure's reason.
 const OUTBOX_QUEUES: &str = "SELECT channel, count(*), count(last_error), min(created_at), \
      (SELECT newest.last_error FROM outbox AS newest WHERE newest.channel = queued.channel \
       AND newest.sent_at IS NULL AND newest.last_error IS NOT NULL ORDER BY newest.id DESC LIMIT 1) \
      FROM outbox AS queued WHERE sent_at IS NULL GROUP BY channel ORDER BY channel";
 
+/// Most inserts waiting in the queue that one commit takes.
 const MAX_BATCH: usize = 512;
 /// Inserts that may wait for the writer before callers wait to enqueue.
 const QUEUE_CAPACITY: usize = 8192;
 
+/// How long a write may wait for a lock another connection holds (someone writing to the file by
+/// hand, a `zayavka` command), counted from when the write was queued: then its caller gets
+/// "unavailable" (a visitor, 503 with the entries kept).
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
 /// One write, run by the writer thread inside the batch's transaction (in a savepoint of its own);
-/// it hands back how to answer its caller once the commit's outcome is known.
-type Job = Box<dyn FnOnce(Result<&mut rusqlite::Transaction, &rusqlite::Error>) -> Deliver + Send>;
+/// `run` hands back how to answer its caller once the commit's outcome is known.
+struct Job {
+    queued_at: Instant,
+    run: Run,
+}
+type Run = Box<dyn FnOnce(Result<&mut rusqlite::Transaction, &rusqlite::Error>) -> Deliver + Send>;
 type Deliver = Box<dyn FnOnce(Result<(), &rusqlite::Error>) + Send>;
 
 pub struct SqliteStore {
@@ -138,7 +148,7 @@ impl SqliteStore {
     ) -> Result<T, StoreError> {
         let sender = self.jobs.lock().expect("jobs lock").clone().ok_or(StoreError::Closed)?;
         let (reply, answer) = oneshot::channel::<Result<T, StoreError>>();
-        let job: Job = Box::new(move |tx| match tx {
+        let run: Run = Box::new(move |tx| match tx {
             Err(begin_failed) => {
                 let _ = reply.send(Err(unavailable(begin_failed)));
                 Box::new(|_| {})
@@ -150,7 +160,7 @@ impl SqliteStore {
                 })
             }
         });
-        sender.send(job).await.map_err(|_| StoreError::Closed)?;
+        sender.send(Job { queued_at: Instant::now(), run }).await.map_err(|_| StoreError::Closed)?;
         answer.await.map_err(|_| StoreError::Closed)?
     }
 
@@ -562,7 +572,7 @@ impl SqliteStore {
 }
 
 fn configure(conn: &Connection) -> rusqlite::Result<()> {
-    conn.busy_timeout(std::time::Duration::from_secs(5))?;
+    conn.busy_timeout(BUSY_TIMEOUT)?;
     conn.pragma_update(None, "journal_mode", "WAL")?;
     // FULL: the WAL is fsync'd at every commit, so an acknowledged lead survives power loss.
     conn.pragma_update(None, "synchronous", "FULL")?;
@@ -632,16 +642,22 @@ fn write_loop(mut conn: Connection, mut jobs: mpsc::Receiver<Job>) {
 
 /// Runs every job in one transaction, each in its own savepoint, and answers them all only after
 /// the commit (or with the commit's error).
-fn commit_batch(conn: &mut Connection, batch: impl Iterator<Item = Job>) {
+fn commit_batch(conn: &mut Connection, batch: std::vec::Drain<'_, Job>) {
+    // A lock held elsewhere: the batch waits only what is left of its oldest write's BUSY_TIMEOUT,
+    // so a write queued behind a batch that waited does not wait that long again.
+    let oldest = batch.as_slice().first().map_or(Duration::ZERO, |job| job.queued_at.elapsed());
+    if let Err(e) = conn.busy_timeout(BUSY_TIMEOUT.saturating_sub(oldest)) {
+        tracing::warn!(error = %e, "setting the database's busy timeout");
+    }
     let mut tx = match conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate) {
         Ok(tx) => tx,
         Err(e) => {
             tracing::error!(error = %e, "cannot start a database write");
-            batch.for_each(|job| job(Err(&e))(Err(&e)));
+            batch.for_each(|job| (job.run)(Err(&e))(Err(&e)));
             return;
         }
     };
-    let deliveries: Vec<Deliver> = batch.map(|job| job(Ok(&mut tx))).collect();
+    let deliveries: Vec<Deliver> = batch.map(|job| (job.run)(Ok(&mut tx))).collect();
     let committed = tx.commit();
     if let Err(e) = &committed {
         tracing::error!(error = %e, "database commit failed");
