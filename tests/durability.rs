@@ -72,18 +72,7 @@ async fn a_table_locked_elsewhere_answers_503_within_seconds() {
     let server = Server::start(&database.url).await;
     let lead = |phone: &str| format!(r#"{{"name":"Олена","phone":"{phone}","confirmation":"Так"}}"#);
 
-    // A second connection takes the table, on each engine the way it can.
-    let holder = if database.url.starts_with("postgres") {
-        let (client, connection) =
-            tokio_postgres::connect(&database.url, tokio_postgres::NoTls).await.unwrap();
-        tokio::spawn(connection);
-        client.batch_execute("BEGIN; LOCK TABLE \"CRN\" IN ACCESS EXCLUSIVE MODE").await.unwrap();
-        Holder::Postgres(client)
-    } else {
-        let connection = rusqlite::Connection::open(database.dir.path().join("leads.db")).unwrap();
-        connection.execute_batch("BEGIN EXCLUSIVE").unwrap();
-        Holder::Sqlite(connection)
-    };
+    let lock = database.lock_leads_table().await;
 
     // Two visitors, the second 2 s after the first (on SQLite, queued behind the first's write).
     let submit = |phone: &'static str, after: Duration| {
@@ -106,19 +95,10 @@ async fn a_table_locked_elsewhere_answers_503_within_seconds() {
         assert!(waited < Duration::from_millis(7500), "a visitor waited {waited:?}");
     }
 
-    match holder {
-        Holder::Postgres(client) => client.batch_execute("ROLLBACK").await.unwrap(),
-        Holder::Sqlite(connection) => connection.execute_batch("ROLLBACK").unwrap(),
-    }
+    lock.release().await;
     let (status, body) = http(server.port, "POST", "/rest/v1/CRN", &lead("+380671234568")).await.unwrap();
     assert_eq!(status, 201, "{body}");
     let stored = server.export_jsonl().await;
     assert_eq!(stored.len(), 1, "only the acknowledged lead: {stored:?}");
     assert_eq!(stored[0]["phone"], "+380671234568");
-}
-
-/// A connection of the test's own that holds a lock on the leads table.
-enum Holder {
-    Postgres(tokio_postgres::Client),
-    Sqlite(rusqlite::Connection),
 }

@@ -25,6 +25,11 @@ pub enum StoreError {
     IdempotencyKeyTaken,
 }
 
+/// How long a write waits for a lock another connection holds (someone writing to the database by
+/// hand, a maintenance job, a `zayavka` command) before its caller gets `Unavailable`: a visitor then
+/// sees 503 with the entries kept, long before the page's own 30 s. The same on both engines.
+pub const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// How long an `Idempotency-Key` is remembered.
 pub const IDEMPOTENCY_WINDOW: jiff::SignedDuration = jiff::SignedDuration::from_hours(24);
 

@@ -9,8 +9,8 @@ use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use tokio_postgres::{NoTls, Row};
 
 use super::{
-    Attempt, ChannelQueue, Counts, CountsAt, Idempotency, InsertContext, LeadQuery, LeadRecord, Operator,
-    OutboxJob, Session, StoreError, Stored,
+    Attempt, ChannelQueue, Counts, CountsAt, Idempotency, InsertContext, LOCK_WAIT, LeadQuery, LeadRecord,
+    Operator, OutboxJob, Session, StoreError, Stored,
 };
 use crate::inbox::{Outcome, open_statuses_sql};
 use crate::lead::{Lead, NewLead};
@@ -44,9 +44,6 @@ const RECORD_COLUMNS: &str = concat!(
     ", (SELECT count(*) FROM call_attempts WHERE lead_id = \"CRN\".id)"
 );
 
-/// How long a statement waits for a lock before it gives up.
-const LOCK_TIMEOUT: Duration = Duration::from_secs(5);
-
 pub struct PostgresStore {
     pool: Pool,
 }
@@ -55,11 +52,10 @@ impl PostgresStore {
     pub async fn open(url: &str) -> anyhow::Result<PostgresStore> {
         let mut config: tokio_postgres::Config =
             url.parse().map_err(|e| anyhow::anyhow!("ZAYAVKA_DATABASE_URL: not a PostgreSQL URL: {e}"))?;
-        // A table or row lock held elsewhere (a maintenance job, a long migration) must not keep a
-        // visitor waiting: after LOCK_TIMEOUT the submit answers 503 and the page keeps the
-        // entries. First, so that an `options` in the URL can still set its own.
+        // A table or row lock held elsewhere waits at most LOCK_WAIT. First, so that an `options`
+        // in the URL can still set its own.
         let options =
-            format!("-c lock_timeout={}ms {}", LOCK_TIMEOUT.as_millis(), config.get_options().unwrap_or(""));
+            format!("-c lock_timeout={}ms {}", LOCK_WAIT.as_millis(), config.get_options().unwrap_or(""));
         config.options(options.trim_end());
         let manager =
             Manager::from_config(config, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });

@@ -15,8 +15,8 @@ use rusqlite::{Connection, OptionalExtension, params};
 use tokio::sync::{mpsc, oneshot};
 
 use super::{
-    Attempt, ChannelQueue, Counts, CountsAt, Idempotency, InsertContext, LeadQuery, LeadRecord, Operator,
-    OutboxJob, Session, StoreError, Stored,
+    Attempt, ChannelQueue, Counts, CountsAt, Idempotency, InsertContext, LOCK_WAIT, LeadQuery, LeadRecord,
+    Operator, OutboxJob, Session, StoreError, Stored,
 };
 use crate::inbox::{Outcome, open_statuses_sql};
 use crate::lead::{Lead, NewLead};
@@ -42,11 +42,6 @@ const OUTBOX_QUEUES: &str = "SELECT channel, count(*), count(last_error), min(cr
 const MAX_BATCH: usize = 512;
 /// Inserts that may wait for the writer before callers wait to enqueue.
 const QUEUE_CAPACITY: usize = 8192;
-
-/// How long a write may wait for a lock another connection holds (someone writing to the file by
-/// hand, a `zayavka` command), counted from when the write was queued: then its caller gets
-/// "unavailable" (a visitor, 503 with the entries kept).
-const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// One write, run by the writer thread inside the batch's transaction (in a savepoint of its own);
 /// `run` hands back how to answer its caller once the commit's outcome is known.
@@ -572,7 +567,7 @@ impl SqliteStore {
 }
 
 fn configure(conn: &Connection) -> rusqlite::Result<()> {
-    conn.busy_timeout(BUSY_TIMEOUT)?;
+    conn.busy_timeout(LOCK_WAIT)?;
     conn.pragma_update(None, "journal_mode", "WAL")?;
     // FULL: the WAL is fsync'd at every commit, so an acknowledged lead survives power loss.
     conn.pragma_update(None, "synchronous", "FULL")?;
@@ -643,10 +638,10 @@ fn write_loop(mut conn: Connection, mut jobs: mpsc::Receiver<Job>) {
 /// Runs every job in one transaction, each in its own savepoint, and answers them all only after
 /// the commit (or with the commit's error).
 fn commit_batch(conn: &mut Connection, batch: std::vec::Drain<'_, Job>) {
-    // A lock held elsewhere: the batch waits only what is left of its oldest write's BUSY_TIMEOUT,
-    // so a write queued behind a batch that waited does not wait that long again.
+    // LOCK_WAIT counts from when a write was queued: the batch waits only what is left of its
+    // oldest write's, so a write queued behind a batch that waited does not wait that long again.
     let oldest = batch.as_slice().first().map_or(Duration::ZERO, |job| job.queued_at.elapsed());
-    if let Err(e) = conn.busy_timeout(BUSY_TIMEOUT.saturating_sub(oldest)) {
+    if let Err(e) = conn.busy_timeout(LOCK_WAIT.saturating_sub(oldest)) {
         tracing::warn!(error = %e, "setting the database's busy timeout");
     }
     let mut tx = match conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate) {

@@ -100,12 +100,43 @@ impl TestDatabase {
         }
     }
 
+    /// Takes the leads table on a connection of the test's own, the way each engine can, until
+    /// `TableLock::release`.
+    pub async fn lock_leads_table(&self) -> TableLock {
+        if self.schema.is_some() {
+            let (client, connection) =
+                tokio_postgres::connect(&self.url, tokio_postgres::NoTls).await.unwrap();
+            tokio::spawn(connection);
+            client.batch_execute("BEGIN; LOCK TABLE \"CRN\" IN ACCESS EXCLUSIVE MODE").await.unwrap();
+            TableLock::Postgres(client)
+        } else {
+            let connection = rusqlite::Connection::open(self.dir.path().join("leads.db")).unwrap();
+            connection.execute_batch("BEGIN EXCLUSIVE").unwrap();
+            TableLock::Sqlite(connection)
+        }
+    }
+
     /// Makes lead `id` look as if it had been sent `hours` ago.
     pub async fn backdate(&self, id: i64, hours: i64) {
         let at = jiff::Timestamp::now() - jiff::SignedDuration::from_hours(hours);
         // Each engine's own spelling of a time: timestamptz, or the RFC 3339 text SQLite stores.
         let at = if self.schema.is_some() { format!("'{at}'::timestamptz") } else { format!("'{at:.6}'") };
         self.execute(&format!("UPDATE \"CRN\" SET created_at = {at} WHERE id = {id}")).await;
+    }
+}
+
+/// A lock on the leads table held by a test (`TestDatabase::lock_leads_table`).
+pub enum TableLock {
+    Postgres(tokio_postgres::Client),
+    Sqlite(rusqlite::Connection),
+}
+
+impl TableLock {
+    pub async fn release(self) {
+        match self {
+            TableLock::Postgres(client) => client.batch_execute("ROLLBACK").await.unwrap(),
+            TableLock::Sqlite(connection) => connection.execute_batch("ROLLBACK").unwrap(),
+        }
     }
 }
 
