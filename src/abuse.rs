@@ -33,11 +33,16 @@ impl SubmitLimiter {
         Some(SubmitLimiter { limiter: RateLimiter::keyed(Quota::per_minute(rate)), per_minute })
     }
 
-    pub fn check(&self, client: IpAddr) -> Result<(), Limited> {
-        self.limiter.check_key(&bucket_of(client)).map_err(|not_until| Limited {
-            retry_after: not_until.wait_time_from(DefaultClock::default().now()),
-            per_minute: self.per_minute,
-        })
+    /// Takes `leads` tokens at once, or none. More than a minute's worth can never pass: the
+    /// client waits a whole minute.
+    pub fn check(&self, client: IpAddr, leads: u32) -> Result<(), Limited> {
+        let limited = |retry_after| Limited { retry_after, per_minute: self.per_minute };
+        let Some(n) = NonZeroU32::new(leads) else { return Ok(()) };
+        match self.limiter.check_key_n(&bucket_of(client), n) {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(not_until)) => Err(limited(not_until.wait_time_from(DefaultClock::default().now()))),
+            Err(_insufficient_capacity) => Err(limited(Duration::from_secs(60))),
+        }
     }
 
     /// Forgets clients whose bucket is full again, so memory follows recent traffic only.
@@ -119,12 +124,23 @@ mod tests {
         let limiter = SubmitLimiter::new(2).unwrap();
         let a: IpAddr = "192.0.2.1".parse().unwrap();
         let b: IpAddr = "192.0.2.2".parse().unwrap();
-        assert!(limiter.check(a).is_ok());
-        assert!(limiter.check(a).is_ok());
-        let limited = limiter.check(a).unwrap_err();
+        assert!(limiter.check(a, 1).is_ok());
+        assert!(limiter.check(a, 1).is_ok());
+        let limited = limiter.check(a, 1).unwrap_err();
         assert!(limited.retry_after > Duration::ZERO && limited.retry_after <= Duration::from_secs(30));
-        assert!(limiter.check(b).is_ok(), "another client is not limited");
+        assert!(limiter.check(b, 1).is_ok(), "another client is not limited");
         assert!(SubmitLimiter::new(0).is_none());
+    }
+
+    #[test]
+    fn every_row_of_a_request_takes_a_token() {
+        let limiter = SubmitLimiter::new(5).unwrap();
+        let a: IpAddr = "192.0.2.1".parse().unwrap();
+        assert!(limiter.check(a, 4).is_ok());
+        assert!(limiter.check(a, 2).is_err(), "one token left, two rows");
+        assert!(limiter.check(a, 1).is_ok(), "a refused request took nothing");
+        let b: IpAddr = "192.0.2.2".parse().unwrap();
+        assert!(limiter.check(b, 6).is_err(), "more rows than a minute allows never pass");
     }
 
     #[test]
@@ -133,9 +149,9 @@ mod tests {
         let host: IpAddr = "2001:db8:1:2::1".parse().unwrap();
         let same_prefix: IpAddr = "2001:db8:1:2:ffff:1234:5678:9abc".parse().unwrap();
         let next_prefix: IpAddr = "2001:db8:1:3::1".parse().unwrap();
-        assert!(limiter.check(host).is_ok());
-        assert!(limiter.check(same_prefix).is_err(), "another address of the same /64 is the same client");
-        assert!(limiter.check(next_prefix).is_ok());
+        assert!(limiter.check(host, 1).is_ok());
+        assert!(limiter.check(same_prefix, 1).is_err(), "another address of the same /64 is the same client");
+        assert!(limiter.check(next_prefix, 1).is_ok());
         let mapped: IpAddr = "::ffff:192.0.2.7".parse().unwrap();
         assert_eq!(bucket_of(mapped), "192.0.2.7".parse::<IpAddr>().unwrap());
     }

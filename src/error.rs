@@ -34,6 +34,8 @@ pub enum ApiError {
     UnknownPath,
     #[error("method {0} not allowed")]
     MethodNotAllowed(String),
+    #[error("{0} rows in one request")]
+    TooManyRows(usize),
     #[error("a single object was asked for, {0} rows result")]
     NotSingleRow(usize),
     /// One entry per refused row: its position in the request and what was wrong with it.
@@ -67,7 +69,7 @@ impl ApiError {
         match self {
             ApiError::NoApiKey | ApiError::InvalidApiKey => StatusCode::UNAUTHORIZED,
             ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            ApiError::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::PayloadTooLarge | ApiError::TooManyRows(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::InvalidJson | ApiError::NotUtf8 | ApiError::UnknownColumn(_) | ApiError::Invalid(_) => {
                 StatusCode::BAD_REQUEST
             }
@@ -105,6 +107,15 @@ impl ApiError {
                 "Payload too large".to_owned(),
                 Some("Запит завеликий. Скоротіть коментар і спробуйте ще раз.".to_owned()),
                 None,
+            ),
+            ApiError::TooManyRows(rows) => (
+                None,
+                format!(
+                    "Too many rows: {rows} in one request, at most {}",
+                    crate::lead::MAX_LEADS_PER_REQUEST
+                ),
+                None,
+                Some("Send the rows in several requests".to_owned()),
             ),
             ApiError::InvalidJson => (Some("PGRST102"), "Empty or invalid json".to_owned(), None, None),
             ApiError::NotUtf8 => (
@@ -184,8 +195,12 @@ impl ApiError {
     }
 }
 
+/// Problems spelled out in one error answer; the rest are only counted, so an answer never grows
+/// with the request (a body of many bad rows must not buy a large answer).
+const PROBLEMS_SHOWN: usize = 5;
+
 /// A refused row is answered as PostgreSQL would refuse it (not-null or check violation), with
-/// the Ukrainian explanation of every problem in `details`.
+/// the Ukrainian explanation of the first few problems in `details`.
 fn invalid_body(
     rows: &[(usize, Vec<Problem>)],
 ) -> (Option<&'static str>, String, Option<String>, Option<String>) {
@@ -208,15 +223,17 @@ fn invalid_body(
         None => ("23514", "new row for relation \"CRN\" violates a check constraint".to_owned()),
     };
     let several = rows.len() > 1 || rows.first().is_some_and(|(index, _)| *index > 0);
-    let details = rows
-        .iter()
-        .flat_map(|(index, problems)| {
-            problems
-                .iter()
-                .map(move |p| if several { format!("Рядок {}: {p}", index + 1) } else { p.to_string() })
-        })
+    let problems = rows.iter().flat_map(|(index, problems)| problems.iter().map(move |p| (index, p)));
+    let mut details = problems
+        .clone()
+        .take(PROBLEMS_SHOWN)
+        .map(|(index, p)| if several { format!("Рядок {}: {p}", index + 1) } else { p.to_string() })
         .collect::<Vec<_>>()
         .join(" ");
+    let unshown = problems.count().saturating_sub(PROBLEMS_SHOWN);
+    if unshown > 0 {
+        details.push_str(&format!(" …і ще {unshown}."));
+    }
     (Some(code), message, Some(details), None)
 }
 

@@ -13,9 +13,9 @@ pub enum Format {
 /// Leads read from the database per page, so memory stays flat however many there are.
 const PAGE: u32 = 1000;
 
-/// The contract's columns first; then where the lead stands and its consent evidence (the
-/// privacy policy's version in force at `created_at`).
-const CSV_HEADER: [&str; 9] = [
+/// The contract's columns first; then where the lead stands, its consent evidence (the privacy
+/// policy's version in force at `created_at`) and, for a repeat, the person's first lead.
+const CSV_HEADER: [&str; 10] = [
     "id",
     "created_at",
     "name",
@@ -25,6 +25,7 @@ const CSV_HEADER: [&str; 9] = [
     "status",
     "reached_at",
     "policy_version",
+    "repeat_of",
 ];
 
 /// One line of the JSON Lines export.
@@ -39,6 +40,7 @@ struct JsonLine<'a> {
     status: &'a str,
     reached_at: Option<&'a str>,
     policy_version: &'a str,
+    repeat_of: Option<i64>,
 }
 
 pub async fn export(store: &Store, format: Format, out: impl Write) -> anyhow::Result<()> {
@@ -69,6 +71,7 @@ pub async fn export(store: &Store, format: Format, out: impl Write) -> anyhow::R
                         status: &lead.status,
                         reached_at: lead.reached_at.as_deref(),
                         policy_version: &lead.policy_version,
+                        repeat_of: lead.repeat_of,
                     };
                     serde_json::to_writer(&mut out, &line)?;
                     out.write_all(b"\n")?;
@@ -97,7 +100,7 @@ async fn for_each_page(
     }
 }
 
-fn csv_cells(lead: &LeadRecord) -> [String; 9] {
+fn csv_cells(lead: &LeadRecord) -> [String; 10] {
     [
         lead.id.to_string(),
         lead.created_at.clone(),
@@ -108,6 +111,7 @@ fn csv_cells(lead: &LeadRecord) -> [String; 9] {
         lead.status.clone(),
         lead.reached_at.clone().unwrap_or_default(),
         lead.policy_version.clone(),
+        lead.repeat_of.map(|id| id.to_string()).unwrap_or_default(),
     ]
 }
 

@@ -176,6 +176,8 @@ mod tests {
             status: "attempt_2".into(),
             reached_at: None,
             attempt_count: 2,
+            repeat_of: None,
+            repeat_count: 0,
         };
         let view = LeadView::from(record);
         assert!(view.open);

@@ -19,8 +19,6 @@ pub enum Refusal {
     Honeypot,
     /// Sent sooner after the page loaded than a person can fill the form: a bot.
     TooFast,
-    /// The same phone within the duplicate window: kept as one lead.
-    Duplicate,
     /// Over the client's rate limit.
     RateLimited,
     /// The database could not take it (the visitor was told to retry).
@@ -33,7 +31,6 @@ impl Refusal {
             Refusal::Invalid => "invalid",
             Refusal::Honeypot => "honeypot",
             Refusal::TooFast => "too_fast",
-            Refusal::Duplicate => "duplicate",
             Refusal::RateLimited => "rate_limited",
             Refusal::Unavailable => "unavailable",
         }
@@ -53,6 +50,7 @@ struct ChannelLabel {
 pub struct Metrics {
     registry: Registry,
     stored: Counter,
+    repeats: Counter,
     refused: Family<ReasonLabel, Counter>,
     rate_limited: Counter,
     notifications_sent: Family<ChannelLabel, Counter>,
@@ -67,7 +65,13 @@ impl Default for Metrics {
         let stored = Counter::default();
         let refused = Family::<ReasonLabel, Counter>::default();
         let rate_limited = Counter::default();
-        registry.register("leads_stored", "Leads stored (new, durable)", stored.clone());
+        let repeats = Counter::default();
+        registry.register("leads_stored", "Leads stored (durable), repeats included", stored.clone());
+        registry.register(
+            "leads_repeated",
+            "Of the leads stored, those from a phone first sent within the duplicate window (not notified again)",
+            repeats.clone(),
+        );
         registry.register(
             "leads_refused",
             "Submits that did not become a new lead, by reason",
@@ -101,6 +105,7 @@ impl Default for Metrics {
         Metrics {
             registry,
             stored,
+            repeats,
             refused,
             rate_limited,
             notifications_sent,
@@ -112,8 +117,12 @@ impl Default for Metrics {
 }
 
 impl Metrics {
-    pub fn stored(&self, leads: usize) {
-        self.stored.inc_by(leads as u64);
+    /// A lead stored; `repeat` when it repeats a recent lead of the same phone.
+    pub fn stored(&self, repeat: bool) {
+        self.stored.inc();
+        if repeat {
+            self.repeats.inc();
+        }
     }
 
     pub fn refused(&self, reason: Refusal) {

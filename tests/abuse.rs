@@ -91,23 +91,25 @@ async fn a_forwarded_header_from_an_untrusted_peer_changes_nothing() {
 }
 
 #[tokio::test]
-async fn the_same_phone_again_is_one_lead_while_the_visitor_still_sees_success() {
+async fn the_same_phone_again_is_stored_as_a_repeat_of_the_first_lead() {
     let app = test_app().await;
     let first = insert_as(&app, &lead("067 123 45 67"), &[]).await;
     // Written another way, it is the same number.
     let second = insert_as(&app, &lead("+38 (067) 123-45-67"), &[]).await;
     assert_eq!(first.status, StatusCode::CREATED);
     assert_eq!(second.status, StatusCode::CREATED);
-    assert_eq!(first.json()[0]["id"], second.json()[0]["id"]);
-    assert_eq!(app.stored().await.len(), 1);
+    let first_id = first.json()[0]["id"].as_i64().unwrap();
+    let stored = app.stored().await;
+    assert_eq!(stored.iter().map(|l| l.repeat_of).collect::<Vec<_>>(), vec![None, Some(first_id)]);
     let metrics = app.get("/metrics").await.text();
-    assert_eq!(metric(&metrics, "zayavka_leads_stored_total"), 1.0);
-    assert_eq!(metric(&metrics, "zayavka_leads_refused_total{reason=\"duplicate\"}"), 1.0);
+    assert_eq!(metric(&metrics, "zayavka_leads_stored_total"), 2.0);
+    assert_eq!(metric(&metrics, "zayavka_leads_repeated_total"), 1.0);
 
     let off = test_app_with(|s| s.duplicate_window_hours = 0).await;
     insert_as(&off, &lead("0671234567"), &[]).await;
     insert_as(&off, &lead("0671234567"), &[]).await;
-    assert_eq!(off.stored().await.len(), 2, "0 turns duplicate suppression off");
+    let stored = off.stored().await;
+    assert!(stored.iter().all(|l| l.repeat_of.is_none()), "0 turns the duplicate window off");
 }
 
 #[tokio::test]

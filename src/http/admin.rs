@@ -253,7 +253,13 @@ async fn list_leads(
 async fn lead_answer(state: &AppState, id: i64) -> Result<serde_json::Value, AdminError> {
     let lead = state.store.lead(id).await?.ok_or_else(AdminError::lead_not_found)?;
     let attempts = state.store.attempts(id).await?;
-    Ok(json!({ "now": time(Timestamp::now()), "lead": LeadView::from(lead), "attempts": attempts }))
+    let repeats = state.store.repeats(id).await?;
+    Ok(json!({
+        "now": time(Timestamp::now()),
+        "lead": LeadView::from(lead),
+        "attempts": attempts,
+        "repeats": repeats,
+    }))
 }
 
 async fn lead(

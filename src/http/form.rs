@@ -70,7 +70,7 @@ async fn submit(
             return refusal(&state, status, vec![problem.to_owned()], &LeadForm::default());
         }
     };
-    if let Err(limited) = submit::check_rate(&state, &client) {
+    if let Err(limited) = submit::check_rate(&state, &client, 1) {
         let problem = "Забагато спроб поспіль. Зачекайте, будь ласка, хвилину і надішліть ще раз.";
         let mut response = refusal(&state, StatusCode::TOO_MANY_REQUESTS, vec![problem.to_owned()], &form);
         response.headers_mut().extend(limited.headers());

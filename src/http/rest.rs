@@ -21,11 +21,11 @@ use super::client::ClientInfo;
 use super::submit;
 use crate::app::AppState;
 use crate::error::ApiError;
-use crate::lead::{Lead, LeadInput};
+use crate::lead::{Lead, LeadInput, MAX_LEADS_PER_REQUEST};
 use crate::store::{IDEMPOTENCY_WINDOW, Idempotency, StoreError};
 
-/// Generous for one lead (a 1000-character comment is ~4 KB of Cyrillic UTF-8) and for a bulk
-/// insert from an operator's script, small enough that a flood costs little memory.
+/// Generous for one lead (a 1000-character comment is ~4 KB of Cyrillic UTF-8) and for a few
+/// rows from an operator's script, small enough that a flood costs little memory.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
 /// The columns an insert may write; `id` and `created_at` are the server's.
@@ -110,10 +110,12 @@ async fn insert(
     Query(query): Query<HashMap<String, String>>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
-    submit::check_rate(&state, &client).map_err(ApiError::RateLimited)?;
+    // One token before the body is read; a request of several rows pays for the others once they
+    // are counted (`insert_checked`).
+    submit::check_rate(&state, &client, 1).map_err(ApiError::RateLimited)?;
     let result = match idempotency_key(&headers)? {
-        None => insert_checked(&state, &headers, &query, body, None).await,
-        Some(key) => insert_idempotent(&state, &headers, &query, body, key).await,
+        None => insert_checked(&state, &client, &headers, &query, body, None).await,
+        Some(key) => insert_idempotent(&state, &client, &headers, &query, body, key).await,
     };
     if matches!(
         result,
@@ -144,6 +146,7 @@ fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
 /// the first request is still running, here or on another instance, is 409.
 async fn insert_idempotent(
     state: &AppState,
+    client: &ClientInfo,
     headers: &HeaderMap,
     query: &HashMap<String, String>,
     body: Result<Bytes, BytesRejection>,
@@ -161,7 +164,7 @@ async fn insert_idempotent(
         return replay;
     }
     let idempotency = Idempotency { key: key.clone(), fingerprint: fingerprint.clone() };
-    match insert_checked(state, headers, query, Ok(body), Some(idempotency)).await {
+    match insert_checked(state, client, headers, query, Ok(body), Some(idempotency)).await {
         // Another instance has the key: running (409), or finished just now (its answer).
         Err(ApiError::Store(StoreError::IdempotencyKeyTaken)) => {
             replay(state, headers, query, &key, &fingerprint)
@@ -233,6 +236,7 @@ fn answer_asked(headers: &HeaderMap, query: &HashMap<String, String>) -> Result<
 
 async fn insert_checked(
     state: &AppState,
+    client: &ClientInfo,
     headers: &HeaderMap,
     query: &HashMap<String, String>,
     body: Result<Bytes, BytesRejection>,
@@ -249,6 +253,9 @@ async fn insert_checked(
     }
 
     let rows = parse_rows(&body, columns.as_deref())?;
+    if rows.len() > 1 {
+        submit::check_rate(state, client, rows.len() as u32 - 1).map_err(ApiError::RateLimited)?;
+    }
     let mut leads = Vec::with_capacity(rows.len());
     let mut refused = Vec::new();
     for (index, row) in rows.into_iter().enumerate() {
@@ -260,6 +267,10 @@ async fn insert_checked(
     if !refused.is_empty() {
         tracing::info!(rows = refused.len(), "lead refused by validation");
         return Err(ApiError::Invalid(refused));
+    }
+    // PostgREST refuses a singular answer for another number of rows and stores nothing.
+    if answer.representation && answer.single_object && leads.len() != 1 {
+        return Err(ApiError::NotSingleRow(leads.len()));
     }
     if submit::sent_too_fast(state, headers) {
         return respond(StatusCode::CREATED, &[], &answer);
@@ -370,23 +381,64 @@ fn parse_column_list(list: &str) -> Result<Vec<String>, ApiError> {
     }
 }
 
-/// The body as rows: one object or an array of objects, every key a writable column.
+/// The body as rows: one object or an array of at most `MAX_LEADS_PER_REQUEST` objects, every
+/// key a writable column.
 fn parse_rows(body: &[u8], columns: Option<&[String]>) -> Result<Vec<LeadInput>, ApiError> {
     // JSON is UTF-8 (RFC 8259); saying so helps more than "invalid json".
     let body = std::str::from_utf8(body).map_err(|_| ApiError::NotUtf8)?;
-    let value: Value = serde_json::from_str(body).map_err(|_| ApiError::InvalidJson)?;
-    let objects = match value {
-        Value::Object(object) => vec![object],
-        Value::Array(items) => items
-            .into_iter()
-            .map(|item| match item {
-                Value::Object(object) => Ok(object),
-                _ => Err(ApiError::InvalidJson),
-            })
-            .collect::<Result<_, _>>()?,
-        _ => return Err(ApiError::InvalidJson),
-    };
-    objects.into_iter().map(|object| row(object, columns)).collect()
+    let rows: Rows = serde_json::from_str(body).map_err(|_| ApiError::InvalidJson)?;
+    if rows.total > MAX_LEADS_PER_REQUEST {
+        return Err(ApiError::TooManyRows(rows.total));
+    }
+    rows.kept
+        .into_iter()
+        .map(|item| match item {
+            Value::Object(object) => row(object, columns),
+            _ => Err(ApiError::InvalidJson),
+        })
+        .collect()
+}
+
+/// The body's items: one object, or an array. Items past the cap are counted, not kept, so a body
+/// of thousands of tiny rows costs no more memory than its own bytes.
+struct Rows {
+    kept: Vec<Value>,
+    total: usize,
+}
+
+impl<'de> serde::Deserialize<'de> for Rows {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Rows, D::Error> {
+        use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor, value::MapAccessDeserializer};
+        struct RowsVisitor;
+        impl<'de> Visitor<'de> for RowsVisitor {
+            type Value = Rows;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object or an array of objects")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Rows, A::Error> {
+                let object = serde::Deserialize::deserialize(MapAccessDeserializer::new(map))?;
+                Ok(Rows { kept: vec![Value::Object(object)], total: 1 })
+            }
+
+            fn visit_seq<A: SeqAccess<'de>>(self, mut items: A) -> Result<Rows, A::Error> {
+                let (mut kept, mut total) = (Vec::new(), 0);
+                loop {
+                    let more = if kept.len() < MAX_LEADS_PER_REQUEST {
+                        items.next_element::<Value>()?.map(|item| kept.push(item)).is_some()
+                    } else {
+                        items.next_element::<IgnoredAny>()?.is_some()
+                    };
+                    if !more {
+                        return Ok(Rows { kept, total });
+                    }
+                    total += 1;
+                }
+            }
+        }
+        deserializer.deserialize_any(RowsVisitor)
+    }
 }
 
 fn row(mut object: Map<String, Value>, columns: Option<&[String]>) -> Result<LeadInput, ApiError> {

@@ -10,10 +10,10 @@ use crate::lead::NewLead;
 use crate::metrics::Refusal;
 use crate::store::{Idempotency, StoreError, Stored};
 
-/// Takes one token from the client's bucket.
-pub fn check_rate(state: &AppState, client: &ClientInfo) -> Result<(), Limited> {
+/// Takes `leads` tokens from the client's bucket: a request of several rows is several submits.
+pub fn check_rate(state: &AppState, client: &ClientInfo, leads: u32) -> Result<(), Limited> {
     let Some(limiter) = &state.limiter else { return Ok(()) };
-    limiter.check(client.ip).inspect_err(|_| {
+    limiter.check(client.ip, leads).inspect_err(|_| {
         state.metrics.refused(Refusal::RateLimited);
         tracing::info!("submit rate-limited");
     })
@@ -51,15 +51,15 @@ pub async fn store(
     match state.store.insert(leads, &state.insert_context, idempotency).await {
         Ok(stored) => {
             for row in &stored {
-                if row.duplicate {
-                    state.metrics.refused(Refusal::Duplicate);
-                    tracing::info!(id = row.lead.id, "same phone as a recent lead; kept as one");
-                } else {
-                    state.metrics.stored(1);
-                    tracing::info!(id = row.lead.id, "lead stored");
+                state.metrics.stored(row.repeat_of.is_some());
+                match row.repeat_of {
+                    Some(first) => {
+                        tracing::info!(id = row.lead.id, repeat_of = first, "lead stored as a repeat")
+                    }
+                    None => tracing::info!(id = row.lead.id, "lead stored"),
                 }
             }
-            if stored.iter().any(|row| !row.duplicate) {
+            if stored.iter().any(|row| row.repeat_of.is_none()) {
                 state.notifier.wake();
             }
             Ok(stored)

@@ -14,6 +14,10 @@ pub const MAX_NAME_CHARS: usize = 100;
 pub const MAX_PHONE_CHARS: usize = 32;
 pub const MAX_COMMENT_CHARS: usize = 1000;
 
+/// Most leads one request may carry. The site's form sends one; a few leave room for a script
+/// that forwards a small batch. Each counts against the client's rate limit as a submit.
+pub const MAX_LEADS_PER_REQUEST: usize = 10;
+
 /// The answer to the yes/no question, stored as the Ukrainian word the spec names.
 pub const YES: &str = "Так";
 pub const NO: &str = "Ні";

@@ -114,6 +114,8 @@ mod tests {
             status: "new".into(),
             reached_at: None,
             attempt_count: 0,
+            repeat_of: None,
+            repeat_count: 0,
         }
     }
 

@@ -41,7 +41,8 @@ pub struct InsertContext {
     pub channels: Arc<[&'static str]>,
     /// A hash of the privacy policy's text in force when the lead was sent (consent evidence).
     pub policy_version: Arc<str>,
-    /// A lead whose phone (E.164) was stored this recently is not stored again.
+    /// A lead whose phone (E.164) was first sent this recently is stored as a repeat of that
+    /// first lead: not notified again, not on the 48-hour clock again.
     pub duplicate_window: Option<std::time::Duration>,
 }
 
@@ -54,12 +55,13 @@ pub struct Idempotency {
     pub fingerprint: String,
 }
 
-/// One row of an insert's answer: stored now, or the earlier lead with the same phone (then
-/// `duplicate`; its id and time, the values just sent).
+/// One row an insert stored: always a row of its own, with only what the request sent and the id
+/// and time made for it, so an answer built from it never shows another visitor's submission.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Stored {
     pub lead: Lead,
-    pub duplicate: bool,
+    /// The person's first lead within the duplicate window, when this is a repeat of it.
+    pub repeat_of: Option<i64>,
 }
 
 /// A lead as the operators see it: what the visitor sent, the consent evidence, where it stands.
@@ -80,6 +82,10 @@ pub struct LeadRecord {
     /// When a call first reached the person.
     pub reached_at: Option<String>,
     pub attempt_count: i64,
+    /// The first lead of the same person, when this one is a repeat sent within the duplicate window.
+    pub repeat_of: Option<i64>,
+    /// The later submissions that name this lead in `repeat_of`.
+    pub repeat_count: i64,
 }
 
 /// Which leads the inbox lists, newest first.
@@ -288,13 +294,19 @@ impl Store {
         }
     }
 
-    /// The inbox's list: leads matching `query`, newest first.
+    /// The inbox's list: people's first leads matching `query`, newest first (a repeat is shown
+    /// with its first lead).
     pub async fn find_leads(&self, query: LeadQuery) -> Result<Vec<LeadRecord>, StoreError> {
         dispatch!(self, find_leads(query))
     }
 
     pub async fn lead(&self, id: i64) -> Result<Option<LeadRecord>, StoreError> {
         dispatch!(self, lead(id))
+    }
+
+    /// The later submissions of the person whose first lead is `lead_id`, oldest first.
+    pub async fn repeats(&self, lead_id: i64) -> Result<Vec<LeadRecord>, StoreError> {
+        dispatch!(self, repeats(lead_id))
     }
 
     /// The calls made to a lead, oldest first.

@@ -19,6 +19,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/postgres/0001_leads.sql"),
     include_str!("../../migrations/postgres/0002_idempotency_keys.sql"),
     include_str!("../../migrations/postgres/0003_operators.sql"),
+    include_str!("../../migrations/postgres/0004_repeat_submissions.sql"),
 ];
 
 /// Any constant: instances that start together run the migrations one at a time.
@@ -41,7 +42,8 @@ const RECORD_COLUMNS: &str = concat!(
     text_time!("created_at"),
     ", name, phone, phone_e164, confirmation, comment, policy_version, status, ",
     text_time!("reached_at"),
-    ", (SELECT count(*) FROM call_attempts WHERE lead_id = \"CRN\".id)"
+    ", (SELECT count(*) FROM call_attempts WHERE lead_id = \"CRN\".id), repeat_of, ",
+    "(SELECT count(*) FROM \"CRN\" AS later WHERE later.repeat_of = \"CRN\".id)"
 );
 
 pub struct PostgresStore {
@@ -114,38 +116,30 @@ impl PostgresStore {
         }
         let insert = tx
             .prepare_cached(&format!(
-                "INSERT INTO \"CRN\" (name, phone, phone_e164, confirmation, comment, policy_version) \
-                 VALUES ($1, $2, $3, $4, $5, $6) RETURNING {LEAD_COLUMNS}"
+                "INSERT INTO \"CRN\" (name, phone, phone_e164, confirmation, comment, policy_version, repeat_of) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING {LEAD_COLUMNS}"
             ))
             .await
             .map_err(unavailable)?;
         let window_seconds = context.duplicate_window.map(|w| w.as_secs_f64());
         let mut stored = Vec::with_capacity(leads.len());
         for lead in &leads {
+            let mut repeat_of: Option<i64> = None;
             if let Some(seconds) = window_seconds {
                 // Two instances taking the same phone at once: the lock (held until commit) makes
                 // the second see the first's row.
                 tx.execute("SELECT pg_advisory_xact_lock(hashtext($1))", &[&lead.phone_e164])
                     .await
                     .map_err(unavailable)?;
-                let recent = tx
+                repeat_of = tx
                     .query_opt(
-                        &format!(
-                            "SELECT {LEAD_COLUMNS} FROM \"CRN\" WHERE phone_e164 = $1 \
-                             AND created_at >= now() - make_interval(secs => $2) ORDER BY id LIMIT 1"
-                        ),
+                        "SELECT id FROM \"CRN\" WHERE phone_e164 = $1 AND repeat_of IS NULL \
+                         AND created_at >= now() - make_interval(secs => $2) ORDER BY id LIMIT 1",
                         &[&lead.phone_e164, &seconds],
                     )
                     .await
-                    .map_err(unavailable)?;
-                if let Some(row) = recent {
-                    let earlier = lead_from(&row);
-                    stored.push(Stored {
-                        lead: lead.stored_as(earlier.id, earlier.created_at),
-                        duplicate: true,
-                    });
-                    continue;
-                }
+                    .map_err(unavailable)?
+                    .map(|row| row.get(0));
             }
             let row = tx
                 .query_one(
@@ -157,12 +151,14 @@ impl PostgresStore {
                         &lead.confirmation,
                         &lead.comment,
                         &&*context.policy_version,
+                        &repeat_of,
                     ],
                 )
                 .await
                 .map_err(unavailable)?;
             let lead = lead_from(&row);
-            if !context.channels.is_empty() {
+            // The person's first lead was notified already.
+            if repeat_of.is_none() && !context.channels.is_empty() {
                 let channels: Vec<&str> = context.channels.to_vec();
                 tx.execute(
                     "INSERT INTO outbox (lead_id, event, channel) SELECT $1, 'new', unnest($2::text[])",
@@ -171,7 +167,7 @@ impl PostgresStore {
                 .await
                 .map_err(unavailable)?;
             }
-            stored.push(Stored { lead, duplicate: false });
+            stored.push(Stored { lead, repeat_of });
         }
         if let Some(idempotency) = idempotency {
             let ids: Vec<i64> = stored.iter().map(|row| row.lead.id).collect();
@@ -254,7 +250,7 @@ impl PostgresStore {
             .query(
                 &format!(
                     "SELECT {RECORD_COLUMNS} FROM \"CRN\" \
-                     WHERE ($1::bigint IS NULL OR id < $1) \
+                     WHERE repeat_of IS NULL AND ($1::bigint IS NULL OR id < $1) \
                        AND ($2::text IS NULL OR translate(lower(name), 'ʼ’`', repeat(chr(39), 3)) LIKE $2 ESCAPE '\\') \
                        AND ($3::text IS NULL OR phone_e164 LIKE $3) \
                        AND (NOT $4 OR status IN ({open})) \
@@ -283,6 +279,18 @@ impl PostgresStore {
             .await
             .map_err(unavailable)?;
         Ok(row.as_ref().map(record_from))
+    }
+
+    pub async fn repeats(&self, lead_id: i64) -> Result<Vec<LeadRecord>, StoreError> {
+        let client = self.client().await?;
+        let rows = client
+            .query(
+                &format!("SELECT {RECORD_COLUMNS} FROM \"CRN\" WHERE repeat_of = $1 ORDER BY id"),
+                &[&lead_id],
+            )
+            .await
+            .map_err(unavailable)?;
+        Ok(rows.iter().map(record_from).collect())
     }
 
     pub async fn attempts(&self, lead_id: i64) -> Result<Vec<Attempt>, StoreError> {
@@ -359,7 +367,7 @@ impl PostgresStore {
             .query_one(
                 &format!(
                     "SELECT count(*), count(*) FILTER (WHERE created_at < to_timestamp($1)) FROM \"CRN\" \
-                     WHERE status IN ({})",
+                     WHERE repeat_of IS NULL AND status IN ({})",
                     open_statuses_sql()
                 ),
                 &[&overdue_before],
@@ -369,7 +377,7 @@ impl PostgresStore {
         let share = client
             .query_one(
                 "SELECT count(*), count(*) FILTER (WHERE reached_at <= created_at + interval '48 hours') \
-                 FROM \"CRN\" WHERE created_at >= to_timestamp($1) \
+                 FROM \"CRN\" WHERE repeat_of IS NULL AND created_at >= to_timestamp($1) \
                  AND (created_at < to_timestamp($2) OR reached_at IS NOT NULL)",
                 &[&window_start, &overdue_before],
             )
@@ -378,7 +386,8 @@ impl PostgresStore {
         let days = client
             .query(
                 "SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24') AS hour, count(*) \
-                 FROM \"CRN\" WHERE created_at >= to_timestamp($1) GROUP BY hour ORDER BY hour",
+                 FROM \"CRN\" WHERE repeat_of IS NULL AND created_at >= to_timestamp($1) \
+                 GROUP BY hour ORDER BY hour",
                 &[&window_start],
             )
             .await
@@ -400,8 +409,8 @@ impl PostgresStore {
         self.delete_leads("created_at < to_timestamp($1)", &seconds(before)).await
     }
 
-    /// Deletes the leads `condition` picks, their calls and notifications (by cascade) and the
-    /// idempotency records that name them, in one statement: atomic without a transaction left
+    /// Deletes the leads `condition` picks and the repeats that name them, their calls and
+    /// notifications (by cascade) and the idempotency records that name them, in one statement: atomic without a transaction left
     /// open between round trips (the hourly purge runs in the background, and a transaction held
     /// open while the task waits would block anyone altering those tables meanwhile).
     async fn delete_leads(
@@ -413,7 +422,8 @@ impl PostgresStore {
         let row = client
             .query_one(
                 &format!(
-                    "WITH gone AS (DELETE FROM \"CRN\" WHERE {condition} RETURNING id), \
+                    "WITH gone AS (DELETE FROM \"CRN\" WHERE {condition} \
+                       OR repeat_of IN (SELECT id FROM \"CRN\" WHERE {condition}) RETURNING id), \
                      forgotten AS (DELETE FROM idempotency_keys \
                        WHERE lead_ids && (SELECT coalesce(array_agg(id), '{{}}') FROM gone)) \
                      SELECT count(*) FROM gone"
@@ -603,7 +613,8 @@ impl PostgresStore {
                 &format!(
                     "INSERT INTO outbox (lead_id, event, channel) \
                      SELECT id, $1, channel FROM \"CRN\", unnest($2::text[]) AS channel \
-                     WHERE status IN ({}) AND created_at >= to_timestamp($3) AND created_at < to_timestamp($4) \
+                     WHERE repeat_of IS NULL AND status IN ({}) \
+                     AND created_at >= to_timestamp($3) AND created_at < to_timestamp($4) \
                      ON CONFLICT (lead_id, event, channel) DO NOTHING",
                     open_statuses_sql()
                 ),
@@ -700,6 +711,8 @@ fn record_from(row: &Row) -> LeadRecord {
         status: row.get(8),
         reached_at: row.get(9),
         attempt_count: row.get(10),
+        repeat_of: row.get(11),
+        repeat_count: row.get(12),
     }
 }
 

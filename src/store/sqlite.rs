@@ -25,12 +25,14 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/sqlite/0001_leads.sql"),
     include_str!("../../migrations/sqlite/0002_idempotency_keys.sql"),
     include_str!("../../migrations/sqlite/0003_operators.sql"),
+    include_str!("../../migrations/sqlite/0004_repeat_submissions.sql"),
 ];
 
 const LEAD_COLUMNS: &str = "id, created_at, name, phone, confirmation, comment";
 /// The columns `record_from` reads.
 const RECORD_COLUMNS: &str = "id, created_at, name, phone, phone_e164, confirmation, comment, policy_version, \
-     status, reached_at, (SELECT count(*) FROM call_attempts WHERE lead_id = \"CRN\".id)";
+     status, reached_at, (SELECT count(*) FROM call_attempts WHERE lead_id = \"CRN\".id), repeat_of, \
+     (SELECT count(*) FROM \"CRN\" AS later WHERE later.repeat_of = \"CRN\".id)";
 
 /// Per channel: unsent rows, those that failed, the oldest's time, the newest failure's reason.
 const OUTBOX_QUEUES: &str = "SELECT channel, count(*), count(last_error), min(created_at), \
@@ -178,7 +180,7 @@ impl SqliteStore {
         self.read(move |conn| {
             let mut stmt = conn.prepare_cached(&format!(
                 "SELECT {RECORD_COLUMNS} FROM \"CRN\" \
-                 WHERE (?1 IS NULL OR id < ?1) \
+                 WHERE repeat_of IS NULL AND (?1 IS NULL OR id < ?1) \
                    AND (?2 IS NULL OR zayavka_fold(name) LIKE ?2 ESCAPE '\\') \
                    AND (?3 IS NULL OR phone_e164 LIKE ?3) \
                    AND (NOT ?4 OR status IN ({open})) \
@@ -207,6 +209,17 @@ impl SqliteStore {
             conn.prepare_cached(&format!("SELECT {RECORD_COLUMNS} FROM \"CRN\" WHERE id = ?1"))?
                 .query_row([id], record_from)
                 .optional()
+        })
+        .await
+    }
+
+    pub async fn repeats(&self, lead_id: i64) -> Result<Vec<LeadRecord>, StoreError> {
+        self.read(move |conn| {
+            let mut stmt = conn.prepare_cached(&format!(
+                "SELECT {RECORD_COLUMNS} FROM \"CRN\" WHERE repeat_of = ?1 ORDER BY id"
+            ))?;
+            let rows = stmt.query_map([lead_id], record_from)?;
+            rows.collect()
         })
         .await
     }
@@ -267,7 +280,8 @@ impl SqliteStore {
             let (overdue_before, window_start) = (text(at.overdue_before), text(at.window_start));
             let (open, overdue) = conn.query_row(
                 &format!(
-                    "SELECT count(*), coalesce(sum(created_at < ?1), 0) FROM \"CRN\" WHERE status IN ({})",
+                    "SELECT count(*), coalesce(sum(created_at < ?1), 0) FROM \"CRN\" \
+                     WHERE repeat_of IS NULL AND status IN ({})",
                     open_statuses_sql()
                 ),
                 [&overdue_before],
@@ -276,13 +290,14 @@ impl SqliteStore {
             // julianday() days: 2.0 is the 48-hour promise.
             let (due, reached_in_time) = conn.query_row(
                 "SELECT count(*), coalesce(sum(julianday(reached_at) - julianday(created_at) <= 2.0), 0) \
-                 FROM \"CRN\" WHERE created_at >= ?1 AND (created_at < ?2 OR reached_at IS NOT NULL)",
+                 FROM \"CRN\" WHERE repeat_of IS NULL AND created_at >= ?1 \
+                 AND (created_at < ?2 OR reached_at IS NOT NULL)",
                 [&window_start, &overdue_before],
                 |row| Ok((row.get(0)?, row.get(1)?)),
             )?;
             let mut stmt = conn.prepare_cached(
-                "SELECT substr(created_at, 1, 13) AS hour, count(*) FROM \"CRN\" WHERE created_at >= ?1 \
-                 GROUP BY hour ORDER BY hour",
+                "SELECT substr(created_at, 1, 13) AS hour, count(*) FROM \"CRN\" \
+                 WHERE repeat_of IS NULL AND created_at >= ?1 GROUP BY hour ORDER BY hour",
             )?;
             let per_hour = stmt
                 .query_map([&window_start], |row| Ok((row.get(0)?, row.get(1)?)))?
@@ -493,7 +508,7 @@ impl SqliteStore {
             let mut stmt = conn.prepare_cached(&format!(
                 "INSERT INTO outbox (lead_id, event, channel, created_at, next_attempt_at) \
                  SELECT id, ?1, ?2, ?3, ?3 FROM \"CRN\" \
-                 WHERE status IN ({}) AND created_at >= ?4 AND created_at < ?5 \
+                 WHERE repeat_of IS NULL AND status IN ({}) AND created_at >= ?4 AND created_at < ?5 \
                  ON CONFLICT (lead_id, event, channel) DO NOTHING",
                 open_statuses_sql()
             ))?;
@@ -589,17 +604,22 @@ fn text(at: jiff::Timestamp) -> String {
     format!("{at:.6}")
 }
 
-/// Deletes the leads `condition` (with `?1` bound to `value`) picks, their calls and
-/// notifications (by cascade) and the idempotency records that name them.
+/// Deletes the leads `condition` (with `?1` bound to `value`) picks and the repeats that name
+/// them, their calls and notifications (by cascade) and the idempotency records that name them.
 fn delete_leads(conn: &Connection, condition: &str, value: &str) -> rusqlite::Result<usize> {
+    // Chosen first: a cascade would delete a repeat without a RETURNING row to say so.
     let ids: Vec<i64> = conn
-        .prepare(&format!("DELETE FROM \"CRN\" WHERE {condition} RETURNING id"))?
+        .prepare(&format!(
+            "SELECT id FROM \"CRN\" WHERE {condition} OR repeat_of IN (SELECT id FROM \"CRN\" WHERE {condition})"
+        ))?
         .query_map([value], |row| row.get(0))?
         .collect::<Result<_, _>>()?;
+    let mut delete = conn.prepare_cached("DELETE FROM \"CRN\" WHERE id = ?1")?;
     let mut forget = conn.prepare_cached(
         "DELETE FROM idempotency_keys WHERE ',' || lead_ids || ',' LIKE '%,' || ?1 || ',%'",
     )?;
     for id in &ids {
+        delete.execute([id])?;
         forget.execute([id])?;
     }
     Ok(ids.len())
@@ -686,47 +706,45 @@ fn insert_leads(
         let window = jiff::SignedDuration::try_from(window).ok()?;
         Some(format!("{:.6}", now.checked_sub(window).ok()?))
     });
-    let mut find_recent = conn.prepare_cached(
-        "SELECT id, created_at FROM \"CRN\" WHERE phone_e164 = ?1 AND created_at >= ?2 LIMIT 1",
+    let mut find_first = conn.prepare_cached(
+        "SELECT id FROM \"CRN\" WHERE phone_e164 = ?1 AND created_at >= ?2 AND repeat_of IS NULL \
+         ORDER BY id LIMIT 1",
     )?;
     let mut insert = conn.prepare_cached(
-        "INSERT INTO \"CRN\" (created_at, name, phone, phone_e164, confirmation, comment, policy_version) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) RETURNING id",
+        "INSERT INTO \"CRN\" (created_at, name, phone, phone_e164, confirmation, comment, policy_version, repeat_of) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) RETURNING id",
+    )?;
+    let mut queue = conn.prepare_cached(
+        "INSERT INTO outbox (lead_id, event, channel, created_at, next_attempt_at) VALUES (?1, 'new', ?2, ?3, ?3)",
     )?;
     let mut stored = Vec::with_capacity(leads.len());
     for lead in leads {
-        let recent = match &duplicates_since {
-            Some(since) => find_recent
-                .query_row(params![lead.phone_e164, since], |row| Ok((row.get(0)?, row.get(1)?)))
-                .optional()?,
+        let repeat_of: Option<i64> = match &duplicates_since {
+            Some(since) => {
+                find_first.query_row(params![lead.phone_e164, since], |row| row.get(0)).optional()?
+            }
             None => None,
         };
-        let (id, at, duplicate) = match recent {
-            Some((id, at)) => (id, at, true),
-            None => {
-                let id = insert.query_row(
-                    params![
-                        created_at,
-                        lead.name,
-                        lead.phone,
-                        lead.phone_e164,
-                        lead.confirmation,
-                        lead.comment,
-                        &*context.policy_version
-                    ],
-                    |row| row.get(0),
-                )?;
-                let mut queue = conn.prepare_cached(
-                    "INSERT INTO outbox (lead_id, event, channel, created_at, next_attempt_at) \
-                     VALUES (?1, 'new', ?2, ?3, ?3)",
-                )?;
-                for channel in context.channels.iter() {
-                    queue.execute(params![id, channel, created_at])?;
-                }
-                (id, created_at.clone(), false)
+        let id = insert.query_row(
+            params![
+                created_at,
+                lead.name,
+                lead.phone,
+                lead.phone_e164,
+                lead.confirmation,
+                lead.comment,
+                &*context.policy_version,
+                repeat_of
+            ],
+            |row| row.get(0),
+        )?;
+        // The person's first lead was notified already.
+        if repeat_of.is_none() {
+            for channel in context.channels.iter() {
+                queue.execute(params![id, channel, created_at])?;
             }
-        };
-        stored.push(Stored { lead: lead.stored_as(id, at), duplicate });
+        }
+        stored.push(Stored { lead: lead.stored_as(id, created_at.clone()), repeat_of });
     }
     if let Some(idempotency) = idempotency {
         let ids = stored.iter().map(|row| row.lead.id.to_string()).collect::<Vec<_>>().join(",");
@@ -770,6 +788,8 @@ fn record_from(row: &rusqlite::Row) -> rusqlite::Result<LeadRecord> {
         status: row.get(8)?,
         reached_at: row.get(9)?,
         attempt_count: row.get(10)?,
+        repeat_of: row.get(11)?,
+        repeat_count: row.get(12)?,
     })
 }
 
