@@ -687,6 +687,12 @@ fn in_savepoint<T>(
     tx: &mut rusqlite::Transaction,
     f: impl FnOnce(&Connection) -> rusqlite::Result<T>,
 ) -> Result<T, StoreError> {
+    // After some I/O errors (a full disk, a failed read) SQLite rolls back the whole transaction,
+    // not only the failing write. A write run after that would be outside the batch: committed on
+    // its own by its savepoint while its caller is told the batch failed. So it is not run.
+    if tx.is_autocommit() {
+        return Err(StoreError::Unavailable("an earlier write of this batch failed and undid it".into()));
+    }
     let sp = tx.savepoint().map_err(|e| unavailable(&e))?;
     let value = f(&sp).map_err(|e| unavailable(&e))?; // dropping `sp` rolls it back
     sp.commit().map_err(|e| unavailable(&e))?;
@@ -806,4 +812,86 @@ fn lead_from(row: &rusqlite::Row) -> rusqlite::Result<Lead> {
 
 fn unavailable(e: &rusqlite::Error) -> StoreError {
     StoreError::Unavailable(e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// SQLite undoes a whole batch when one of its writes meets an I/O error (see `in_savepoint`).
+    /// The failing write here does that with a ROLLBACK: the state SQLite leaves behind, made at
+    /// a known point of the batch. Every write queued behind it must be answered as it is stored.
+    #[tokio::test]
+    async fn a_batch_undone_by_a_failing_write_answers_each_write_as_it_is_stored() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(&dir.path().join("leads.db")).unwrap();
+        let store = std::sync::Arc::new(store);
+        // The writer waits inside a first write until the three below are queued: one batch.
+        let (release, held) = std::sync::mpsc::channel::<()>();
+        let (started, writer_waits) = oneshot::channel();
+        let holding = tokio::spawn({
+            let store = store.clone();
+            async move {
+                store
+                    .write(move |_| {
+                        started.send(()).unwrap();
+                        held.recv().unwrap();
+                        Ok(())
+                    })
+                    .await
+            }
+        });
+        writer_waits.await.unwrap();
+        let before = tokio::spawn({
+            let store = store.clone();
+            async move { store.meta_get_or_insert("before", "1".into()).await }
+        });
+        while store.queued() < 1 {
+            tokio::task::yield_now().await;
+        }
+        let failing = tokio::spawn({
+            let store = store.clone();
+            async move {
+                store
+                    .write(|conn| {
+                        conn.execute_batch("ROLLBACK")?;
+                        conn.execute_batch("SELECT * FROM a_disk_that_failed")
+                    })
+                    .await
+            }
+        });
+        while store.queued() < 2 {
+            tokio::task::yield_now().await;
+        }
+        let after = tokio::spawn({
+            let store = store.clone();
+            async move { store.meta_get_or_insert("after", "1".into()).await }
+        });
+        while store.queued() < 3 {
+            tokio::task::yield_now().await;
+        }
+        release.send(()).unwrap();
+        holding.await.unwrap().unwrap();
+        assert!(failing.await.unwrap().is_err());
+
+        for (key, answer) in [("before", before.await.unwrap()), ("after", after.await.unwrap())] {
+            let stored = store
+                .read(move |conn| {
+                    conn.query_row("SELECT 1 FROM zayavka_meta WHERE key = ?1", [key], |_| Ok(())).optional()
+                })
+                .await
+                .unwrap()
+                .is_some();
+            assert_eq!(answer.is_ok(), stored, "{key}: answered {answer:?}, stored: {stored}");
+        }
+        store.close().await;
+    }
+
+    impl SqliteStore {
+        /// Writes waiting for the writer thread.
+        fn queued(&self) -> usize {
+            let jobs = self.jobs.lock().unwrap();
+            jobs.as_ref().map_or(0, |sender| sender.max_capacity() - sender.capacity())
+        }
+    }
 }

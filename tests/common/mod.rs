@@ -428,3 +428,28 @@ pub async fn sign_in(port: u16, email: &str, password: &str) -> (String, String)
         .to_owned();
     (cookie, csrf)
 }
+
+/// `POST /leads` as the form sends it without JavaScript; the status and the body.
+pub async fn post_form(port: u16, fields: &[(&str, &str)]) -> Result<(u16, String), String> {
+    use hyper_util::rt::TokioIo;
+    let body = fields
+        .iter()
+        .map(|(name, value)| {
+            format!("{name}={}", value.bytes().map(|b| format!("%{b:02X}")).collect::<String>())
+        })
+        .collect::<Vec<_>>()
+        .join("&");
+    let stream = tokio::net::TcpStream::connect(("127.0.0.1", port)).await.map_err(|e| e.to_string())?;
+    let (mut sender, connection) =
+        hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.map_err(|e| e.to_string())?;
+    tokio::spawn(connection);
+    let request = Request::post("/leads")
+        .header("host", "127.0.0.1")
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(http_body_util::Full::new(Bytes::from(body)))
+        .unwrap();
+    let response = sender.send_request(request).await.map_err(|e| e.to_string())?;
+    let status = response.status().as_u16();
+    let body = response.into_body().collect().await.map_err(|e| e.to_string())?.to_bytes();
+    Ok((status, String::from_utf8_lossy(&body).into_owned()))
+}
