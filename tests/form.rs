@@ -124,3 +124,23 @@ async fn the_refusal_page_styles_are_allowed_by_the_csp() {
     let csp = answer.header("content-security-policy").to_owned();
     assert!(csp.contains(&zayavka::http::security::style_hash(zayavka::http::form::ERROR_PAGE_CSS)), "{csp}");
 }
+
+#[tokio::test]
+async fn only_a_checked_box_is_consent() {
+    let app = test_app().await;
+    let lead = encode(&[("name", "Олена"), ("phone", "0671234567"), ("confirmation", "Так")]);
+    // A checked box sends `agreed=on`; an unchecked one sends nothing. A crafted `agreed=` (or
+    // any other value) is not a box anyone ticked.
+    for agreed in ["agreed=", "agreed=off", "agreed=%20"] {
+        let answer = post_form(&app, &format!("{lead}&{agreed}")).await;
+        assert_eq!(answer.status, StatusCode::UNPROCESSABLE_ENTITY, "{agreed}");
+        let html = answer.text();
+        assert!(html.contains("Потрібна ваша згода з умовами публічної оферти."), "{agreed}");
+        assert!(!html.contains("value=\"on\" checked"), "{agreed}: the page shows the box unticked");
+    }
+    assert!(app.stored().await.is_empty(), "nothing stored without consent");
+
+    let answer = post_form(&app, &format!("{lead}&agreed=on")).await;
+    assert_eq!(answer.status, StatusCode::SEE_OTHER);
+    assert_eq!(app.stored().await.len(), 1);
+}

@@ -42,6 +42,7 @@ fn text() -> impl Strategy<Value = String> {
         Just("=cmd|'/c calc'!A1".to_owned()),
         Just("<script>alert(1)</script>".to_owned()),
         Just("\u{202E}\u{0000}\u{FEFF}".to_owned()),
+        hostile_text(),
     ]
 }
 
@@ -55,17 +56,37 @@ fn json_value() -> impl Strategy<Value = serde_json::Value> {
     ]
 }
 
-/// Characters the cleaning drops wherever they are: controls, direction overrides, the BOM.
+/// Characters that show nothing, the ones issue 17 names: the cleaning drops them wherever they
+/// are (controls, direction marks and overrides, zero-width characters, the BOM, the soft hyphen,
+/// tag characters, a blank Hangul filler).
+const INVISIBLE: &str = "\u{0000}\u{0007}\u{001B}\u{007F}\u{009B}\u{00AD}\u{061C}\u{200B}\
+    \u{200C}\u{200D}\u{200E}\u{200F}\u{202A}\u{202E}\u{2060}\u{2066}\u{2069}\u{3164}\
+    \u{FEFF}\u{E0001}\u{E0041}\u{E007F}";
+
 fn dropped_character() -> impl Strategy<Value = char> {
-    prop_oneof![
-        Just('\u{0000}'),
-        Just('\u{0007}'),
-        Just('\u{001B}'),
-        Just('\u{007F}'),
-        Just('\u{202E}'),
-        Just('\u{2066}'),
-        Just('\u{FEFF}'),
-    ]
+    prop::sample::select(INVISIBLE.chars().collect::<Vec<_>>())
+}
+
+/// Whether `c` shows nothing, by the ranges the issue names (independent of how `clean` decides).
+fn shows_nothing(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{00AD}' | '\u{061C}' | '\u{200B}'..='\u{200F}' | '\u{2028}'..='\u{202E}'
+                | '\u{2060}'..='\u{2069}' | '\u{3164}' | '\u{FEFF}' | '\u{E0000}'..='\u{E007F}'
+        )
+}
+
+/// Text as hostile as it gets for the cleaning: anything, invisible characters, emoji and their
+/// joiners and selectors, letters with separate accents, breaks.
+fn hostile_text() -> impl Strategy<Value = String> {
+    let character = prop_oneof![
+        any::<char>(),
+        dropped_character(),
+        prop::sample::select(&['👩', '💻', '❤', '🔥', '🏽', '\u{FE0F}', '\u{FE0E}', '\u{E0100}'][..]),
+        prop::sample::select(&['а', 'и', '\u{0306}', '1', ' ', '\n', '\r', '\u{2028}', '\u{2029}'][..]),
+    ];
+    proptest::collection::vec(character, 0..40).prop_map(|chars| chars.into_iter().collect())
 }
 
 /// A name as a person writes it, and the same name with dropped characters put anywhere, `й`
@@ -120,10 +141,10 @@ proptest! {
         if status == 400 {
             prop_assert!(json["code"].is_string() && json["message"].is_string());
         } else {
-            // What was stored passed every rule: no control characters, a phone with 7-15 digits.
+            // What was stored passed every rule: nothing invisible, a phone with 7-15 digits.
             let row = &json[0];
             let name = row["name"].as_str().unwrap();
-            prop_assert!(!name.is_empty() && !name.chars().any(char::is_control));
+            prop_assert!(!name.is_empty() && !name.chars().any(shows_nothing), "{name:?}");
             let digits = row["phone"].as_str().unwrap().chars().filter(char::is_ascii_digit).count();
             prop_assert!((7..=15).contains(&digits));
         }
@@ -134,7 +155,7 @@ proptest! {
         (name, sent_name) in dressed_name(),
         phone in "(\\+38 ?|38)?\\(?0[1-9][0-9]\\)?[ -]?[0-9]{3}[ -]?[0-9]{2}[ -]?[0-9]{2}",
         confirmation in "( ?)(Так|Ні)( ?)",
-        comment in proptest::option::of("\\PC{0,200}"),
+        comment in proptest::option::of(prop_oneof!["\\PC{0,200}", hostile_text()]),
     ) {
         let body = serde_json::json!({
             "name": sent_name, "phone": phone, "confirmation": confirmation, "comment": comment,
@@ -146,7 +167,8 @@ proptest! {
         prop_assert_eq!(row["phone"].as_str().unwrap(), phone.trim());
         prop_assert_eq!(row["confirmation"].as_str().unwrap(), confirmation.trim());
         if let Some(stored) = row["comment"].as_str() {
-            prop_assert!(!stored.chars().any(|c| c.is_control() && c != '\n'), "{stored:?}");
+            let hidden = |c: char| shows_nothing(c) && c != '\n' && c != '\u{200D}';
+            prop_assert!(!stored.chars().any(hidden), "{stored:?}");
             prop_assert!(unicode_normalization::is_nfc(stored), "{stored:?}");
         }
     }
@@ -155,5 +177,40 @@ proptest! {
     fn any_form_body_gets_a_page_below_500(body in proptest::collection::vec(any::<u8>(), 0..300)) {
         let answer = post("/leads", "application/x-www-form-urlencoded", body);
         prop_assert!(answer.status.as_u16() < 500, "{}", answer.status);
+    }
+}
+
+proptest! {
+    // Pure functions, no app: many more cases cost little.
+    #![proptest_config(ProptestConfig {
+        cases: 2000, failure_persistence: None, ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn cleaned_text_shows_all_it_holds_and_cleaning_again_changes_nothing(raw in hostile_text()) {
+        use zayavka::lead::clean::{multi_line, single_line};
+        let line = single_line(&raw);
+        prop_assert!(!line.chars().any(shows_nothing), "{raw:?} -> {line:?}");
+        prop_assert_eq!(single_line(&line), line.clone());
+
+        let comment = multi_line(&raw);
+        let chars: Vec<char> = comment.chars().collect();
+        for (at, &c) in chars.iter().enumerate() {
+            if c == '\u{200D}' {
+                // A joiner stays only inside an emoji sequence: never at an end, never next to
+                // ASCII, a space or a Cyrillic letter.
+                let beside = [at.checked_sub(1).map(|i| chars[i]), chars.get(at + 1).copied()];
+                let in_emoji = |b: char| {
+                    !b.is_ascii() && !b.is_whitespace() && !('\u{0400}'..='\u{04FF}').contains(&b)
+                };
+                prop_assert!(
+                    beside.iter().all(|b| b.is_some_and(in_emoji)),
+                    "{raw:?} -> {comment:?}"
+                );
+            } else {
+                prop_assert!(c == '\n' || !shows_nothing(c), "{raw:?} -> {comment:?}");
+            }
+        }
+        prop_assert_eq!(multi_line(&comment), comment.clone());
     }
 }

@@ -84,6 +84,64 @@ async fn a_trailing_slash_redirects_to_the_page_itself() {
     assert_eq!(app.get("//evil.example/").await.status, StatusCode::NOT_FOUND, "no open redirect");
 }
 
+/// Sends `GET {target}` over a real socket exactly as written (no client in between that could
+/// tidy the path); the status and the `Location` header.
+async fn raw_get(port: u16, target: &str) -> (u16, Option<String>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+    let request = format!("GET {target} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut answer = Vec::new();
+    stream.read_to_end(&mut answer).await.unwrap();
+    let answer = String::from_utf8_lossy(&answer);
+    let head = answer.split("\r\n\r\n").next().unwrap();
+    let status = head.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+    let location = head.lines().find_map(|line| {
+        let (name, value) = line.split_once(':')?;
+        name.eq_ignore_ascii_case("location").then(|| value.trim().to_owned())
+    });
+    (status, location)
+}
+
+#[tokio::test]
+async fn no_path_redirects_a_browser_to_another_site() {
+    let database = common::TestDatabase::new().await;
+    let server = common::Server::start(&database.url).await;
+    let site = url::Url::parse(&format!("http://127.0.0.1:{}/privacy-policy/", server.port)).unwrap();
+
+    // The redirect itself still works over a real socket.
+    let (status, location) = raw_get(server.port, "/privacy-policy/?from=footer").await;
+    assert_eq!((status, location.as_deref()), (308, Some("/privacy-policy?from=footer")));
+
+    for target in [
+        "/\\evil.example/",
+        "/\\\\evil.example/",
+        "/\\/evil.example/",
+        "//evil.example/",
+        "///evil.example//",
+        "/%2F%2Fevil.example/",
+        "/%2f/evil.example/",
+        "/%5Cevil.example/",
+        "/%5c%5cevil.example/",
+        "/%09/evil.example/",
+        "/\t/evil.example/",
+        "/.//evil.example/",
+        "/..%2F%2Fevil.example/",
+        "http://127.0.0.1/\\evil.example/",
+    ] {
+        let (status, location) = raw_get(server.port, target).await;
+        // Read as a browser reads it: the WHATWG URL rules, relative to the page asked for.
+        if let Some(location) = location {
+            let next = site.join(&location).unwrap_or_else(|e| panic!("{target}: {location:?}: {e}"));
+            assert_eq!(
+                (next.host_str(), next.port()),
+                (Some("127.0.0.1"), Some(server.port)),
+                "{target} answered {status} to {location:?}"
+            );
+        }
+    }
+}
+
 #[tokio::test]
 async fn hashed_assets_are_immutable_and_served_compressed() {
     let app = test_app().await;

@@ -34,11 +34,18 @@ pub struct LeadForm {
     confirmation: String,
     #[serde(default)]
     comment: String,
-    /// The agreement checkbox: present (`on`) when checked.
+    /// The agreement checkbox: `on` when checked (the value both forms give it). Anything else,
+    /// an empty `agreed=` too, is no consent.
     agreed: Option<String>,
     /// The honeypot: invisible to people, filled in by bots.
     #[serde(default)]
     website: String,
+}
+
+impl LeadForm {
+    fn has_agreed(&self) -> bool {
+        self.agreed.as_deref() == Some("on")
+    }
 }
 
 /// The styles of the refusal page; the CSP allows them by hash (see `security::content_policy`).
@@ -89,7 +96,7 @@ async fn submit(
         comment: Some(form.comment.clone()),
     };
     let mut problems: Vec<String> = match input.validate() {
-        Ok(lead) if form.agreed.is_some() => {
+        Ok(lead) if form.has_agreed() => {
             if submit::sent_too_fast(&state, &headers) {
                 return Redirect::to(&state.settings.redirect_url).into_response();
             }
@@ -105,7 +112,7 @@ async fn submit(
         Ok(_) => Vec::new(),
         Err(problems) => problems.iter().map(|p| p.message_uk()).collect(),
     };
-    if form.agreed.is_none() {
+    if !form.has_agreed() {
         problems.push("Потрібна ваша згода з умовами публічної оферти.".to_owned());
     }
     submit::invalid(&state);
@@ -152,7 +159,7 @@ fn refusal(state: &AppState, status: StatusCode, problems: Vec<String>, form: &L
         phone: &form.phone,
         confirmation: &form.confirmation,
         comment: &form.comment,
-        agreed: form.agreed.is_some(),
+        agreed: form.has_agreed(),
     };
     match page.render() {
         Ok(html) => (status, [(header::CACHE_CONTROL, "no-store")], Html(html)).into_response(),

@@ -2,7 +2,8 @@
 //! - `/`, `/thank-you`, `/privacy-policy`: its prerendered HTML, 200, revalidated (`no-cache`);
 //! - `/assets/…` (hashed by the build): the file with its type, cached for a year, `immutable`;
 //! - another file of the build (`/favicon.svg`): the file, revalidated;
-//! - a path with a trailing slash: a permanent redirect to the path without it;
+//! - a path with a trailing slash: a permanent redirect to the path without it, when that path
+//!   cannot be read as another site (see `stays_on_this_site`);
 //! - a missing path with an extension in its last segment: a short plain 404 (no page for a
 //!   missing image or script);
 //! - any other path: the not-found page with status 404.
@@ -73,11 +74,8 @@ async fn file_or_not_found(
     }
     // The client's router ignores a trailing slash; the server must not answer 404 to a path
     // the client would render as a page (hydration would disagree).
-    // The client's router ignores a trailing slash; the server must not answer 404 to a path
-    // the client would render as a page (hydration would disagree).
     let trimmed = uri.path().trim_end_matches('/');
-    // (`//host` would be a redirect to another site.)
-    if trimmed.len() < uri.path().len() && trimmed.len() > 1 && !trimmed.starts_with("//") {
+    if trimmed.len() < uri.path().len() && stays_on_this_site(trimmed) {
         let target = match uri.query() {
             Some(query) => format!("{trimmed}?{query}"),
             None => trimmed.to_owned(),
@@ -94,6 +92,18 @@ async fn file_or_not_found(
         return (StatusCode::NOT_FOUND, [(header::CACHE_CONTROL, HTML_CACHE)], "Not found\n").into_response();
     }
     not_found_page(&state, &headers)
+}
+
+/// Whether `path` as a `Location` can only mean a page of this site. A browser reads `//host`
+/// and `/\host` (it takes `\` for `/`, and drops tabs and line breaks anywhere) as another
+/// site, and a proxy may decode `%2F` or `%5C` first; so the path must begin with `/` and a
+/// letter or digit, and hold nothing but the characters a URL path is written with (RFC 3986:
+/// no `\`, space or control character). Any other path is simply not redirected.
+fn stays_on_this_site(path: &str) -> bool {
+    let mut bytes = path.bytes();
+    bytes.next() == Some(b'/')
+        && bytes.next().is_some_and(|b| b.is_ascii_alphanumeric())
+        && bytes.all(|b| b.is_ascii_alphanumeric() || b"/-._~%!$&'()*+,;=:@".contains(&b))
 }
 
 /// The not-found page with status 404 (also used by other routers for unknown page paths).
