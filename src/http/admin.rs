@@ -35,7 +35,7 @@ const MAX_NOTE_CHARS: usize = 1000;
 /// Days the inbox's figures look back.
 const STATS_DAYS: i64 = 30;
 /// The longest request body the API reads: the inbox sends a few hundred bytes of JSON.
-pub const MAX_BODY_BYTES: usize = 16 * 1024;
+const MAX_BODY_BYTES: usize = 16 * 1024;
 
 pub fn router() -> Router<AppState> {
     let api = Router::new()
@@ -160,7 +160,7 @@ async fn errors_as_json(response: Response) -> Response {
 
 /// Whether operators reach the site over HTTPS: as `ZAYAVKA_PUBLIC_URL` says when it is set (the
 /// address the operators use), else as a trusted proxy's `X-Forwarded-Proto` says.
-pub struct OverHttps(bool);
+struct OverHttps(bool);
 
 impl FromRequestParts<AppState> for OverHttps {
     type Rejection = Infallible;
