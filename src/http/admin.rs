@@ -45,6 +45,7 @@ pub fn router() -> Router<AppState> {
         .route("/admin/api/leads", get(list_leads))
         .route("/admin/api/leads/{id}", get(lead))
         .route("/admin/api/leads/{id}/attempts", post(add_attempt))
+        .route("/admin/api/leads/{id}/release", post(release))
         .route("/admin/api/stats", get(stats))
         .route("/admin/api/export.csv", get(export_csv))
         .route("/admin/api/erase", post(erase))
@@ -321,11 +322,12 @@ async fn list_leads(
 ) -> Result<Json<serde_json::Value>, AdminError> {
     let Query(query) = query.map_err(|_| AdminError::bad_request("Некоректні параметри пошуку."))?;
     let now = Timestamp::now();
-    let (open_only, created_before) = match query.filter.as_deref().unwrap_or("all") {
-        "all" => (false, None),
-        "open" => (true, None),
-        "overdue" => (true, Some(now - PROMISE)),
-        _ => return Err(AdminError::bad_request("Невідомий фільтр: all, open або overdue.")),
+    let (open_only, created_before, held) = match query.filter.as_deref().unwrap_or("all") {
+        "all" => (false, None, false),
+        "open" => (true, None, false),
+        "overdue" => (true, Some(now - PROMISE), false),
+        "held" => (false, None, true),
+        _ => return Err(AdminError::bad_request("Невідомий фільтр: all, open, overdue або held.")),
     };
     let limit = query.limit.unwrap_or(50).clamp(1, 200);
     let (name_pattern, phone_pattern) = Search::parse(&query.q).patterns();
@@ -338,6 +340,7 @@ async fn list_leads(
             created_before,
             before_id: query.before_id,
             limit: limit + 1,
+            held,
         })
         .await?;
     let more = leads.len() > limit as usize;
@@ -393,6 +396,20 @@ async fn add_attempt(
     Ok((StatusCode::CREATED, Json(lead_answer(&state, id).await?)).into_response())
 }
 
+/// Moves a held lead to the call list; its notifications then go out, once.
+async fn release(
+    State(state): State<AppState>,
+    SignedIn(session): SignedIn,
+    Path(id): Path<i64>,
+) -> Result<Response, AdminError> {
+    if !state.store.release(id, state.insert_context.channels.clone()).await? {
+        return Err(AdminError::lead_not_found());
+    }
+    state.notifier.wake();
+    tracing::info!(id, operator = session.operator_id, "inbox: held lead released");
+    Ok(Json(lead_answer(&state, id).await?).into_response())
+}
+
 async fn stats(
     State(state): State<AppState>,
     SignedIn(_): SignedIn,
@@ -445,6 +462,7 @@ async fn stats(
         .collect();
     Ok(Json(json!({
         "now": time(now),
+        "held": counts.held,
         "open": counts.open,
         "overdue": counts.overdue,
         "reached_in_time": { "reached": counts.reached_in_time, "due": counts.due },
