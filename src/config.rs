@@ -140,6 +140,16 @@ pub struct SettingArgs {
     /// it [default: 180]
     #[arg(long, env = "ZAYAVKA_RETENTION_DAYS", global = true, value_name = "DAYS")]
     pub retention_days: Option<String>,
+
+    /// Connections open at once, at most; at the cap the one idle longest is closed for a new one.
+    /// Lowered to what the open-file limit allows [default: 1024]
+    #[arg(long, env = "ZAYAVKA_MAX_CONNECTIONS", global = true, value_name = "N")]
+    pub max_connections: Option<String>,
+
+    /// A connection that sends no whole request head within this many seconds of opening (or of
+    /// its previous answer) is closed [default: 15]
+    #[arg(long, env = "ZAYAVKA_HEADER_TIMEOUT_SECONDS", global = true, value_name = "SECONDS")]
+    pub header_timeout_seconds: Option<String>,
 }
 
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
@@ -160,6 +170,11 @@ pub const DEFAULT_TELEGRAM_API_URL: &str = "https://api.telegram.org";
 pub const DEFAULT_REMIND_AFTER_HOURS: u32 = 40;
 /// The privacy policy states this period; change both together.
 pub const DEFAULT_RETENTION_DAYS: u32 = 180;
+/// Far more than a lead form needs at once, few enough that their buffers stay small (a few MB).
+pub const DEFAULT_MAX_CONNECTIONS: u32 = 1024;
+/// A request head is one packet; 15 s allows a very slow mobile network, and keeps an idle
+/// keep-alive connection long enough for a visitor's next click.
+pub const DEFAULT_HEADER_TIMEOUT_SECONDS: u32 = 15;
 
 /// Where the leads live.
 #[derive(Clone, PartialEq, Eq)]
@@ -207,6 +222,10 @@ pub struct Settings {
     pub remind_after_hours: u32,
     /// 1 to 3650; the privacy policy states it.
     pub retention_days: u32,
+    /// At least 1; `serve` lowers it to what the open-file limit allows.
+    pub max_connections: u32,
+    /// 1 to 3600: the header read timeout and the keep-alive idle limit.
+    pub header_timeout_seconds: u32,
 }
 
 /// Where notifications go. Secrets are kept out of `Debug`.
@@ -352,6 +371,26 @@ impl Settings {
         if !(1..=3650).contains(&retention_days) {
             bail!("ZAYAVKA_RETENTION_DAYS: {retention_days} is not between 1 and 3650 days");
         }
+        let max_connections = number(
+            args.max_connections,
+            "max_connections",
+            "ZAYAVKA_MAX_CONNECTIONS",
+            DEFAULT_MAX_CONNECTIONS,
+        )?;
+        if max_connections == 0 {
+            bail!("ZAYAVKA_MAX_CONNECTIONS: at least one connection is needed");
+        }
+        let header_timeout_seconds = number(
+            args.header_timeout_seconds,
+            "header_timeout_seconds",
+            "ZAYAVKA_HEADER_TIMEOUT_SECONDS",
+            DEFAULT_HEADER_TIMEOUT_SECONDS,
+        )?;
+        if !(1..=3600).contains(&header_timeout_seconds) {
+            bail!(
+                "ZAYAVKA_HEADER_TIMEOUT_SECONDS: {header_timeout_seconds} is not between 1 and 3600 seconds"
+            );
+        }
         let optional = |given: Option<String>, key: &str| -> Option<String> {
             given.or_else(|| file.get(key).cloned()).map(|v| v.trim().to_owned()).filter(|v| !v.is_empty())
         };
@@ -427,6 +466,8 @@ impl Settings {
             notify,
             remind_after_hours,
             retention_days,
+            max_connections,
+            header_timeout_seconds,
         })
     }
 
