@@ -112,24 +112,29 @@ impl ProofKey {
         ProofKey(hmac::Mac::new_from_slice(secret).expect("HMAC takes a key of any length"))
     }
 
-    /// `ISSUED.SIGNATURE`: Unix seconds and the URL-safe base64 of the MAC over them.
+    /// `ISSUED.NONCE.SIGNATURE`: Unix seconds, 64 random bits (so two pages served in the same
+    /// second get proofs of their own) and the URL-safe base64 of the MAC over both.
     pub fn issue(&self, now: i64) -> String {
         use base64::Engine;
-        let signature = self.signature(now);
-        format!("{now}.{}", base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(signature))
+        let nonce = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(rand::random::<[u8; 8]>());
+        let signature = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(self.signature(now, &nonce));
+        format!("{now}.{nonce}.{signature}")
     }
 
     pub fn check(&self, proof: Option<&str>, now: i64) -> ProofCheck {
         use base64::Engine;
         let Some(proof) = proof else { return ProofCheck::Missing };
-        let Some((issued, signature)) = proof.split_once('.') else { return ProofCheck::Forged };
+        let mut parts = proof.splitn(3, '.');
+        let (Some(issued), Some(nonce), Some(signature)) = (parts.next(), parts.next(), parts.next()) else {
+            return ProofCheck::Forged;
+        };
         let (Ok(issued), Ok(signature)) =
             (issued.parse::<i64>(), base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(signature))
         else {
             return ProofCheck::Forged;
         };
         let mut mac = self.0.clone();
-        hmac::Mac::update(&mut mac, &Self::message(issued));
+        hmac::Mac::update(&mut mac, &Self::message(issued, nonce));
         if hmac::Mac::verify_slice(mac, &signature).is_err() || issued > now + CLOCK_SKEW {
             return ProofCheck::Forged;
         }
@@ -140,14 +145,14 @@ impl ProofKey {
         ProofCheck::Valid { age_seconds }
     }
 
-    fn signature(&self, issued: i64) -> Vec<u8> {
+    fn signature(&self, issued: i64, nonce: &str) -> Vec<u8> {
         let mut mac = self.0.clone();
-        hmac::Mac::update(&mut mac, &Self::message(issued));
+        hmac::Mac::update(&mut mac, &Self::message(issued, nonce));
         hmac::Mac::finalize(mac).into_bytes().to_vec()
     }
 
-    fn message(issued: i64) -> Vec<u8> {
-        format!("zayavka page-load proof v1 {issued}").into_bytes()
+    fn message(issued: i64, nonce: &str) -> Vec<u8> {
+        format!("zayavka page-load proof v1 {issued} {nonce}").into_bytes()
     }
 }
 
@@ -340,8 +345,9 @@ mod tests {
         assert_eq!(key.check(Some(&proof), 1_002), ProofCheck::Valid { age_seconds: 2 });
         assert_eq!(key.check(None, 1_002), ProofCheck::Missing);
         assert_eq!(key.check(Some("1000"), 1_002), ProofCheck::Forged);
-        let (_, signature) = proof.split_once('.').unwrap();
-        assert_eq!(key.check(Some(&format!("999.{signature}")), 1_002), ProofCheck::Forged, "another time");
+        let (_, rest) = proof.split_once('.').unwrap();
+        assert_eq!(key.check(Some(&format!("999.{rest}")), 1_002), ProofCheck::Forged, "another time");
+        assert_ne!(key.issue(1_000), proof, "two pages in one second get proofs of their own");
         assert_eq!(ProofKey::new(b"other").check(Some(&proof), 1_002), ProofCheck::Forged, "another key");
         let lifetime = PROOF_LIFETIME.as_secs() as i64;
         assert_eq!(key.check(Some(&proof), 1_000 + lifetime + 1), ProofCheck::Expired);
