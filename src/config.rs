@@ -71,8 +71,8 @@ pub struct SettingArgs {
     #[arg(long, env = "ZAYAVKA_HOLD_DAYS", global = true, value_name = "DAYS")]
     pub hold_days: Option<String>,
 
-    /// The same phone again within this many hours is kept as one lead (the visitor still sees
-    /// success); 0 = off [default: 24]
+    /// A submission whose phone was first sent within this many hours is stored as a repeat of
+    /// that first lead (not notified again); 0 = off [default: 24]
     #[arg(long, env = "ZAYAVKA_DUPLICATE_WINDOW_HOURS", global = true, value_name = "HOURS")]
     pub duplicate_window_hours: Option<String>,
 
@@ -587,6 +587,27 @@ mod tests {
             bad(SettingArgs { backend_url: Some("example.com".into()), ..Default::default() })
                 .starts_with("ZAYAVKA_BACKEND_URL")
         );
+    }
+
+    /// Each setting is declared once, here; `--help` comes from it, and these copies must name
+    /// every one: the reference in docs/configuration.md and the commented example file.
+    #[test]
+    fn every_setting_is_documented_and_in_the_example_file() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let docs = std::fs::read_to_string(root.join("docs/configuration.md")).unwrap();
+        let example = std::fs::read_to_string(root.join("zayavka.example.toml")).unwrap();
+        let command = SettingArgs::augment_args(clap::Command::new("zayavka"));
+        let mut count = 0;
+        for arg in command.get_arguments() {
+            let Some(variable) = arg.get_env().and_then(|v| v.to_str()) else { continue };
+            count += 1;
+            assert!(docs.contains(&format!("`{variable}`")), "docs/configuration.md lacks {variable}");
+            let key = arg.get_id().as_str();
+            let in_example =
+                example.lines().any(|l| l.trim_start_matches(['#', ' ']).starts_with(&format!("{key} =")));
+            assert!(in_example, "zayavka.example.toml lacks {key}");
+        }
+        assert!(count > 25, "{count} settings found");
     }
 
     #[test]
