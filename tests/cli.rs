@@ -40,6 +40,10 @@ async fn help_lists_every_setting() {
         "ZAYAVKA_TRUSTED_PROXIES",
         "ZAYAVKA_RATE_LIMIT_PER_MINUTE",
         "ZAYAVKA_MIN_FILL_SECONDS",
+        "ZAYAVKA_HOLD_WITHOUT_PROOF",
+        "ZAYAVKA_HOLD_DAYS",
+        "ZAYAVKA_MAX_CONNECTIONS",
+        "ZAYAVKA_HEADER_TIMEOUT_SECONDS",
         "--config",
     ] {
         assert!(stdout.contains(variable), "--help does not mention {variable}");
@@ -184,7 +188,9 @@ async fn logs_never_hold_a_visitors_name_or_phone() {
         .env("ZAYAVKA_LOG", "trace")
         // A notification channel that fails, so its retries are logged too.
         .env("ZAYAVKA_WEBHOOK_URL", "http://127.0.0.1:9/hook")
-        .env("ZAYAVKA_NOTIFY_INCLUDE_PII", "true");
+        .env("ZAYAVKA_NOTIFY_INCLUDE_PII", "true")
+        // A request of the test carries no page-load proof; a held lead would not be notified.
+        .env("ZAYAVKA_HOLD_WITHOUT_PROOF", "false");
     let server = common::serve_on_any_port(command).await;
     let port = server.port;
     for _ in 0..100 {
@@ -360,4 +366,28 @@ async fn leads_purge_deletes_the_leads_past_the_retention_period() {
     let left = server.export_jsonl().await;
     assert_eq!(left.len(), 1, "{left:?}");
     assert_eq!(left[0]["name"], "Недавня");
+}
+
+/// `zayavka leads export` names held leads and their reasons; `zayavka leads release ID` moves one
+/// to the call list (its notification is queued then, once).
+#[tokio::test]
+async fn a_held_lead_is_exported_with_its_reasons_and_released_from_the_command_line() {
+    let database = common::TestDatabase::new().await;
+    let server = common::Server::start_with(&database.url, &[("ZAYAVKA_HOLD_WITHOUT_PROOF", "true")]).await;
+    let lead = r#"{"name":"Олена","phone":"067 123 45 67","confirmation":"Так","comment":null}"#;
+    let (status, answer) = common::http(server.port, "POST", "/rest/v1/CRN", lead).await.unwrap();
+    assert_eq!(status, 201, "{answer}");
+    let exported = server.export_jsonl().await;
+    assert_eq!(exported[0]["held"], serde_json::json!(["no_proof"]), "a script's lead, held");
+    let id = exported[0]["id"].as_i64().unwrap().to_string();
+
+    let env = [("ZAYAVKA_DATABASE_URL", database.url.as_str())];
+    let (ok, _, stderr) = run(&["leads", "release", &id], &env).await;
+    assert!(ok, "{stderr}");
+    assert!(stderr.contains("released"), "{stderr}");
+    assert_eq!(server.export_jsonl().await[0]["held"], serde_json::Value::Null, "in the call list");
+
+    let (ok, _, stderr) = run(&["leads", "release", &id], &env).await;
+    assert!(!ok, "a lead in the call list is not held");
+    assert!(stderr.contains("no held lead"), "{stderr}");
 }
