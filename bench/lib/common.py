@@ -164,6 +164,9 @@ def zayavka_env(port: int, db: Path) -> dict[str, str]:
         # Switches for abuse limits that a benchmark from one address must not trip.
         "ZAYAVKA_RATE_LIMIT_PER_MINUTE": "0",
         "ZAYAVKA_MIN_FILL_SECONDS": "0",
+        # wrk sends no page-load proof: as a form on another site, its leads go to the call list
+        # (and to the channels) rather than being held.
+        "ZAYAVKA_HOLD_WITHOUT_PROOF": "false",
     })
     return env
 

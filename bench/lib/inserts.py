@@ -34,7 +34,7 @@ from common import (run_main, ANON_KEY, BENCH, LEAD_JSON, BenchError, RssSampler
 WRK_POST = BENCH / "lib/wrk-post.lua"
 WRK_GET = BENCH / "lib/wrk-get.lua"
 # Ukrainian mobile operator codes: each POST run against one database takes the next, so that
-# its phone numbers are new to that database (zayavka answers a repeat without writing it).
+# its phone numbers are new to that database (a repeat would be stored without its notification).
 OPERATOR_CODES = ["50", "63", "66", "67", "68", "73", "91", "92", "93", "94", "95", "96", "97",
                   "98", "99", "39"]
 

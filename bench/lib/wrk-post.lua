@@ -2,8 +2,8 @@
 --   wrk ... -s lib/wrk-post.lua URL -- zayavka APIKEY CODE
 --   wrk ... -s lib/wrk-post.lua URL -- pocketbase - CODE
 -- Every POST is a new lead with a phone number of its own, +380 CODE and 7 digits (the thread's
--- number and a counter), so that no insert is a duplicate that a server could answer without
--- writing (zayavka suppresses a phone's repeats within a day): each run against the same
+-- number and a counter), so that no insert is a repeat that a server could store without
+-- notifying (zayavka notifies a phone once a day): each run against the same
 -- database passes a CODE of its own (a Ukrainian mobile operator code such as 67).
 
 local threads = {}
