@@ -55,6 +55,10 @@ async fn outbox_rows(app: &TestApp) -> i64 {
     app.state.store.outbox_queues().await.unwrap().iter().map(|q| q.waiting).sum()
 }
 
+type Headers<'a> = &'a [(&'a str, &'a str)];
+/// The headers a script sends with its `n`th lead.
+type HeadersOf = fn(&TestApp, u32) -> Vec<(String, String)>;
+
 fn codes(list: &[&str]) -> Option<Vec<String>> {
     Some(list.iter().map(|c| c.to_string()).collect())
 }
@@ -108,7 +112,7 @@ async fn a_person_with_a_proof_goes_to_the_call_list_even_when_quick() {
 async fn signals_a_person_does_not_give_hold_the_lead_with_their_reasons() {
     let app = test_app_with(defaults).await;
     let quick = [proof(&app, 1), proof(&app, 1), proof(&app, 1)];
-    let cases: [(&[(&str, &str)], &str, &[&str]); 3] = [
+    let cases: [(Headers, &str, &[&str]); 3] = [
         (
             &[("x-zayavka-proof", &quick[0]), ("x-zayavka-flags", "honeypot")],
             "067 123 45 11",
@@ -294,7 +298,7 @@ async fn scripts_that_do_not_drive_a_browser_rarely_reach_the_call_list() {
     };
     // Each flow from an address of its own (the in-process app sees every request from one
     // address unless a trusted proxy names another; here a fresh app per flow does that).
-    let flows: [(&str, fn(&TestApp, u32) -> Vec<(String, String)>); 5] = [
+    let flows: [(&str, HeadersOf); 5] = [
         ("no page load", |_, _| vec![]),
         ("forged proof", |_, _| vec![("x-zayavka-proof".into(), "1000.AAAA".into())]),
         ("expired proof", |app, _| vec![("x-zayavka-proof".into(), proof(app, 2 * 24 * 3600))]),
