@@ -47,6 +47,11 @@ pub struct SettingArgs {
     #[arg(long, env = "ZAYAVKA_LOG", global = true, value_name = "FILTER")]
     pub log: Option<String>,
 
+    /// `text` (coloured only on a terminal) or `json` (one object per line, for log shippers)
+    /// [default: text]
+    #[arg(long, env = "ZAYAVKA_LOG_FORMAT", global = true, value_name = "FORMAT")]
+    pub log_format: Option<String>,
+
     /// Reverse proxies whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed: IP addresses
     /// or CIDR ranges, comma-separated [default: none]
     #[arg(long, env = "ZAYAVKA_TRUSTED_PROXIES", global = true, value_name = "IPS")]
@@ -176,6 +181,15 @@ pub const DEFAULT_MAX_CONNECTIONS: u32 = 1024;
 /// keep-alive connection long enough for a visitor's next click.
 pub const DEFAULT_HEADER_TIMEOUT_SECONDS: u32 = 15;
 
+/// How log lines are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogFormat {
+    /// For people: coloured on a terminal, plain into a file or journald.
+    Text,
+    /// One JSON object per line, the same fields.
+    Json,
+}
+
 /// Where the leads live.
 #[derive(Clone, PartialEq, Eq)]
 pub enum DatabaseUrl {
@@ -205,6 +219,7 @@ pub struct Settings {
     pub contact_phone: String,
     pub brand: String,
     pub log: String,
+    pub log_format: LogFormat,
     pub trusted_proxies: Vec<ipnet::IpNet>,
     /// 0 = off.
     pub rate_limit_per_minute: u32,
@@ -312,6 +327,11 @@ impl Settings {
         let log = pick(args.log, "log", DEFAULT_LOG);
         tracing_subscriber::EnvFilter::try_new(&log)
             .map_err(|e| anyhow::anyhow!("ZAYAVKA_LOG: '{log}' is not a log filter: {e}"))?;
+        let log_format = match pick(args.log_format, "log_format", "text").trim() {
+            "text" => LogFormat::Text,
+            "json" => LogFormat::Json,
+            other => bail!("ZAYAVKA_LOG_FORMAT: '{other}' is not text or json"),
+        };
 
         let trusted_proxies = parse_proxies(&pick(args.trusted_proxies, "trusted_proxies", ""))?;
         let number =
@@ -456,6 +476,7 @@ impl Settings {
             contact_phone,
             brand,
             log,
+            log_format,
             trusted_proxies,
             rate_limit_per_minute,
             min_fill_seconds,

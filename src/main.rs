@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use zayavka::config::{SettingArgs, Settings};
+use zayavka::config::{LogFormat, SettingArgs, Settings};
 use zayavka::export::{Format, export};
 use zayavka::store::Store;
 
@@ -101,7 +101,12 @@ fn main() -> ExitCode {
     // operator's filter says, it never logs below info.
     let filter = tracing_subscriber::EnvFilter::new(&settings.log)
         .add_directive("tokio_postgres=info".parse().expect("a valid directive"));
-    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+    // Colour only where a person reads it: escape codes in a file or journald are noise.
+    let logs = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    match settings.log_format {
+        LogFormat::Text => logs.with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr())).init(),
+        LogFormat::Json => logs.json().flatten_event(true).init(),
+    }
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(runtime) => runtime,
         Err(e) => return fail(&e.into()),
