@@ -119,9 +119,9 @@ export function LeadForm() {
     try {
       // Even a filled honeypot is sent (people's password managers fill hidden fields too): the server
       // holds such a lead for review, and the visitor sees the same outcome either way.
-      const held = await (proof.current?.forSubmit() ?? null);
-      const evidence: LeadEvidence | undefined = held
-        ? { proof: held.token, flags: automationFlags(input, window.navigator) }
+      const sendable = await (proof.current?.forSubmit() ?? null);
+      const evidence: LeadEvidence | undefined = sendable
+        ? { proof: sendable.token, flags: automationFlags(input, window.navigator) }
         : undefined;
       await createLead(config, toPayload(input), evidence);
       succeed();
