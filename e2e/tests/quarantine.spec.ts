@@ -19,7 +19,7 @@ const PHONE_SCREEN = { viewport: { width: 360, height: 740 }, locale: 'uk-UA' } 
 
 /**
  * Name and phone as the browser's autofill puts them in: both values at once, each with the input
- * and change events autofill fires, in one task.
+ * and change events autofill fires, in one task. (Run by the test, so it works with JavaScript off.)
  */
 async function autofill(page: Page, entries: { name: string; phone: string }): Promise<void> {
   await page.evaluate(({ name, phone }) => {
@@ -36,13 +36,24 @@ async function autofill(page: Page, entries: { name: string; phone: string }): P
   }, entries);
 }
 
-/** Autofill, pick "Так", send: all within one second of the page being ready. */
+/**
+ * The server's default minimum fill time (ZAYAVKA_MIN_FILL_SECONDS): a lead sent sooner after the
+ * page loaded carries its "too fast" signal, which must never hold a person's lead on its own.
+ */
+const MIN_FILL_MS = 3_000;
+
+/**
+ * Autofill, pick "Так", send, as fast as a person with autofill does (about a second); asserts the
+ * send came sooner than the minimum fill time, so the server did see a "too fast" fill.
+ */
 async function sendAtOnce(page: Page, entries: { name: string; phone: string } = person): Promise<void> {
   const ready = Date.now();
   await autofill(page, entries);
   await leadForm(page).yes.check();
   await leadForm(page).submit.click();
-  expect(Date.now() - ready, 'the visitor sent within one second').toBeLessThan(1_000);
+  const elapsed = Date.now() - ready;
+  test.info().annotations.push({ type: 'sent after', description: `${elapsed} ms` });
+  expect(elapsed, 'sent sooner than the minimum fill time').toBeLessThan(MIN_FILL_MS);
 }
 
 /** What the visitor sees of an accepted lead: the thanks, then the thank-you page. */
@@ -58,7 +69,7 @@ test('the browser of these tests looks like a person\'s: navigator.webdriver fal
 });
 
 test.describe('people are never held', () => {
-  test('JavaScript on: autofill, "Так" and send within a second: thanked, and the lead is in the call list', async ({ page, server }) => {
+  test('JavaScript on: autofill, "Так" and send at once: thanked, and the lead is in the call list', async ({ page, server }) => {
     await page.goto('/');
     await waitForHydration(page);
     const call = page.waitForRequest(isLeadCall);
@@ -89,15 +100,10 @@ test.describe('people are never held', () => {
   test.describe('JavaScript off', () => {
     test.use({ javaScriptEnabled: false });
 
-    test('the plain form, filled and sent within a second, lands on the thank-you page and in the call list', async ({ page, server }) => {
+    test('the plain form, autofilled and sent at once, lands on the thank-you page and in the call list', async ({ page, server }) => {
       await page.goto('/');
-      const ready = Date.now();
-      const f = leadForm(page);
-      await f.name.fill(person.name);
-      await f.phone.fill(person.phone);
-      await f.yes.check();
-      await f.submit.click();
-      expect(Date.now() - ready, 'the visitor sent within one second').toBeLessThan(1_000);
+
+      await sendAtOnce(page);
 
       await page.waitForURL(`${server.baseURL}/thank-you`);
       expect(await server.leads()).toMatchObject([{ ...person, held: null }]);
@@ -168,7 +174,10 @@ test.describe('people are never held', () => {
 test('a headless browser as it comes, loading the page and sending at once: thanked the same, but held for review', async ({ playwright, server, browserLog }) => {
   const bot = await playwright.chromium.launch(BOT_LAUNCH);
   try {
-    const context = await bot.newContext(PHONE_SCREEN);
+    // The test runner would give a new context the person's user agent of playwright.config.ts:
+    // give it the one the browser itself sends.
+    const { userAgent } = await (await bot.newBrowserCDPSession()).send('Browser.getVersion');
+    const context = await bot.newContext({ ...PHONE_SCREEN, userAgent });
     browserLog.watch(context);
     const page = await context.newPage();
     await page.goto(`${server.baseURL}/`);
