@@ -1,16 +1,15 @@
 //! Abuse resistance without a CAPTCHA (which costs real visitors): a per-client rate limit on
-//! submits, and a minimum time between loading the page and sending the form. The honeypot field
-//! lives with the form (`http::form`); duplicate suppression with the store.
+//! submits, and the signals that hold a submission for review instead of the call list (never
+//! dropping it): a server-signed page-load proof, the time to fill the form, the honeypot, bursts,
+//! automation. The number's validity is a lead rule (`lead::phone`); repeats are kept by the store.
 
 use std::net::{IpAddr, Ipv6Addr};
 use std::num::NonZeroU32;
 use std::time::Duration;
 
-use axum::http::{HeaderMap, HeaderValue, header};
+use axum::http::{HeaderValue, header};
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
-
-use crate::http::client::request_cookie;
 
 /// A token bucket per client address, shared by the JSON insert and the form: a submit is a
 /// submit, whichever way it comes.
@@ -83,32 +82,215 @@ impl Limited {
     }
 }
 
-/// Set when the landing page is first served to a browser: the time it loaded (Unix seconds).
-/// Only a time, no identifier; it expires after a day.
-pub const LOADED_COOKIE: &str = "zayavka_loaded";
+/// A page-load proof: when the page was served, signed by the server (HMAC-SHA256 under a secret
+/// kept in the database, so every instance checks every other's). No identifier and no personal
+/// data: the time and the signature only. A script that wants one must load a page and wait.
+pub const PROOF_COOKIE: &str = "zayavka_proof";
 
-/// The cookie for a page load at `now`; `Secure` when the visitor came over HTTPS.
-pub fn loaded_cookie(now: i64, https: bool) -> HeaderValue {
-    let cookie = cookie::Cookie::build((LOADED_COOKIE, now.to_string()))
+/// How long a proof is good for: a tab left open over a day is loaded again.
+pub const PROOF_LIFETIME: Duration = Duration::from_secs(24 * 3600);
+
+/// A proof issued this far in the future is forged (or the instances' clocks disagree badly).
+const CLOCK_SKEW: i64 = 60;
+
+/// What the submit's page-load proof says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProofCheck {
+    /// Issued this many seconds ago.
+    Valid {
+        age_seconds: i64,
+    },
+    Missing,
+    Forged,
+    Expired,
+}
+
+pub struct ProofKey(hmac::Hmac<sha2::Sha256>);
+
+impl ProofKey {
+    pub fn new(secret: &[u8]) -> ProofKey {
+        ProofKey(hmac::Mac::new_from_slice(secret).expect("HMAC takes a key of any length"))
+    }
+
+    /// `ISSUED.NONCE.SIGNATURE`: Unix seconds, 64 random bits (so two pages served in the same
+    /// second get proofs of their own) and the URL-safe base64 of the MAC over both.
+    pub fn issue(&self, now: i64) -> String {
+        use base64::Engine;
+        let nonce = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(rand::random::<[u8; 8]>());
+        let signature = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(self.signature(now, &nonce));
+        format!("{now}.{nonce}.{signature}")
+    }
+
+    pub fn check(&self, proof: Option<&str>, now: i64) -> ProofCheck {
+        use base64::Engine;
+        let Some(proof) = proof else { return ProofCheck::Missing };
+        let mut parts = proof.splitn(3, '.');
+        let (Some(issued), Some(nonce), Some(signature)) = (parts.next(), parts.next(), parts.next()) else {
+            return ProofCheck::Forged;
+        };
+        let (Ok(issued), Ok(signature)) =
+            (issued.parse::<i64>(), base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(signature))
+        else {
+            return ProofCheck::Forged;
+        };
+        let mut mac = self.0.clone();
+        hmac::Mac::update(&mut mac, &Self::message(issued, nonce));
+        if hmac::Mac::verify_slice(mac, &signature).is_err() || issued > now + CLOCK_SKEW {
+            return ProofCheck::Forged;
+        }
+        let age_seconds = (now - issued).max(0);
+        if age_seconds > PROOF_LIFETIME.as_secs() as i64 {
+            return ProofCheck::Expired;
+        }
+        ProofCheck::Valid { age_seconds }
+    }
+
+    fn signature(&self, issued: i64, nonce: &str) -> Vec<u8> {
+        let mut mac = self.0.clone();
+        hmac::Mac::update(&mut mac, &Self::message(issued, nonce));
+        hmac::Mac::finalize(mac).into_bytes().to_vec()
+    }
+
+    fn message(issued: i64, nonce: &str) -> Vec<u8> {
+        format!("zayavka page-load proof v1 {issued} {nonce}").into_bytes()
+    }
+}
+
+/// The cookie that carries a proof to the form (and to same-origin scripts); `Secure` over HTTPS.
+pub fn proof_cookie(proof: &str, https: bool) -> HeaderValue {
+    let cookie = cookie::Cookie::build((PROOF_COOKIE, proof))
         .path("/")
         .http_only(true)
         .secure(https)
         .same_site(cookie::SameSite::Lax)
-        .max_age(cookie::time::Duration::days(1))
+        .max_age(cookie::time::Duration::seconds(PROOF_LIFETIME.as_secs() as i64))
         .build();
     HeaderValue::from_str(&cookie.to_string()).expect("the cookie is ASCII")
 }
 
-/// When the page was loaded, from the request's cookie.
-pub fn loaded_at(headers: &HeaderMap) -> Option<i64> {
-    request_cookie(headers, LOADED_COOKIE)?.parse().ok()
+/// Why a submission looks automated; each is stored with a held lead as its code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Signal {
+    /// No page-load proof came with it.
+    NoProof,
+    /// A proof whose signature is wrong.
+    ForgedProof,
+    /// A proof older than `PROOF_LIFETIME`.
+    ExpiredProof,
+    /// One proof sent with more phones than one browser's people plausibly have.
+    ReusedProof,
+    /// Sent sooner after the page loaded than `ZAYAVKA_MIN_FILL_SECONDS`.
+    TooFast,
+    /// The hidden field was filled.
+    Honeypot,
+    /// The number cannot exist in its country's numbering plan.
+    ImpossibleNumber,
+    /// Many phones from one client, or with one name, in a short time.
+    Burst,
+    /// The browser says it is driven by automation (`navigator.webdriver`, a headless user agent).
+    Automation,
 }
 
-/// Sent sooner after the page loaded than a person fills the form. A request without the cookie
-/// (an API client, a browser that refuses cookies, a static deployment) is never judged by this.
-pub fn sent_too_fast(headers: &HeaderMap, min_fill_seconds: u32, now: i64) -> bool {
-    min_fill_seconds > 0
-        && loaded_at(headers).is_some_and(|loaded| now - loaded < i64::from(min_fill_seconds))
+pub const ALL_SIGNALS: [Signal; 9] = [
+    Signal::NoProof,
+    Signal::ForgedProof,
+    Signal::ExpiredProof,
+    Signal::ReusedProof,
+    Signal::TooFast,
+    Signal::Honeypot,
+    Signal::ImpossibleNumber,
+    Signal::Burst,
+    Signal::Automation,
+];
+
+impl Signal {
+    pub fn code(self) -> &'static str {
+        match self {
+            Signal::NoProof => "no_proof",
+            Signal::ForgedProof => "forged_proof",
+            Signal::ExpiredProof => "expired_proof",
+            Signal::ReusedProof => "reused_proof",
+            Signal::TooFast => "too_fast",
+            Signal::Honeypot => "honeypot",
+            Signal::ImpossibleNumber => "impossible_number",
+            Signal::Burst => "burst",
+            Signal::Automation => "automation",
+        }
+    }
+}
+
+/// Whether the signals of one lead hold it for review. A quick person and a quick script look
+/// alike, and a lost person costs more than a wasted call: speed alone (and, where the form is
+/// another site, a missing proof) never holds a lead; two such weak signals together do; any
+/// other signal does on its own.
+pub fn holds(signals: &[Signal], hold_without_proof: bool) -> bool {
+    let weak = |s: &&Signal| matches!(s, Signal::TooFast) || (**s == Signal::NoProof && !hold_without_proof);
+    let weak_count = signals.iter().filter(weak).count();
+    weak_count >= 2 || signals.iter().any(|s| !weak(&s))
+}
+
+/// A browser that says it is automated: Chromium's headless mode names itself in its user agent.
+pub fn automated_user_agent(user_agent: &str) -> bool {
+    user_agent.contains("HeadlessChrome") || user_agent.contains("PhantomJS")
+}
+
+/// How far back the burst and reuse counts look.
+pub const BURST_WINDOW: Duration = Duration::from_secs(10 * 60);
+/// More different phones than this from one client (an IPv4 address, an IPv6 /64), or with one
+/// name, within `BURST_WINDOW` is a burst. A household or a carrier's shared address sends a few.
+pub const BURST_PHONES: usize = 3;
+/// More different phones than this with one page-load proof is a reused proof.
+pub const PROOF_PHONES: usize = 2;
+
+/// Recent submissions per client, name and proof, to see bursts and reused proofs (per instance,
+/// in memory: nothing of it is stored).
+#[derive(Default)]
+pub struct Volume {
+    recent: std::sync::Mutex<std::collections::HashMap<VolumeKey, Vec<(std::time::Instant, String)>>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum VolumeKey {
+    Client(IpAddr),
+    Name(String),
+    Proof(String),
+}
+
+impl Volume {
+    /// Notes one lead (its phone in E.164) and says whether it makes a burst or reuses a proof.
+    pub fn note(&self, client: IpAddr, folded_name: &str, proof: Option<&str>, phone: &str) -> Vec<Signal> {
+        let now = std::time::Instant::now();
+        let mut recent = self.recent.lock().expect("volume lock");
+        let mut phones_after = |key: VolumeKey| {
+            let seen = recent.entry(key).or_default();
+            seen.retain(|(at, _)| now.duration_since(*at) < BURST_WINDOW);
+            if !seen.iter().any(|(_, p)| p == phone) {
+                seen.push((now, phone.to_owned()));
+            }
+            seen.len()
+        };
+        let mut signals = Vec::new();
+        let by_client = phones_after(VolumeKey::Client(bucket_of(client)));
+        let by_name = phones_after(VolumeKey::Name(folded_name.to_owned()));
+        if by_client > BURST_PHONES || by_name > BURST_PHONES {
+            signals.push(Signal::Burst);
+        }
+        if let Some(proof) = proof {
+            if phones_after(VolumeKey::Proof(proof.to_owned())) > PROOF_PHONES {
+                signals.push(Signal::ReusedProof);
+            }
+        }
+        signals
+    }
+
+    /// Forgets what is older than the window, so memory follows recent traffic only.
+    pub fn forget_idle(&self) {
+        let now = std::time::Instant::now();
+        self.recent.lock().expect("volume lock").retain(|_, seen| {
+            seen.retain(|(at, _)| now.duration_since(*at) < BURST_WINDOW);
+            !seen.is_empty()
+        });
+    }
 }
 
 pub fn unix_now() -> i64 {
@@ -157,20 +339,57 @@ mod tests {
     }
 
     #[test]
-    fn the_fill_time_is_read_from_the_cookie() {
-        let mut headers = HeaderMap::new();
-        assert!(!sent_too_fast(&headers, 3, 1_000), "no cookie, no judgement");
-        headers.insert(header::COOKIE, "a=b; zayavka_loaded=1000".parse().unwrap());
-        assert!(sent_too_fast(&headers, 3, 1_002));
-        assert!(!sent_too_fast(&headers, 3, 1_003));
-        assert!(!sent_too_fast(&headers, 0, 1_000), "0 turns it off");
+    fn a_proof_is_checked_by_its_signature_and_its_age() {
+        let key = ProofKey::new(b"secret");
+        let proof = key.issue(1_000);
+        assert_eq!(key.check(Some(&proof), 1_002), ProofCheck::Valid { age_seconds: 2 });
+        assert_eq!(key.check(None, 1_002), ProofCheck::Missing);
+        assert_eq!(key.check(Some("1000"), 1_002), ProofCheck::Forged);
+        let (_, rest) = proof.split_once('.').unwrap();
+        assert_eq!(key.check(Some(&format!("999.{rest}")), 1_002), ProofCheck::Forged, "another time");
+        assert_ne!(key.issue(1_000), proof, "two pages in one second get proofs of their own");
+        assert_eq!(ProofKey::new(b"other").check(Some(&proof), 1_002), ProofCheck::Forged, "another key");
+        let lifetime = PROOF_LIFETIME.as_secs() as i64;
+        assert_eq!(key.check(Some(&proof), 1_000 + lifetime + 1), ProofCheck::Expired);
+        let future = key.issue(5_000);
+        assert_eq!(key.check(Some(&future), 1_000), ProofCheck::Forged, "issued in the future");
+    }
+
+    #[test]
+    fn speed_alone_never_holds_a_lead() {
+        assert!(!holds(&[Signal::TooFast], true));
+        assert!(!holds(&[Signal::NoProof], false), "where the form is another site");
+        assert!(holds(&[Signal::NoProof, Signal::Honeypot], false));
+        assert!(holds(&[Signal::NoProof], true));
+        assert!(holds(&[Signal::TooFast, Signal::ReusedProof], true));
+        assert!(!holds(&[], true));
+    }
+
+    #[test]
+    fn bursts_count_different_phones_per_client_and_per_name() {
+        let volume = Volume::default();
+        let a: IpAddr = "192.0.2.1".parse().unwrap();
+        for _ in 0..5 {
+            assert!(volume.note(a, "олена", None, "+380671234501").is_empty(), "one person again");
+        }
+        assert!(volume.note(a, "іван", None, "+380671234502").is_empty());
+        assert!(volume.note(a, "петро", None, "+380671234503").is_empty());
+        assert_eq!(volume.note(a, "марко", None, "+380671234504"), vec![Signal::Burst]);
+        let b: IpAddr = "2001:db8::1".parse().unwrap();
+        let c: IpAddr = "2001:db8::2".parse().unwrap();
+        assert!(volume.note(b, "x", Some("p1"), "+380671234511").is_empty());
+        assert!(volume.note(c, "y", Some("p1"), "+380671234512").is_empty());
+        assert_eq!(volume.note(b, "z", Some("p1"), "+380671234513"), vec![Signal::ReusedProof]);
+        assert_eq!(volume.note(c, "z", None, "+380671234514"), vec![Signal::Burst], "the /64 is one client");
     }
 
     #[test]
     fn the_cookie_is_http_only_and_lax() {
-        let cookie = loaded_cookie(1_000, true);
+        let cookie = proof_cookie("1000.abc", true);
         let text = cookie.to_str().unwrap();
-        for part in ["zayavka_loaded=1000", "HttpOnly", "SameSite=Lax", "Secure", "Path=/", "Max-Age=86400"] {
+        for part in
+            ["zayavka_proof=1000.abc", "HttpOnly", "SameSite=Lax", "Secure", "Path=/", "Max-Age=86400"]
+        {
             assert!(text.contains(part), "{part} missing in {text}");
         }
     }

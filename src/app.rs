@@ -11,10 +11,10 @@ use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::trace::{DefaultOnResponse, TraceLayer};
 use tracing::Level;
 
-use crate::abuse::SubmitLimiter;
+use crate::abuse::{ProofKey, SubmitLimiter, Volume};
 use crate::auth::LoginLimiter;
 use crate::config::Settings;
-use crate::http::{admin, client, form, health, pages, rest, security};
+use crate::http::{admin, client, form, health, pages, proof, rest, security};
 use crate::metrics::Metrics;
 use crate::notify::Notifier;
 use crate::site::Site;
@@ -37,6 +37,10 @@ pub struct AppState {
     /// Sends the notifications the inserts queue.
     pub notifier: Arc<Notifier>,
     pub login_limiter: Arc<LoginLimiter>,
+    /// Signs and checks page-load proofs; its secret is kept in the database, shared by instances.
+    pub proof_key: Arc<ProofKey>,
+    /// Recent submissions per client, name and proof, for the burst and reuse signals.
+    pub volume: Arc<Volume>,
 }
 
 impl AppState {
@@ -47,6 +51,9 @@ impl AppState {
             Some(key) => key.clone(),
             None => store.meta_get_or_insert("anon_key", generate_anon_key).await?,
         };
+        let proof_secret = store.meta_get_or_insert("proof_secret", generate_secret).await?;
+        let proof_key = Arc::new(ProofKey::new(proof_secret.as_bytes()));
+        let volume = Arc::new(Volume::default());
         let site = Site::build(&settings, &anon_key)?;
         let insert_context = InsertContext {
             channels: crate::notify::configured_channels(&settings),
@@ -54,12 +61,15 @@ impl AppState {
             duplicate_window: (settings.duplicate_window_hours > 0)
                 .then(|| Duration::from_secs(u64::from(settings.duplicate_window_hours) * 3600)),
         };
-        spawn_housekeeping(store.clone(), settings.retention_days);
+        spawn_housekeeping(store.clone(), settings.retention_days, settings.hold_days);
         let limiter = SubmitLimiter::new(settings.rate_limit_per_minute).map(Arc::new);
         let login_limiter = Arc::new(LoginLimiter::default());
         {
-            let (limiter, login_limiter) =
-                (limiter.as_ref().map(Arc::downgrade), Arc::downgrade(&login_limiter));
+            let (limiter, login_limiter, volume) = (
+                limiter.as_ref().map(Arc::downgrade),
+                Arc::downgrade(&login_limiter),
+                Arc::downgrade(&volume),
+            );
             tokio::spawn(async move {
                 let mut every_minute = tokio::time::interval(Duration::from_secs(60));
                 while let Some(login_limiter) = {
@@ -67,6 +77,9 @@ impl AppState {
                     login_limiter.upgrade()
                 } {
                     login_limiter.forget_idle();
+                    if let Some(volume) = volume.upgrade() {
+                        volume.forget_idle();
+                    }
                     if let Some(limiter) = limiter.as_ref().and_then(std::sync::Weak::upgrade) {
                         limiter.forget_idle();
                     }
@@ -88,13 +101,15 @@ impl AppState {
             idempotency_in_flight: Arc::default(),
             notifier,
             login_limiter,
+            proof_key,
+            volume,
         })
     }
 }
 
-/// Hourly chores (the first at start): delete leads past the retention period, forget
-/// `Idempotency-Key`s past their window and expired sessions.
-fn spawn_housekeeping(store: Store, retention_days: u32) {
+/// Hourly chores (the first at start): delete leads past the retention period and held leads
+/// nobody released in `hold_days`, forget `Idempotency-Key`s past their window and expired sessions.
+fn spawn_housekeeping(store: Store, retention_days: u32, hold_days: u32) {
     tokio::spawn(async move {
         let mut every_hour = tokio::time::interval(Duration::from_secs(3600));
         loop {
@@ -109,6 +124,13 @@ fn spawn_housekeeping(store: Store, retention_days: u32) {
                 Err(crate::store::StoreError::Closed) => return,
                 Err(e) => tracing::warn!(error = %e, "deleting leads past the retention period"),
             }
+            let held_cutoff = now - jiff::SignedDuration::from_hours(24 * i64::from(hold_days));
+            match store.purge_held(held_cutoff).await {
+                Ok(0) => {}
+                Ok(purged) => tracing::info!(purged, hold_days, "held leads nobody released deleted"),
+                Err(crate::store::StoreError::Closed) => return,
+                Err(e) => tracing::warn!(error = %e, "deleting held leads past their days"),
+            }
             let chores = async {
                 store.purge_idempotency_keys(now - crate::store::IDEMPOTENCY_WINDOW).await?;
                 store.purge_sessions(now).await
@@ -120,6 +142,12 @@ fn spawn_housekeeping(store: Store, retention_days: u32) {
             }
         }
     });
+}
+
+/// 256 random bits, hex: the page-load proofs' key.
+fn generate_secret() -> String {
+    let bytes: [u8; 32] = rand::rng().random();
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn generate_anon_key() -> String {
@@ -138,6 +166,7 @@ pub fn app(state: AppState) -> Router {
         .merge(rest::router())
         .merge(form::router())
         .merge(health::router())
+        .merge(proof::router())
         .merge(admin::router())
         .merge(pages::router())
         .route("/metrics", axum::routing::get(metrics))

@@ -1,7 +1,7 @@
 //! Operator accounts and sessions, without HTTP: argon2id password hashes, random session and
 //! CSRF tokens (the database keeps only a session token's SHA-256), and the login rate limits.
 
-use std::net::IpAddr;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::num::NonZeroU32;
 use std::time::Duration;
 
@@ -84,39 +84,59 @@ pub fn same_secret(a: &str, b: &str) -> bool {
     a.iter().zip(b.iter()).fold(0u8, |diff, (x, y)| diff | (x ^ y)) == 0
 }
 
-/// Login attempts: 5 a minute per client address (an IPv6 /64 is one), and 10 per 10 minutes per
-/// e-mail (a guesser spread over many addresses still gets few tries at one account).
+/// Login attempts, in two limits, neither of them per e-mail alone (a stranger's wrong guesses
+/// must not lock the owner out): per client address (an IPv6 /64 is one) 5 at once, then one a
+/// minute, checked before the request's body is read; and per e-mail from one address block (an
+/// IPv4 /24, an IPv6 /48) 10 at once, then one a minute, so a guesser moving through the
+/// addresses of its network still gets few tries at one account, while the owner signing in from
+/// elsewhere is not slowed.
 pub struct LoginLimiter {
     by_address: DefaultKeyedRateLimiter<IpAddr>,
-    by_email: DefaultKeyedRateLimiter<String>,
+    by_account: DefaultKeyedRateLimiter<(IpAddr, [u8; 16])>,
 }
 
 impl Default for LoginLimiter {
     fn default() -> Self {
-        let five = NonZeroU32::new(5).expect("not zero");
-        let ten = NonZeroU32::new(10).expect("not zero");
+        let a_minute = Quota::with_period(Duration::from_secs(60)).expect("not zero");
         LoginLimiter {
-            by_address: RateLimiter::keyed(Quota::per_minute(five)),
-            by_email: RateLimiter::keyed(
-                Quota::with_period(Duration::from_secs(60)).expect("not zero").allow_burst(ten),
-            ),
+            by_address: RateLimiter::keyed(a_minute.allow_burst(NonZeroU32::new(5).expect("not zero"))),
+            by_account: RateLimiter::keyed(a_minute.allow_burst(NonZeroU32::new(10).expect("not zero"))),
         }
     }
 }
 
 impl LoginLimiter {
-    /// Takes a token for this address and e-mail; `Err` says how long to wait.
-    pub fn check(&self, address: IpAddr, email: &str) -> Result<(), Duration> {
+    /// Takes a token for this client address; `Err` says how long to wait.
+    pub fn check_address(&self, address: IpAddr) -> Result<(), Duration> {
         let now = DefaultClock::default().now();
         self.by_address
             .check_key(&crate::abuse::bucket_of(address))
-            .map_err(|not_until| not_until.wait_time_from(now))?;
-        self.by_email.check_key(&email.to_owned()).map_err(|not_until| not_until.wait_time_from(now))
+            .map_err(|not_until| not_until.wait_time_from(now))
+    }
+
+    /// Takes a token for this e-mail from this address's block; `Err` says how long to wait.
+    pub fn check_account(&self, address: IpAddr, email: &str) -> Result<(), Duration> {
+        let now = DefaultClock::default().now();
+        // The key holds a digest, not the e-mail: a body may carry kilobytes of "e-mail", and
+        // the limiter keeps each key for minutes.
+        let digest: [u8; 16] = Sha256::digest(email.as_bytes())[..16].try_into().expect("16 of 32 bytes");
+        self.by_account
+            .check_key(&(address_block(address), digest))
+            .map_err(|not_until| not_until.wait_time_from(now))
     }
 
     pub fn forget_idle(&self) {
         self.by_address.retain_recent();
-        self.by_email.retain_recent();
+        self.by_account.retain_recent();
+    }
+}
+
+/// The network an address belongs to: its IPv4 /24 or IPv6 /48 (what one site or one customer
+/// of a provider usually holds).
+fn address_block(address: IpAddr) -> IpAddr {
+    match crate::abuse::bucket_of(address) {
+        IpAddr::V4(v4) => IpAddr::V4(Ipv4Addr::from(u32::from(v4) & !0xff)),
+        IpAddr::V6(v6) => IpAddr::V6(Ipv6Addr::from(u128::from(v6) & !((1u128 << 80) - 1))),
     }
 }
 
@@ -134,14 +154,34 @@ mod tests {
     }
 
     #[test]
-    fn the_sixth_login_in_a_minute_waits() {
+    fn the_sixth_login_at_once_from_one_address_waits() {
         let limiter = LoginLimiter::default();
         let ip: IpAddr = "192.0.2.1".parse().unwrap();
         for _ in 0..5 {
-            assert!(limiter.check(ip, "a@example.org").is_ok());
+            assert!(limiter.check_address(ip).is_ok());
         }
-        assert!(limiter.check(ip, "a@example.org").is_err());
-        assert!(limiter.check("192.0.2.2".parse().unwrap(), "b@example.org").is_ok());
+        assert!(limiter.check_address(ip).is_err());
+        assert!(limiter.check_address("192.0.2.2".parse().unwrap()).is_ok());
+        assert!(limiter.check_address("2001:db8:0:1::1".parse().unwrap()).is_ok());
+    }
+
+    #[test]
+    fn the_eleventh_try_at_an_account_from_one_network_waits_and_others_still_get_in() {
+        let limiter = LoginLimiter::default();
+        for host in 1..=10 {
+            let ip: IpAddr = format!("198.51.100.{host}").parse().unwrap();
+            assert!(limiter.check_account(ip, "a@example.org").is_ok());
+        }
+        assert!(limiter.check_account("198.51.100.200".parse().unwrap(), "a@example.org").is_err());
+        assert!(limiter.check_account("198.51.100.200".parse().unwrap(), "b@example.org").is_ok());
+        assert!(limiter.check_account("198.51.101.1".parse().unwrap(), "a@example.org").is_ok());
+        // IPv6: one /48 is one network.
+        for subnet in 1..=10 {
+            let ip: IpAddr = format!("2001:db8:7:{subnet}::1").parse().unwrap();
+            assert!(limiter.check_account(ip, "a@example.org").is_ok());
+        }
+        assert!(limiter.check_account("2001:db8:7:ff::9".parse().unwrap(), "a@example.org").is_err());
+        assert!(limiter.check_account("2001:db8:8::1".parse().unwrap(), "a@example.org").is_ok());
     }
 
     #[test]

@@ -57,9 +57,19 @@ pub struct SettingArgs {
     #[arg(long, env = "ZAYAVKA_RATE_LIMIT_PER_MINUTE", global = true, value_name = "N")]
     pub rate_limit_per_minute: Option<String>,
 
-    /// A form sent sooner than this after its page loaded is treated as a bot; 0 = off [default: 3]
+    /// A form sent sooner than this after its page loaded (as the server-signed page-load proof
+    /// says) counts towards holding it for review, never alone; 0 = off [default: 3]
     #[arg(long, env = "ZAYAVKA_MIN_FILL_SECONDS", global = true, value_name = "SECONDS")]
     pub min_fill_seconds: Option<String>,
+
+    /// A lead sent without a valid page-load proof is held for review; false where the form is
+    /// another site that sends only the public key [default: true]
+    #[arg(long, env = "ZAYAVKA_HOLD_WITHOUT_PROOF", global = true, value_name = "BOOL")]
+    pub hold_without_proof: Option<String>,
+
+    /// Held leads nobody released are deleted after this many days [default: 30]
+    #[arg(long, env = "ZAYAVKA_HOLD_DAYS", global = true, value_name = "DAYS")]
+    pub hold_days: Option<String>,
 
     /// The same phone again within this many hours is kept as one lead (the visitor still sees
     /// success); 0 = off [default: 24]
@@ -130,6 +140,16 @@ pub struct SettingArgs {
     /// it [default: 180]
     #[arg(long, env = "ZAYAVKA_RETENTION_DAYS", global = true, value_name = "DAYS")]
     pub retention_days: Option<String>,
+
+    /// Connections open at once, at most; at the cap the one idle longest is closed for a new one.
+    /// Lowered to what the open-file limit allows [default: 1024]
+    #[arg(long, env = "ZAYAVKA_MAX_CONNECTIONS", global = true, value_name = "N")]
+    pub max_connections: Option<String>,
+
+    /// A connection that sends no whole request head within this many seconds of opening (or of
+    /// its previous answer) is closed [default: 15]
+    #[arg(long, env = "ZAYAVKA_HEADER_TIMEOUT_SECONDS", global = true, value_name = "SECONDS")]
+    pub header_timeout_seconds: Option<String>,
 }
 
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
@@ -144,11 +164,17 @@ pub const DEFAULT_LOG: &str = "info";
 /// shared address), far below a flood.
 pub const DEFAULT_RATE_LIMIT_PER_MINUTE: u32 = 60;
 pub const DEFAULT_MIN_FILL_SECONDS: u32 = 3;
+pub const DEFAULT_HOLD_DAYS: u32 = 30;
 pub const DEFAULT_DUPLICATE_WINDOW_HOURS: u32 = 24;
 pub const DEFAULT_TELEGRAM_API_URL: &str = "https://api.telegram.org";
 pub const DEFAULT_REMIND_AFTER_HOURS: u32 = 40;
 /// The privacy policy states this period; change both together.
 pub const DEFAULT_RETENTION_DAYS: u32 = 180;
+/// Far more than a lead form needs at once, few enough that their buffers stay small (a few MB).
+pub const DEFAULT_MAX_CONNECTIONS: u32 = 1024;
+/// A request head is one packet; 15 s allows a very slow mobile network, and keeps an idle
+/// keep-alive connection long enough for a visitor's next click.
+pub const DEFAULT_HEADER_TIMEOUT_SECONDS: u32 = 15;
 
 /// Where the leads live.
 #[derive(Clone, PartialEq, Eq)]
@@ -184,6 +210,9 @@ pub struct Settings {
     pub rate_limit_per_minute: u32,
     /// 0 = off.
     pub min_fill_seconds: u32,
+    pub hold_without_proof: bool,
+    /// 1 to 3650.
+    pub hold_days: u32,
     /// 0 = off.
     pub duplicate_window_hours: u32,
     /// Without a trailing slash; empty means links in notifications are paths only.
@@ -193,6 +222,10 @@ pub struct Settings {
     pub remind_after_hours: u32,
     /// 1 to 3650; the privacy policy states it.
     pub retention_days: u32,
+    /// At least 1; `serve` lowers it to what the open-file limit allows.
+    pub max_connections: u32,
+    /// 1 to 3600: the header read timeout and the keep-alive idle limit.
+    pub header_timeout_seconds: u32,
 }
 
 /// Where notifications go. Secrets are kept out of `Debug`.
@@ -298,6 +331,21 @@ impl Settings {
             "ZAYAVKA_MIN_FILL_SECONDS",
             DEFAULT_MIN_FILL_SECONDS,
         )?;
+        let flag =
+            |given: Option<String>, key: &str, variable: &str, default: bool| -> anyhow::Result<bool> {
+                match pick(given, key, &default.to_string()).trim().to_ascii_lowercase().as_str() {
+                    "true" | "1" | "yes" | "on" => Ok(true),
+                    "false" | "0" | "no" | "off" => Ok(false),
+                    "" => Ok(default),
+                    other => bail!("{variable}: '{other}' is not true or false"),
+                }
+            };
+        let hold_without_proof =
+            flag(args.hold_without_proof, "hold_without_proof", "ZAYAVKA_HOLD_WITHOUT_PROOF", true)?;
+        let hold_days = number(args.hold_days, "hold_days", "ZAYAVKA_HOLD_DAYS", DEFAULT_HOLD_DAYS)?;
+        if !(1..=3650).contains(&hold_days) {
+            bail!("ZAYAVKA_HOLD_DAYS: {hold_days} is not between 1 and 3650 days");
+        }
         let duplicate_window_hours = number(
             args.duplicate_window_hours,
             "duplicate_window_hours",
@@ -322,6 +370,26 @@ impl Settings {
             number(args.retention_days, "retention_days", "ZAYAVKA_RETENTION_DAYS", DEFAULT_RETENTION_DAYS)?;
         if !(1..=3650).contains(&retention_days) {
             bail!("ZAYAVKA_RETENTION_DAYS: {retention_days} is not between 1 and 3650 days");
+        }
+        let max_connections = number(
+            args.max_connections,
+            "max_connections",
+            "ZAYAVKA_MAX_CONNECTIONS",
+            DEFAULT_MAX_CONNECTIONS,
+        )?;
+        if max_connections == 0 {
+            bail!("ZAYAVKA_MAX_CONNECTIONS: at least one connection is needed");
+        }
+        let header_timeout_seconds = number(
+            args.header_timeout_seconds,
+            "header_timeout_seconds",
+            "ZAYAVKA_HEADER_TIMEOUT_SECONDS",
+            DEFAULT_HEADER_TIMEOUT_SECONDS,
+        )?;
+        if !(1..=3600).contains(&header_timeout_seconds) {
+            bail!(
+                "ZAYAVKA_HEADER_TIMEOUT_SECONDS: {header_timeout_seconds} is not between 1 and 3600 seconds"
+            );
         }
         let optional = |given: Option<String>, key: &str| -> Option<String> {
             given.or_else(|| file.get(key).cloned()).map(|v| v.trim().to_owned()).filter(|v| !v.is_empty())
@@ -371,15 +439,12 @@ impl Settings {
                 (None, None) => None,
                 _ => bail!("ZAYAVKA_SMTP_URL and ZAYAVKA_NOTIFY_EMAIL_TO: set both, or neither"),
             },
-            include_pii: match pick(args.notify_include_pii, "notify_include_pii", "false")
-                .trim()
-                .to_ascii_lowercase()
-                .as_str()
-            {
-                "true" | "1" | "yes" | "on" => true,
-                "false" | "0" | "no" | "off" | "" => false,
-                other => bail!("ZAYAVKA_NOTIFY_INCLUDE_PII: '{other}' is not true or false"),
-            },
+            include_pii: flag(
+                args.notify_include_pii,
+                "notify_include_pii",
+                "ZAYAVKA_NOTIFY_INCLUDE_PII",
+                false,
+            )?,
         };
 
         Ok(Settings {
@@ -394,11 +459,15 @@ impl Settings {
             trusted_proxies,
             rate_limit_per_minute,
             min_fill_seconds,
+            hold_without_proof,
+            hold_days,
             duplicate_window_hours,
             public_url: public_url.trim_end_matches('/').to_owned(),
             notify,
             remind_after_hours,
             retention_days,
+            max_connections,
+            header_timeout_seconds,
         })
     }
 

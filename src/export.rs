@@ -14,8 +14,9 @@ pub enum Format {
 const PAGE: u32 = 1000;
 
 /// The contract's columns first; then where the lead stands, its consent evidence (the privacy
-/// policy's version in force at `created_at`) and, for a repeat, the person's first lead.
-const CSV_HEADER: [&str; 10] = [
+/// policy's version in force at `created_at`), for a repeat the person's first lead, and for a
+/// lead held for review the reasons.
+const CSV_HEADER: [&str; 11] = [
     "id",
     "created_at",
     "name",
@@ -26,6 +27,7 @@ const CSV_HEADER: [&str; 10] = [
     "reached_at",
     "policy_version",
     "repeat_of",
+    "held",
 ];
 
 /// One line of the JSON Lines export.
@@ -41,6 +43,8 @@ struct JsonLine<'a> {
     reached_at: Option<&'a str>,
     policy_version: &'a str,
     repeat_of: Option<i64>,
+    /// Null for a lead in the call list, else why it is held for review.
+    held: Option<&'a [String]>,
 }
 
 pub async fn export(store: &Store, format: Format, out: impl Write) -> anyhow::Result<()> {
@@ -72,6 +76,7 @@ pub async fn export(store: &Store, format: Format, out: impl Write) -> anyhow::R
                         reached_at: lead.reached_at.as_deref(),
                         policy_version: &lead.policy_version,
                         repeat_of: lead.repeat_of,
+                        held: lead.held.as_deref(),
                     };
                     serde_json::to_writer(&mut out, &line)?;
                     out.write_all(b"\n")?;
@@ -100,7 +105,7 @@ async fn for_each_page(
     }
 }
 
-fn csv_cells(lead: &LeadRecord) -> [String; 10] {
+fn csv_cells(lead: &LeadRecord) -> [String; 11] {
     [
         lead.id.to_string(),
         lead.created_at.clone(),
@@ -112,6 +117,7 @@ fn csv_cells(lead: &LeadRecord) -> [String; 10] {
         lead.reached_at.clone().unwrap_or_default(),
         lead.policy_version.clone(),
         lead.repeat_of.map(|id| id.to_string()).unwrap_or_default(),
+        lead.held.as_ref().map(|codes| codes.join(" ")).unwrap_or_default(),
     ]
 }
 

@@ -178,6 +178,7 @@ mod tests {
             attempt_count: 2,
             repeat_of: None,
             repeat_count: 0,
+            held: None,
         };
         let view = LeadView::from(record);
         assert!(view.open);

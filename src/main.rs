@@ -67,6 +67,11 @@ enum LeadsCommand {
     },
     /// Delete the leads older than ZAYAVKA_RETENTION_DAYS now (the server also does it hourly)
     Purge,
+    /// Move a lead held for review to the call list; its notifications then go out (once)
+    Release {
+        /// The lead's id, as the export and the inbox show it
+        id: i64,
+    },
 }
 
 #[derive(Subcommand)]
@@ -136,6 +141,16 @@ fn main() -> ExitCode {
                 let result = store.purge_leads(cutoff).await;
                 store.close().await;
                 eprintln!("zayavka: {} lead(s) older than {days} days deleted", result?);
+                Ok(())
+            }
+            Command::Leads(LeadsCommand::Release { id }) => {
+                let store = Store::open_existing(&settings.database_url).await?;
+                let result = store.release(id, zayavka::notify::configured_channels(&settings)).await;
+                store.close().await;
+                if !result? {
+                    anyhow::bail!("there is no held lead {id} (the export's held field names them)");
+                }
+                eprintln!("zayavka: lead {id} released to the call list");
                 Ok(())
             }
             Command::Admin(command) => admin(&settings, command).await,

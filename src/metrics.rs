@@ -10,15 +10,11 @@ use prometheus_client::registry::Registry;
 
 use crate::store::ChannelQueue;
 
-/// Why a submit did not become a new lead.
+/// Why a submit was not stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Refusal {
     /// A rule of `lead::LeadInput::validate` failed, or the request was malformed.
     Invalid,
-    /// The hidden field was filled in: a bot.
-    Honeypot,
-    /// Sent sooner after the page loaded than a person can fill the form: a bot.
-    TooFast,
     /// Over the client's rate limit.
     RateLimited,
     /// The database could not take it (the visitor was told to retry).
@@ -29,8 +25,6 @@ impl Refusal {
     fn label(self) -> &'static str {
         match self {
             Refusal::Invalid => "invalid",
-            Refusal::Honeypot => "honeypot",
-            Refusal::TooFast => "too_fast",
             Refusal::RateLimited => "rate_limited",
             Refusal::Unavailable => "unavailable",
         }
@@ -51,6 +45,7 @@ pub struct Metrics {
     registry: Registry,
     stored: Counter,
     repeats: Counter,
+    held: Family<ReasonLabel, Counter>,
     refused: Family<ReasonLabel, Counter>,
     rate_limited: Counter,
     notifications_sent: Family<ChannelLabel, Counter>,
@@ -66,6 +61,12 @@ impl Default for Metrics {
         let refused = Family::<ReasonLabel, Counter>::default();
         let rate_limited = Counter::default();
         let repeats = Counter::default();
+        let held = Family::<ReasonLabel, Counter>::default();
+        registry.register(
+            "leads_held",
+            "Leads stored but held for review (not notified) by each reason they carry",
+            held.clone(),
+        );
         registry.register("leads_stored", "Leads stored (durable), repeats included", stored.clone());
         registry.register(
             "leads_repeated",
@@ -106,6 +107,7 @@ impl Default for Metrics {
             registry,
             stored,
             repeats,
+            held,
             refused,
             rate_limited,
             notifications_sent,
@@ -117,11 +119,15 @@ impl Default for Metrics {
 }
 
 impl Metrics {
-    /// A lead stored; `repeat` when it repeats a recent lead of the same phone.
-    pub fn stored(&self, repeat: bool) {
+    /// A lead stored; `repeat` when it repeats a recent lead of the same phone, `held` the
+    /// reasons it was held for review (none for the call list).
+    pub fn stored(&self, repeat: bool, held: &[&'static str]) {
         self.stored.inc();
         if repeat {
             self.repeats.inc();
+        }
+        for &reason in held {
+            self.held.get_or_create(&ReasonLabel { reason }).inc();
         }
     }
 

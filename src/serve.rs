@@ -1,8 +1,30 @@
 //! `zayavka serve`: open the store, prepare the site, listen, and shut down gracefully.
+//!
+//! The accept loop is our own rather than `axum::serve`, so that slow or idle clients cannot take
+//! the server down: each connection must send a whole request head within the header timeout (of
+//! opening, or of its previous answer: the keep-alive idle limit), a request body is cut off with
+//! the request at `app::REQUEST_TIME_LIMIT`, and at most `max_connections` are open at once. At the
+//! cap, the connection that has waited longest without being answered is closed to make room, so a
+//! visitor who sends a request is served however many silent connections a stranger opens.
 
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
-use anyhow::Context;
+use anyhow::Context as _;
+use axum::Router;
+use axum::body::Body;
+use axum::extract::ConnectInfo;
+use hyper::body::{Body as HttpBody, Frame, Incoming, SizeHint};
+use hyper::server::conn::http1;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
+use tower::ServiceExt;
 
 use crate::app::{AppState, app};
 use crate::config::Settings;
@@ -11,37 +33,315 @@ use crate::store::Store;
 /// How long in-flight requests may take to finish after a shutdown signal.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// Open files kept for everything but visitors' connections: the database (SQLite's files or
+/// PostgreSQL's pool), notification clients, the runtime, the listener, the log.
+const RESERVED_FILES: u64 = 128;
+
+/// How long the accept loop waits before trying again after the system refused a connection
+/// (out of file descriptors or memory), and before asking another connection to make room when
+/// the one asked got a request meanwhile.
+const RETRY_AFTER: Duration = Duration::from_millis(100);
+
 pub async fn serve(settings: Settings) -> anyhow::Result<()> {
     let listen = settings.listen;
+    let max_connections = connection_cap(settings.max_connections);
+    let mut http = http1::Builder::new();
+    // hyper's header timeout runs from a connection's start and again after each answer, so it is
+    // also the keep-alive idle limit.
+    http.timer(TokioTimer::new())
+        .header_read_timeout(Duration::from_secs(settings.header_timeout_seconds.into()))
+        .keep_alive(true);
     let store = Store::open(&settings.database_url).await?;
     let state = AppState::new(settings, store.clone()).await?;
-    let listener =
-        tokio::net::TcpListener::bind(listen).await.with_context(|| format!("cannot listen on {listen}"))?;
+    let listener = TcpListener::bind(listen).await.with_context(|| format!("cannot listen on {listen}"))?;
     // The bound address, not the setting: with port 0 the system picks a free port, and this line
     // is how the operator (and the tests) learn which.
     let address = listener.local_addr().context("cannot read the listening address")?;
-    tracing::info!(%address, "zayavka is serving on http://{address}");
+    tracing::info!(%address, max_connections, "zayavka is serving on http://{address}");
 
-    let (draining_tx, draining_rx) = tokio::sync::oneshot::channel::<()>();
-    let service = app(state).into_make_service_with_connect_info::<std::net::SocketAddr>();
-    let server = axum::serve(listener, service).with_graceful_shutdown(async move {
-        shutdown_signal().await;
-        tracing::info!("shutting down: finishing requests in flight");
-        let _ = draining_tx.send(());
-    });
-    let server = tokio::spawn(async move { server.await });
-    // Wait for the server to finish, but after a signal no longer than the drain timeout.
-    let drained = async {
-        let _ = draining_rx.await;
-        tokio::time::sleep(DRAIN_TIMEOUT).await;
+    let server = Server {
+        router: app(state),
+        http,
+        places: Arc::new(Semaphore::new(max_connections)),
+        connections: Arc::default(),
     };
-    tokio::select! {
-        result = server => result.context("the server task failed")?.context("serving failed")?,
-        () = drained => tracing::warn!("requests still running after {DRAIN_TIMEOUT:?}; stopping anyway"),
+    server.accept_until(listener, shutdown_signal()).await;
+    tracing::info!("shutting down: finishing requests in flight");
+    if !server.drain(max_connections).await {
+        tracing::warn!("requests still running after {DRAIN_TIMEOUT:?}; stopping anyway");
     }
     store.close().await;
     tracing::info!("stopped; database closed");
     Ok(())
+}
+
+/// The connection cap: the setting, lowered if the open-file limit leaves less room. The soft
+/// limit is raised to the hard one first: many systems start services at a soft 1024.
+fn connection_cap(wanted: u32) -> usize {
+    let files = match rlimit::increase_nofile_limit(u64::MAX) {
+        Ok(limit) => limit,
+        Err(error) => {
+            tracing::warn!(%error, "cannot raise the open-file limit");
+            rlimit::getrlimit(rlimit::Resource::NOFILE).map_or(u64::MAX, |(soft, _)| soft)
+        }
+    };
+    let room = files.saturating_sub(RESERVED_FILES).max(1);
+    if u64::from(wanted) > room {
+        tracing::warn!(
+            "ZAYAVKA_MAX_CONNECTIONS is {wanted}, but the open-file limit ({files}) leaves room for \
+             {room}: serving at most {room} connections at once"
+        );
+        return usize::try_from(room).unwrap_or(usize::MAX);
+    }
+    wanted as usize
+}
+
+struct Server {
+    router: Router,
+    http: http1::Builder,
+    /// One permit per connection that may be open.
+    places: Arc<Semaphore>,
+    connections: Arc<Connections>,
+}
+
+impl Server {
+    /// Accepts connections until `stop` finishes. Never gives up: a refused accept (out of file
+    /// descriptors) is retried shortly, logged once per burst.
+    async fn accept_until(&self, listener: TcpListener, stop: impl Future<Output = ()>) {
+        let mut stop = std::pin::pin!(stop);
+        let mut refused = 0_u64;
+        loop {
+            let accepted = tokio::select! {
+                accepted = listener.accept() => accepted,
+                () = &mut stop => return,
+            };
+            let (stream, peer) = match accepted {
+                Ok(accepted) => accepted,
+                // The client gave up before it was taken; nothing is wrong here.
+                Err(error) if is_connection_error(&error) => continue,
+                Err(error) => {
+                    if refused == 0 {
+                        tracing::warn!(%error, "cannot accept connections; retrying until it works again");
+                    }
+                    refused += 1;
+                    // An idle connection's descriptor is better spent on someone who is asking.
+                    self.connections.ask_idlest_to_close();
+                    tokio::select! {
+                        () = tokio::time::sleep(RETRY_AFTER) => continue,
+                        () = &mut stop => return,
+                    }
+                }
+            };
+            if refused > 0 {
+                tracing::info!(refused, "accepting connections again");
+                refused = 0;
+            }
+            let place = tokio::select! {
+                place = self.make_room() => place,
+                () = &mut stop => return,
+            };
+            self.spawn_connection(stream, peer, place);
+        }
+    }
+
+    /// A place for one more connection. At the cap, asks the connection that has waited longest
+    /// without being answered to close; if every connection is being answered (each is cut off at
+    /// the request time limit), waits for one to finish while new ones wait in the listen queue.
+    async fn make_room(&self) -> OwnedSemaphorePermit {
+        loop {
+            if let Ok(place) = self.places.clone().try_acquire_owned() {
+                return place;
+            }
+            self.connections.ask_idlest_to_close();
+            tokio::select! {
+                place = self.places.clone().acquire_owned() => return place.expect("never closed"),
+                // The connection asked got a request meanwhile and stays: ask the next one.
+                () = tokio::time::sleep(RETRY_AFTER) => {}
+            }
+        }
+    }
+
+    fn spawn_connection(&self, stream: TcpStream, peer: SocketAddr, place: OwnedSemaphorePermit) {
+        // Answers are small and whole: send each at once.
+        let _ = stream.set_nodelay(true);
+        let (id, slot) = self.connections.open();
+        let connections = self.connections.clone();
+        let router = self.router.clone();
+        let service_slot = slot.clone();
+        let service = hyper::service::service_fn(move |request| {
+            answer(router.clone(), request, peer, service_slot.clone())
+        });
+        let connection = self.http.serve_connection(TokioIo::new(stream), service);
+        tokio::spawn(async move {
+            let mut connection = std::pin::pin!(connection);
+            loop {
+                tokio::select! {
+                    ended = connection.as_mut() => {
+                        if let Err(error) = ended {
+                            tracing::debug!(%error, "connection ended");
+                        }
+                        break;
+                    }
+                    () = slot.close.notified() => {
+                        slot.asked.store(false, Ordering::SeqCst);
+                        // Nothing owed to the client: drop the connection at once. This task is
+                        // the only one that runs requests on it, so none can start in between.
+                        if slot.answering.load(Ordering::SeqCst) == 0 {
+                            break;
+                        }
+                        if slot.stopping.load(Ordering::SeqCst) {
+                            // Finish the answer being prepared, then close.
+                            connection.as_mut().graceful_shutdown();
+                        }
+                    }
+                }
+            }
+            connections.close(id);
+            drop(place);
+        });
+    }
+
+    /// Stops every connection: idle ones at once, the others after their answer. True when all
+    /// had closed within the drain timeout.
+    async fn drain(&self, max_connections: usize) -> bool {
+        self.connections.stop_all();
+        let all = u32::try_from(max_connections).unwrap_or(u32::MAX);
+        tokio::time::timeout(DRAIN_TIMEOUT, self.places.acquire_many(all)).await.is_ok()
+    }
+}
+
+/// Runs one request through the app, keeping account of when the server owes the client an
+/// answer, and with the peer's address where `ConnectInfo` finds it.
+async fn answer(
+    router: Router,
+    request: hyper::Request<Incoming>,
+    peer: SocketAddr,
+    slot: Arc<Slot>,
+) -> Result<axum::response::Response, std::convert::Infallible> {
+    let owed = Arc::new(Owed { slot, counted: AtomicBool::new(false) });
+    if request.body().is_end_stream() {
+        owed.count();
+    }
+    let mut request = request.map(|body| Body::new(Watched { body, owed: owed.clone() }));
+    request.extensions_mut().insert(ConnectInfo(peer));
+    let response = router.oneshot(request).await?;
+    owed.count();
+    Ok(response.map(|body| Body::new(Watched { body, owed })))
+}
+
+/// The open connections, by the order they were accepted.
+#[derive(Default)]
+struct Connections {
+    open: Mutex<BTreeMap<u64, Arc<Slot>>>,
+    next_id: std::sync::atomic::AtomicU64,
+}
+
+/// What the accept loop knows of one connection.
+#[derive(Default)]
+struct Slot {
+    /// Requests that have arrived whole (or been answered early) and whose answer is not yet
+    /// written: while above zero the connection is not closed to make room.
+    answering: AtomicUsize,
+    /// Wakes the connection's task to close it (when nothing is owed) or, when stopping, to finish.
+    close: Notify,
+    /// Asked to close and not yet woken: not asked twice.
+    asked: AtomicBool,
+    stopping: AtomicBool,
+}
+
+impl Connections {
+    fn open(&self) -> (u64, Arc<Slot>) {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let slot = Arc::new(Slot::default());
+        self.open.lock().expect("not poisoned").insert(id, slot.clone());
+        (id, slot)
+    }
+
+    fn close(&self, id: u64) {
+        self.open.lock().expect("not poisoned").remove(&id);
+    }
+
+    /// The oldest connection that is owed nothing (idle, sending its head, or sending a body)
+    /// is asked to close. Oldest first: every connection gets as long as possible to ask.
+    fn ask_idlest_to_close(&self) {
+        let open = self.open.lock().expect("not poisoned");
+        let idlest = open
+            .values()
+            .find(|slot| slot.answering.load(Ordering::SeqCst) == 0 && !slot.asked.load(Ordering::SeqCst));
+        if let Some(slot) = idlest {
+            slot.asked.store(true, Ordering::SeqCst);
+            slot.close.notify_one();
+        }
+    }
+
+    fn stop_all(&self) {
+        for slot in self.open.lock().expect("not poisoned").values() {
+            slot.stopping.store(true, Ordering::SeqCst);
+            slot.close.notify_one();
+        }
+    }
+}
+
+/// One request's debt: counted on its connection from when the request has arrived whole (or
+/// its answer is ready, if the app did not read it all) until the answer has been written.
+struct Owed {
+    slot: Arc<Slot>,
+    counted: AtomicBool,
+}
+
+impl Owed {
+    fn count(&self) {
+        if !self.counted.swap(true, Ordering::SeqCst) {
+            self.slot.answering.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+}
+
+impl Drop for Owed {
+    fn drop(&mut self) {
+        if *self.counted.get_mut() {
+            self.slot.answering.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+}
+
+/// A request or response body that keeps its request's `Owed` alive and counts it once the body
+/// has ended (for a request: it has arrived whole).
+struct Watched<B> {
+    body: B,
+    owed: Arc<Owed>,
+}
+
+impl<B: HttpBody + Unpin> HttpBody for Watched<B> {
+    type Data = B::Data;
+    type Error = B::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Self::Data>, Self::Error>>> {
+        let polled = Pin::new(&mut self.body).poll_frame(cx);
+        if matches!(polled, Poll::Ready(None)) || self.body.is_end_stream() {
+            self.owed.count();
+        }
+        polled
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
+    }
+}
+
+fn is_connection_error(error: &std::io::Error) -> bool {
+    use std::io::ErrorKind;
+    matches!(
+        error.kind(),
+        ErrorKind::ConnectionRefused | ErrorKind::ConnectionAborted | ErrorKind::ConnectionReset
+    )
 }
 
 async fn shutdown_signal() {

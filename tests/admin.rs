@@ -192,10 +192,95 @@ async fn changes_need_the_csrf_token_and_this_origin() {
     assert_eq!(app.call(attempt(Some("guessed"), None)).await.status, StatusCode::FORBIDDEN);
     let other_site = app.call(attempt(Some(&operator.csrf), Some("https://evil.example"))).await;
     assert_eq!(other_site.status, StatusCode::FORBIDDEN);
+    // This site is served over plain HTTP: its HTTPS origin is another one.
+    let other_scheme = app.call(attempt(Some(&operator.csrf), Some("https://inbox.example.org"))).await;
+    assert_eq!(other_scheme.status, StatusCode::FORBIDDEN);
     assert_eq!(app.state.store.attempts(id).await.unwrap().len(), 0, "nothing was logged");
 
-    let same_site = app.call(attempt(Some(&operator.csrf), Some("https://inbox.example.org"))).await;
+    let same_site = app.call(attempt(Some(&operator.csrf), Some("http://inbox.example.org"))).await;
     assert_eq!(same_site.status, StatusCode::CREATED, "{}", same_site.text());
+}
+
+/// A login through the trusted proxy (in-process requests come from 127.0.0.1) from `client`,
+/// with the forwarded scheme `proto` and the extra `headers`.
+async fn login_via_proxy(
+    app: &TestApp,
+    client: &str,
+    proto: &str,
+    headers: &[(&str, &str)],
+    password: &str,
+) -> Answer {
+    let mut request = Request::post("/admin/api/login")
+        .header("content-type", "application/json")
+        .header("host", "inbox.example.org")
+        .header("x-forwarded-for", client)
+        .header("x-forwarded-proto", proto);
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let body = json!({ "email": EMAIL, "password": password }).to_string();
+    app.call(request.body(Body::from(body)).unwrap()).await
+}
+
+fn behind_a_proxy(settings: &mut zayavka::config::Settings) {
+    settings.trusted_proxies = vec!["127.0.0.1/32".parse().unwrap()];
+}
+
+#[tokio::test]
+async fn over_https_an_origin_of_plain_http_is_another_site() {
+    let app = test_app_with(behind_a_proxy).await;
+    add_operator(&app).await;
+    let id = submit(&app, "Олена", "067 123 45 67").await;
+
+    let from_http = [("origin", "http://inbox.example.org")];
+    let refused = login_via_proxy(&app, "203.0.113.7", "https", &from_http, PASSWORD).await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN, "{}", refused.text());
+    assert_eq!(refused.header("set-cookie"), "");
+
+    let from_https = [("origin", "https://inbox.example.org")];
+    let answer = login_via_proxy(&app, "203.0.113.7", "https", &from_https, PASSWORD).await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
+    let cookie = answer.header("set-cookie").split(';').next().unwrap().to_owned();
+    let csrf = answer.json()["csrf_token"].as_str().unwrap().to_owned();
+    let attempt = |origin: &str| {
+        Request::post(format!("/admin/api/leads/{id}/attempts"))
+            .header("cookie", &cookie)
+            .header("x-csrf-token", &csrf)
+            .header("host", "inbox.example.org")
+            .header("origin", origin)
+            .header("x-forwarded-for", "203.0.113.7")
+            .header("x-forwarded-proto", "https")
+            .header("content-type", "application/json")
+            .body(Body::from(r#"{"outcome":"no_answer"}"#))
+            .unwrap()
+    };
+    assert_eq!(app.call(attempt("http://inbox.example.org")).await.status, StatusCode::FORBIDDEN);
+    assert_eq!(app.state.store.attempts(id).await.unwrap().len(), 0, "nothing was logged");
+    assert_eq!(app.call(attempt("https://inbox.example.org")).await.status, StatusCode::CREATED);
+}
+
+#[tokio::test]
+async fn the_public_url_decides_the_scheme_when_it_is_set() {
+    // No proxy says HTTPS, but the operators' address is an https:// one.
+    let app = test_app_with(|s| s.public_url = "https://inbox.example.org".into()).await;
+    add_operator(&app).await;
+    let login = |origin: &'static str| {
+        let body = json!({ "email": EMAIL, "password": PASSWORD }).to_string();
+        Request::post("/admin/api/login")
+            .header("content-type", "application/json")
+            .header("host", "inbox.example.org")
+            .header("origin", origin)
+            .body(Body::from(body))
+            .unwrap()
+    };
+    assert_eq!(app.call(login("http://inbox.example.org")).await.status, StatusCode::FORBIDDEN);
+    let answer = app.call(login("https://inbox.example.org")).await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
+    assert!(
+        answer.header("set-cookie").starts_with("__Host-zayavka_session="),
+        "{}",
+        answer.header("set-cookie")
+    );
 }
 
 #[tokio::test]
@@ -357,13 +442,13 @@ async fn the_export_is_the_cli_file_with_status_and_consent() {
     let mut lines = text.trim_start_matches('\u{FEFF}').lines();
     assert_eq!(
         lines.next().unwrap(),
-        "id,created_at,name,phone,confirmation,comment,status,reached_at,policy_version,repeat_of"
+        "id,created_at,name,phone,confirmation,comment,status,reached_at,policy_version,repeat_of,held"
     );
     let row = lines.next().unwrap();
     assert!(row.starts_with(&format!("{id},")), "{row}");
     assert!(row.contains(",'=Олена,"), "formula neutralised: {row}");
     assert!(row.contains(",new,,"), "{row}");
-    assert!(row.ends_with(&format!("{},", app.state.site.policy_version)), "{row}");
+    assert!(row.ends_with(&format!("{},,", app.state.site.policy_version)), "{row}");
 
     let mut cli = Vec::new();
     zayavka::export::export(&app.state.store, zayavka::export::Format::Csv, &mut cli).await.unwrap();
@@ -483,22 +568,228 @@ async fn the_inbox_app_is_served_on_admin_paths_only() {
 }
 
 #[tokio::test]
-async fn over_https_the_session_cookie_is_secure() {
+async fn over_https_the_session_cookie_is_a_secure_host_cookie() {
     // In-process requests come from 127.0.0.1: here that is the trusted proxy saying HTTPS.
-    let app = test_app_with(|s| s.trusted_proxies = vec!["127.0.0.1/32".parse().unwrap()]).await;
+    let app = test_app_with(behind_a_proxy).await;
     add_operator(&app).await;
-    let body = json!({ "email": EMAIL, "password": PASSWORD }).to_string();
-    let answer = app
-        .call(
-            Request::post("/admin/api/login")
-                .header("content-type", "application/json")
-                .header("x-forwarded-proto", "https")
-                .header("x-forwarded-for", "203.0.113.7")
-                .body(Body::from(body))
-                .unwrap(),
-        )
-        .await;
+    let answer = login_via_proxy(&app, "203.0.113.7", "https", &[], PASSWORD).await;
     assert_eq!(answer.status, StatusCode::OK);
-    assert!(answer.header("set-cookie").contains("Secure"), "{}", answer.header("set-cookie"));
+    let set_cookie = answer.header("set-cookie");
+    // What browsers demand of a `__Host-` cookie: Secure, Path=/, no Domain.
+    assert!(set_cookie.starts_with("__Host-zayavka_session="), "{set_cookie}");
+    for attribute in ["; Secure", "; Path=/;", "; HttpOnly", "; SameSite=Strict"] {
+        assert!(format!("{set_cookie};").contains(attribute), "{attribute} missing in {set_cookie}");
+    }
+    assert!(!set_cookie.to_lowercase().contains("domain"), "{set_cookie}");
     assert!(answer.header("strict-transport-security").starts_with("max-age="));
+
+    let token = set_cookie.split(';').next().unwrap().trim_start_matches("__Host-zayavka_session=");
+    let session = |cookie: String| {
+        Request::get("/admin/api/session")
+            .header("cookie", cookie)
+            .header("x-forwarded-for", "203.0.113.7")
+            .header("x-forwarded-proto", "https")
+            .body(Body::empty())
+            .unwrap()
+    };
+    assert_eq!(app.call(session(format!("__Host-zayavka_session={token}"))).await.status, StatusCode::OK);
+    // Over HTTPS the unprefixed name (one a plain-HTTP page or a subdomain could set) is not read.
+    assert_eq!(app.call(session(format!("zayavka_session={token}"))).await.status, StatusCode::UNAUTHORIZED);
+}
+
+#[tokio::test]
+async fn a_guessers_wrong_passwords_do_not_lock_the_owner_out() {
+    let app = test_app_with(behind_a_proxy).await;
+    add_operator(&app).await;
+    // Ten wrong passwords from one address: the guesser is slowed down.
+    let mut refused = 0;
+    for _ in 0..10 {
+        let answer = login_via_proxy(&app, "198.51.100.1", "http", &[], "a guess").await;
+        match answer.status {
+            StatusCode::UNAUTHORIZED => {}
+            StatusCode::TOO_MANY_REQUESTS => refused += 1,
+            other => panic!("{other}: {}", answer.text()),
+        }
+    }
+    assert_eq!(refused, 5, "five tries a minute from one address");
+    // The owner, elsewhere, signs in.
+    let owner = login_via_proxy(&app, "203.0.113.7", "http", &[], PASSWORD).await;
+    assert_eq!(owner.status, StatusCode::OK, "{}", owner.text());
+
+    // The guesser moves through its network's addresses: ten tries at the account in all.
+    for host in 2..=6 {
+        let answer = login_via_proxy(&app, &format!("198.51.100.{host}"), "http", &[], "a guess").await;
+        assert_eq!(answer.status, StatusCode::UNAUTHORIZED, "{}", answer.text());
+    }
+    let slowed = login_via_proxy(&app, "198.51.100.7", "http", &[], "another guess").await;
+    assert_eq!(slowed.status, StatusCode::TOO_MANY_REQUESTS, "{}", slowed.text());
+    assert!(slowed.header("retry-after").parse::<u64>().unwrap() >= 1);
+    // Still nothing stops the owner.
+    let owner = login_via_proxy(&app, "203.0.113.7", "http", &[], PASSWORD).await;
+    assert_eq!(owner.status, StatusCode::OK, "{}", owner.text());
+    let owner_on_ipv6 = login_via_proxy(&app, "2001:db8::7", "http", &[], PASSWORD).await;
+    assert_eq!(owner_on_ipv6.status, StatusCode::OK, "{}", owner_on_ipv6.text());
+}
+
+#[tokio::test]
+async fn every_error_of_the_api_is_json() {
+    let app = test_app().await;
+    let operator = signed_in(&app).await;
+    let post = |path: &str, content_type: &str, body: Vec<u8>| {
+        Request::post(path)
+            .header("content-type", content_type)
+            .header("cookie", &operator.cookie)
+            .header("x-csrf-token", &operator.csrf)
+            .body(Body::from(body))
+            .unwrap()
+    };
+    let login = |body: &str| post("/admin/api/login", "application/json", body.as_bytes().to_vec());
+    let cases = [
+        (app.get("/admin/api/nothing").await, StatusCode::NOT_FOUND),
+        (app.get("/admin/api").await, StatusCode::NOT_FOUND),
+        (app.call(post("/admin/api/", "application/json", b"{}".to_vec())).await, StatusCode::NOT_FOUND),
+        (app.get("/admin/api/login").await, StatusCode::METHOD_NOT_ALLOWED),
+        (operator.get(&app, "/admin/api/leads/not-a-number").await, StatusCode::BAD_REQUEST),
+        (app.call(login("{\"email\":")).await, StatusCode::BAD_REQUEST),
+        (
+            app.call(post("/admin/api/login", "text/plain", b"{}".to_vec())).await,
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        ),
+        (
+            app.call(post("/admin/api/erase", "application/json", vec![b' '; 20 * 1024])).await,
+            StatusCode::PAYLOAD_TOO_LARGE,
+        ),
+        (app.get("/admin/api/stats").await, StatusCode::UNAUTHORIZED),
+        (
+            app.call(
+                Request::post("/admin/api/erase")
+                    .header("cookie", &operator.cookie)
+                    .header("content-type", "application/json")
+                    .body(Body::from(r#"{"phone":"0671234567"}"#))
+                    .unwrap(),
+            )
+            .await,
+            StatusCode::FORBIDDEN,
+        ),
+    ];
+    for (n, (answer, status)) in cases.iter().enumerate() {
+        assert_eq!(answer.status, *status, "case {n}: {}", answer.text());
+        assert_eq!(answer.header("content-type"), "application/json", "case {n}");
+        assert_eq!(answer.header("cache-control"), "no-store", "case {n}");
+        let error = answer.json()["error"].as_str().unwrap_or_default().to_owned();
+        assert!(!error.is_empty(), "case {n}: {}", answer.text());
+    }
+    assert!(cases[3].0.header("allow").contains("POST"), "405 still says what the path takes");
+}
+
+/// The status line's code of a raw HTTP answer read from `stream` (the head only), or `None`
+/// when the server closed without one.
+async fn read_status(stream: &mut tokio::net::tcp::OwnedReadHalf) -> Option<u16> {
+    use tokio::io::AsyncReadExt;
+    let mut head = Vec::new();
+    let mut buffer = [0u8; 4096];
+    while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+        match stream.read(&mut buffer).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => head.extend_from_slice(&buffer[..n]),
+        }
+    }
+    String::from_utf8_lossy(&head).split(' ').nth(1)?.parse().ok()
+}
+
+/// A login request of `length` bytes from `source` (a loopback address), its body written beside
+/// reading the answer, as an attacker would (the server may answer and close before taking it
+/// all). `length: None` sends the body in chunks without saying its length. `send_body: false`
+/// sends only the head and waits for an answer without ever sending the body.
+async fn big_login(source: [u8; 4], port: u16, length: Option<usize>, send_body: bool) -> Option<u16> {
+    use tokio::io::AsyncWriteExt;
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind((std::net::Ipv4Addr::from(source), 0).into()).unwrap();
+    let stream = socket.connect(([127, 0, 0, 1], port).into()).await.unwrap();
+    let (mut reader, mut writer) = stream.into_split();
+    let framing = match length {
+        Some(length) => format!("Content-Length: {length}"),
+        None => "Transfer-Encoding: chunked".to_owned(),
+    };
+    let head = format!(
+        "POST /admin/api/login HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n{framing}\r\n\r\n"
+    );
+    writer.write_all(head.as_bytes()).await.unwrap();
+    let body_length = length.unwrap_or(2 * 1024 * 1024);
+    let upload = tokio::spawn(async move {
+        if !send_body {
+            // Hold the connection open, body unsent, until the answer has been read.
+            return std::future::pending::<()>().await;
+        }
+        const PART: usize = 64 * 1024;
+        let part = match length {
+            Some(_) => vec![b'x'; PART],
+            None => [format!("{PART:x}\r\n").as_bytes(), &[b'x'; PART], b"\r\n"].concat(),
+        };
+        for _ in 0..body_length / PART {
+            if writer.write_all(&part).await.is_err() {
+                return; // the server answered and closed: the rest is not wanted
+            }
+        }
+        if length.is_none() {
+            let _ = writer.write_all(b"0\r\n\r\n").await;
+        }
+    });
+    let status = read_status(&mut reader).await;
+    upload.abort();
+    status
+}
+
+/// The largest resident size the process has reached since the last reset (`VmHWM`), in KiB.
+fn peak_rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+#[tokio::test]
+async fn big_login_bodies_are_refused_unread_and_a_flood_of_them_takes_no_memory() {
+    let database = common::TestDatabase::new().await;
+    let server = common::Server::start(&database.url).await;
+    let (port, pid) = (server.port, server.child.id().unwrap());
+    let within = |seconds| std::time::Duration::from_secs(seconds);
+
+    // The answer comes while the 2 MB body has not been sent at all: the server never waited for it.
+    let unsent = tokio::time::timeout(within(5), big_login([127, 0, 0, 1], port, Some(2 << 20), false)).await;
+    assert_eq!(unsent.expect("the server waited for the body"), Some(413));
+    // A body that does not say its length is cut off at the limit.
+    let chunked = tokio::time::timeout(within(10), big_login([127, 0, 0, 1], port, None, true)).await;
+    assert_eq!(chunked.expect("no answer to a chunked 2 MB body"), Some(413));
+
+    // The server's peak memory from here on.
+    std::fs::write(format!("/proc/{pid}/clear_refs"), "5").unwrap();
+    let before = peak_rss_kib(pid);
+    let started = std::time::Instant::now();
+    // 32 addresses at once, 4 bodies of 2 MB each: 256 MB sent in all, under the address limit.
+    let clients = (1..=32u8).map(|host| {
+        tokio::spawn(async move {
+            let mut statuses = Vec::new();
+            for _ in 0..4 {
+                statuses.push(big_login([127, 0, 1, host], port, Some(2 << 20), true).await);
+            }
+            statuses
+        })
+    });
+    let clients: Vec<_> = clients.collect();
+    let mut statuses = Vec::new();
+    for client in clients {
+        statuses
+            .extend(tokio::time::timeout(within(60), client).await.expect("the flood was answered").unwrap());
+    }
+    let (elapsed, peak) = (started.elapsed(), peak_rss_kib(pid));
+    eprintln!("128 bodies of 2 MB: {elapsed:?}; peak RSS {before} KiB before, {peak} KiB during");
+    assert!(statuses.iter().all(|s| *s == Some(413)), "{statuses:?}");
+    assert!(peak < before + 16 * 1024, "the peak RSS grew from {before} KiB to {peak} KiB");
+
+    // From one address, past five tries a minute, the limiter answers before the size is looked at.
+    let mut from_one = Vec::new();
+    for _ in 0..6 {
+        from_one.push(big_login([127, 0, 2, 1], port, Some(2 << 20), false).await);
+    }
+    assert_eq!(from_one, [Some(413), Some(413), Some(413), Some(413), Some(413), Some(429)]);
 }

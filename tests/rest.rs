@@ -178,8 +178,10 @@ async fn a_row_the_database_refuses_is_not_quoted_in_the_error() {
         name: "Неповторна Ярина".into(),
         phone: "067 555 44 33".into(),
         phone_e164: "+380675554433".into(),
+        phone_in_plan: true,
         confirmation: "Може".into(), // the table allows only Так and Ні
         comment: Some("коментар-маркер".into()),
+        held: Vec::new(),
     };
     let error = app.state.store.insert(vec![lead], &app.state.insert_context, None).await.unwrap_err();
     let text = error.to_string();

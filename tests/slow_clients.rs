@@ -1,15 +1,17 @@
-//! A visitor on a bad connection whose upload stalls (or a client that sends its request a byte at
-//! a time on purpose): the server cuts the request off after 30 s with an answer the client can
-//! read, stores nothing half-sent, and serves everyone else meanwhile. Runs the real binary over
-//! real sockets, so it waits the 30 s; on SQLite only (the database plays no part).
+//! Slow clients: a visitor on a bad connection whose upload stalls, or a stranger who opens
+//! thousands of connections and sends nothing, or a request a byte at a time. The server cuts a
+//! request off after 30 s with an answer the client can read, stores nothing half-sent, closes
+//! connections that send no request head in time, holds no more connections than it can, and
+//! serves everyone else meanwhile. Runs the real binary over real sockets.
 
 mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{KEY, Server, TestDatabase, http};
+use common::{KEY, Server, TestDatabase, http, serve_on_any_port};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
+use tokio::sync::mpsc;
 
 /// Sends the headers and the first part of a body of `length` bytes, then nothing more; returns
 /// the raw answer once the server closes the connection.
@@ -91,4 +93,237 @@ async fn a_stalled_upload_is_answered_after_30_s_and_stores_nothing() {
     let stored = server.export_jsonl().await;
     assert_eq!(stored.len(), 1, "only the complete lead: {stored:?}");
     assert_eq!(stored[0]["name"], "Марія");
+}
+
+/// How a slow client misbehaves.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Slow {
+    /// Connects and sends nothing.
+    Silent,
+    /// Sends a request head a byte at a time and never finishes it.
+    HeadByTheByte,
+    /// Sends a whole head announcing a body, then the body a byte at a time.
+    BodyByTheByte,
+    /// Asks for `/healthz`, reads the answer, then keeps the connection open and says nothing.
+    IdleAfterAnswer,
+}
+
+/// A byte this often from each trickling client.
+const TRICKLE_EVERY: Duration = Duration::from_millis(500);
+
+/// One slow connection: reports on `opened` whether it could connect, then stays until the server
+/// closes it and reports on `closed` its number and how long it had been left alone (since it
+/// opened, or since its answer) when that happened.
+async fn slow_client(
+    port: u16,
+    slow: Slow,
+    number: usize,
+    opened: mpsc::UnboundedSender<bool>,
+    closed: mpsc::UnboundedSender<(usize, Duration)>,
+) {
+    let connected =
+        tokio::time::timeout(Duration::from_secs(20), TcpStream::connect(("127.0.0.1", port))).await;
+    let Ok(Ok(stream)) = connected else {
+        let _ = opened.send(false);
+        return;
+    };
+    let mut left_alone_since = Instant::now();
+    let _ = opened.send(true);
+    let (mut reader, mut writer) = stream.into_split();
+    let first_part = match slow {
+        Slow::Silent => String::new(),
+        Slow::HeadByTheByte => "POST /rest/v1/CRN HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ".to_owned(),
+        Slow::BodyByTheByte => format!(
+            "POST /rest/v1/CRN HTTP/1.1\r\nHost: 127.0.0.1\r\napikey: {KEY}\r\n\
+             Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{{\"name\":\""
+        ),
+        Slow::IdleAfterAnswer => "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".to_owned(),
+    };
+    if writer.write_all(first_part.as_bytes()).await.is_err() {
+        let _ = closed.send((number, left_alone_since.elapsed()));
+        return;
+    }
+    if slow == Slow::IdleAfterAnswer {
+        let mut answer = Vec::new();
+        let mut buffer = [0; 1024];
+        while !String::from_utf8_lossy(&answer).contains("ok\n") {
+            match reader.read(&mut buffer).await {
+                Ok(0) | Err(_) => panic!("no answer: {}", String::from_utf8_lossy(&answer)),
+                Ok(n) => answer.extend_from_slice(&buffer[..n]),
+            }
+        }
+        left_alone_since = Instant::now();
+    }
+    let trickle = async {
+        if matches!(slow, Slow::HeadByTheByte | Slow::BodyByTheByte) {
+            loop {
+                tokio::time::sleep(TRICKLE_EVERY).await;
+                if writer.write_all(b"a").await.is_err() {
+                    break;
+                }
+            }
+        }
+        // The server closed the connection (or this client sends no more): the read sees it.
+        std::future::pending::<()>().await;
+    };
+    let closed_by_server = async {
+        let mut buffer = [0; 1024];
+        while let Ok(1..) = reader.read(&mut buffer).await {}
+    };
+    tokio::select! {
+        () = closed_by_server => {}
+        () = trickle => {}
+    }
+    let _ = closed.send((number, left_alone_since.elapsed()));
+}
+
+/// Waits until `count` reports have come on `receiver`, at most `deadline`.
+async fn collect<T>(receiver: &mut mpsc::UnboundedReceiver<T>, count: usize, deadline: Duration) -> Vec<T> {
+    let mut reports = Vec::new();
+    let _ = tokio::time::timeout(deadline, async {
+        while reports.len() < count {
+            match receiver.recv().await {
+                Some(report) => reports.push(report),
+                None => break,
+            }
+        }
+    })
+    .await;
+    reports
+}
+
+/// `GET /healthz` and a visitor's submit: their statuses and how long each took.
+async fn visitor(port: u16) -> [(u16, Duration); 2] {
+    let timed = |method: &'static str, path: &'static str, body: &'static str| async move {
+        let began = Instant::now();
+        let answer = tokio::time::timeout(Duration::from_secs(5), http(port, method, path, body)).await;
+        let status = match answer {
+            Ok(Ok((status, _))) => status,
+            Ok(Err(error)) => panic!("{method} {path}: {error}"),
+            Err(_) => panic!("{method} {path}: no answer within 5 s"),
+        };
+        (status, began.elapsed())
+    };
+    let health = timed("GET", "/healthz", "").await;
+    let lead = r#"{"name":"Марія","phone":"+380671234567","confirmation":"Так"}"#;
+    let submit = timed("POST", "/rest/v1/CRN", lead).await;
+    [health, submit]
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_that_send_no_request_head_in_time_are_closed() {
+    let database = TestDatabase::new().await;
+    let server = Server::start_with(&database.url, &[("ZAYAVKA_HEADER_TIMEOUT_SECONDS", "1")]).await;
+    let kinds = [Slow::Silent, Slow::HeadByTheByte, Slow::IdleAfterAnswer];
+    let (opened_tx, mut opened) = mpsc::unbounded_channel();
+    let (closed_tx, mut closed) = mpsc::unbounded_channel();
+    let clients = 30;
+    for number in 0..clients {
+        let kind = kinds[number % kinds.len()];
+        tokio::spawn(slow_client(server.port, kind, number, opened_tx.clone(), closed_tx.clone()));
+    }
+    let opened = collect(&mut opened, clients, Duration::from_secs(20)).await;
+    assert!(opened.len() == clients && opened.iter().all(|&ok| ok), "{opened:?}");
+
+    let closed = collect(&mut closed, clients, Duration::from_secs(10)).await;
+    assert_eq!(closed.len(), clients, "closed by the server within 10 s: {closed:?}");
+    for (number, left_alone) in closed {
+        let kind = kinds[number % kinds.len()];
+        assert!(
+            left_alone > Duration::from_millis(500) && left_alone < Duration::from_secs(3),
+            "{kind:?} closed after {left_alone:?}, the timeout is 1 s"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn at_the_connection_cap_the_longest_idle_connection_makes_room_for_a_visitor() {
+    let database = TestDatabase::new().await;
+    let server = Server::start_with(
+        &database.url,
+        &[("ZAYAVKA_MAX_CONNECTIONS", "20"), ("ZAYAVKA_HEADER_TIMEOUT_SECONDS", "60")],
+    )
+    .await;
+    let (opened_tx, mut opened) = mpsc::unbounded_channel();
+    let (closed_tx, mut closed) = mpsc::unbounded_channel();
+    // One after another, so that their age is their number.
+    let kinds = [Slow::Silent, Slow::HeadByTheByte, Slow::BodyByTheByte];
+    for number in 0..40 {
+        let kind = kinds[number % kinds.len()];
+        tokio::spawn(slow_client(server.port, kind, number, opened_tx.clone(), closed_tx.clone()));
+        assert_eq!(opened.recv().await, Some(true));
+    }
+    let mut gone: Vec<usize> = collect(&mut closed, 20, Duration::from_secs(10))
+        .await
+        .into_iter()
+        .map(|(number, _)| number)
+        .collect();
+    gone.sort_unstable();
+    assert_eq!(gone, (0..20).collect::<Vec<_>>(), "the oldest 20 make room for the newest 20");
+
+    let [(health, health_took), (submit, submit_took)] = visitor(server.port).await;
+    assert_eq!((health, submit), (200, 201));
+    assert!(health_took < Duration::from_secs(1) && submit_took < Duration::from_secs(1));
+    // Each of the visitor's two connections took the place of the oldest that was left.
+    let gone = collect(&mut closed, 2, Duration::from_secs(10)).await;
+    let mut gone: Vec<usize> = gone.into_iter().map(|(number, _)| number).collect();
+    gone.sort_unstable();
+    assert_eq!(gone, [20, 21]);
+}
+
+/// The slow connections a stranger opens against a server that may hold fewer than half of them.
+const SLOW_CONNECTIONS: usize = 2_000;
+/// Open files for the server: soft and hard, so it cannot raise them (a small VPS or container).
+const SERVER_FILE_LIMIT: u32 = 1_024;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_thousand_slow_connections_do_not_keep_a_visitor_waiting() {
+    // This test holds each slow connection's socket: it needs more than the usual 1024 files.
+    let files = rlimit::increase_nofile_limit(u64::MAX).unwrap();
+    assert!(files > SLOW_CONNECTIONS as u64 + 200, "the test needs more open files than {files}");
+    let database = TestDatabase::new().await;
+    // The binary, started by a shell that lowers the file limit first.
+    let mut command = tokio::process::Command::new("sh");
+    command
+        .arg("-c")
+        .arg(format!("ulimit -n {SERVER_FILE_LIMIT} && exec \"$0\" serve"))
+        .arg(env!("CARGO_BIN_EXE_zayavka"))
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("ZAYAVKA_DATABASE_URL", &database.url)
+        .env("ZAYAVKA_ANON_KEY", KEY)
+        .env("ZAYAVKA_LOG", "warn,zayavka::serve=info")
+        .env("ZAYAVKA_RATE_LIMIT_PER_MINUTE", "0")
+        .kill_on_drop(true);
+    let server = serve_on_any_port(command).await;
+    let port = server.port;
+
+    // Slow bodies are cut off at the request time limit, which the tests above and below cover;
+    // these never end by themselves.
+    let kinds = [Slow::Silent, Slow::HeadByTheByte];
+    let (opened_tx, mut opened) = mpsc::unbounded_channel();
+    let (closed_tx, mut closed) = mpsc::unbounded_channel();
+    let mut clients = tokio::task::JoinSet::new();
+    for number in 0..SLOW_CONNECTIONS {
+        let kind = kinds[number % kinds.len()];
+        clients.spawn(slow_client(port, kind, number, opened_tx.clone(), closed_tx.clone()));
+    }
+    let opened = collect(&mut opened, SLOW_CONNECTIONS, Duration::from_secs(60)).await;
+    let connected = opened.iter().filter(|&&ok| ok).count();
+    eprintln!("{connected} of {SLOW_CONNECTIONS} slow connections opened");
+
+    // Once the server has taken them in (what it cannot hold, it closes: the connections that
+    // have waited longest), a visitor comes while the rest trickle on.
+    let must_close = connected.saturating_sub(SERVER_FILE_LIMIT as usize);
+    let gone = collect(&mut closed, must_close, Duration::from_secs(20)).await.len();
+
+    let [(health, health_took), (submit, submit_took)] = visitor(port).await;
+    eprintln!("{gone} closed; /healthz answered in {health_took:?}, a submit in {submit_took:?}");
+    assert_eq!((health, submit), (200, 201));
+    assert!(health_took < Duration::from_secs(1), "/healthz took {health_took:?}");
+    assert!(submit_took < Duration::from_secs(1), "the submit took {submit_took:?}");
+    assert!(gone >= must_close, "only {gone} of the {connected} closed: more open than the server's files");
+
+    clients.shutdown().await;
+    server.kill_and_read_log().await;
 }

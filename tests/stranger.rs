@@ -121,6 +121,7 @@ async fn a_repeat_is_stored_linked_to_the_first_lead_with_its_own_comment() {
         created_before: None,
         before_id: None,
         limit: 50,
+        held: false,
     };
     let listed = app.state.store.find_leads(query).await.unwrap();
     assert_eq!(listed.iter().map(|l| (l.id, l.repeat_count)).collect::<Vec<_>>(), vec![(first, 1)]);

@@ -1,9 +1,12 @@
 //! The operators' inbox: the React app's HTML shell on `/admin` and `/admin/…`, and its JSON API
 //! under `/admin/api` (`docs/admin-api.md`). Every API answer is `Cache-Control: no-store` (it
-//! holds personal data); every state-changing request needs the session's CSRF token.
+//! holds personal data) and every API error is JSON; every state-changing request needs the
+//! session's CSRF token.
 
-use axum::body::Bytes;
-use axum::extract::{FromRequestParts, Path, Query, State};
+use std::convert::Infallible;
+
+use axum::body::{Bytes, HttpBody};
+use axum::extract::{DefaultBodyLimit, FromRequest, FromRequestParts, Path, Query, Request, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -20,12 +23,19 @@ use crate::auth;
 use crate::inbox::{LeadView, Outcome, PROMISE, Search};
 use crate::store::{CountsAt, LeadQuery, Session, StoreError};
 
+/// The session cookie's name over plain HTTP.
 const SESSION_COOKIE: &str = "zayavka_session";
+/// Its name over HTTPS. Browsers keep a `__Host-` cookie only when it is `Secure`, has `Path=/`
+/// and no `Domain`, and was set by this very host over HTTPS: no sibling subdomain and no
+/// plain-HTTP answer can plant or shadow it.
+const SECURE_SESSION_COOKIE: &str = "__Host-zayavka_session";
 const CSRF_HEADER: &str = "x-csrf-token";
 /// Longest call note, in characters.
 const MAX_NOTE_CHARS: usize = 1000;
 /// Days the inbox's figures look back.
 const STATS_DAYS: i64 = 30;
+/// The longest request body the API reads: the inbox sends a few hundred bytes of JSON.
+const MAX_BODY_BYTES: usize = 16 * 1024;
 
 pub fn router() -> Router<AppState> {
     let api = Router::new()
@@ -35,10 +45,15 @@ pub fn router() -> Router<AppState> {
         .route("/admin/api/leads", get(list_leads))
         .route("/admin/api/leads/{id}", get(lead))
         .route("/admin/api/leads/{id}/attempts", post(add_attempt))
+        .route("/admin/api/leads/{id}/release", post(release))
         .route("/admin/api/stats", get(stats))
         .route("/admin/api/export.csv", get(export_csv))
         .route("/admin/api/erase", post(erase))
-        .route("/admin/api/{*rest}", any(|| async { AdminError::new(StatusCode::NOT_FOUND, "Не знайдено.") }))
+        .route("/admin/api", any(not_found))
+        .route("/admin/api/", any(not_found))
+        .route("/admin/api/{*rest}", any(not_found))
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(axum::middleware::map_response(errors_as_json))
         .layer(SetResponseHeaderLayer::overriding(
             header::CACHE_CONTROL,
             HeaderValue::from_static("no-store"),
@@ -51,6 +66,10 @@ async fn shell(State(state): State<AppState>, headers: HeaderMap) -> Response {
     let mut response = super::pages::page(&state.site.admin, &headers);
     response.headers_mut().insert("x-robots-tag", HeaderValue::from_static("noindex, nofollow"));
     response
+}
+
+async fn not_found() -> AdminError {
+    AdminError::new(StatusCode::NOT_FOUND, "Не знайдено.")
 }
 
 /// An API error: a status and a sentence in Ukrainian, as `{"error": "…"}`.
@@ -77,6 +96,22 @@ impl AdminError {
     fn lead_not_found() -> AdminError {
         AdminError::new(StatusCode::NOT_FOUND, "Заявку не знайдено (можливо, її видалено).")
     }
+
+    fn too_large() -> AdminError {
+        AdminError::new(StatusCode::PAYLOAD_TOO_LARGE, "Запит завеликий.")
+    }
+
+    fn too_many_logins(wait: std::time::Duration) -> AdminError {
+        tracing::warn!("inbox: login rate-limited");
+        AdminError {
+            retry_after: Some(wait.as_secs_f64().ceil().max(1.0) as u64),
+            ..AdminError::new(StatusCode::TOO_MANY_REQUESTS, "Забагато спроб входу. Спробуйте за хвилину.")
+        }
+    }
+
+    fn foreign_origin() -> AdminError {
+        AdminError::new(StatusCode::FORBIDDEN, "Запит відхилено. Оновіть сторінку.")
+    }
 }
 
 impl From<StoreError> for AdminError {
@@ -96,6 +131,50 @@ impl IntoResponse for AdminError {
     }
 }
 
+/// Gives the API's error shape to the errors axum itself answers (a method the path does not
+/// take, a malformed path parameter), which come as plain text; their other headers (`Allow`)
+/// stay.
+async fn errors_as_json(response: Response) -> Response {
+    let status = response.status();
+    let is_json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|value| value.as_bytes().starts_with(b"application/json"));
+    if is_json || !(status.is_client_error() || status.is_server_error()) {
+        return response;
+    }
+    let message = match status {
+        StatusCode::BAD_REQUEST => "Некоректний запит.",
+        StatusCode::NOT_FOUND => "Не знайдено.",
+        StatusCode::METHOD_NOT_ALLOWED => "Цей запит тут не приймається.",
+        StatusCode::PAYLOAD_TOO_LARGE => "Запит завеликий.",
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => "Надсилайте дані як JSON.",
+        _ if status.is_client_error() => "Запит відхилено.",
+        _ => "Щось пішло не так. Спробуйте ще раз.",
+    };
+    let (mut parts, _) = response.into_parts();
+    let (json_parts, body) = AdminError::new(status, message).into_response().into_parts();
+    parts.headers.remove(header::CONTENT_LENGTH);
+    parts.headers.extend(json_parts.headers);
+    Response::from_parts(parts, body)
+}
+
+/// Whether operators reach the site over HTTPS: as `ZAYAVKA_PUBLIC_URL` says when it is set (the
+/// address the operators use), else as a trusted proxy's `X-Forwarded-Proto` says.
+struct OverHttps(bool);
+
+impl FromRequestParts<AppState> for OverHttps {
+    type Rejection = Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Infallible> {
+        let https = match state.settings.public_url.split_once("://") {
+            Some((scheme, _)) => scheme.eq_ignore_ascii_case("https"),
+            None => parts.extensions.get::<ClientInfo>().is_some_and(|client| client.https),
+        };
+        Ok(OverHttps(https))
+    }
+}
+
 /// The signed-in operator. For a state-changing request it also checks the CSRF token header
 /// and, when the browser sends one, that `Origin` is this site.
 pub struct SignedIn(Session);
@@ -104,34 +183,54 @@ impl FromRequestParts<AppState> for SignedIn {
     type Rejection = AdminError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, AdminError> {
-        let token = session_token(&parts.headers).ok_or_else(AdminError::signed_out)?;
+        let Ok(OverHttps(https)) = OverHttps::from_request_parts(parts, state).await;
+        let token = session_token(&parts.headers, https).ok_or_else(AdminError::signed_out)?;
         let session =
             state.store.session(auth::token_hash(&token)).await?.ok_or_else(AdminError::signed_out)?;
         if parts.method != Method::GET && parts.method != Method::HEAD {
-            let forbidden = || AdminError::new(StatusCode::FORBIDDEN, "Запит відхилено. Оновіть сторінку.");
             let sent = parts.headers.get(CSRF_HEADER).and_then(|v| v.to_str().ok()).unwrap_or("");
-            if !auth::same_secret(sent, &session.csrf_token) || !same_origin(&parts.headers) {
-                return Err(forbidden());
+            if !auth::same_secret(sent, &session.csrf_token) || !same_origin(&parts.headers, https) {
+                return Err(AdminError::foreign_origin());
             }
         }
         Ok(SignedIn(session))
     }
 }
 
-fn session_token(headers: &HeaderMap) -> Option<String> {
-    request_cookie(headers, SESSION_COOKIE)
+fn session_token(headers: &HeaderMap, https: bool) -> Option<String> {
+    request_cookie(headers, if https { SECURE_SESSION_COOKIE } else { SESSION_COOKIE })
 }
 
-/// No `Origin` (not a browser, or a same-origin GET) passes; otherwise its host must be the
-/// request's `Host`.
-fn same_origin(headers: &HeaderMap) -> bool {
+/// No `Origin` (not a browser, or a same-origin GET) passes; otherwise it must be this site: the
+/// scheme operators reach it by and the request's `Host` (a plain-HTTP page of the same host is
+/// another origin, one an attacker on the network can write).
+fn same_origin(headers: &HeaderMap, https: bool) -> bool {
     let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) else { return true };
     let host = headers.get(header::HOST).and_then(|v| v.to_str().ok()).unwrap_or("");
-    origin.split_once("://").is_some_and(|(_, origin_host)| origin_host == host)
+    let scheme = if https { "https" } else { "http" };
+    !host.is_empty() && origin.eq_ignore_ascii_case(&format!("{scheme}://{host}"))
 }
 
-fn parse_json<T: serde::de::DeserializeOwned>(body: &Bytes) -> Result<T, AdminError> {
-    serde_json::from_slice(body).map_err(|_| AdminError::bad_request("Некоректний запит."))
+/// The request's JSON body. One that says it is longer than `MAX_BODY_BYTES` is refused unread;
+/// one that did not say is read up to there only.
+async fn read_json<T: serde::de::DeserializeOwned>(request: Request) -> Result<T, AdminError> {
+    let is_json = request
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|media_type| media_type.trim().eq_ignore_ascii_case("application/json"));
+    if !is_json {
+        return Err(AdminError::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, "Надсилайте дані як JSON."));
+    }
+    if request.body().size_hint().lower() > MAX_BODY_BYTES as u64 {
+        return Err(AdminError::too_large());
+    }
+    let body = Bytes::from_request(request, &()).await.map_err(|rejection| match rejection.status() {
+        StatusCode::PAYLOAD_TOO_LARGE => AdminError::too_large(),
+        _ => AdminError::bad_request("Некоректний запит."),
+    })?;
+    serde_json::from_slice(&body).map_err(|_| AdminError::bad_request("Некоректний запит."))
 }
 
 fn session_answer(session: &Session) -> serde_json::Value {
@@ -151,21 +250,17 @@ struct Login {
 async fn login(
     State(state): State<AppState>,
     Extension(client): Extension<ClientInfo>,
-    headers: HeaderMap,
-    body: Bytes,
+    OverHttps(https): OverHttps,
+    request: Request,
 ) -> Result<Response, AdminError> {
-    if !same_origin(&headers) {
-        return Err(AdminError::new(StatusCode::FORBIDDEN, "Запит відхилено. Оновіть сторінку."));
+    if !same_origin(request.headers(), https) {
+        return Err(AdminError::foreign_origin());
     }
-    let Login { email, password } = parse_json(&body)?;
+    // Before the body is read: a flood from one address costs a header each, not its bodies.
+    state.login_limiter.check_address(client.ip).map_err(AdminError::too_many_logins)?;
+    let Login { email, password } = read_json(request).await?;
     let email = auth::normalise_email(&email);
-    if let Err(wait) = state.login_limiter.check(client.ip, &email) {
-        tracing::warn!("inbox: login rate-limited");
-        return Err(AdminError {
-            retry_after: Some(wait.as_secs().max(1)),
-            ..AdminError::new(StatusCode::TOO_MANY_REQUESTS, "Забагато спроб входу. Спробуйте за хвилину.")
-        });
-    }
+    state.login_limiter.check_account(client.ip, &email).map_err(AdminError::too_many_logins)?;
     let operator = state.store.operator(email).await?;
     let hash = operator.as_ref().map(|o| o.password_hash.clone());
     let matches = auth::check_password(hash, password).await;
@@ -177,29 +272,31 @@ async fn login(
     let expires_at = Timestamp::now() + auth::SESSION_LIFETIME;
     state.store.create_session(auth::token_hash(&token), operator.id, csrf_token.clone(), expires_at).await?;
     tracing::info!(operator = operator.id, "inbox: signed in");
-    let cookie = session_cookie(token, auth::SESSION_LIFETIME.as_secs(), client.https);
+    let cookie = session_cookie(token, auth::SESSION_LIFETIME.as_secs(), https);
     let session = Session { operator_id: operator.id, email: operator.email, csrf_token };
     Ok(([(header::SET_COOKIE, cookie)], Json(session_answer(&session))).into_response())
 }
 
 async fn logout(
     State(state): State<AppState>,
-    Extension(client): Extension<ClientInfo>,
+    OverHttps(https): OverHttps,
     SignedIn(_): SignedIn,
     headers: HeaderMap,
 ) -> Result<Response, AdminError> {
-    if let Some(token) = session_token(&headers) {
+    if let Some(token) = session_token(&headers, https) {
         state.store.delete_session(auth::token_hash(&token)).await?;
     }
-    Ok((StatusCode::NO_CONTENT, [(header::SET_COOKIE, session_cookie(String::new(), 0, client.https))])
+    Ok((StatusCode::NO_CONTENT, [(header::SET_COOKIE, session_cookie(String::new(), 0, https))])
         .into_response())
 }
 
-/// `HttpOnly` (no script reads it), `SameSite=Strict` (no other site's page sends it), only
-/// under `/admin`, `Secure` over HTTPS.
+/// `HttpOnly` (no script reads it), `SameSite=Strict` (no other site's page sends it). Over
+/// HTTPS a `__Host-` cookie (`Secure`, the whole host); over plain HTTP, where browsers refuse
+/// that prefix, only under `/admin`.
 fn session_cookie(value: String, max_age_seconds: i64, https: bool) -> HeaderValue {
-    let cookie = cookie::Cookie::build((SESSION_COOKIE, value))
-        .path("/admin")
+    let (name, path) = if https { (SECURE_SESSION_COOKIE, "/") } else { (SESSION_COOKIE, "/admin") };
+    let cookie = cookie::Cookie::build((name, value))
+        .path(path)
         .http_only(true)
         .same_site(cookie::SameSite::Strict)
         .secure(https)
@@ -225,11 +322,12 @@ async fn list_leads(
 ) -> Result<Json<serde_json::Value>, AdminError> {
     let Query(query) = query.map_err(|_| AdminError::bad_request("Некоректні параметри пошуку."))?;
     let now = Timestamp::now();
-    let (open_only, created_before) = match query.filter.as_deref().unwrap_or("all") {
-        "all" => (false, None),
-        "open" => (true, None),
-        "overdue" => (true, Some(now - PROMISE)),
-        _ => return Err(AdminError::bad_request("Невідомий фільтр: all, open або overdue.")),
+    let (open_only, created_before, held) = match query.filter.as_deref().unwrap_or("all") {
+        "all" => (false, None, false),
+        "open" => (true, None, false),
+        "overdue" => (true, Some(now - PROMISE), false),
+        "held" => (false, None, true),
+        _ => return Err(AdminError::bad_request("Невідомий фільтр: all, open, overdue або held.")),
     };
     let limit = query.limit.unwrap_or(50).clamp(1, 200);
     let (name_pattern, phone_pattern) = Search::parse(&query.q).patterns();
@@ -242,6 +340,7 @@ async fn list_leads(
             created_before,
             before_id: query.before_id,
             limit: limit + 1,
+            held,
         })
         .await?;
     let more = leads.len() > limit as usize;
@@ -281,9 +380,9 @@ async fn add_attempt(
     State(state): State<AppState>,
     SignedIn(session): SignedIn,
     Path(id): Path<i64>,
-    body: Bytes,
+    request: Request,
 ) -> Result<Response, AdminError> {
-    let NewAttempt { outcome, note } = parse_json(&body)?;
+    let NewAttempt { outcome, note } = read_json(request).await?;
     let outcome: Outcome = serde_json::from_value(json!(outcome))
         .map_err(|_| AdminError::bad_request("Оберіть результат дзвінка."))?;
     let note = crate::lead::clean::multi_line(&note);
@@ -295,6 +394,20 @@ async fn add_attempt(
     }
     tracing::info!(id, outcome = outcome.as_str(), operator = session.operator_id, "inbox: call logged");
     Ok((StatusCode::CREATED, Json(lead_answer(&state, id).await?)).into_response())
+}
+
+/// Moves a held lead to the call list; its notifications then go out, once.
+async fn release(
+    State(state): State<AppState>,
+    SignedIn(session): SignedIn,
+    Path(id): Path<i64>,
+) -> Result<Response, AdminError> {
+    if !state.store.release(id, state.insert_context.channels.clone()).await? {
+        return Err(AdminError::lead_not_found());
+    }
+    state.notifier.wake();
+    tracing::info!(id, operator = session.operator_id, "inbox: held lead released");
+    Ok(Json(lead_answer(&state, id).await?).into_response())
 }
 
 async fn stats(
@@ -349,6 +462,7 @@ async fn stats(
         .collect();
     Ok(Json(json!({
         "now": time(now),
+        "held": counts.held,
         "open": counts.open,
         "overdue": counts.overdue,
         "reached_in_time": { "reached": counts.reached_in_time, "due": counts.due },
@@ -386,9 +500,9 @@ struct Erase {
 async fn erase(
     State(state): State<AppState>,
     SignedIn(session): SignedIn,
-    body: Bytes,
+    request: Request,
 ) -> Result<Json<serde_json::Value>, AdminError> {
-    let Erase { phone } = parse_json(&body)?;
+    let Erase { phone } = read_json(request).await?;
     let e164 = crate::lead::normalise_phone(&phone)
         .ok_or_else(|| AdminError::bad_request("Це не схоже на номер телефону."))?;
     let erased = state.store.erase_phone(&e164).await?;

@@ -37,7 +37,7 @@ pub struct LeadForm {
     /// The agreement checkbox: `on` when checked (the value both forms give it). Anything else,
     /// an empty `agreed=` too, is no consent.
     agreed: Option<String>,
-    /// The honeypot: invisible to people, filled in by bots.
+    /// The honeypot: invisible to people, filled in by bots (and by some password managers).
     #[serde(default)]
     website: String,
 }
@@ -83,12 +83,6 @@ async fn submit(
         response.headers_mut().extend(limited.headers());
         return response;
     }
-    // A bot sees what a person would see, and nothing is stored.
-    if !form.website.is_empty() {
-        submit::honeypot(&state);
-        return Redirect::to(&state.settings.redirect_url).into_response();
-    }
-
     let input = LeadInput {
         name: Some(form.name.clone()),
         phone: Some(form.phone.clone()),
@@ -97,10 +91,13 @@ async fn submit(
     };
     let mut problems: Vec<String> = match input.validate() {
         Ok(lead) if form.has_agreed() => {
-            if submit::sent_too_fast(&state, &headers) {
-                return Redirect::to(&state.settings.redirect_url).into_response();
-            }
-            return match submit::store(&state, vec![lead], None).await {
+            // Looking automated (the honeypot filled, say) holds the lead for review: a person
+            // whose password manager filled the hidden field is still called. The answer is the
+            // same either way.
+            let mut leads = vec![lead];
+            let sender = submit::sender(&state, &headers, !form.website.is_empty());
+            submit::weigh(&state, &client, &sender, &mut leads);
+            return match submit::store(&state, leads, None).await {
                 Ok(_) => Redirect::to(&state.settings.redirect_url).into_response(),
                 Err(_) => {
                     let problem =

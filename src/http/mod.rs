@@ -5,6 +5,7 @@ pub mod client;
 pub mod form;
 pub mod health;
 pub mod pages;
+pub mod proof;
 pub mod rest;
 pub mod security;
 pub mod submit;

@@ -17,7 +17,7 @@ use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::get;
 use axum::{Extension, Router};
 
-use super::client::ClientInfo;
+use super::client::{ClientInfo, request_cookie};
 use crate::abuse;
 use crate::app::AppState;
 use crate::site::{Body, Page};
@@ -43,18 +43,24 @@ pub fn router() -> Router<AppState> {
         .fallback(file_or_not_found)
 }
 
-/// The landing page; on a browser's first visit it also notes when the form was loaded (see
-/// `abuse::sent_too_fast`), keeping the first time so a second tab does not reset it.
+/// The landing page; it also hands the browser a page-load proof in a cookie (the form without
+/// JavaScript sends it back), keeping a valid one so a second tab does not shorten the fill time,
+/// and renewing one past half its life so it cannot expire while the visitor types.
 async fn home(
     State(state): State<AppState>,
     Extension(client): Extension<ClientInfo>,
     headers: HeaderMap,
 ) -> Response {
     let mut response = page(&state.site.home, &headers);
-    if state.settings.min_fill_seconds > 0 && abuse::loaded_at(&headers).is_none() {
-        response
-            .headers_mut()
-            .insert(header::SET_COOKIE, abuse::loaded_cookie(abuse::unix_now(), client.https));
+    let now = abuse::unix_now();
+    let held = request_cookie(&headers, abuse::PROOF_COOKIE);
+    let fresh = matches!(
+        state.proof_key.check(held.as_deref(), now),
+        abuse::ProofCheck::Valid { age_seconds } if age_seconds < abuse::PROOF_LIFETIME.as_secs() as i64 / 2
+    );
+    if !fresh {
+        let proof = state.proof_key.issue(now);
+        response.headers_mut().insert(header::SET_COOKIE, abuse::proof_cookie(&proof, client.https));
     }
     response
 }

@@ -1,10 +1,12 @@
 //! What both entry points of a lead (`/rest/v1/CRN` and `/leads`) do the same way: the rate limit,
-//! the bot checks, storing, and counting each outcome for `/metrics`.
+//! weighing whether a lead looks automated (held for review, never dropped), storing, and counting
+//! each outcome for `/metrics`.
 
 use axum::http::HeaderMap;
 
 use super::client::ClientInfo;
-use crate::abuse::{self, Limited};
+use super::client::request_cookie;
+use crate::abuse::{self, Limited, ProofCheck, Signal};
 use crate::app::AppState;
 use crate::lead::NewLead;
 use crate::metrics::Refusal;
@@ -19,20 +21,60 @@ pub fn check_rate(state: &AppState, client: &ClientInfo, leads: u32) -> Result<(
     })
 }
 
-/// Sent too soon after the page loaded: answered as a success, nothing stored.
-pub fn sent_too_fast(state: &AppState, headers: &HeaderMap) -> bool {
-    let too_fast = abuse::sent_too_fast(headers, state.settings.min_fill_seconds, abuse::unix_now());
-    if too_fast {
-        state.metrics.refused(Refusal::TooFast);
-        tracing::info!("submit faster than a person; lead dropped");
-    }
-    too_fast
+/// What a request says about who sent it, whatever its leads: read once per request.
+pub struct Sender {
+    signals: Vec<Signal>,
+    /// A valid proof, to see one proof sent with many phones.
+    proof: Option<String>,
 }
 
-/// The honeypot was filled in: answered as a success, nothing stored.
-pub fn honeypot(state: &AppState) {
-    state.metrics.refused(Refusal::Honeypot);
-    tracing::info!("honeypot filled; lead dropped");
+/// Reads the page-load proof (the `X-Zayavka-Proof` header a script of ours sends, else the
+/// cookie the page set), the `X-Zayavka-Flags` our script sends (`honeypot`, `webdriver`), the
+/// form's own honeypot and the user agent.
+pub fn sender(state: &AppState, headers: &HeaderMap, honeypot_filled: bool) -> Sender {
+    let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    let proof =
+        text("x-zayavka-proof").map(str::to_owned).or_else(|| request_cookie(headers, abuse::PROOF_COOKIE));
+    let flags: Vec<&str> = text("x-zayavka-flags").unwrap_or("").split_whitespace().collect();
+    let mut signals = Vec::new();
+    let mut valid_proof = None;
+    match state.proof_key.check(proof.as_deref(), abuse::unix_now()) {
+        ProofCheck::Valid { age_seconds } => {
+            if age_seconds < i64::from(state.settings.min_fill_seconds) {
+                signals.push(Signal::TooFast);
+            }
+            valid_proof = proof;
+        }
+        ProofCheck::Missing => signals.push(Signal::NoProof),
+        ProofCheck::Forged => signals.push(Signal::ForgedProof),
+        ProofCheck::Expired => signals.push(Signal::ExpiredProof),
+    }
+    if honeypot_filled || flags.contains(&"honeypot") {
+        signals.push(Signal::Honeypot);
+    }
+    if flags.contains(&"webdriver") || text("user-agent").is_some_and(abuse::automated_user_agent) {
+        signals.push(Signal::Automation);
+    }
+    Sender { signals, proof: valid_proof }
+}
+
+/// Decides, lead by lead, whether it goes to the call list or is held for review, and notes it for
+/// the burst counts (which, like the rate limit, are off when `ZAYAVKA_RATE_LIMIT_PER_MINUTE` is 0).
+pub fn weigh(state: &AppState, client: &ClientInfo, sender: &Sender, leads: &mut [NewLead]) {
+    for lead in leads {
+        let mut signals = sender.signals.clone();
+        if !lead.phone_in_plan {
+            signals.push(Signal::ImpossibleNumber);
+        }
+        if state.limiter.is_some() {
+            let name = crate::inbox::fold(&lead.name);
+            signals.extend(state.volume.note(client.ip, &name, sender.proof.as_deref(), &lead.phone_e164));
+        }
+        if abuse::holds(&signals, state.settings.hold_without_proof) {
+            lead.held =
+                abuse::ALL_SIGNALS.into_iter().filter(|s| signals.contains(s)).map(Signal::code).collect();
+        }
+    }
 }
 
 pub fn invalid(state: &AppState) {
@@ -48,18 +90,26 @@ pub async fn store(
     if leads.is_empty() {
         return Ok(Vec::new());
     }
+    let held: Vec<Vec<&'static str>> = leads.iter().map(|lead| lead.held.clone()).collect();
     match state.store.insert(leads, &state.insert_context, idempotency).await {
         Ok(stored) => {
-            for row in &stored {
-                state.metrics.stored(row.repeat_of.is_some());
-                match row.repeat_of {
-                    Some(first) => {
+            for (row, held) in stored.iter().zip(&held) {
+                state.metrics.stored(row.repeat_of.is_some(), held);
+                match (row.repeat_of, held.is_empty()) {
+                    (_, false) => {
+                        tracing::info!(
+                            id = row.lead.id,
+                            held = held.join(" "),
+                            "lead stored, held for review"
+                        )
+                    }
+                    (Some(first), true) => {
                         tracing::info!(id = row.lead.id, repeat_of = first, "lead stored as a repeat")
                     }
-                    None => tracing::info!(id = row.lead.id, "lead stored"),
+                    (None, true) => tracing::info!(id = row.lead.id, "lead stored"),
                 }
             }
-            if stored.iter().any(|row| row.repeat_of.is_none()) {
+            if stored.iter().zip(&held).any(|(row, held)| row.repeat_of.is_none() && held.is_empty()) {
                 state.notifier.wake();
             }
             Ok(stored)

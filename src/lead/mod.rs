@@ -6,7 +6,7 @@ mod phone;
 
 use serde::Serialize;
 
-pub use phone::normalise_phone;
+pub use phone::{normalise_phone, parse_phone};
 
 /// Longest accepted values, in characters after cleaning. Generous for real people, small enough
 /// that a flood cannot fill the disk with a few requests.
@@ -38,8 +38,13 @@ pub struct NewLead {
     pub phone: String,
     /// The phone in E.164 (Ukraine as the default country), for finding the same person again.
     pub phone_e164: String,
+    /// Whether the number can exist in its country's numbering plan.
+    pub phone_in_plan: bool,
     pub confirmation: String,
     pub comment: Option<String>,
+    /// Why the lead is held for review instead of going to the call list (`abuse::Signal` codes);
+    /// empty for the call list. Decided after the rules, by the entry point.
+    pub held: Vec<&'static str>,
 }
 
 impl NewLead {
@@ -143,8 +148,8 @@ impl LeadInput {
         let mut problems = Vec::new();
         let name = required(Field::Name, self.name.as_deref(), MAX_NAME_CHARS, &mut problems);
         let phone = required(Field::Phone, self.phone.as_deref(), MAX_PHONE_CHARS, &mut problems);
-        let phone_e164 = phone.as_deref().and_then(|p| match normalise_phone(p) {
-            Some(e164) => Some(e164),
+        let parsed = phone.as_deref().and_then(|p| match parse_phone(p) {
+            Some(parsed) => Some(parsed),
             None => {
                 problems.push(Problem::BadPhone);
                 None
@@ -171,9 +176,19 @@ impl LeadInput {
                 problems.push(Problem::TooLong(Field::Comment, MAX_COMMENT_CHARS));
             }
         }
-        match (name, phone, phone_e164, confirmation) {
-            (Some(name), Some(phone), Some(phone_e164), Some(confirmation)) if problems.is_empty() => {
-                Ok(NewLead { name, phone, phone_e164, confirmation, comment })
+        match (name, phone, parsed, confirmation) {
+            (Some(name), Some(phone), Some((phone_e164, phone_in_plan)), Some(confirmation))
+                if problems.is_empty() =>
+            {
+                Ok(NewLead {
+                    name,
+                    phone,
+                    phone_e164,
+                    phone_in_plan,
+                    confirmation,
+                    comment,
+                    held: Vec::new(),
+                })
             }
             _ => Err(problems),
         }

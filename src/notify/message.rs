@@ -116,6 +116,7 @@ mod tests {
             attempt_count: 0,
             repeat_of: None,
             repeat_count: 0,
+            held: None,
         }
     }
 

@@ -86,6 +86,8 @@ pub struct LeadRecord {
     pub repeat_of: Option<i64>,
     /// The later submissions that name this lead in `repeat_of`.
     pub repeat_count: i64,
+    /// Why the lead is held for review (`abuse::Signal` codes); `None` in the call list.
+    pub held: Option<Vec<String>>,
 }
 
 /// Which leads the inbox lists, newest first.
@@ -101,6 +103,8 @@ pub struct LeadQuery {
     pub created_before: Option<jiff::Timestamp>,
     /// Leads with a smaller id (the next page).
     pub before_id: Option<i64>,
+    /// The held leads instead of the call list.
+    pub held: bool,
     pub limit: u32,
 }
 
@@ -118,6 +122,8 @@ pub struct Attempt {
 /// The inbox's figures at one moment.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Counts {
+    /// Leads held for review, waiting for a person to release or erase them.
+    pub held: i64,
     pub open: i64,
     pub overdue: i64,
     /// Leads of the window whose 48 hours are over or that were reached...
@@ -177,6 +183,15 @@ pub struct ChannelQueue {
     pub oldest_at: String,
     /// Why the newest failing one failed.
     pub last_error: Option<String>,
+}
+
+/// `held` as both engines keep it: the codes space-separated, NULL for the call list.
+fn held_text(codes: &[&str]) -> Option<String> {
+    (!codes.is_empty()).then(|| codes.join(" "))
+}
+
+fn held_codes(text: Option<String>) -> Option<Vec<String>> {
+    text.map(|text| text.split(' ').map(str::to_owned).collect())
 }
 
 /// Calls the same method on whichever engine this store runs.
@@ -341,6 +356,17 @@ impl Store {
     /// Deletes leads sent before `before` (retention), as `erase_phone` does.
     pub async fn purge_leads(&self, before: jiff::Timestamp) -> Result<usize, StoreError> {
         dispatch!(self, purge_leads(before))
+    }
+
+    /// Deletes held leads sent before `before` that nobody released.
+    pub async fn purge_held(&self, before: jiff::Timestamp) -> Result<usize, StoreError> {
+        dispatch!(self, purge_held(before))
+    }
+
+    /// Moves a held lead to the call list and queues its notifications (once: a lead already
+    /// notified is not notified again); `false` if there is no such held lead.
+    pub async fn release(&self, id: i64, channels: Arc<[&'static str]>) -> Result<bool, StoreError> {
+        dispatch!(self, release(id, channels))
     }
 
     /// Adds an operator; `false` if the e-mail has an account already.

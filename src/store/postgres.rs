@@ -20,6 +20,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/postgres/0002_idempotency_keys.sql"),
     include_str!("../../migrations/postgres/0003_operators.sql"),
     include_str!("../../migrations/postgres/0004_repeat_submissions.sql"),
+    include_str!("../../migrations/postgres/0005_held.sql"),
 ];
 
 /// Any constant: instances that start together run the migrations one at a time.
@@ -43,7 +44,7 @@ const RECORD_COLUMNS: &str = concat!(
     ", name, phone, phone_e164, confirmation, comment, policy_version, status, ",
     text_time!("reached_at"),
     ", (SELECT count(*) FROM call_attempts WHERE lead_id = \"CRN\".id), repeat_of, ",
-    "(SELECT count(*) FROM \"CRN\" AS later WHERE later.repeat_of = \"CRN\".id)"
+    "(SELECT count(*) FROM \"CRN\" AS later WHERE later.repeat_of = \"CRN\".id), held"
 );
 
 pub struct PostgresStore {
@@ -116,16 +117,19 @@ impl PostgresStore {
         }
         let insert = tx
             .prepare_cached(&format!(
-                "INSERT INTO \"CRN\" (name, phone, phone_e164, confirmation, comment, policy_version, repeat_of) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING {LEAD_COLUMNS}"
+                "INSERT INTO \"CRN\" \
+                 (name, phone, phone_e164, confirmation, comment, policy_version, repeat_of, held) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING {LEAD_COLUMNS}"
             ))
             .await
             .map_err(unavailable)?;
         let window_seconds = context.duplicate_window.map(|w| w.as_secs_f64());
         let mut stored = Vec::with_capacity(leads.len());
         for lead in &leads {
+            let held = super::held_text(&lead.held);
             let mut repeat_of: Option<i64> = None;
-            if let Some(seconds) = window_seconds {
+            // A held lead stands alone: it must not make a person's real lead its repeat.
+            if let Some(seconds) = window_seconds.filter(|_| held.is_none()) {
                 // Two instances taking the same phone at once: the lock (held until commit) makes
                 // the second see the first's row.
                 tx.execute("SELECT pg_advisory_xact_lock(hashtext($1))", &[&lead.phone_e164])
@@ -133,7 +137,7 @@ impl PostgresStore {
                     .map_err(unavailable)?;
                 repeat_of = tx
                     .query_opt(
-                        "SELECT id FROM \"CRN\" WHERE phone_e164 = $1 AND repeat_of IS NULL \
+                        "SELECT id FROM \"CRN\" WHERE phone_e164 = $1 AND repeat_of IS NULL AND held IS NULL \
                          AND created_at >= now() - make_interval(secs => $2) ORDER BY id LIMIT 1",
                         &[&lead.phone_e164, &seconds],
                     )
@@ -152,13 +156,14 @@ impl PostgresStore {
                         &lead.comment,
                         &&*context.policy_version,
                         &repeat_of,
+                        &held,
                     ],
                 )
                 .await
                 .map_err(unavailable)?;
             let lead = lead_from(&row);
-            // The person's first lead was notified already.
-            if repeat_of.is_none() && !context.channels.is_empty() {
+            // A repeat's first lead was notified already; a held lead is notified once released.
+            if repeat_of.is_none() && held.is_none() && !context.channels.is_empty() {
                 let channels: Vec<&str> = context.channels.to_vec();
                 tx.execute(
                     "INSERT INTO outbox (lead_id, event, channel) SELECT $1, 'new', unnest($2::text[])",
@@ -250,7 +255,7 @@ impl PostgresStore {
             .query(
                 &format!(
                     "SELECT {RECORD_COLUMNS} FROM \"CRN\" \
-                     WHERE repeat_of IS NULL AND ($1::bigint IS NULL OR id < $1) \
+                     WHERE repeat_of IS NULL AND (held IS NOT NULL) = $7 AND ($1::bigint IS NULL OR id < $1) \
                        AND ($2::text IS NULL OR translate(lower(name), 'ʼ’`', repeat(chr(39), 3)) LIKE $2 ESCAPE '\\') \
                        AND ($3::text IS NULL OR phone_e164 LIKE $3) \
                        AND (NOT $4 OR status IN ({open})) \
@@ -265,6 +270,7 @@ impl PostgresStore {
                     &query.open_only,
                     &query.created_before.map(seconds),
                     &i64::from(query.limit),
+                    &query.held,
                 ],
             )
             .await
@@ -367,7 +373,7 @@ impl PostgresStore {
             .query_one(
                 &format!(
                     "SELECT count(*), count(*) FILTER (WHERE created_at < to_timestamp($1)) FROM \"CRN\" \
-                     WHERE repeat_of IS NULL AND status IN ({})",
+                     WHERE repeat_of IS NULL AND held IS NULL AND status IN ({})",
                     open_statuses_sql()
                 ),
                 &[&overdue_before],
@@ -377,7 +383,7 @@ impl PostgresStore {
         let share = client
             .query_one(
                 "SELECT count(*), count(*) FILTER (WHERE reached_at <= created_at + interval '48 hours') \
-                 FROM \"CRN\" WHERE repeat_of IS NULL AND created_at >= to_timestamp($1) \
+                 FROM \"CRN\" WHERE repeat_of IS NULL AND held IS NULL AND created_at >= to_timestamp($1) \
                  AND (created_at < to_timestamp($2) OR reached_at IS NOT NULL)",
                 &[&window_start, &overdue_before],
             )
@@ -386,13 +392,18 @@ impl PostgresStore {
         let days = client
             .query(
                 "SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24') AS hour, count(*) \
-                 FROM \"CRN\" WHERE repeat_of IS NULL AND created_at >= to_timestamp($1) \
+                 FROM \"CRN\" WHERE repeat_of IS NULL AND held IS NULL AND created_at >= to_timestamp($1) \
                  GROUP BY hour ORDER BY hour",
                 &[&window_start],
             )
             .await
             .map_err(unavailable)?;
+        let held = client
+            .query_one("SELECT count(*) FROM \"CRN\" WHERE held IS NOT NULL", &[])
+            .await
+            .map_err(unavailable)?;
         Ok(Counts {
+            held: held.get(0),
             open: open.get(0),
             overdue: open.get(1),
             due: share.get(0),
@@ -409,6 +420,36 @@ impl PostgresStore {
         self.delete_leads("created_at < to_timestamp($1)", &seconds(before)).await
     }
 
+    pub async fn purge_held(&self, before: jiff::Timestamp) -> Result<usize, StoreError> {
+        self.delete_leads("held IS NOT NULL AND created_at < to_timestamp($1)", &seconds(before)).await
+    }
+
+    pub async fn release(
+        &self,
+        id: i64,
+        channels: std::sync::Arc<[&'static str]>,
+    ) -> Result<bool, StoreError> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(unavailable)?;
+        let released = tx
+            .execute("UPDATE \"CRN\" SET held = NULL WHERE id = $1 AND held IS NOT NULL", &[&id])
+            .await
+            .map_err(unavailable)?;
+        if released == 0 {
+            return Ok(false);
+        }
+        let channels: Vec<&str> = channels.to_vec();
+        tx.execute(
+            "INSERT INTO outbox (lead_id, event, channel) SELECT $1, 'new', unnest($2::text[]) \
+             ON CONFLICT (lead_id, event, channel) DO NOTHING",
+            &[&id, &channels],
+        )
+        .await
+        .map_err(unavailable)?;
+        tx.commit().await.map_err(unavailable)?;
+        Ok(true)
+    }
+
     /// Deletes the leads `condition` picks and the repeats that name them, their calls and
     /// notifications (by cascade) and the idempotency records that name them, in one statement: atomic without a transaction left
     /// open between round trips (the hourly purge runs in the background, and a transaction held
@@ -422,7 +463,7 @@ impl PostgresStore {
         let row = client
             .query_one(
                 &format!(
-                    "WITH gone AS (DELETE FROM \"CRN\" WHERE {condition} \
+                    "WITH gone AS (DELETE FROM \"CRN\" WHERE ({condition}) \
                        OR repeat_of IN (SELECT id FROM \"CRN\" WHERE {condition}) RETURNING id), \
                      forgotten AS (DELETE FROM idempotency_keys \
                        WHERE lead_ids && (SELECT coalesce(array_agg(id), '{{}}') FROM gone)) \
@@ -613,7 +654,7 @@ impl PostgresStore {
                 &format!(
                     "INSERT INTO outbox (lead_id, event, channel) \
                      SELECT id, $1, channel FROM \"CRN\", unnest($2::text[]) AS channel \
-                     WHERE repeat_of IS NULL AND status IN ({}) \
+                     WHERE repeat_of IS NULL AND held IS NULL AND status IN ({}) \
                      AND created_at >= to_timestamp($3) AND created_at < to_timestamp($4) \
                      ON CONFLICT (lead_id, event, channel) DO NOTHING",
                     open_statuses_sql()
@@ -713,6 +754,7 @@ fn record_from(row: &Row) -> LeadRecord {
         attempt_count: row.get(10),
         repeat_of: row.get(11),
         repeat_count: row.get(12),
+        held: super::held_codes(row.get(13)),
     }
 }
 

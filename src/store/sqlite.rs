@@ -26,13 +26,14 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/sqlite/0002_idempotency_keys.sql"),
     include_str!("../../migrations/sqlite/0003_operators.sql"),
     include_str!("../../migrations/sqlite/0004_repeat_submissions.sql"),
+    include_str!("../../migrations/sqlite/0005_held.sql"),
 ];
 
 const LEAD_COLUMNS: &str = "id, created_at, name, phone, confirmation, comment";
 /// The columns `record_from` reads.
 const RECORD_COLUMNS: &str = "id, created_at, name, phone, phone_e164, confirmation, comment, policy_version, \
      status, reached_at, (SELECT count(*) FROM call_attempts WHERE lead_id = \"CRN\".id), repeat_of, \
-     (SELECT count(*) FROM \"CRN\" AS later WHERE later.repeat_of = \"CRN\".id)";
+     (SELECT count(*) FROM \"CRN\" AS later WHERE later.repeat_of = \"CRN\".id), held";
 
 /// Per channel: unsent rows, those that failed, the oldest's time, the newest failure's reason.
 const OUTBOX_QUEUES: &str = "SELECT channel, count(*), count(last_error), min(created_at), \
@@ -180,7 +181,7 @@ impl SqliteStore {
         self.read(move |conn| {
             let mut stmt = conn.prepare_cached(&format!(
                 "SELECT {RECORD_COLUMNS} FROM \"CRN\" \
-                 WHERE repeat_of IS NULL AND (?1 IS NULL OR id < ?1) \
+                 WHERE repeat_of IS NULL AND (held IS NOT NULL) = ?7 AND (?1 IS NULL OR id < ?1) \
                    AND (?2 IS NULL OR zayavka_fold(name) LIKE ?2 ESCAPE '\\') \
                    AND (?3 IS NULL OR phone_e164 LIKE ?3) \
                    AND (NOT ?4 OR status IN ({open})) \
@@ -195,7 +196,8 @@ impl SqliteStore {
                     query.phone_pattern,
                     query.open_only,
                     query.created_before.map(text),
-                    query.limit
+                    query.limit,
+                    query.held
                 ],
                 record_from,
             )?;
@@ -281,7 +283,7 @@ impl SqliteStore {
             let (open, overdue) = conn.query_row(
                 &format!(
                     "SELECT count(*), coalesce(sum(created_at < ?1), 0) FROM \"CRN\" \
-                     WHERE repeat_of IS NULL AND status IN ({})",
+                     WHERE repeat_of IS NULL AND held IS NULL AND status IN ({})",
                     open_statuses_sql()
                 ),
                 [&overdue_before],
@@ -290,19 +292,21 @@ impl SqliteStore {
             // julianday() days: 2.0 is the 48-hour promise.
             let (due, reached_in_time) = conn.query_row(
                 "SELECT count(*), coalesce(sum(julianday(reached_at) - julianday(created_at) <= 2.0), 0) \
-                 FROM \"CRN\" WHERE repeat_of IS NULL AND created_at >= ?1 \
+                 FROM \"CRN\" WHERE repeat_of IS NULL AND held IS NULL AND created_at >= ?1 \
                  AND (created_at < ?2 OR reached_at IS NOT NULL)",
                 [&window_start, &overdue_before],
                 |row| Ok((row.get(0)?, row.get(1)?)),
             )?;
             let mut stmt = conn.prepare_cached(
                 "SELECT substr(created_at, 1, 13) AS hour, count(*) FROM \"CRN\" \
-                 WHERE repeat_of IS NULL AND created_at >= ?1 GROUP BY hour ORDER BY hour",
+                 WHERE repeat_of IS NULL AND held IS NULL AND created_at >= ?1 GROUP BY hour ORDER BY hour",
             )?;
             let per_hour = stmt
                 .query_map([&window_start], |row| Ok((row.get(0)?, row.get(1)?)))?
                 .collect::<Result<_, _>>()?;
-            Ok(Counts { open, overdue, due, reached_in_time, per_hour })
+            let held =
+                conn.query_row("SELECT count(*) FROM \"CRN\" WHERE held IS NOT NULL", [], |row| row.get(0))?;
+            Ok(Counts { held, open, overdue, due, reached_in_time, per_hour })
         })
         .await
     }
@@ -319,6 +323,38 @@ impl SqliteStore {
             self.checkpoint().await?;
         }
         Ok(purged)
+    }
+
+    pub async fn purge_held(&self, before: jiff::Timestamp) -> Result<usize, StoreError> {
+        let purged = self
+            .write(move |conn| delete_leads(conn, "held IS NOT NULL AND created_at < ?1", &text(before)))
+            .await?;
+        if purged > 0 {
+            self.checkpoint().await?;
+        }
+        Ok(purged)
+    }
+
+    pub async fn release(
+        &self,
+        id: i64,
+        channels: std::sync::Arc<[&'static str]>,
+    ) -> Result<bool, StoreError> {
+        self.write(move |conn| {
+            if conn.execute("UPDATE \"CRN\" SET held = NULL WHERE id = ?1 AND held IS NOT NULL", [id])? == 0 {
+                return Ok(false);
+            }
+            let now = text(jiff::Timestamp::now());
+            let mut queue = conn.prepare_cached(
+                "INSERT INTO outbox (lead_id, event, channel, created_at, next_attempt_at) \
+                 VALUES (?1, 'new', ?2, ?3, ?3) ON CONFLICT (lead_id, event, channel) DO NOTHING",
+            )?;
+            for channel in channels.iter() {
+                queue.execute(params![id, channel, now])?;
+            }
+            Ok(true)
+        })
+        .await
     }
 
     /// Moves the WAL into the main file and empties it, so deleted (and zeroed) rows leave no
@@ -508,7 +544,7 @@ impl SqliteStore {
             let mut stmt = conn.prepare_cached(&format!(
                 "INSERT INTO outbox (lead_id, event, channel, created_at, next_attempt_at) \
                  SELECT id, ?1, ?2, ?3, ?3 FROM \"CRN\" \
-                 WHERE repeat_of IS NULL AND status IN ({}) AND created_at >= ?4 AND created_at < ?5 \
+                 WHERE repeat_of IS NULL AND held IS NULL AND status IN ({}) AND created_at >= ?4 AND created_at < ?5 \
                  ON CONFLICT (lead_id, event, channel) DO NOTHING",
                 open_statuses_sql()
             ))?;
@@ -610,7 +646,7 @@ fn delete_leads(conn: &Connection, condition: &str, value: &str) -> rusqlite::Re
     // Chosen first: a cascade would delete a repeat without a RETURNING row to say so.
     let ids: Vec<i64> = conn
         .prepare(&format!(
-            "SELECT id FROM \"CRN\" WHERE {condition} OR repeat_of IN (SELECT id FROM \"CRN\" WHERE {condition})"
+            "SELECT id FROM \"CRN\" WHERE ({condition}) OR repeat_of IN (SELECT id FROM \"CRN\" WHERE {condition})"
         ))?
         .query_map([value], |row| row.get(0))?
         .collect::<Result<_, _>>()?;
@@ -714,22 +750,25 @@ fn insert_leads(
     });
     let mut find_first = conn.prepare_cached(
         "SELECT id FROM \"CRN\" WHERE phone_e164 = ?1 AND created_at >= ?2 AND repeat_of IS NULL \
-         ORDER BY id LIMIT 1",
+         AND held IS NULL ORDER BY id LIMIT 1",
     )?;
     let mut insert = conn.prepare_cached(
-        "INSERT INTO \"CRN\" (created_at, name, phone, phone_e164, confirmation, comment, policy_version, repeat_of) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) RETURNING id",
+        "INSERT INTO \"CRN\" \
+         (created_at, name, phone, phone_e164, confirmation, comment, policy_version, repeat_of, held) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) RETURNING id",
     )?;
     let mut queue = conn.prepare_cached(
         "INSERT INTO outbox (lead_id, event, channel, created_at, next_attempt_at) VALUES (?1, 'new', ?2, ?3, ?3)",
     )?;
     let mut stored = Vec::with_capacity(leads.len());
     for lead in leads {
+        let held = super::held_text(&lead.held);
+        // A held lead stands alone: it must not make a person's real lead its repeat.
         let repeat_of: Option<i64> = match &duplicates_since {
-            Some(since) => {
+            Some(since) if held.is_none() => {
                 find_first.query_row(params![lead.phone_e164, since], |row| row.get(0)).optional()?
             }
-            None => None,
+            _ => None,
         };
         let id = insert.query_row(
             params![
@@ -740,12 +779,13 @@ fn insert_leads(
                 lead.confirmation,
                 lead.comment,
                 &*context.policy_version,
-                repeat_of
+                repeat_of,
+                held
             ],
             |row| row.get(0),
         )?;
-        // The person's first lead was notified already.
-        if repeat_of.is_none() {
+        // A repeat's first lead was notified already; a held lead is notified once released.
+        if repeat_of.is_none() && held.is_none() {
             for channel in context.channels.iter() {
                 queue.execute(params![id, channel, created_at])?;
             }
@@ -796,6 +836,7 @@ fn record_from(row: &rusqlite::Row) -> rusqlite::Result<LeadRecord> {
         attempt_count: row.get(10)?,
         repeat_of: row.get(11)?,
         repeat_count: row.get(12)?,
+        held: super::held_codes(row.get(13)?),
     })
 }
 

@@ -33,8 +33,12 @@ pub async fn test_app_with(adjust: impl FnOnce(&mut Settings)) -> TestApp {
     let mut settings = Settings::defaults();
     settings.database_url = database.settings_url();
     settings.anon_key = Some(KEY.to_owned());
-    // Every in-process request comes from one address; tests of the limit turn it on again.
+    // Every in-process request comes from one address; tests of the limit turn it on again (the
+    // burst signals go with it).
     settings.rate_limit_per_minute = 0;
+    // Requests built by tests carry no page-load proof, as a form on another site sends none;
+    // tests/quarantine.rs covers the default, where that alone holds a lead.
+    settings.hold_without_proof = false;
     adjust(&mut settings);
     let store = Store::open(&settings.database_url).await.unwrap();
     let state = AppState::new(settings, store).await.unwrap();
@@ -302,6 +306,8 @@ impl Server {
             .env("ZAYAVKA_ANON_KEY", KEY)
             .env("ZAYAVKA_LOG", "warn,zayavka::serve=info")
             .env("ZAYAVKA_RATE_LIMIT_PER_MINUTE", "0")
+            // As in `test_app_with`: the tests' own requests carry no page-load proof.
+            .env("ZAYAVKA_HOLD_WITHOUT_PROOF", "false")
             .envs(env.iter().copied());
         let Serving { child, port, .. } = serve_on_any_port(command).await;
         let server = Server { child, port, database_url: database_url.to_owned() };

@@ -30,7 +30,26 @@ function open(path: string) {
 
 beforeEach(() => {
   window.history.replaceState(null, '', '/');
+  sessionStorage.clear();
 });
+
+/** The call notes this tab's storage holds, by key. */
+function storedDrafts(): Record<string, string> {
+  const keys = Array.from({ length: sessionStorage.length }, (_, i) => sessionStorage.key(i) ?? '');
+  return Object.fromEntries(keys.filter((k) => k.startsWith('zayavka.call-draft.')).map((k) => [k, sessionStorage.getItem(k) ?? '']));
+}
+
+/** Chooses "Не відповіли" and types `note` on the open lead's call form. */
+async function writeCall(note: string) {
+  fireEvent.click(await screen.findByRole('radio', { name: 'Не відповіли' }));
+  fireEvent.change(screen.getByRole('textbox', { name: 'Нотатка' }), { target: { value: note } });
+}
+
+async function signInAs(email: string) {
+  fireEvent.change(await screen.findByLabelText('Електронна пошта'), { target: { value: email } });
+  fireEvent.change(screen.getByLabelText('Пароль'), { target: { value: 'secret' } });
+  fireEvent.click(screen.getByRole('button', { name: 'Увійти' }));
+}
 
 afterEach(() => {
   cleanup();
@@ -209,6 +228,7 @@ describe('the header bar', () => {
 
     expect(await screen.findByText(/^Сесія завершилася\. Увійдіть знову/)).toBeTruthy();
     expect(screen.getByRole('status').textContent).toMatch(/^Сесія завершилася/);
+    expect(storedDrafts()).toEqual({});
     fireEvent.change(screen.getByLabelText('Електронна пошта'), { target: { value: SESSION.email } });
     fireEvent.change(screen.getByLabelText('Пароль'), { target: { value: 'secret' } });
     fireEvent.click(screen.getByRole('button', { name: 'Увійти' }));
@@ -217,6 +237,66 @@ describe('the header bar', () => {
     expect(screen.getByRole('radio', { name: 'Не відповіли' })).toHaveProperty('checked', true);
     expect(window.location.pathname).toBe('/admin/leads/42');
     expect(server.calls('POST /admin/api/leads/42/attempts')).toHaveLength(1);
+  });
+
+  it('leaves no call note in the tab after "Вийти", nor for whoever signs in next', async () => {
+    let signedIn = true;
+    fakeServer({
+      ...signedInRoutes(),
+      'GET /admin/api/session': () => (signedIn ? json(SESSION) : apiError(401, 'Потрібно увійти.')),
+      'POST /admin/api/logout': () => {
+        signedIn = false;
+        return new Response(null, { status: 204 });
+      },
+      'POST /admin/api/login': () => {
+        signedIn = true;
+        return json(SESSION);
+      },
+    });
+    open('/admin/leads/42');
+    await writeCall('Має діабет 2 типу, передзвонити');
+    await waitFor(() => expect(Object.values(storedDrafts()).join()).toContain('діабет'));
+
+    fireEvent.click(screen.getByRole('button', { name: 'Вийти' }));
+    expect(await screen.findByRole('button', { name: 'Увійти' })).toBeTruthy();
+    expect(storedDrafts()).toEqual({});
+
+    await signInAs(SESSION.email);
+    expect(await screen.findByRole('textbox', { name: 'Нотатка' })).toHaveProperty('value', '');
+  });
+
+  it('gives a call note kept over an ended session to its operator only', async () => {
+    let signedIn = true;
+    fakeServer({
+      ...signedInRoutes(),
+      'GET /admin/api/session': () => (signedIn ? json(SESSION) : apiError(401, 'Потрібно увійти.')),
+      'POST /admin/api/leads/42/attempts': () => {
+        signedIn = false;
+        return apiError(401, 'Потрібно увійти.');
+      },
+      'POST /admin/api/login': (request) => {
+        signedIn = true;
+        return json({ ...SESSION, email: (request.body as { email: string }).email });
+      },
+    });
+    open('/admin/leads/42');
+    await writeCall('Має діабет 2 типу, передзвонити');
+    fireEvent.click(screen.getByRole('button', { name: 'Записати дзвінок' }));
+    expect(await screen.findByText(/^Сесія завершилася\. Увійдіть знову/)).toBeTruthy();
+    expect(storedDrafts()).toEqual({});
+
+    await signInAs('colleague@example.org');
+    expect(await screen.findByRole('textbox', { name: 'Нотатка' })).toHaveProperty('value', '');
+    expect(screen.getByRole('radio', { name: 'Не відповіли' })).toHaveProperty('checked', false);
+    expect(storedDrafts()).toEqual({});
+  });
+
+  it('removes call notes left in the tab when it opens signed out', async () => {
+    sessionStorage.setItem('zayavka.call-draft.42', JSON.stringify({ outcome: 'no_answer', note: 'Має діабет' }));
+    fakeServer({ 'GET /admin/api/session': () => apiError(401, 'Потрібно увійти.') });
+    open('/admin/leads/42');
+    expect(await screen.findByRole('button', { name: 'Увійти' })).toBeTruthy();
+    expect(storedDrafts()).toEqual({});
   });
 
   it('says nothing about an ended session after "Вийти"', async () => {

@@ -1,20 +1,24 @@
-import { StrictMode, useCallback, useEffect, useState } from 'react';
+import { StrictMode, useCallback, useEffect, useRef, useState } from 'react';
 import { BrowserRouter } from 'react-router';
 import { errorText, getSession, isAbort, type Session } from './api';
+import { restoreDrafts, takeDrafts, type StoredDrafts } from './drafts';
 import { Inbox } from './Inbox';
 import { Login } from './Login';
 
 type State =
   | { kind: 'checking' }
   | { kind: 'failed'; message: string }
-  | { kind: 'signed-out'; expired?: boolean }
+  /** `expiredFor`: the operator whose session ended while the inbox was open. */
+  | { kind: 'signed-out'; expiredFor?: string }
   | { kind: 'signed-in'; session: Session };
 
 /**
  * The inbox's root: asks the server who is signed in, then shows the login or the inbox. The login
  * is not a route: whoever opens /admin/leads/42 signed out signs in and lands on that lead. A
  * session that ends while the inbox is open (expired, signed out elsewhere) shows the login with a
- * line saying so; the page stays where it was, and a call being written keeps its draft.
+ * line saying so; the page stays where it was, and a call being written keeps its draft for that
+ * operator. A signed-out tab keeps no drafts in storage: after "Вийти" they are gone; after a session
+ * ended they wait in memory for the same operator to sign in again, and go if someone else does.
  */
 export function App() {
   const [state, setState] = useState<State>({ kind: 'checking' });
@@ -32,9 +36,23 @@ export function App() {
     return () => controller.abort();
   }, [check]);
 
-  const signIn = useCallback((session: Session) => setState({ kind: 'signed-in', session }), []);
+  const heldDrafts = useRef<{ email: string; drafts: StoredDrafts } | null>(null);
+  // After the page has left the inbox, so the last keystroke's draft is in storage too.
+  useEffect(() => {
+    if (state.kind !== 'signed-out') return;
+    const drafts = takeDrafts();
+    const email = state.expiredFor;
+    const held = heldDrafts.current?.email === email ? heldDrafts.current?.drafts : {};
+    heldDrafts.current = email === undefined ? null : { email, drafts: { ...held, ...drafts } };
+  }, [state]);
+
+  const signIn = useCallback((session: Session) => {
+    if (heldDrafts.current?.email === session.email) restoreDrafts(heldDrafts.current.drafts);
+    heldDrafts.current = null;
+    setState({ kind: 'signed-in', session });
+  }, []);
   const signOut = useCallback(() => setState({ kind: 'signed-out' }), []);
-  const expire = useCallback(() => setState({ kind: 'signed-out', expired: true }), []);
+  const expire = useCallback((email: string) => setState({ kind: 'signed-out', expiredFor: email }), []);
 
   switch (state.kind) {
     case 'checking':
@@ -51,7 +69,7 @@ export function App() {
         </div>
       );
     case 'signed-out':
-      return <Login onSignedIn={signIn} expired={state.expired ?? false} />;
+      return <Login onSignedIn={signIn} expired={state.expiredFor !== undefined} />;
     case 'signed-in':
       return <Inbox session={state.session} onSignedOut={signOut} onExpired={expire} />;
   }

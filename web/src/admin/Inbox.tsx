@@ -10,7 +10,7 @@ const ANNOUNCE_GAP_MS = 100;
 
 /**
  * The signed-in inbox: the header bar, one status line, and the routes under /admin. `onSignedOut`
- * runs after "Вийти"; `onExpired` when any call finds the session over (401).
+ * runs after "Вийти"; `onExpired` when any call finds the session over (401), with whose it was.
  */
 export function Inbox({
   session,
@@ -19,10 +19,13 @@ export function Inbox({
 }: {
   session: Session;
   onSignedOut: () => void;
-  onExpired: () => void;
+  onExpired: (email: string) => void;
 }) {
   const { pathname } = useLocation();
-  const client = useMemo(() => createClient(session.csrf_token, onExpired), [session.csrf_token, onExpired]);
+  const client = useMemo(
+    () => createClient(session.csrf_token, () => onExpired(session.email)),
+    [session.csrf_token, session.email, onExpired],
+  );
 
   // A notice belongs to one page: leaving it clears the notice, so coming back shows nothing stale.
   const [notice, setNotice] = useState<{ text: string; path: string } | null>(null);

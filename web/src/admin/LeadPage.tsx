@@ -1,10 +1,11 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router';
-import { ApiError, errorText, isAbort, type LeadDetail, type LeadView, type Outcome } from './api';
+import { ApiError, errorText, isAbort, type LeadDetail, type LeadView } from './api';
 import { useRefreshWhenShown, useServerNow } from './clock';
 import { useInbox } from './context';
 import { LoadError } from './LoadError';
 import { NotFound } from './Inbox';
+import { type CallDraft, forgetDraft, readDraft, saveDraft } from './drafts';
 import { OUTCOMES, OUTCOME_LABELS, formatKyiv, isOverdue, outcomeLabel, statusLabel, timeLeft } from './format';
 
 /** /admin/leads/:id — one lead, its calls, the call form and erasure. */
@@ -134,54 +135,14 @@ function LeadFacts({ lead, now }: { lead: LeadView; now: number }) {
   );
 }
 
-interface CallDraft {
-  outcome: Outcome | null;
-  note: string;
-}
-
 /**
- * A call being written is kept in this tab's session storage until it is recorded, so a session
- * that ends meanwhile (the login replaces the page) or a reload loses nothing typed.
+ * A call being written is kept (`drafts.ts`) until it is recorded, so a reload loses nothing typed,
+ * nor does a session that ends meanwhile, for the operator who signs in again (`App`).
  */
 function useCallDraft(leadId: number) {
-  const key = draftKey(leadId);
-  const [draft, setDraft] = useState<CallDraft>(() => readDraft(key));
-  useEffect(() => {
-    try {
-      if (draft.outcome === null && draft.note === '') sessionStorage.removeItem(key);
-      else sessionStorage.setItem(key, JSON.stringify(draft));
-    } catch {
-      // Storage off or full: the draft lives as long as the page, as without it.
-    }
-  }, [key, draft]);
+  const [draft, setDraft] = useState<CallDraft>(() => readDraft(leadId));
+  useEffect(() => saveDraft(leadId, draft), [leadId, draft]);
   return [draft, setDraft] as const;
-}
-
-const draftKey = (leadId: number) => `zayavka.call-draft.${leadId}`;
-
-/** An erased person's unsent draft goes too. */
-function forgetDraft(leadId: number) {
-  try {
-    sessionStorage.removeItem(draftKey(leadId));
-  } catch {
-    // nothing kept
-  }
-}
-
-function readDraft(key: string): CallDraft {
-  try {
-    const saved: unknown = JSON.parse(sessionStorage.getItem(key) ?? 'null');
-    if (saved && typeof saved === 'object') {
-      const { outcome, note } = saved as Record<string, unknown>;
-      return {
-        outcome: OUTCOMES.includes(outcome as Outcome) ? (outcome as Outcome) : null,
-        note: typeof note === 'string' ? note : '',
-      };
-    }
-  } catch {
-    // unreadable: start empty
-  }
-  return { outcome: null, note: '' };
 }
 
 function AttemptForm({ lead, onRecorded }: { lead: LeadView; onRecorded: (answer: LeadDetail) => void }) {
