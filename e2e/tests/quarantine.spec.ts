@@ -110,8 +110,11 @@ test.describe('people are never held', () => {
     });
   });
 
-  test('cookies blocked in the browser settings: thanked, and the lead is in the call list', async ({ playwright, server, browserLog }) => {
-    // A profile whose settings block every cookie, as a person can set it in Chrome.
+  /** A browser whose profile blocks every cookie, as a person can set it in Chrome; closed after `use`. */
+  async function withCookiesBlocked(
+    launch: (profile: string) => Promise<BrowserContext>,
+    use: (context: BrowserContext) => Promise<void>,
+  ): Promise<void> {
     const profile = await mkdtemp(path.join(tmpdir(), 'zayavka-no-cookies-'));
     await mkdir(path.join(profile, 'Default'));
     await writeFile(
@@ -120,29 +123,51 @@ test.describe('people are never held', () => {
     );
     let context: BrowserContext | undefined;
     try {
-      context = await playwright.chromium.launchPersistentContext(profile, {
-        ...PERSON_LAUNCH,
-        ...PHONE_SCREEN,
-        userAgent: PERSON_USER_AGENT,
-      });
-      browserLog.watch(context);
-      const page = await context.newPage();
-      await page.goto(`${server.baseURL}/`);
-      await waitForHydration(page);
-      // Blocked indeed: neither the server's cookie nor one the page writes is kept.
-      expect(await context.cookies()).toEqual([]);
-      expect(await page.evaluate(() => ((document.cookie = 'probe=1'), document.cookie))).toBe('');
-
-      await sendAtOnce(page);
-
-      await expectThanked(page, server.baseURL);
-      expect(await context.cookies()).toEqual([]);
-      expect(await server.leads()).toMatchObject([{ ...person, held: null }]);
+      context = await launch(profile);
+      await use(context);
     } finally {
       await context?.close();
       await rm(profile, { recursive: true, force: true });
     }
-  });
+  }
+
+  for (const javaScriptEnabled of [true, false]) {
+    test(`cookies blocked in the browser settings, JavaScript ${javaScriptEnabled ? 'on' : 'off'}: thanked, and the lead is in the call list`, async ({
+      playwright,
+      server,
+      browserLog,
+    }) => {
+      // Known gap: without JavaScript the page-load proof travels only in the cookie, so a person who
+      // blocks cookies and scripts sends no proof and is held as no_proof (stored, to be released in
+      // the inbox). It needs the proof in the no-JavaScript form itself (a server-filled hidden field).
+      test.fail(!javaScriptEnabled, 'no proof reaches the server without both cookies and JavaScript');
+      await withCookiesBlocked(
+        (profile) =>
+          playwright.chromium.launchPersistentContext(profile, {
+            ...PERSON_LAUNCH,
+            ...PHONE_SCREEN,
+            userAgent: PERSON_USER_AGENT,
+            javaScriptEnabled,
+          }),
+        async (context) => {
+          browserLog.watch(context);
+          const page = await context.newPage();
+          await page.goto(`${server.baseURL}/`);
+          if (javaScriptEnabled) await waitForHydration(page);
+          // Blocked indeed: neither the server's cookie nor one written in the page is kept.
+          expect(await context.cookies()).toEqual([]);
+          expect(await page.evaluate(() => ((document.cookie = 'probe=1'), document.cookie))).toBe('');
+
+          await sendAtOnce(page);
+
+          if (javaScriptEnabled) await expect(statusToast(page)).toContainText(TEXT.successTitle);
+          await page.waitForURL(`${server.baseURL}/thank-you`);
+          expect(await context.cookies()).toEqual([]);
+          expect(await server.leads()).toMatchObject([{ ...person, held: null }]);
+        },
+      );
+    });
+  }
 
   test('a slow phone (slow network, slow processor), sent as soon as the form works: thanked, in the call list', async ({ page, server }) => {
     test.slow();
