@@ -1,7 +1,9 @@
 import { defineConfig } from '@playwright/test';
+import { PERSON_LAUNCH, PERSON_USER_AGENT } from './support/browsers';
 
 // The built binary is started by the fixtures (support/fixtures.ts), one per test with a fresh
-// database, so tests never share state. Chromium is the system's (no browser download).
+// database, so tests never share state. Chromium is the system's (no browser download), made to look
+// like a person's browser (support/browsers.ts): the server holds leads of automated browsers.
 export default defineConfig({
   testDir: './tests',
   fullyParallel: true,
@@ -16,17 +18,7 @@ export default defineConfig({
     viewport: { width: 360, height: 740 },
     locale: 'uk-UA',
     trace: 'retain-on-failure',
-    launchOptions: {
-      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    },
+    userAgent: PERSON_USER_AGENT,
+    launchOptions: PERSON_LAUNCH,
   },
 });

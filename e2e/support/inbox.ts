@@ -123,11 +123,22 @@ export interface NewLead {
   comment?: string | null;
 }
 
-/** Sends a lead as the site's form does (POST /rest/v1/CRN with the anon key); answers its id. */
+/**
+ * Sends a lead as the site's form does (a page-load proof from GET /proof, then POST /rest/v1/CRN
+ * with the anon key and that proof), so it lands in the call list; answers its id.
+ */
 export async function sendLead(server: RunningServer, lead: NewLead): Promise<number> {
+  const proof = await fetch(`${server.baseURL}/proof`);
+  expect(proof.status, 'GET /proof').toBe(200);
+  const { proof: token } = (await proof.json()) as { proof: string };
   const res = await fetch(`${server.baseURL}/rest/v1/CRN`, {
     method: 'POST',
-    headers: { apikey: server.anonKey, 'Content-Type': 'application/json', Prefer: 'return=representation' },
+    headers: {
+      apikey: server.anonKey,
+      'Content-Type': 'application/json',
+      Prefer: 'return=representation',
+      'X-Zayavka-Proof': token,
+    },
     body: JSON.stringify({ confirmation: 'Так', comment: null, ...lead }),
   });
   expect(res.status, `POST /rest/v1/CRN for ${lead.name}`).toBe(201);

@@ -134,3 +134,25 @@ test('every other path under /rest/v1 answers with a JSON error', async ({ serve
     }
   }
 });
+
+test.describe('where a supabase-js insert ends up (issue 24): it carries no page-load proof', () => {
+  test('by default it is stored and answered 201 as usual, but held for review as no_proof', async ({ server }) => {
+    const { error, status } = await client(server.baseURL, ANON_KEY).from('CRN').insert(olena);
+
+    expect(error).toBeNull();
+    expect(status).toBe(201);
+    expect(await server.leads()).toMatchObject([{ ...olena, held: ['no_proof'] }]);
+  });
+
+  test.describe('on a deployment whose form is a supabase-js site (ZAYAVKA_HOLD_WITHOUT_PROOF=false)', () => {
+    test.use({ settings: { ZAYAVKA_HOLD_WITHOUT_PROOF: 'false', ZAYAVKA_MIN_FILL_SECONDS: null, ZAYAVKA_RATE_LIMIT_PER_MINUTE: null } });
+
+    test('a person sending through it lands in the call list', async ({ server }) => {
+      const { error, status } = await client(server.baseURL, ANON_KEY).from('CRN').insert(olena);
+
+      expect(error).toBeNull();
+      expect(status).toBe(201);
+      expect(await server.leads()).toMatchObject([{ ...olena, held: null }]);
+    });
+  });
+});

@@ -1,6 +1,6 @@
 // A visitor with JavaScript fills the form and sends it: validation, the one call, success, failure.
 import { ANON_KEY, expect, test, type StandIns } from '../support/fixtures';
-import { freePort } from '../support/stand-ins';
+import { freePort, type BackendStandIn } from '../support/stand-ins';
 import {
   TEXT,
   alertToast,
@@ -14,6 +14,9 @@ import {
 } from '../support/visitor';
 
 const complete = { name: 'Олена Коваль', phone: '+380 67 123 45 67', answer: 'Так', comment: '' } as const;
+
+/** The inserts a stand-in backend received (the page also asks it for a page-load proof, a GET). */
+const posts = (backend: BackendStandIn) => backend.requests.filter((r) => r.method === 'POST').length;
 
 test.describe('an incomplete form is stopped in the browser (SPEC §8 row 1)', () => {
   const variants = [
@@ -62,13 +65,15 @@ test('while the lead is on its way the button is disabled, says "Відправ�
   await expect(sending).toBeVisible();
   await expect(sending).toBeDisabled();
   await expect(sending.locator('.spinner')).toBeVisible();
-  await expect.poll(() => backend.requests.length).toBe(1);
+  // Its page-load proof is held too: the lead waits for it only a few seconds, then goes without.
+  await expect.poll(() => posts(backend)).toBe(1);
+  await expect(sending).toBeDisabled();
 
   backend.release();
 
   await expect(statusToast(page)).toContainText(TEXT.successTitle);
   await page.waitForURL(`${site.baseURL}/thank-you`);
-  expect(backend.requests).toHaveLength(1);
+  expect(posts(backend)).toBe(1);
 });
 
 test.describe('the one call carries exactly the lead', () => {
@@ -101,13 +106,16 @@ test.describe('the one call carries exactly the lead', () => {
       expect(headers['authorization']).toBe(`Bearer ${ANON_KEY}`);
       expect(headers['content-type']).toMatch(/^application\/json/);
       expect(headers['prefer']).toBe('return=minimal');
+      // The page-load proof our server handed out when the page ran, and nothing to flag.
+      expect(headers['x-zayavka-proof']).toMatch(/\S/);
+      expect(headers['x-zayavka-flags']).toBeUndefined();
       expect((await request.response())?.status()).toBe(201);
 
       await page.waitForURL('**/thank-you');
       expect(requests.filter(isLeadCall)).toHaveLength(1);
       const leads = await server.leads();
       expect(leads).toHaveLength(1);
-      expect(leads[0]).toMatchObject(sent);
+      expect(leads[0]).toMatchObject({ ...sent, held: null });
     });
   }
 });
@@ -192,17 +200,22 @@ test.describe('a lead that is accepted', () => {
     expect((await server.leads()).map((lead) => lead.name)).toEqual(['Олена Коваль', 'Петро Іваненко']);
   });
 
-  test('a bot that fills the hidden field is thanked, but nothing is sent or stored', async ({ page, server }) => {
+  test('a filled hidden field (a bot, or a password manager) is sent flagged, held for review, and thanked as usual', async ({ page, server }) => {
     await openLanding(page);
-    const requests = recordRequests(page);
     await fillLead(page, complete);
     await page.locator('input[name="website"]').fill('https://spam.example');
+    const call = page.waitForRequest(isLeadCall);
 
     await leadForm(page).submit.click();
 
+    const headers = await (await call).allHeaders();
+    expect(headers['x-zayavka-flags']).toBe('honeypot');
+    expect(headers['x-zayavka-proof']).toMatch(/\S/);
+    await expect(statusToast(page)).toContainText(TEXT.successTitle);
     await page.waitForURL(`${server.baseURL}/thank-you`);
-    expect(requests.filter(isLeadCall)).toEqual([]);
-    expect(await server.leads()).toEqual([]);
+    const leads = await server.leads();
+    expect(leads).toMatchObject([{ name: complete.name, phone: complete.phone }]);
+    expect(leads[0].held).toContain('honeypot');
   });
 
   test('reaches a backend on another origin (another zayavka) through CORS', async ({ page, startZayavka }) => {
@@ -214,7 +227,8 @@ test.describe('a lead that is accepted', () => {
     await leadForm(page).submit.click();
 
     await page.waitForURL(`${site.baseURL}/thank-you`);
-    expect(await backend.leads()).toHaveLength(1);
+    // With the page-load proof that backend handed out (its own /proof, through CORS too): in the call list.
+    expect(await backend.leads()).toMatchObject([{ name: complete.name, held: null }]);
     expect(await site.leads()).toEqual([]);
   });
 });
@@ -294,7 +308,7 @@ test.describe('a lead that cannot be sent', () => {
           status: 500,
           json: { code: 'XX000', message: 'internal error', details: null, hint: null },
         });
-        return { url: backend.url, posts: () => backend.requests.length };
+        return { url: backend.url, posts: () => posts(backend) };
       },
       consoleNoise: /Failed to load resource: .*500/,
     },

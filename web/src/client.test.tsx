@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import type { Root } from 'react-dom/client';
-import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi, type Mock, type MockInstance } from 'vitest';
 import { start } from './client';
 import { PAGES, prerenderAll } from './entry-server';
 import { localToday } from './routes/privacy-policy';
@@ -61,6 +61,26 @@ let root: Root | null = null;
 let recoverable: unknown[] = [];
 let consoleError: MockInstance<typeof console.error>;
 
+type FetchMock = Mock<(url: string, init?: RequestInit) => Promise<Response>>;
+/**
+ * The backend the page talks to, in place of the network: `GET …/proof` goes to `proofFetch`
+ * (404 unless a test says otherwise, as a hosted Supabase answers), every other call to `leadFetch`.
+ */
+let proofFetch: FetchMock;
+let leadFetch: FetchMock;
+
+const noProof = async () => new Response('{"message":"no Route matched with those values"}', { status: 404 });
+const proofAnswer = (token: string) => async () =>
+  new Response(JSON.stringify({ proof: token }), { status: 200, headers: { 'Content-Type': 'application/json' } });
+
+function installBackend(): void {
+  proofFetch = vi.fn(noProof);
+  leadFetch = vi.fn(async () => new Response(null, { status: 201 }));
+  vi.stubGlobal('fetch', (url: string, init?: RequestInit) =>
+    new URL(url, window.location.href).pathname === '/proof' ? proofFetch(url, init) : leadFetch(url, init),
+  );
+}
+
 async function open(file: string, url: string, tamper = (html: string) => html): Promise<void> {
   const parsed = new DOMParser().parseFromString(tamper(serve(files[file])), 'text/html');
   document.head.innerHTML = parsed.head.innerHTML;
@@ -74,6 +94,7 @@ async function open(file: string, url: string, tamper = (html: string) => html):
 beforeEach(() => {
   recoverable = [];
   consoleError = vi.spyOn(console, 'error').mockImplementation(() => {});
+  installBackend();
 });
 
 afterEach(() => {
@@ -137,10 +158,10 @@ describe('the lead form after hydration', () => {
     if (values.answer) fireEvent.click(screen.getByRole('radio', { name: values.answer }));
   }
 
+  /** Makes the lead call answer with `impl`; answers the mock of that call only. */
   function stubFetch(impl: () => Promise<Response>) {
-    const fetchMock = vi.fn((..._args: unknown[]) => impl());
-    vi.stubGlobal('fetch', fetchMock);
-    return fetchMock;
+    leadFetch.mockImplementation(impl);
+    return leadFetch;
   }
 
   beforeEach(async () => {
@@ -364,12 +385,118 @@ describe('the lead form after hydration', () => {
     });
   });
 
-  it('a filled honeypot pretends success and sends nothing', async () => {
-    const fetchMock = stubFetch(async () => new Response(null, { status: 201 }));
-    fill({ name: 'Bot', phone: '123456789', answer: 'Так', website: 'http://spam.example' });
-    await act(async () => fireEvent.click(submit()));
-    expect(statuses().getByText('Дякуємо!')).toBeTruthy();
-    expect(fetchMock).not.toHaveBeenCalled();
+  describe('the page-load proof (issue 24)', () => {
+    /** The lead call's headers, of the only lead call made. */
+    const leadHeaders = () => {
+      expect(leadFetch).toHaveBeenCalledTimes(1);
+      return leadFetch.mock.calls[0][1]?.headers as Record<string, string>;
+    };
+    const KEY_HEADERS = {
+      'Content-Type': 'application/json',
+      apikey: 'anon-key-1',
+      Authorization: 'Bearer anon-key-1',
+      Prefer: 'return=minimal',
+    };
+
+    /** The landing page again, from a backend whose `/proof` answers with `answer`. */
+    async function reopen(answer: () => Promise<Response>): Promise<void> {
+      act(() => root?.unmount());
+      proofFetch.mockReset().mockImplementation(answer);
+      await open('index.html', '/');
+    }
+
+    afterEach(() => {
+      delete (window.navigator as { webdriver?: boolean }).webdriver;
+    });
+
+    it('is fetched once the page has hydrated (not in the served HTML) and sent with the lead', async () => {
+      const hydratedWhenAsked: boolean[] = [];
+      act(() => root?.unmount());
+      proofFetch.mockReset().mockImplementation(async () => {
+        // The form's noValidate is set by an effect, after hydration.
+        hydratedWhenAsked.push(form().noValidate);
+        return proofAnswer('proof-1')();
+      });
+      await open('index.html', '/');
+      expect(proofFetch).toHaveBeenCalledTimes(1);
+      expect(proofFetch.mock.calls[0][0]).toBe('https://api.example.test/proof');
+      expect(hydratedWhenAsked).toEqual([true]);
+      expect(recoverable).toEqual([]);
+      expect(leadFetch).not.toHaveBeenCalled();
+
+      fill({ name: 'Олена', phone: '0671234567', answer: 'Так' });
+      await act(async () => fireEvent.click(submit()));
+
+      expect(leadHeaders()).toEqual({ ...KEY_HEADERS, 'X-Zayavka-Proof': 'proof-1' });
+      expect(proofFetch).toHaveBeenCalledTimes(1);
+      expect(statuses().getByText('Дякуємо!')).toBeTruthy();
+    });
+
+    for (const [what, answer] of [
+      ['answers 404 (a hosted Supabase)', noProof],
+      ['cannot be reached', () => Promise.reject(new TypeError('Failed to fetch'))],
+    ] as const) {
+      it(`when /proof ${what}, the lead goes exactly as before: no x-zayavka headers, even with a honeypot`, async () => {
+        await reopen(answer);
+        Object.defineProperty(window.navigator, 'webdriver', { value: true, configurable: true });
+        fill({ name: 'Олена', phone: '0671234567', answer: 'Так', website: 'filled' });
+        await act(async () => fireEvent.click(submit()));
+
+        expect(leadHeaders()).toEqual(KEY_HEADERS);
+        // Asked again at the submit (the first answer may have been a passing failure), once.
+        expect(proofFetch).toHaveBeenCalledTimes(2);
+        expect(statuses().getByText('Дякуємо!')).toBeTruthy();
+      });
+    }
+
+    it('one older than an hour is replaced before the lead is sent', async () => {
+      const answers = [proofAnswer('old'), proofAnswer('fresh')];
+      await reopen(() => (answers.shift() ?? noProof)());
+      await waitFor(() => expect(proofFetch).toHaveBeenCalledTimes(1));
+      const opened = Date.now();
+      vi.spyOn(Date, 'now').mockReturnValue(opened + 60 * 60 * 1000 + 1);
+
+      fill({ name: 'Олена', phone: '0671234567', answer: 'Ні' });
+      await act(async () => fireEvent.click(submit()));
+
+      expect(proofFetch).toHaveBeenCalledTimes(2);
+      expect(leadHeaders()['X-Zayavka-Proof']).toBe('fresh');
+    });
+
+    it('a filled honeypot no longer pretends: the lead is sent, flagged, and the visitor is thanked as usual', async () => {
+      await reopen(proofAnswer('proof-2'));
+      fill({ name: 'Олена', phone: '0671234567', answer: 'Так', website: 'Олена' });
+      await act(async () => fireEvent.click(submit()));
+
+      expect(leadHeaders()).toEqual({ ...KEY_HEADERS, 'X-Zayavka-Proof': 'proof-2', 'X-Zayavka-Flags': 'honeypot' });
+      expect(JSON.parse(leadFetch.mock.calls[0][1]?.body as string)).toEqual({
+        name: 'Олена',
+        phone: '0671234567',
+        confirmation: 'Так',
+        comment: null,
+      });
+      expect(statuses().getByText('Дякуємо!')).toBeTruthy();
+      expect(statuses().getByText("Заявку отримано. Ми зв'яжемося з Вами протягом 48 годин.")).toBeTruthy();
+    });
+
+    it('a browser driven by automation (navigator.webdriver) is flagged', async () => {
+      await reopen(proofAnswer('proof-3'));
+      Object.defineProperty(window.navigator, 'webdriver', { value: true, configurable: true });
+      fill({ name: 'Олена', phone: '0671234567', answer: 'Так', website: 'x' });
+      await act(async () => fireEvent.click(submit()));
+
+      expect(leadHeaders()['X-Zayavka-Flags']).toBe('honeypot webdriver');
+      expect(statuses().getByText('Дякуємо!')).toBeTruthy();
+    });
+
+    it('a browser that says it is not automated is not flagged', async () => {
+      await reopen(proofAnswer('proof-4'));
+      Object.defineProperty(window.navigator, 'webdriver', { value: false, configurable: true });
+      fill({ name: 'Олена', phone: '0671234567', answer: 'Так' });
+      await act(async () => fireEvent.click(submit()));
+
+      expect(leadHeaders()).toEqual({ ...KEY_HEADERS, 'X-Zayavka-Proof': 'proof-4' });
+    });
   });
 
   it('the offer link opens the public offer', async () => {

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { within } from '@testing-library/dom';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { CONFIG_KEYS, TOKENS } from './config';
 import { PAGES, prerenderAll, stylesheetHrefs } from './entry-server';
 
@@ -35,6 +35,19 @@ describe('prerenderAll', () => {
       '404.html',
       'error.html',
     ]);
+  });
+
+  it('asks the network for nothing: the page-load proof is fetched in the browser, after hydration', () => {
+    const fetchMock = vi.fn(() => Promise.reject(new Error('no network at build time')));
+    vi.stubGlobal('fetch', fetchMock);
+    try {
+      const again = prerenderAll(template, css);
+      expect(fetchMock).not.toHaveBeenCalled();
+      // And so the markup is the same on every build: nothing fetched or timed is in it.
+      expect(again.map(({ html }) => html)).toEqual(Object.values(files));
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 
   it('refuses a template without its markers', () => {
@@ -216,7 +229,16 @@ describe('the other pages', () => {
     ]);
     const text = doc.body.textContent ?? '';
     expect(text).toContain('Дата останньої редакції: __ZAYAVKA_TODAY__');
-    for (const fact of ['не довше __ZAYAVKA_RETENTION__ із дня надходження', '2297-VI', 'стаття 9', 'Уповноваженого Верховної Ради України з прав людини']) {
+    for (const fact of [
+      'не довше __ZAYAVKA_RETENTION__ із дня надходження',
+      '2297-VI',
+      'стаття 9',
+      'Уповноваженого Верховної Ради України з прав людини',
+      // The page-load proof cookie (issue 24): what it holds, that it tracks nothing, how long it lives.
+      'лише один суворо необхідний файл cookie — підтвердження завантаження сторінки',
+      'час, коли Ви відкрили сторінку, і підпис сервера: жодного ідентифікатора, жодного стеження',
+      'зберігається одну добу',
+    ]) {
       expect(text).toContain(fact);
     }
     expect(doc.querySelector('main a[href="__ZAYAVKA_PHONE_HREF__"]')?.textContent).toBe('__ZAYAVKA_PHONE__');

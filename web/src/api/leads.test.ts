@@ -26,7 +26,7 @@ describe('leadsUrl', () => {
 describe('createLead', () => {
   it('sends one PostgREST insert with the key, minimal return and exactly the four keys', async () => {
     const { calls, fetchImpl } = recordingFetch(async () => new Response(null, { status: 201 }));
-    await createLead({ backendUrl: 'https://api.example.test', anonKey: 'k3y' }, payload, fetchImpl);
+    await createLead({ backendUrl: 'https://api.example.test', anonKey: 'k3y' }, payload, undefined, fetchImpl);
 
     expect(calls).toHaveLength(1);
     const [{ url, init }] = calls;
@@ -44,10 +44,26 @@ describe('createLead', () => {
     expect(init.signal).toBeInstanceOf(AbortSignal);
   });
 
+  it('with a page-load proof, adds it and the automation flags as headers, nothing else changed', async () => {
+    const endpoint = { backendUrl: 'https://api.example.test', anonKey: 'k3y' };
+    const { calls, fetchImpl } = recordingFetch(async () => new Response(null, { status: 201 }));
+    await createLead(endpoint, payload, { proof: 'p.r00f', flags: [] }, fetchImpl);
+    await createLead(endpoint, payload, { proof: 'p.r00f', flags: ['honeypot', 'webdriver'] }, fetchImpl);
+
+    const base = { 'Content-Type': 'application/json', apikey: 'k3y', Authorization: 'Bearer k3y', Prefer: 'return=minimal' };
+    // No flags header when there is nothing to flag.
+    expect(calls[0].init.headers).toEqual({ ...base, 'X-Zayavka-Proof': 'p.r00f' });
+    expect(calls[1].init.headers).toEqual({ ...base, 'X-Zayavka-Proof': 'p.r00f', 'X-Zayavka-Flags': 'honeypot webdriver' });
+    for (const { url, init } of calls) {
+      expect(url).toBe('https://api.example.test/rest/v1/CRN');
+      expect(init.body).toBe('{"name":"Олена","phone":"+380671234567","confirmation":"Так","comment":null}');
+    }
+  });
+
   it('rejects with the status and body on a non-2xx answer', async () => {
     const body = '{"code":"23502","message":"null value","details":null,"hint":null}';
     const { fetchImpl } = recordingFetch(async () => new Response(body, { status: 400 }));
-    const error = await createLead({ backendUrl: '', anonKey: 'k' }, payload, fetchImpl).catch((e) => e);
+    const error = await createLead({ backendUrl: '', anonKey: 'k' }, payload, undefined, fetchImpl).catch((e) => e);
     expect(error).toBeInstanceOf(LeadRequestError);
     expect(error.status).toBe(400);
     expect(error.body).toBe(body);
@@ -55,7 +71,7 @@ describe('createLead', () => {
 
   it('passes a network error on', async () => {
     const { fetchImpl } = recordingFetch(() => Promise.reject(new TypeError('Failed to fetch')));
-    await expect(createLead({ backendUrl: '', anonKey: 'k' }, payload, fetchImpl)).rejects.toThrow(
+    await expect(createLead({ backendUrl: '', anonKey: 'k' }, payload, undefined, fetchImpl)).rejects.toThrow(
       'Failed to fetch',
     );
   });

@@ -1,6 +1,6 @@
 // The product's one backend call (SPEC §7): insert one lead row into the CRN table through a
 // PostgREST-compatible endpoint — the zayavka server itself, or a hosted Supabase project.
-import type { LeadPayload } from '../form/lead';
+import type { AutomationFlag, LeadPayload } from '../form/lead';
 
 export interface LeadEndpoint {
   /** Empty means the same origin as the page. */
@@ -10,6 +10,13 @@ export interface LeadEndpoint {
 
 /** A slow phone connection may take long, but the visitor must not wait on a dead request forever. */
 export const REQUEST_TIMEOUT_MS = 30_000;
+
+/** What a lead carries besides its fields when the backend handed out a page-load proof (api/proof.ts). */
+export interface LeadEvidence {
+  /** The proof's token, as the backend gave it. */
+  proof: string;
+  flags: readonly AutomationFlag[];
+}
 
 export class LeadRequestError extends Error {
   readonly status: number;
@@ -26,15 +33,24 @@ export function leadsUrl(backendUrl: string): string {
   return backendUrl.replace(/\/+$/, '') + '/rest/v1/CRN';
 }
 
-export function leadRequest(endpoint: LeadEndpoint, payload: LeadPayload): RequestInit {
+/**
+ * The insert. The proof and flag headers go only with a proof: a backend that gave none (hosted
+ * Supabase) gets exactly the request it always got, as headers it does not know would fail its CORS.
+ */
+export function leadRequest(endpoint: LeadEndpoint, payload: LeadPayload, evidence?: LeadEvidence): RequestInit {
+  const headers: Record<string, string> = {
+    'Content-Type': 'application/json',
+    apikey: endpoint.anonKey,
+    Authorization: 'Bearer ' + endpoint.anonKey,
+    Prefer: 'return=minimal',
+  };
+  if (evidence) {
+    headers['X-Zayavka-Proof'] = evidence.proof;
+    if (evidence.flags.length > 0) headers['X-Zayavka-Flags'] = evidence.flags.join(' ');
+  }
   return {
     method: 'POST',
-    headers: {
-      'Content-Type': 'application/json',
-      apikey: endpoint.anonKey,
-      Authorization: 'Bearer ' + endpoint.anonKey,
-      Prefer: 'return=minimal',
-    },
+    headers,
     body: JSON.stringify({
       name: payload.name,
       phone: payload.phone,
@@ -51,13 +67,14 @@ export function leadRequest(endpoint: LeadEndpoint, payload: LeadPayload): Reque
 export async function createLead(
   endpoint: LeadEndpoint,
   payload: LeadPayload,
+  evidence?: LeadEvidence,
   fetchImpl: typeof fetch = globalThis.fetch.bind(globalThis),
 ): Promise<void> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), REQUEST_TIMEOUT_MS);
   try {
     const res = await fetchImpl(leadsUrl(endpoint.backendUrl), {
-      ...leadRequest(endpoint, payload),
+      ...leadRequest(endpoint, payload, evidence),
       signal: controller.signal,
     });
     if (!res.ok) {

@@ -1,7 +1,9 @@
 // The lead form. Without JavaScript it is a plain POST to /leads (the server validates and redirects).
-// After hydration it validates on submit, shows toasts and makes the one call (SPEC §4, §5).
+// After hydration it validates on submit, shows toasts and makes the one call (SPEC §4, §5), with the
+// page-load proof the backend handed out (api/proof.ts) when it has one.
 import { useEffect, useRef, useState, type FormEvent, type MouseEvent } from 'react';
-import { createLead, refusalDetails } from '../api/leads';
+import { createLead, refusalDetails, type LeadEvidence } from '../api/leads';
+import { PageProof } from '../api/proof';
 import { useConfig } from '../config';
 import { uk } from '../content/uk';
 import {
@@ -9,7 +11,7 @@ import {
   MAX_LENGTH,
   NO,
   YES,
-  isLikelyBot,
+  automationFlags,
   isPhoneShaped,
   missingFields,
   readLeadForm,
@@ -67,19 +69,24 @@ export function LeadForm() {
   const [refusal, setRefusal] = useState('');
   // Set from the moment a lead is accepted until the page changes, so a second press sends nothing.
   const locked = useRef(false);
+  // Made after hydration only: the prerender and the first client render must not differ or fetch.
+  const proof = useRef<PageProof | null>(null);
 
   useEffect(() => {
     const form = formRef.current;
     // Our own check and toast replace the browser's bubbles. Set here, not as a prop, so the
     // prerendered HTML (which must validate without JavaScript) and the first client render agree.
     if (form) form.noValidate = true;
+    // Fetched as soon as the page runs, so even a visitor who sends at once has it ready.
+    proof.current = new PageProof(config.backendUrl);
+    void proof.current.load();
     // Back from the redirect target, the browser may restore this page as it was: unlock it.
     const onPageShow = (event: PageTransitionEvent) => {
       if (event.persisted) locked.current = false;
     };
     window.addEventListener('pageshow', onPageShow);
     return () => window.removeEventListener('pageshow', onPageShow);
-  }, []);
+  }, [config.backendUrl]);
 
   function succeed(): void {
     toast({ ...uk.toast.success, variant: 'default' });
@@ -108,13 +115,15 @@ export function LeadForm() {
     }
     setErrors({});
     locked.current = true;
-    if (isLikelyBot(input)) {
-      succeed();
-      return;
-    }
     setSubmitting(true);
     try {
-      await createLead(config, toPayload(input));
+      // Even a filled honeypot is sent (people's password managers fill hidden fields too): the server
+      // holds such a lead for review, and the visitor sees the same outcome either way.
+      const sendable = await (proof.current?.forSubmit() ?? null);
+      const evidence: LeadEvidence | undefined = sendable
+        ? { proof: sendable.token, flags: automationFlags(input, window.navigator) }
+        : undefined;
+      await createLead(config, toPayload(input), evidence);
       succeed();
     } catch (error) {
       locked.current = false;

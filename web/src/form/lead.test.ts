@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import {
   MAX_LENGTH,
   PHONE_DIGITS,
-  isLikelyBot,
+  automationFlags,
   isPhoneShaped,
   missingFields,
   readLeadForm,
@@ -110,11 +110,17 @@ describe('toPayload', () => {
   });
 });
 
-describe('isLikelyBot', () => {
-  it('is true only when the hidden website field has content', () => {
-    expect(isLikelyBot(complete)).toBe(false);
-    expect(isLikelyBot({ ...complete, website: '  ' })).toBe(false);
-    expect(isLikelyBot({ ...complete, website: 'http://spam.example' })).toBe(true);
+describe('automationFlags', () => {
+  it('flags the honeypot only when the hidden website field has content', () => {
+    expect(automationFlags(complete, {})).toEqual([]);
+    expect(automationFlags({ ...complete, website: '  ' }, {})).toEqual([]);
+    expect(automationFlags({ ...complete, website: 'http://spam.example' }, {})).toEqual(['honeypot']);
+  });
+
+  it('flags a browser that says it is driven by automation, and only then', () => {
+    expect(automationFlags(complete, { webdriver: true })).toEqual(['webdriver']);
+    expect(automationFlags(complete, { webdriver: false })).toEqual([]);
+    expect(automationFlags({ ...complete, website: 'x' }, { webdriver: true })).toEqual(['honeypot', 'webdriver']);
   });
 });
 

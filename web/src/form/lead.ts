@@ -8,7 +8,8 @@ export interface LeadInput {
   confirmation: 'yes' | 'no' | null;
   comment: string;
   agreed: boolean;
-  /** The honeypot: people never see it, so anything in it was typed by a bot. */
+  /** The honeypot: hidden from people, so text in it was most likely typed by a bot (or a password
+   * manager or an accessibility tool, which is why such a lead is held for review, never dropped). */
   website: string;
 }
 
@@ -96,9 +97,19 @@ export function isPhoneShaped(phone: string): boolean {
   return /^\+?[0-9 ()-]*$/.test(cleaned) && digits >= PHONE_DIGITS.min && digits <= PHONE_DIGITS.max;
 }
 
-/** True when the honeypot was filled: the form then pretends success and sends nothing. */
-export function isLikelyBot(input: LeadInput): boolean {
-  return input.website.trim() !== '';
+/** What the page noticed of an automated submission; the server stores such a lead and holds it for review. */
+export type AutomationFlag = 'honeypot' | 'webdriver';
+
+/**
+ * The automation flags of one submission: `honeypot` when the hidden field was filled, `webdriver`
+ * when the browser says it is driven by automation (`navigator.webdriver`, true in a headless or
+ * remote-controlled browser unless it hides it).
+ */
+export function automationFlags(input: LeadInput, browser: { webdriver?: boolean }): AutomationFlag[] {
+  const flags: AutomationFlag[] = [];
+  if (input.website.trim() !== '') flags.push('honeypot');
+  if (browser.webdriver === true) flags.push('webdriver');
+  return flags;
 }
 
 export function toPayload(input: LeadInput): LeadPayload {

@@ -1,0 +1,83 @@
+// The page-load proof: an opaque token the zayavka server signs (`GET {backend}/proof`), sent back
+// with the lead so the server can tell a person who opened the page from a script that never did.
+// A hosted Supabase backend has no such endpoint: then there is no proof, and the lead goes without.
+import { REQUEST_TIMEOUT_MS } from './leads';
+
+export interface Proof {
+  token: string;
+  /** When it was fetched (ms since the epoch), to know when it is too old to send. */
+  fetchedAt: number;
+}
+
+/** A proof older than this is replaced before the lead is sent (the server lets proofs expire). */
+export const PROOF_MAX_AGE_MS = 60 * 60 * 1000;
+
+/** How long a submit waits for a proof: a person must not wait on it, a lead goes without one. */
+export const PROOF_WAIT_MS = 3_000;
+
+export function proofUrl(backendUrl: string): string {
+  return backendUrl.replace(/\/+$/, '') + '/proof';
+}
+
+/**
+ * Asks the backend for a proof. Null when there is none to be had (no such endpoint, an error, an
+ * answer without a token, or no answer within `timeoutMs`).
+ */
+export async function fetchProof(
+  backendUrl: string,
+  timeoutMs: number,
+  fetchImpl: typeof fetch = globalThis.fetch.bind(globalThis),
+  now: () => number = () => Date.now(),
+): Promise<Proof | null> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  try {
+    // A plain GET without custom headers: no CORS preflight, on another origin too.
+    const res = await fetchImpl(proofUrl(backendUrl), { cache: 'no-store', signal: controller.signal });
+    if (!res.ok) return null;
+    const token: unknown = (await res.json())?.proof;
+    return typeof token === 'string' && token !== '' ? { token, fetchedAt: now() } : null;
+  } catch {
+    return null;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** `promise`'s value, or null if it takes longer than `ms`. */
+function within<T>(promise: Promise<T | null>, ms: number): Promise<T | null> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), ms)));
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+/** The page's proof: fetched once the page runs, replaced when too old, waited for only briefly. */
+export class PageProof {
+  private proof: Proof | null = null;
+  private pending: Promise<Proof | null> | null = null;
+
+  constructor(
+    private readonly backendUrl: string,
+    private readonly fetchImpl?: typeof fetch,
+    private readonly now: () => number = () => Date.now(),
+  ) {}
+
+  /** Starts fetching a proof unless a fetch is already under way; settles with its result. */
+  load(timeoutMs: number = REQUEST_TIMEOUT_MS): Promise<Proof | null> {
+    this.pending ??= fetchProof(this.backendUrl, timeoutMs, this.fetchImpl, this.now).then((proof) => {
+      if (proof) this.proof = proof;
+      this.pending = null;
+      return proof;
+    });
+    return this.pending;
+  }
+
+  /**
+   * The proof to send with a lead: the one held while it is fresh; else a new one (or the fetch
+   * under way), waited for at most PROOF_WAIT_MS. Null means the lead goes without.
+   */
+  forSubmit(): Promise<Proof | null> {
+    if (this.proof && this.now() - this.proof.fetchedAt < PROOF_MAX_AGE_MS) return Promise.resolve(this.proof);
+    return within(this.load(PROOF_WAIT_MS), PROOF_WAIT_MS);
+  }
+}
