@@ -391,3 +391,39 @@ async fn a_held_lead_is_exported_with_its_reasons_and_released_from_the_command_
     assert!(!ok, "a lead in the call list is not held");
     assert!(stderr.contains("no held lead"), "{stderr}");
 }
+
+/// Logs written to a file (here a pipe) carry no colour codes; `ZAYAVKA_LOG_FORMAT=json` writes one
+/// JSON object per line, with no name or phone in any of them.
+#[tokio::test]
+async fn logs_are_plain_off_a_terminal_and_json_when_asked() {
+    let database = common::TestDatabase::new().await;
+    let lead = r#"{"name":"Леся Українка","phone":"+380 50 111 22 33","confirmation":"Так","comment":null}"#;
+    let mut logs = Vec::new();
+    for format in ["text", "json"] {
+        let mut command = zayavka();
+        command
+            .env("ZAYAVKA_DATABASE_URL", &database.url)
+            .env("ZAYAVKA_ANON_KEY", common::KEY)
+            .env("ZAYAVKA_LOG", "info")
+            .env("ZAYAVKA_LOG_FORMAT", format);
+        let server = common::serve_on_any_port(command).await;
+        let (status, _) = common::http(server.port, "POST", "/rest/v1/CRN", lead).await.unwrap();
+        assert_eq!(status, 201);
+        logs.push(server.kill_and_read_log().await);
+    }
+    let (text, json) = (&logs[0], &logs[1]);
+    assert!(!text.contains('\u{1b}'), "no escape codes into a pipe: {text}");
+    assert!(text.contains("lead stored"), "{text}");
+    let lines: Vec<serde_json::Value> = json
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}")))
+        .collect();
+    assert!(
+        lines.iter().all(|l| l["level"].is_string() && l["target"].is_string() && l["timestamp"].is_string())
+    );
+    let stored = lines.iter().find(|l| l["message"].as_str().is_some_and(|m| m.starts_with("lead stored")));
+    assert!(stored.is_some_and(|l| l["id"].is_u64()), "the same fields as the text lines: {json}");
+    for secret in ["Леся", "Українка", "50 111 22 33", "501112233"] {
+        assert!(!text.contains(secret) && !json.contains(secret), "{secret} in the log");
+    }
+}

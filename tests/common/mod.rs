@@ -287,10 +287,11 @@ pub async fn serve_on_any_port(mut command: tokio::process::Command) -> Serving 
     Serving { child, port, log, log_reader }
 }
 
-/// The port in `zayavka is serving on http://127.0.0.1:PORT` (the line may carry colour codes).
+/// The port in `zayavka is serving on http://127.0.0.1:PORT` (the line may carry colour codes, or
+/// be a JSON object).
 fn bound_port(line: &str) -> Option<u16> {
     let rest = line.split("serving on http://").nth(1)?;
-    let address = rest.split(|c: char| c.is_whitespace() || c == '\u{1b}').next()?;
+    let address = rest.split(|c: char| c.is_whitespace() || c == '\u{1b}' || c == '"').next()?;
     address.parse::<std::net::SocketAddr>().ok().map(|a| a.port())
 }
 
