@@ -340,3 +340,34 @@ fn proof_once(app: &TestApp) -> String {
     let key = std::ptr::addr_of!(*app) as usize;
     ISSUED.get_or_init(Default::default).lock().unwrap().entry(key).or_insert_with(|| proof(app, 60)).clone()
 }
+
+/// 200 submissions in a minute from addresses of one IPv6 /64 (one host), each after loading the
+/// page: the rate limit stores 60, and of those only the first three phones reach the call list.
+#[tokio::test]
+async fn two_hundred_submissions_from_one_64_in_a_minute_are_limited_and_then_held_as_a_burst() {
+    let app = test_app_with(|s| {
+        defaults(s);
+        // The in-process app has no peer address: a trusted proxy names each request's client.
+        s.trusted_proxies = vec!["127.0.0.1/32".parse().unwrap()];
+    })
+    .await;
+    let (mut stored, mut limited, mut called) = (0, 0, 0);
+    for n in 0..200u32 {
+        let client = format!("2001:db8:1:2::{:x}", n + 1);
+        let proof = proof(&app, 60);
+        let headers = [("x-forwarded-for", client.as_str()), ("x-zayavka-proof", proof.as_str())];
+        let answer = insert(&app, &lead(&format!("Ім'я {n}"), &format!("0675{n:06}")), &headers).await;
+        match answer.status {
+            StatusCode::CREATED => {
+                stored += 1;
+                if held_of(&app, &answer).await.is_none() {
+                    called += 1;
+                }
+            }
+            StatusCode::TOO_MANY_REQUESTS => limited += 1,
+            other => panic!("{other}: {}", answer.text()),
+        }
+    }
+    eprintln!("one /64: {stored} stored, {limited} limited, {called} in the call list");
+    assert_eq!((stored, limited, called), (60, 140, 3));
+}
