@@ -4,21 +4,16 @@ mod common;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
-use common::{KEY, TestApp, test_app, test_app_with};
+use common::{TestApp, test_app, test_app_with};
 
 fn lead(phone: &str) -> String {
     format!(r#"{{"name":"Олена","phone":"{phone}","confirmation":"Так","comment":null}}"#)
 }
 
 async fn insert_as(app: &TestApp, lead: &str, extra: &[(&str, &str)]) -> common::Answer {
-    let mut request = Request::post("/rest/v1/CRN")
-        .header("apikey", KEY)
-        .header("content-type", "application/json")
-        .header("prefer", "return=representation");
-    for (name, value) in extra {
-        request = request.header(*name, *value);
-    }
-    app.call(request.body(Body::from(lead.to_owned())).unwrap()).await
+    let mut headers = vec![("prefer", "return=representation")];
+    headers.extend_from_slice(extra);
+    app.insert_with(lead, &headers).await
 }
 
 fn metric(text: &str, line_start: &str) -> f64 {

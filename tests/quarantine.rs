@@ -7,7 +7,7 @@ mod common;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
-use common::{KEY, TestApp, test_app_with};
+use common::{TestApp, test_app_with};
 use serde_json::json;
 use zayavka::abuse::unix_now;
 use zayavka::config::Settings;
@@ -31,17 +31,11 @@ fn proof(app: &TestApp, seconds_ago: i64) -> String {
     app.state.proof_key.issue(unix_now() - seconds_ago)
 }
 
-/// `POST /rest/v1/CRN` from `client` (a loopback address, as the in-process app sees it) with
-/// extra headers; the answer.
+/// `POST /rest/v1/CRN` with extra headers, asking for the stored row back.
 async fn insert(app: &TestApp, body: &str, headers: &[(&str, &str)]) -> common::Answer {
-    let mut request = Request::post("/rest/v1/CRN")
-        .header("apikey", KEY)
-        .header("content-type", "application/json")
-        .header("prefer", "return=representation");
-    for (name, value) in headers {
-        request = request.header(*name, *value);
-    }
-    app.call(request.body(Body::from(body.to_owned())).unwrap()).await
+    let mut all = vec![("prefer", "return=representation")];
+    all.extend_from_slice(headers);
+    app.insert_with(body, &all).await
 }
 
 /// Where the lead the answer names ended up: `None` in the call list, else the held reasons.

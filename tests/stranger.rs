@@ -3,9 +3,8 @@
 
 mod common;
 
-use axum::body::Body;
-use axum::http::{Request, StatusCode};
-use common::{KEY, TestApp, test_app, test_app_with};
+use axum::http::StatusCode;
+use common::{TestApp, test_app, test_app_with};
 use serde_json::{Value, json};
 
 const VICTIM_PHONE: &str = "067 123 45 01";
@@ -15,12 +14,7 @@ fn row(name: &str, phone: &str, comment: Option<&str>) -> Value {
 }
 
 async fn insert(app: &TestApp, body: &Value, headers: &[(&str, &str)]) -> common::Answer {
-    let mut request =
-        Request::post("/rest/v1/CRN").header("apikey", KEY).header("content-type", "application/json");
-    for (name, value) in headers {
-        request = request.header(*name, *value);
-    }
-    app.call(request.body(Body::from(body.to_string())).unwrap()).await
+    app.insert_with(&body.to_string(), headers).await
 }
 
 const REPRESENTATION: (&str, &str) = ("prefer", "return=representation");

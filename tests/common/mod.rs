@@ -209,6 +209,16 @@ impl TestApp {
         self.call(request).await
     }
 
+    /// `POST /rest/v1/CRN` with the key, a JSON body and these extra headers.
+    pub async fn insert_with(&self, body: &str, headers: &[(&str, &str)]) -> Answer {
+        let mut request =
+            Request::post("/rest/v1/CRN").header("apikey", KEY).header("content-type", "application/json");
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        self.call(request.body(Body::from(body.to_owned())).unwrap()).await
+    }
+
     pub async fn stored(&self) -> Vec<zayavka::store::LeadRecord> {
         self.state.store.leads_after(0, 10_000).await.unwrap()
     }
