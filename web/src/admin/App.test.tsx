@@ -830,6 +830,7 @@ describe('held leads', () => {
     expect(screen.getByText('Нова')).toBeTruthy();
     expect(screen.getByText('Залишилось 38 год 2 хв')).toBeTruthy();
     expect(screen.getByRole('button', { name: 'Записати дзвінок' })).toBeTruthy();
+    expect(document.activeElement).toBe(screen.getByRole('heading', { level: 1, name: 'Заявка №44' }));
     await waitFor(() => expect(screen.getByRole('status').textContent).toBe('Заявку передано в роботу.'));
   });
 

@@ -84,6 +84,8 @@ function Lead({ id }: { id: string }) {
               leadId={detail.lead.id}
               onReleased={(answer) => {
                 setDetail(answer);
+                // The button goes with the notice: focus to the page's heading, not lost.
+                heading.current?.focus();
                 notify('Заявку передано в роботу.', location.pathname);
               }}
             />
