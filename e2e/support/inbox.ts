@@ -147,6 +147,62 @@ export async function sendLead(server: RunningServer, lead: NewLead): Promise<nu
 }
 
 /**
+ * Sends a lead as a script that never loaded the page does: POST /rest/v1/CRN with the anon key
+ * and no page-load proof. With the server's default `ZAYAVKA_HOLD_WITHOUT_PROOF=true` it is held
+ * for review (reason `no_proof`), and the answer is the same 201; answers its id.
+ */
+export async function sendHeldLead(server: RunningServer, lead: NewLead): Promise<number> {
+  const res = await fetch(`${server.baseURL}/rest/v1/CRN`, {
+    method: 'POST',
+    headers: { apikey: server.anonKey, 'Content-Type': 'application/json', Prefer: 'return=representation' },
+    body: JSON.stringify({ confirmation: 'Так', comment: null, ...lead }),
+  });
+  expect(res.status, `POST /rest/v1/CRN without a proof for ${lead.name}`).toBe(201);
+  const [row] = (await res.json()) as Array<{ id: number }>;
+  return row.id;
+}
+
+/** The front's count of held leads, a link to the held view: "На перевірці: N". */
+export function heldCount(page: Page, count?: number): Locator {
+  return page.getByRole('link', { name: count === undefined ? /^На перевірці: \d+$/ : `На перевірці: ${count}`, exact: true });
+}
+
+/** The held view (/admin/held): the leads held for review, each with its reasons and two actions. */
+export function heldView(page: Page) {
+  const list = page.getByRole('list', { name: 'Заявки на перевірці', exact: true });
+  const item = (id: number): Locator =>
+    list.locator(':scope > li').filter({ has: page.getByRole('link', { name: `Заявка №${id}`, exact: true }) });
+  return {
+    heading: page.getByRole('heading', { level: 1, name: 'На перевірці', exact: true }),
+    list,
+    items: list.locator(':scope > li'),
+    item,
+    /** The reasons a lead is held, as the view words them. */
+    reasons: (id: number) => item(id).getByRole('listitem'),
+    release: (id: number) => item(id).getByRole('button', { name: 'Передати в роботу', exact: true }),
+    erase: (id: number) => item(id).getByRole('button', { name: INBOX.erase, exact: true }),
+    eraseConfirm: (id: number) => item(id).getByRole('button', { name: INBOX.eraseConfirm, exact: true }),
+    empty: page.getByText('Заявок на перевірці немає', { exact: true }),
+  };
+}
+
+/** A held lead's page: the notice that says why, and its release button. */
+export function heldNotice(page: Page) {
+  const region = page.getByRole('region', { name: 'Заявка на перевірці', exact: true });
+  return {
+    region,
+    reasons: region.getByRole('listitem'),
+    release: region.getByRole('button', { name: 'Передати в роботу', exact: true }),
+  };
+}
+
+/** A lead's later submissions, under "Заявок від цієї людини: N". */
+export function repeatsOf(page: Page, count: number) {
+  const region = page.getByRole('region', { name: `Заявок від цієї людини: ${count}`, exact: true });
+  return { region, items: region.getByRole('listitem') };
+}
+
+/**
  * Moves a lead's `created_at` back by `hours` (the server has no clock to set), in the stored
  * format: RFC 3339 UTC with six fractional digits and `Z`.
  */

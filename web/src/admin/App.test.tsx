@@ -11,12 +11,15 @@ import {
   LEAD_CLOSED,
   LEAD_OPEN,
   LEAD_OVERDUE,
+  LEAD_WITH_REPEATS,
   NOW,
+  REPEATS,
   SESSION,
   STATS,
   apiError,
   expectNoUnexpectedRequests,
   fakeServer,
+  heldRoutes,
   json,
   leadDetail,
   leadPage,
@@ -708,5 +711,194 @@ describe('a lead', () => {
     await act(async () => fireEvent.click(back));
     expect(await screen.findByRole('searchbox')).toHaveProperty('value', '067');
     expect(screen.getByRole('button', { name: 'Відкриті', pressed: true })).toBeTruthy();
+  });
+});
+
+describe('held leads', () => {
+  /** The held view's card of lead `id`. */
+  function heldItem(id: number): HTMLElement {
+    const list = screen.getByRole('list', { name: 'Заявки на перевірці' });
+    const link = within(list).getByRole('link', { name: `Заявка №${id}` });
+    return link.closest('li') as HTMLElement;
+  }
+
+  it('the front counts them and links to the held view, which says why each is held', async () => {
+    const server = fakeServer(heldRoutes());
+    open('/admin');
+
+    const count = await screen.findByRole('link', { name: 'На перевірці: 2' });
+    expect(count.getAttribute('href')).toBe('/admin/held');
+    fireEvent.click(count);
+
+    expect(await screen.findByRole('heading', { level: 1, name: 'На перевірці' })).toBeTruthy();
+    await screen.findByText('Bot Botenko');
+    expect(window.location.pathname).toBe('/admin/held');
+    expect(server.calls('GET /admin/api/leads').at(-1)?.params.get('filter')).toBe('held');
+
+    const bot = heldItem(45);
+    expect(within(bot).getAllByRole('listitem').map((reason) => reason.textContent)).toEqual([
+      'Надіслано, не відкривши сторінку сайту',
+      'Такого номера телефону не може бути',
+    ]);
+    expect(within(heldItem(44)).getAllByRole('listitem').map((reason) => reason.textContent)).toEqual([
+      'Форму заповнено надто швидко для людини',
+      'Браузер керувала програма, а не людина',
+    ]);
+    // Outside the 48 hours: no countdown, although LEAD_HELD's deadline would be long past.
+    expect(screen.queryByText(/Залишилось|Прострочено/)).toBeNull();
+    expect(within(bot).getByRole('button', { name: 'Передати в роботу' })).toBeTruthy();
+    expect(within(bot).getByRole('button', { name: 'Видалити дані цієї людини' })).toBeTruthy();
+  });
+
+  it('"Передати в роботу" releases one with the CSRF token: it leaves the view, then is in the call list and the count drops', async () => {
+    const server = fakeServer(heldRoutes());
+    open('/admin/held');
+    await screen.findByText('Галина');
+
+    fireEvent.click(within(heldItem(44)).getByRole('button', { name: 'Передати в роботу' }));
+
+    await waitFor(() => expect(screen.queryByText('Галина')).toBeNull());
+    expect(screen.getByText('Bot Botenko')).toBeTruthy();
+    const [release] = server.calls('POST /admin/api/leads/44/release');
+    expect(release.headers.get('X-CSRF-Token')).toBe(CSRF);
+    expect(release.body).toBeUndefined();
+    await waitFor(() => expect(screen.getByRole('status').textContent).toBe('Заявку №44 передано в роботу.'));
+    expect(document.activeElement).toBe(screen.getByRole('heading', { level: 1, name: 'На перевірці' }));
+
+    fireEvent.click(screen.getByRole('link', { name: '← До списку' }));
+    expect(await screen.findByRole('link', { name: 'На перевірці: 1' })).toBeTruthy();
+    expect(await screen.findByText('Галина')).toBeTruthy();
+    expect(server.calls('POST /admin/api/leads/45/release')).toHaveLength(0);
+  });
+
+  it('erases one after the confirmation: every lead with its phone leaves the view', async () => {
+    const server = fakeServer(heldRoutes());
+    open('/admin/held');
+    await screen.findByText('Bot Botenko');
+
+    fireEvent.click(within(heldItem(45)).getByRole('button', { name: 'Видалити дані цієї людини' }));
+    expect(within(heldItem(45)).getByText(/назавжди видалено всі заявки з номером \+380001234567/)).toBeTruthy();
+    expect(document.activeElement).toBe(within(heldItem(45)).getByRole('button', { name: 'Скасувати' }));
+    expect(server.calls('POST /admin/api/erase')).toHaveLength(0);
+    fireEvent.click(within(heldItem(45)).getByRole('button', { name: 'Так, видалити назавжди' }));
+
+    await waitFor(() => expect(screen.queryByText('Bot Botenko')).toBeNull());
+    expect(screen.getByText('Галина')).toBeTruthy();
+    const [erase] = server.calls('POST /admin/api/erase');
+    expect(erase.body).toEqual({ phone: '+380001234567' });
+    expect(erase.headers.get('X-CSRF-Token')).toBe(CSRF);
+    await waitFor(() => expect(screen.getByRole('status').textContent).toBe('Видалено заявок: 1'));
+  });
+
+  it('says so when none is held', async () => {
+    fakeServer({ ...signedInRoutes(), 'GET /admin/api/leads': () => json(leadPage([])) });
+    open('/admin/held');
+    expect(await screen.findByText('Заявок на перевірці немає')).toBeTruthy();
+  });
+
+  it("shows the server's sentence when a release fails, and keeps the lead", async () => {
+    fakeServer({
+      ...heldRoutes(),
+      'POST /admin/api/leads/45/release': () => apiError(503, 'База даних зараз недоступна. Спробуйте за хвилину.'),
+    });
+    open('/admin/held');
+    await screen.findByText('Bot Botenko');
+    fireEvent.click(within(heldItem(45)).getByRole('button', { name: 'Передати в роботу' }));
+    expect((await screen.findByRole('alert')).textContent).toBe('База даних зараз недоступна. Спробуйте за хвилину.');
+    expect(screen.getByText('Bot Botenko')).toBeTruthy();
+    expect(within(heldItem(45)).getByRole('button', { name: 'Передати в роботу' })).toHaveProperty('disabled', false);
+  });
+
+  it("a held lead's page says it is held and why, with no countdown and no call form; released, it is on the clock", async () => {
+    const server = fakeServer(heldRoutes());
+    open('/admin/leads/44');
+
+    const held = await screen.findByRole('region', { name: 'Заявка на перевірці' });
+    expect(screen.getByText('На перевірці')).toBeTruthy();
+    expect(within(held).getAllByRole('listitem').map((reason) => reason.textContent)).toEqual([
+      'Форму заповнено надто швидко для людини',
+      'Браузер керувала програма, а не людина',
+    ]);
+    expect(screen.queryByText(/Залишилось|Прострочено/)).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Записати дзвінок' })).toBeNull();
+    expect(screen.getByRole('button', { name: 'Видалити дані цієї людини' })).toBeTruthy();
+
+    fireEvent.click(within(held).getByRole('button', { name: 'Передати в роботу' }));
+
+    await waitFor(() => expect(screen.queryByRole('region', { name: 'Заявка на перевірці' })).toBeNull());
+    expect(server.calls('POST /admin/api/leads/44/release')).toHaveLength(1);
+    expect(screen.getByText('Нова')).toBeTruthy();
+    expect(screen.getByText('Залишилось 38 год 2 хв')).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Записати дзвінок' })).toBeTruthy();
+    expect(document.activeElement).toBe(screen.getByRole('heading', { level: 1, name: 'Заявка №44' }));
+    await waitFor(() => expect(screen.getByRole('status').textContent).toBe('Заявку передано в роботу.'));
+  });
+
+  it("from the held view, a lead's page leads back there, and its erasure too", async () => {
+    fakeServer(heldRoutes());
+    open('/admin/held');
+    fireEvent.click(await screen.findByRole('link', { name: 'Заявка №45' }));
+    const back = await screen.findByRole('link', { name: '← До списку' });
+    expect(back.getAttribute('href')).toBe('/admin/held');
+
+    fireEvent.click(await screen.findByRole('button', { name: 'Видалити дані цієї людини' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Так, видалити назавжди' }));
+    await waitFor(() => expect(window.location.pathname).toBe('/admin/held'));
+    await waitFor(() => expect(screen.getByRole('status').textContent).toBe('Видалено заявок: 1'));
+    expect(await screen.findByText('Галина')).toBeTruthy();
+    expect(screen.queryByText('Bot Botenko')).toBeNull();
+  });
+});
+
+describe('repeats', () => {
+  it('the list marks a lead whose person wrote again with "+N", said in full to a screen reader', async () => {
+    fakeServer({ ...signedInRoutes(), 'GET /admin/api/leads': () => json(leadPage([LEAD_WITH_REPEATS, LEAD_OVERDUE])) });
+    open('/admin');
+    const [withRepeats, single] = await screen.findAllByRole('listitem');
+    const marker = within(withRepeats).getByText('+2');
+    expect(marker.getAttribute('aria-hidden')).toBe('true');
+    expect(within(withRepeats).getByText('Ще заявок від цієї людини: 2')).toBeTruthy();
+    expect(within(single).queryByText(/^\+\d+$/)).toBeNull();
+    expect(within(single).queryByText(/Ще заявок/)).toBeNull();
+  });
+
+  it("the lead's page counts the person's submissions and shows what a later one says that the first does not", async () => {
+    fakeServer({
+      ...signedInRoutes(),
+      'GET /admin/api/leads/42': () => json(leadDetail(LEAD_WITH_REPEATS, [ATTEMPT_1], REPEATS)),
+    });
+    open('/admin/leads/42');
+
+    const repeats = await screen.findByRole('region', { name: 'Заявок від цієї людини: 3' });
+    const [same, changed] = within(repeats).getAllByRole('listitem');
+    expect(same.textContent).toContain('20.11.2026, 11:20');
+    expect(same.textContent).toContain('Те саме, що в першій заявці.');
+    expect(changed.textContent).toContain('21.11.2026, 18:30');
+    expect(within(changed).getByText("Ім'я: Олена Коваль")).toBeTruthy();
+    expect(within(changed).getByText('Коментар: Можна дзвонити лише після 18:00')).toBeTruthy();
+    expect(changed.textContent).not.toContain('Те саме');
+    // The first lead is still called as usual.
+    expect(screen.getByText('Залишилось 5 год 12 хв')).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Записати дзвінок' })).toBeTruthy();
+  });
+
+  it('a single submission shows no count', async () => {
+    fakeServer(signedInRoutes());
+    open('/admin/leads/42');
+    await screen.findByText('Олена');
+    expect(screen.queryByText(/Заявок від цієї людини/)).toBeNull();
+  });
+
+  it("a later submission's own page points to the first lead, where the calls are", async () => {
+    const [repeat] = REPEATS;
+    fakeServer({
+      ...signedInRoutes(),
+      'GET /admin/api/leads/46': () => json(leadDetail({ ...repeat, open: true, deadline_at: '2026-11-22T09:20:00.000000Z' }, [])),
+    });
+    open('/admin/leads/46');
+    const first = await screen.findByRole('link', { name: 'Заявка №42' });
+    expect(first.getAttribute('href')).toBe('/admin/leads/42');
+    expect(screen.queryByText(/Залишилось|Прострочено/)).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Записати дзвінок' })).toBeNull();
   });
 });

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useMemo, useRef, useState, type MouseEvent } fr
 import { Link, Route, Routes, useLocation } from 'react-router';
 import { ApiError, EXPORT_CSV_URL, createClient, errorText, type SavedFile, type Session } from './api';
 import { InboxContext, type Inbox as InboxValue } from './context';
+import { HeldList } from './Held';
 import { LeadList } from './LeadList';
 import { LeadPage } from './LeadPage';
 
@@ -104,6 +105,7 @@ export function Inbox({
         )}
         <Routes>
           <Route index element={<LeadList />} />
+          <Route path="held" element={<HeldList />} />
           <Route path="leads/:id" element={<LeadPage />} />
           <Route path="*" element={<NotFound />} />
         </Routes>

@@ -205,6 +205,7 @@ function LeadItem({ lead, now, listSearch }: { lead: LeadView; now: number; list
         <Link className="lead-link" to={`/leads/${lead.id}`} state={{ list: listSearch }}>
           Заявка №{lead.id}
         </Link>
+        <RepeatMarker count={lead.repeat_count} />
         <span className="status">{statusLabel(lead.status)}</span>
       </div>
       <p className="lead-name">{lead.name}</p>
@@ -216,5 +217,17 @@ function LeadItem({ lead, now, listSearch }: { lead: LeadView; now: number; list
       </p>
       {left && <p className="due">{left}</p>}
     </li>
+  );
+}
+
+/** "+2" on a lead whose person sent 2 more submissions (said in full to a screen reader). */
+export function RepeatMarker({ count }: { count: number }) {
+  if (count <= 0) return null;
+  const words = `Ще заявок від цієї людини: ${count}`;
+  return (
+    <span className="repeat-count" title={words}>
+      <span aria-hidden="true">+{count}</span>
+      <span className="visually-hidden">{words}</span>
+    </span>
   );
 }

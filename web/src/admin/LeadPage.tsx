@@ -1,14 +1,28 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router';
-import { ApiError, errorText, isAbort, type LeadDetail, type LeadView } from './api';
+import { ApiError, errorText, isAbort, type LeadDetail, type LeadRecord, type LeadView } from './api';
 import { useRefreshWhenShown, useServerNow } from './clock';
 import { useInbox } from './context';
 import { LoadError } from './LoadError';
 import { NotFound } from './Inbox';
-import { type CallDraft, forgetDraft, readDraft, saveDraft } from './drafts';
-import { OUTCOMES, OUTCOME_LABELS, formatKyiv, isOverdue, outcomeLabel, statusLabel, timeLeft } from './format';
+import { type CallDraft, readDraft, saveDraft } from './drafts';
+import { EraseConfirm } from './Erase';
+import {
+  HELD_LABEL,
+  OUTCOMES,
+  OUTCOME_LABELS,
+  formatKyiv,
+  isOverdue,
+  outcomeLabel,
+  statusLabel,
+  timeLeft,
+} from './format';
+import { FROM_HELD, HeldReasons, ReleaseButton } from './Held';
 
-/** /admin/leads/:id — one lead, its calls, the call form and erasure. */
+/**
+ * /admin/leads/:id — one lead, the person's later submissions, its calls, the call form and
+ * erasure; a held lead says why it is held and can be released instead of called.
+ */
 export function LeadPage() {
   const { id = '' } = useParams();
   // Lead ids are positive integers; anything else is not a page of the inbox.
@@ -18,9 +32,13 @@ export function LeadPage() {
 function Lead({ id }: { id: string }) {
   const { client, notify } = useInbox();
   const location = useLocation();
-  // The list's ?q=&filter=, handed over by its link, so the way back keeps the operator's search.
-  const listSearch = (location.state as { list?: unknown } | null)?.list;
-  const back = { pathname: '/', search: typeof listSearch === 'string' ? listSearch : '' };
+  // The list's ?q=&filter=, handed over by its link, so the way back keeps the operator's search;
+  // from the held view, the way back leads there.
+  const state = location.state as { list?: unknown; from?: unknown } | null;
+  const back =
+    state?.from === FROM_HELD.from
+      ? { pathname: '/held', search: '' }
+      : { pathname: '/', search: typeof state?.list === 'string' ? state.list : '' };
 
   const [detail, setDetail] = useState<LeadDetail | null>(null);
   // A lead that is not there (404: never was, or erased) is not worth asking for again.
@@ -60,6 +78,20 @@ function Lead({ id }: { id: string }) {
       {detail && now !== null && (
         <>
           <LeadFacts lead={detail.lead} now={now} />
+          {detail.lead.held && (
+            <HeldNotice
+              reasons={detail.lead.held}
+              leadId={detail.lead.id}
+              onReleased={(answer) => {
+                setDetail(answer);
+                // The button goes with the notice: focus to the page's heading, not lost.
+                heading.current?.focus();
+                notify('Заявку передано в роботу.', location.pathname);
+              }}
+            />
+          )}
+          {detail.lead.repeat_of !== null && <RepeatOf firstId={detail.lead.repeat_of} />}
+          {detail.repeats.length > 0 && <Repeats lead={detail.lead} repeats={detail.repeats} />}
           <section aria-labelledby="calls-heading">
             <h2 id="calls-heading">Дзвінки</h2>
             {detail.attempts.length === 0 ? (
@@ -79,13 +111,16 @@ function Lead({ id }: { id: string }) {
               </ol>
             )}
           </section>
-          <AttemptForm
-            lead={detail.lead}
-            onRecorded={(answer) => {
-              setDetail(answer);
-              notify('Дзвінок записано.', location.pathname);
-            }}
-          />
+          {/* A held lead is released before anyone calls; a repeat's calls go on its first lead. */}
+          {!detail.lead.held && detail.lead.repeat_of === null && (
+            <AttemptForm
+              lead={detail.lead}
+              onRecorded={(answer) => {
+                setDetail(answer);
+                notify('Дзвінок записано.', location.pathname);
+              }}
+            />
+          )}
           <Erase lead={detail.lead} back={back} />
         </>
       )}
@@ -99,7 +134,11 @@ function LeadFacts({ lead, now }: { lead: LeadView; now: number }) {
   return (
     <section className="lead-facts" data-overdue={isOverdue(lead, now) ? 'true' : undefined}>
       <p className="badges">
-        <span className="status">{statusLabel(lead.status)}</span>
+        {lead.held ? (
+          <span className="status held-badge">{HELD_LABEL}</span>
+        ) : (
+          <span className="status">{statusLabel(lead.status)}</span>
+        )}
         {left && <span className="due">{left}</span>}
       </p>
       <dl className="facts">
@@ -205,65 +244,85 @@ function AttemptForm({ lead, onRecorded }: { lead: LeadView; onRecorded: (answer
 }
 
 function Erase({ lead, back }: { lead: LeadView; back: { pathname: string; search: string } }) {
-  const { client, notify } = useInbox();
+  const { notify } = useInbox();
   const navigate = useNavigate();
-  const [confirming, setConfirming] = useState(false);
-  const [pending, setPending] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const start = useRef<HTMLButtonElement>(null);
-  const cancelButton = useRef<HTMLButtonElement>(null);
-  const asked = useRef(false);
-
-  // Focus follows the step: onto "Скасувати" (the safe choice) when asked, back when cancelled.
-  useEffect(() => {
-    if (confirming) cancelButton.current?.focus();
-    else if (asked.current) start.current?.focus();
-    asked.current = confirming;
-  }, [confirming]);
-
-  async function erase() {
-    setPending(true);
-    setError(null);
-    try {
-      const { erased } = await client.erase(lead.phone);
-      forgetDraft(lead.id);
-      notify(`Видалено заявок: ${erased}`, back.pathname);
-      // Replace: "back" must not return to the page of a lead that no longer exists.
-      navigate(back, { replace: true });
-    } catch (caught) {
-      setError(errorText(caught));
-      setPending(false);
-    }
-  }
-
   return (
     <section className="erase" aria-labelledby="erase-heading">
       <h2 id="erase-heading">Видалення даних</h2>
-      {!confirming ? (
-        <button ref={start} type="button" className="button danger-outline" onClick={() => setConfirming(true)}>
-          Видалити дані цієї людини
-        </button>
-      ) : (
-        <div className="stack" role="group" aria-labelledby="erase-question">
-          <p id="erase-question" className="warning">
-            Буде назавжди видалено всі заявки з номером {lead.phone} (усі заявки цієї людини) разом із записами
-            дзвінків. Відновити їх буде неможливо.
-          </p>
-          {error && (
-            <p role="alert" className="error">
-              {error}
-            </p>
-          )}
-          <div className="actions">
-            <button type="button" className="button danger" onClick={erase} disabled={pending}>
-              Так, видалити назавжди
-            </button>
-            <button ref={cancelButton} type="button" className="button" onClick={() => setConfirming(false)}>
-              Скасувати
-            </button>
-          </div>
-        </div>
-      )}
+      <EraseConfirm
+        lead={lead}
+        onErased={(erased) => {
+          notify(`Видалено заявок: ${erased}`, back.pathname);
+          // Replace: "back" must not return to the page of a lead that no longer exists.
+          navigate(back, { replace: true });
+        }}
+      />
+    </section>
+  );
+}
+
+/** A held lead: why, and "Передати в роботу" (erasure is below, as for every lead). */
+function HeldNotice({
+  reasons,
+  leadId,
+  onReleased,
+}: {
+  reasons: string[];
+  leadId: number;
+  onReleased: (answer: LeadDetail) => void;
+}) {
+  return (
+    <section className="held" aria-labelledby="held-heading">
+      <h2 id="held-heading">Заявка на перевірці</h2>
+      <p>
+        Її збережено, але не передано в роботу: вона схожа на надіслану програмою. Сповіщень про неї не було, 48 годин
+        не рахуються. Якщо це людина, передайте заявку в роботу; якщо ні, видаліть.
+      </p>
+      <HeldReasons reasons={reasons} />
+      <div className="actions">
+        <ReleaseButton leadId={leadId} onReleased={onReleased} />
+      </div>
+    </section>
+  );
+}
+
+/** A later submission's own page points to the person's first lead, where the calls are. */
+function RepeatOf({ firstId }: { firstId: number }) {
+  return (
+    <p className="repeat-of">
+      Повторна заявка цієї людини. Перша: <Link to={`/leads/${firstId}`}>Заявка №{firstId}</Link>
+    </p>
+  );
+}
+
+/**
+ * The person's later submissions, oldest first: when each came, and what it says that the first
+ * does not (a second message often adds a comment).
+ */
+function Repeats({ lead, repeats }: { lead: LeadView; repeats: LeadRecord[] }) {
+  return (
+    <section className="repeats" aria-labelledby="repeats-heading">
+      <h2 id="repeats-heading">Заявок від цієї людини: {repeats.length + 1}</h2>
+      <p className="muted">Пізніші заявки, від першої до останньої:</p>
+      <ol className="calls">
+        {repeats.map((repeat) => {
+          const name = repeat.name !== lead.name;
+          const confirmation = repeat.confirmation !== lead.confirmation;
+          const comment = repeat.comment !== lead.comment;
+          return (
+            <li key={repeat.id}>
+              <p className="call-head">
+                <time dateTime={repeat.created_at}>{formatKyiv(repeat.created_at)}</time>
+                <span>№{repeat.id}</span>
+              </p>
+              {name && <p>Ім'я: {repeat.name}</p>}
+              {confirmation && <p>Діагноз, підтверджений лікарем: {repeat.confirmation}</p>}
+              {comment && <p className="note">Коментар: {repeat.comment ?? '—'}</p>}
+              {!name && !confirmation && !comment && <p className="muted">Те саме, що в першій заявці.</p>}
+            </li>
+          );
+        })}
+      </ol>
     </section>
   );
 }

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { Link } from 'react-router';
 import { errorText, isAbort, type ChannelQueue, type Stats as StatsData } from './api';
 import { useRefreshWhenShown } from './clock';
 import { useInbox } from './context';
@@ -38,6 +39,9 @@ export function Stats() {
           <p className="stat">Відкриті: {stats.open}</p>
           <p className="stat" data-alarm={stats.overdue > 0 ? 'true' : undefined}>
             Прострочені: {stats.overdue}
+          </p>
+          <p className="stat stat-wide stat-held" data-attention={stats.held > 0 ? 'true' : undefined}>
+            <Link to="/held">На перевірці: {stats.held}</Link>
           </p>
           <PerDayChart days={stats.per_day} />
         </>

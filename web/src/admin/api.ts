@@ -13,14 +13,31 @@ export type Status =
 
 export type Outcome = 'no_answer' | 'interested' | 'not_interested' | 'not_eligible' | 'unreachable';
 
+/** The call list's filters. */
 export type Filter = 'all' | 'open' | 'overdue';
+
+/** What `GET /admin/api/leads` lists: the call list, filtered, or the leads held for review. */
+export type ListFilter = Filter | 'held';
+
+/** Why a lead is held for review (docs/configuration.md, "Held, never dropped"). */
+export type HeldReason =
+  | 'no_proof'
+  | 'forged_proof'
+  | 'expired_proof'
+  | 'reused_proof'
+  | 'too_fast'
+  | 'honeypot'
+  | 'impossible_number'
+  | 'burst'
+  | 'automation';
 
 export interface Session {
   email: string;
   csrf_token: string;
 }
 
-export interface LeadView {
+/** One submission as stored. */
+export interface LeadRecord {
   id: number;
   created_at: string;
   name: string;
@@ -29,11 +46,21 @@ export interface LeadView {
   confirmation: string;
   comment: string | null;
   status: Status;
-  open: boolean;
-  deadline_at: string | null;
   reached_at: string | null;
   attempt_count: number;
   policy_version: string;
+  /** The person's first lead when this submission repeats it (same phone within the window). */
+  repeat_of: number | null;
+  /** The later submissions that repeat this lead. */
+  repeat_count: number;
+  /** Null in the call list; else why the lead is held for review (codes the server may add to). */
+  held: string[] | null;
+}
+
+/** A lead as the inbox shows it: the record plus where it stands with the 48 hours. */
+export interface LeadView extends LeadRecord {
+  open: boolean;
+  deadline_at: string | null;
 }
 
 export interface Attempt {
@@ -54,10 +81,14 @@ export interface LeadDetail {
   now: string;
   lead: LeadView;
   attempts: Attempt[];
+  /** The later submissions of the same person, oldest first. */
+  repeats: LeadRecord[];
 }
 
 export interface Stats {
   now: string;
+  /** Leads held for review. */
+  held: number;
   open: number;
   overdue: number;
   reached_in_time: { reached: number; due: number };
@@ -183,7 +214,7 @@ export function login(email: string, password: string): Promise<Session> {
 
 export interface LeadQuery {
   q: string;
-  filter: Filter;
+  filter: ListFilter;
   beforeId?: number | null;
 }
 
@@ -231,6 +262,8 @@ export function createClient(csrf: string, onUnauthorized: () => void) {
     stats: (signal?: AbortSignal) => call<Stats>('/admin/api/stats', { signal }),
     recordAttempt: (id: number, outcome: Outcome, note: string) =>
       call<LeadDetail>(`/admin/api/leads/${id}/attempts`, { method: 'POST', body: { outcome, note } }),
+    /** Moves a held lead to the call list; 404 when it is not held (any more). */
+    release: (id: number) => call<LeadDetail>(`/admin/api/leads/${id}/release`, { method: 'POST' }),
     erase: (phone: string) => call<{ erased: number }>('/admin/api/erase', { method: 'POST', body: { phone } }),
     /**
      * The CSV export, fetched rather than followed as a link: a session that has ended or a failed

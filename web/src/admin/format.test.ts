@@ -3,6 +3,7 @@ import {
   OUTCOMES,
   formatKyiv,
   formatSpan,
+  heldReasonLabel,
   isOverdue,
   outcomeLabel,
   parseTime,
@@ -84,6 +85,15 @@ describe('timeLeft', () => {
     expect(timeLeft({ ...open, open: false }, at('2026-11-25T13:15:00Z'))).toBeNull();
     expect(timeLeft({ open: false, deadline_at: null }, at('2026-11-25T13:15:00Z'))).toBeNull();
   });
+
+  it('is nothing for a held lead or a repeat: neither is on the 48-hour clock', () => {
+    const late = at('2026-11-25T13:15:00Z');
+    expect(timeLeft({ ...open, held: ['no_proof'] }, late)).toBeNull();
+    expect(timeLeft({ ...open, repeat_of: 41 }, late)).toBeNull();
+    expect(isOverdue({ ...open, held: ['honeypot'] }, late)).toBe(false);
+    expect(isOverdue({ ...open, repeat_of: 41 }, late)).toBe(false);
+    expect(timeLeft({ ...open, held: null, repeat_of: null }, late)).toBe('Прострочено на 3 дн 4 год');
+  });
 });
 
 describe('isOverdue', () => {
@@ -91,6 +101,27 @@ describe('isOverdue', () => {
     expect(isOverdue(open, at('2026-11-22T09:15:00Z'))).toBe(false);
     expect(isOverdue(open, at('2026-11-22T09:15:00.001Z'))).toBe(true);
     expect(isOverdue({ ...open, open: false }, at('2026-11-23T00:00:00Z'))).toBe(false);
+  });
+});
+
+describe('heldReasonLabel', () => {
+  it('says every reason a lead is held in a phrase of its own, and a new code as it is', () => {
+    const codes = [
+      'no_proof',
+      'forged_proof',
+      'expired_proof',
+      'reused_proof',
+      'too_fast',
+      'honeypot',
+      'impossible_number',
+      'burst',
+      'automation',
+    ];
+    const labels = codes.map(heldReasonLabel);
+    expect(new Set(labels).size).toBe(codes.length);
+    for (const label of labels) expect(label).toMatch(/^[А-ЯІЇЄҐ][а-яіїєґА-ЯІЇЄҐʼ' ,-]+$/);
+    expect(heldReasonLabel('too_fast')).toBe('Форму заповнено надто швидко для людини');
+    expect(heldReasonLabel('new_sign')).toBe('new_sign');
   });
 });
 

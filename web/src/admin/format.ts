@@ -1,5 +1,6 @@
-// Pure functions: what the inbox shows for a status, an outcome, a time, a deadline.
-import type { LeadView, Outcome, Status } from './api';
+// Pure functions: what the inbox shows for a status, an outcome, a reason a lead is held, a time, a
+// deadline.
+import type { HeldReason, LeadView, Outcome, Status } from './api';
 
 export const STATUS_LABELS: Record<Status, string> = {
   new: 'Нова',
@@ -31,6 +32,27 @@ export function statusLabel(status: string): string {
 export function outcomeLabel(outcome: string): string {
   return (OUTCOME_LABELS as Record<string, string>)[outcome] ?? outcome;
 }
+
+/** Why a lead is held, one short phrase per code, in words an operator needs no manual for. */
+export const HELD_REASON_LABELS: Record<HeldReason, string> = {
+  no_proof: 'Надіслано, не відкривши сторінку сайту',
+  forged_proof: 'Підроблена позначка сторінки сайту',
+  expired_proof: 'Сторінку сайту відкрили понад добу тому',
+  reused_proof: 'З однієї сторінки надіслано кілька різних номерів',
+  too_fast: 'Форму заповнено надто швидко для людини',
+  honeypot: 'Заповнено приховане поле, яке людина не бачить',
+  impossible_number: 'Такого номера телефону не може бути',
+  burst: "Багато заявок за кілька хвилин з однієї адреси або з одним ім'ям",
+  automation: 'Браузер керувала програма, а не людина',
+};
+
+/** A reason the server may add later still shows, as its code, rather than nothing. */
+export function heldReasonLabel(code: string): string {
+  return (HELD_REASON_LABELS as Record<string, string>)[code] ?? code;
+}
+
+/** The summary line of a held lead's reasons. */
+export const HELD_LABEL = 'На перевірці';
 
 const CHANNEL_LABELS: Record<string, string> = {
   telegram: 'Telegram',
@@ -84,17 +106,27 @@ export function formatSpan(ms: number): string {
   return hours === 0 ? `${minutes} хв` : `${hours} год ${minutes} хв`;
 }
 
-/** An open lead whose deadline has passed at `now` (ms since the epoch, the server's clock). */
-export function isOverdue(lead: Pick<LeadView, 'open' | 'deadline_at'>, now: number): boolean {
-  return lead.open && lead.deadline_at !== null && now > parseTime(lead.deadline_at);
+type Clocked = Pick<LeadView, 'open' | 'deadline_at'> & Partial<Pick<LeadView, 'held' | 'repeat_of'>>;
+
+/**
+ * Whether the 48 hours run for a lead: an open one in the call list. A held lead is outside them
+ * until it is released, and a repeat is answered by its person's first lead.
+ */
+export function onTheClock(lead: Clocked): boolean {
+  return lead.open && lead.deadline_at !== null && lead.held == null && lead.repeat_of == null;
+}
+
+/** A lead on the clock whose deadline has passed at `now` (ms since the epoch, the server's clock). */
+export function isOverdue(lead: Clocked, now: number): boolean {
+  return onTheClock(lead) && now > parseTime(lead.deadline_at ?? '');
 }
 
 /**
- * "Залишилось 5 год 12 хв" or "Прострочено на 3 год 4 хв" for an open lead; null for a closed one
- * (its 48 hours no longer matter).
+ * "Залишилось 5 год 12 хв" or "Прострочено на 3 год 4 хв" for a lead on the clock; null for a
+ * closed one (its 48 hours no longer matter), a held one or a repeat.
  */
-export function timeLeft(lead: Pick<LeadView, 'open' | 'deadline_at'>, now: number): string | null {
-  if (!lead.open || lead.deadline_at === null) return null;
+export function timeLeft(lead: Clocked, now: number): string | null {
+  if (!onTheClock(lead) || lead.deadline_at === null) return null;
   const left = parseTime(lead.deadline_at) - now;
   if (Number.isNaN(left)) return null;
   return left >= 0 ? `Залишилось ${formatSpan(left)}` : `Прострочено на ${formatSpan(-left)}`;

@@ -2,7 +2,7 @@
 // docs/admin-api.md says, and a stand-in for `fetch` that routes by method and path and records
 // every request the inbox makes.
 import { vi } from 'vitest';
-import type { Attempt, LeadDetail, LeadPage, LeadView, Session, Stats } from './api';
+import type { Attempt, LeadDetail, LeadPage, LeadRecord, LeadView, Session, Stats } from './api';
 
 export const NOW = '2026-11-22T04:02:30.000000Z';
 export const CSRF = 'csrf-7f3a9c';
@@ -23,6 +23,9 @@ export const LEAD_OPEN: LeadView = {
   reached_at: null,
   attempt_count: 1,
   policy_version: '3f2a9b0c41d2e7aa',
+  repeat_of: null,
+  repeat_count: 0,
+  held: null,
 };
 
 /** Open and 3 h 4 min 30 s past its deadline at NOW. */
@@ -40,6 +43,9 @@ export const LEAD_OVERDUE: LeadView = {
   reached_at: null,
   attempt_count: 0,
   policy_version: '3f2a9b0c41d2e7aa',
+  repeat_of: null,
+  repeat_count: 0,
+  held: null,
 };
 
 /** Reached: closed, so its deadline no longer shows. */
@@ -57,7 +63,71 @@ export const LEAD_CLOSED: LeadView = {
   reached_at: '2026-11-19T10:30:00.000000Z',
   attempt_count: 1,
   policy_version: '3f2a9b0c41d2e7aa',
+  repeat_of: null,
+  repeat_count: 0,
+  held: null,
 };
+
+/**
+ * Held for review: sent without the page (no proof) and with a number that cannot exist. Its
+ * deadline would have passed long ago were it on the clock.
+ */
+export const LEAD_HELD: LeadView = {
+  id: 45,
+  created_at: '2026-11-18T22:40:00.000000Z',
+  name: 'Bot Botenko',
+  phone: '+380001234567',
+  phone_e164: '+380001234567',
+  confirmation: 'Так',
+  comment: 'buy now',
+  status: 'new',
+  open: true,
+  deadline_at: '2026-11-20T22:40:00.000000Z',
+  reached_at: null,
+  attempt_count: 0,
+  policy_version: '3f2a9b0c41d2e7aa',
+  repeat_of: null,
+  repeat_count: 0,
+  held: ['no_proof', 'impossible_number'],
+};
+
+/** Held only because it came too fast from a headless browser; a person's, as it turns out. */
+export const LEAD_HELD_PERSON: LeadView = {
+  ...LEAD_HELD,
+  id: 44,
+  created_at: '2026-11-21T18:05:00.000000Z',
+  name: 'Галина',
+  phone: '066 555 44 33',
+  phone_e164: '+380665554433',
+  comment: null,
+  deadline_at: '2026-11-23T18:05:00.000000Z',
+  held: ['too_fast', 'automation'],
+};
+
+/** LEAD_OPEN's person wrote twice more: the same again, then with another name and a comment. */
+export const LEAD_WITH_REPEATS: LeadView = { ...LEAD_OPEN, repeat_count: 2 };
+
+/** A lead as stored: what the server sends for each later submission. */
+function asRecord({ open, deadline_at, ...record }: LeadView): LeadRecord {
+  void open;
+  void deadline_at;
+  return record;
+}
+
+const LATER_SUBMISSIONS: LeadView[] = [
+  { ...LEAD_OPEN, id: 46, created_at: '2026-11-20T09:20:00.000000Z', status: 'new', attempt_count: 0, repeat_of: 42 },
+  {
+    ...LEAD_OPEN,
+    id: 48,
+    created_at: '2026-11-21T16:30:00.000000Z',
+    name: 'Олена Коваль',
+    comment: 'Можна дзвонити лише після 18:00',
+    status: 'new',
+    attempt_count: 0,
+    repeat_of: 42,
+  },
+];
+export const REPEATS: LeadRecord[] = LATER_SUBMISSIONS.map(asRecord);
 
 export const ATTEMPT_1: Attempt = {
   id: 7,
@@ -71,12 +141,13 @@ export function leadPage(leads: LeadView[], next_before_id: number | null = null
   return { now: NOW, leads, next_before_id };
 }
 
-export function leadDetail(lead: LeadView, attempts: Attempt[]): LeadDetail {
-  return { now: NOW, lead, attempts };
+export function leadDetail(lead: LeadView, attempts: Attempt[], repeats: LeadRecord[] = []): LeadDetail {
+  return { now: NOW, lead, attempts, repeats };
 }
 
 export const STATS: Stats = {
   now: NOW,
+  held: 0,
   open: 2,
   overdue: 1,
   reached_in_time: { reached: 1, due: 2 },
@@ -156,4 +227,39 @@ export function signedInRoutes(): Record<string, Handler> {
     'GET /admin/api/leads': () => json(leadPage([LEAD_OPEN, LEAD_OVERDUE, LEAD_CLOSED])),
     'GET /admin/api/leads/42': () => json(leadDetail(LEAD_OPEN, [ATTEMPT_1])),
   };
+}
+
+/**
+ * The routes of a signed-in operator with LEAD_HELD and LEAD_HELD_PERSON held, as the server keeps
+ * them: the held view lists what is still held, stats count it, a release moves a lead to the call
+ * list (404 once it is not held), an erasure removes every lead with the phone.
+ */
+export function heldRoutes(): Record<string, Handler> {
+  const held = new Map([LEAD_HELD, LEAD_HELD_PERSON].map((lead) => [lead.id, lead]));
+  const released: LeadView[] = [];
+  const routes: Record<string, Handler> = {
+    ...signedInRoutes(),
+    'GET /admin/api/stats': () => json({ ...STATS, held: held.size }),
+    'GET /admin/api/leads': ({ params }) =>
+      json(params.get('filter') === 'held' ? leadPage([...held.values()]) : leadPage([...released, LEAD_OPEN, LEAD_OVERDUE, LEAD_CLOSED])),
+    'POST /admin/api/erase': ({ body }) => {
+      const phone = (body as { phone: string }).phone;
+      const erased = [...held.values()].filter((lead) => lead.phone === phone);
+      for (const lead of erased) held.delete(lead.id);
+      return json({ erased: erased.length });
+    },
+  };
+  for (const lead of held.values()) {
+    routes[`GET /admin/api/leads/${lead.id}`] = () => {
+      const now = held.get(lead.id) ?? released.find((r) => r.id === lead.id);
+      return now ? json(leadDetail(now, [])) : apiError(404, 'Заявку не знайдено (можливо, її видалено).');
+    };
+    routes[`POST /admin/api/leads/${lead.id}/release`] = () => {
+      if (!held.delete(lead.id)) return apiError(404, 'Заявку не знайдено (можливо, її видалено).');
+      const out = { ...lead, held: null };
+      released.unshift(out);
+      return json(leadDetail(out, []));
+    };
+  }
+  return routes;
 }
