@@ -793,3 +793,29 @@ async fn big_login_bodies_are_refused_unread_and_a_flood_of_them_takes_no_memory
     }
     assert_eq!(from_one, [Some(413), Some(413), Some(413), Some(413), Some(413), Some(429)]);
 }
+
+#[tokio::test]
+async fn a_held_lead_is_listed_apart_counted_and_released_once() {
+    let app = test_app_with(|s| s.hold_without_proof = true).await;
+    let operator = signed_in(&app).await;
+    let held = submit(&app, "Без доказу", "067 123 45 91").await;
+
+    let list = operator.get(&app, "/admin/api/leads").await.json();
+    assert!(list["leads"].as_array().unwrap().is_empty(), "not in the call list: {list}");
+    let list = operator.get(&app, "/admin/api/leads?filter=held").await.json();
+    assert_eq!(list["leads"][0]["id"], held);
+    assert_eq!(list["leads"][0]["held"], json!(["no_proof"]));
+    assert_eq!(operator.get(&app, "/admin/api/stats").await.json()["held"], 1);
+
+    let path = format!("/admin/api/leads/{held}/release");
+    let released = operator.post(&app, &path, json!(null)).await;
+    assert_eq!(released.status, StatusCode::OK, "{}", released.text());
+    assert_eq!(released.json()["lead"]["held"], Value::Null);
+    assert_eq!(operator.get(&app, "/admin/api/leads").await.json()["leads"][0]["id"], held);
+    assert_eq!(operator.get(&app, "/admin/api/stats").await.json()["held"], 0);
+
+    let again = operator.post(&app, &path, json!(null)).await;
+    assert_eq!(again.status, StatusCode::CONFLICT, "released already: {}", again.text());
+    let missing = operator.post(&app, "/admin/api/leads/999999/release", json!(null)).await;
+    assert_eq!(missing.status, StatusCode::NOT_FOUND);
+}

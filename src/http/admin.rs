@@ -403,7 +403,11 @@ async fn release(
     Path(id): Path<i64>,
 ) -> Result<Response, AdminError> {
     if !state.store.release(id, state.insert_context.channels.clone()).await? {
-        return Err(AdminError::lead_not_found());
+        // A colleague may have released it a moment ago.
+        return Err(match state.store.lead(id).await? {
+            Some(_) => AdminError::new(StatusCode::CONFLICT, "Цю заявку вже передано в роботу."),
+            None => AdminError::lead_not_found(),
+        });
     }
     state.notifier.wake();
     tracing::info!(id, operator = session.operator_id, "inbox: held lead released");
