@@ -4,8 +4,7 @@
 
 use axum::http::HeaderMap;
 
-use super::client::ClientInfo;
-use super::client::request_cookie;
+use super::client::{ClientInfo, request_cookie};
 use crate::abuse::{self, Limited, ProofCheck, Signal};
 use crate::app::AppState;
 use crate::lead::NewLead;
