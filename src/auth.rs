@@ -15,6 +15,9 @@ use sha2::{Digest, Sha256};
 /// A session lasts this long after signing in.
 pub const SESSION_LIFETIME: jiff::SignedDuration = jiff::SignedDuration::from_hours(24 * 7);
 
+/// How long the first start's setup link works.
+pub const SETUP_LINK_LIFETIME: jiff::SignedDuration = jiff::SignedDuration::from_hours(1);
+
 /// Shortest password `zayavka admin add-user` / `passwd` accept.
 pub const MIN_PASSWORD_CHARS: usize = 10;
 
@@ -23,13 +26,23 @@ pub fn normalise_email(email: &str) -> String {
     email.trim().to_lowercase()
 }
 
-/// Checks a new account's e-mail and password; the message says what is wrong.
-pub fn check_new_account(email: &str, password: &str) -> anyhow::Result<()> {
+/// What is wrong with a new account's e-mail or password.
+#[derive(Debug, thiserror::Error)]
+pub enum NewAccountError {
+    #[error("'{0}' is not an e-mail address")]
+    NotAnEmail(String),
+    #[error("the password must have at least {MIN_PASSWORD_CHARS} characters")]
+    ShortPassword,
+}
+
+/// Checks a new account's e-mail and password, the same for `zayavka admin add-user` and the
+/// first start's setup page.
+pub fn check_new_account(email: &str, password: &str) -> Result<(), NewAccountError> {
     if email.parse::<lettre::Address>().is_err() {
-        anyhow::bail!("'{email}' is not an e-mail address");
+        return Err(NewAccountError::NotAnEmail(email.to_owned()));
     }
     if password.chars().count() < MIN_PASSWORD_CHARS {
-        anyhow::bail!("the password must have at least {MIN_PASSWORD_CHARS} characters");
+        return Err(NewAccountError::ShortPassword);
     }
     Ok(())
 }

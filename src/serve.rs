@@ -27,6 +27,7 @@ use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
 use tower::ServiceExt;
 
 use crate::app::{AppState, app};
+use crate::auth;
 use crate::config::Settings;
 use crate::store::Store;
 
@@ -52,12 +53,14 @@ pub async fn serve(settings: Settings) -> anyhow::Result<()> {
         .header_read_timeout(Duration::from_secs(settings.header_timeout_seconds.into()))
         .keep_alive(true);
     let store = Store::open(&settings.database_url).await?;
+    let public_url = settings.public_url.clone();
     let state = AppState::new(settings, store.clone()).await?;
     let listener = TcpListener::bind(listen).await.with_context(|| format!("cannot listen on {listen}"))?;
     // The bound address, not the setting: with port 0 the system picks a free port, and this line
     // is how the operator (and the tests) learn which.
     let address = listener.local_addr().context("cannot read the listening address")?;
     tracing::info!(%address, max_connections, "zayavka is serving on http://{address}");
+    offer_setup(&store, &public_url, address).await;
 
     let server = Server {
         router: app(state),
@@ -73,6 +76,27 @@ pub async fn serve(settings: Settings) -> anyhow::Result<()> {
     store.close().await;
     tracing::info!("stopped; database closed");
     Ok(())
+}
+
+/// First start: while no operator account exists, says how to create the first one, with a fresh
+/// one-time setup link (the database keeps only its hash, so any instance sharing it accepts it).
+async fn offer_setup(store: &Store, public_url: &str, address: SocketAddr) {
+    let token = auth::new_token();
+    let expires_at = jiff::Timestamp::now() + auth::SETUP_LINK_LIFETIME;
+    match store.offer_setup(auth::token_hash(&token), expires_at).await {
+        Ok(false) => {}
+        Ok(true) => {
+            let base = match public_url.trim_end_matches('/') {
+                "" => format!("http://{address}"),
+                url => url.to_owned(),
+            };
+            tracing::info!(
+                "no operator account yet: to create the first one, open {base}/admin/setup?token={token} \
+                 (works once, for an hour, from this machine or over HTTPS) or run `zayavka admin add-user EMAIL`"
+            );
+        }
+        Err(error) => tracing::warn!(%error, "cannot check for operator accounts"),
+    }
 }
 
 /// The connection cap: the setting, lowered if the open-file limit leaves less room. The soft

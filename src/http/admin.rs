@@ -41,6 +41,7 @@ pub fn router() -> Router<AppState> {
     let api = Router::new()
         .route("/admin/api/session", get(session))
         .route("/admin/api/login", post(login))
+        .route("/admin/api/setup", post(setup))
         .route("/admin/api/logout", post(logout))
         .route("/admin/api/leads", get(list_leads))
         .route("/admin/api/leads/{id}", get(lead))
@@ -58,7 +59,11 @@ pub fn router() -> Router<AppState> {
             header::CACHE_CONTROL,
             HeaderValue::from_static("no-store"),
         ));
-    Router::new().route("/admin", get(shell)).route("/admin/{*path}", get(shell)).merge(api)
+    Router::new()
+        .route("/admin", get(shell))
+        .route("/admin/setup", get(setup_page))
+        .route("/admin/{*path}", get(shell))
+        .merge(api)
 }
 
 /// The inbox app; it signs in and loads everything through the API.
@@ -66,6 +71,41 @@ async fn shell(State(state): State<AppState>, headers: HeaderMap) -> Response {
     let mut response = super::pages::page(&state.site.admin, &headers);
     response.headers_mut().insert("x-robots-tag", HeaderValue::from_static("noindex, nofollow"));
     response
+}
+
+/// The first start's setup page: the inbox app, which shows the form to create the first operator,
+/// while the link's token works; otherwise the site's "not found" page, as for any unknown path.
+async fn setup_page(
+    State(state): State<AppState>,
+    Extension(client): Extension<ClientInfo>,
+    headers: HeaderMap,
+    query: Result<Query<SetupQuery>, axum::extract::rejection::QueryRejection>,
+) -> Response {
+    let token = query.map(|Query(query)| query.token).unwrap_or_default();
+    let offered = match setup_offered(&state, &client, &token).await {
+        Ok(offered) => offered,
+        Err(e) => return e.into_response(),
+    };
+    if !offered {
+        return super::pages::not_found_page(&state, &headers);
+    }
+    shell(State(state), headers).await
+}
+
+#[derive(Deserialize)]
+struct SetupQuery {
+    #[serde(default)]
+    token: String,
+}
+
+/// Whether this client may create the first operator with this token: only over a connection a
+/// stranger on the network cannot read (this machine, or HTTPS), with a token that is still
+/// good, while no operator exists.
+async fn setup_offered(state: &AppState, client: &ClientInfo, token: &str) -> Result<bool, AdminError> {
+    if !(client.ip.is_loopback() || client.https) || token.is_empty() {
+        return Ok(false);
+    }
+    Ok(state.store.setup_token_valid(auth::token_hash(token)).await?)
 }
 
 async fn not_found() -> AdminError {
@@ -268,12 +308,69 @@ async fn login(
         tracing::warn!("inbox: failed login");
         return Err(AdminError::new(StatusCode::UNAUTHORIZED, "Неправильна електронна пошта або пароль."));
     };
+    sign_in(&state, operator.id, operator.email, https).await
+}
+
+#[derive(Deserialize)]
+struct Setup {
+    token: String,
+    email: String,
+    password: String,
+}
+
+/// Creates the first operator with the first start's setup token, and signs them in.
+async fn setup(
+    State(state): State<AppState>,
+    Extension(client): Extension<ClientInfo>,
+    OverHttps(https): OverHttps,
+    request: Request,
+) -> Result<Response, AdminError> {
+    if !same_origin(request.headers(), https) {
+        return Err(AdminError::foreign_origin());
+    }
+    let Setup { token, email, password } = read_json(request).await?;
+    // Checked before the password is hashed: a request without a good token costs a lookup only.
+    if !setup_offered(&state, &client, &token).await? {
+        return Err(AdminError::new(StatusCode::NOT_FOUND, "Не знайдено."));
+    }
+    let email = auth::normalise_email(&email);
+    auth::check_new_account(&email, &password).map_err(|problem| match problem {
+        auth::NewAccountError::NotAnEmail(_) => {
+            AdminError::bad_request("Це не схоже на адресу електронної пошти.")
+        }
+        auth::NewAccountError::ShortPassword => {
+            AdminError::bad_request("Пароль має містити щонайменше 10 символів.")
+        }
+    })?;
+    let hash = tokio::task::spawn_blocking(move || auth::hash_password(&password))
+        .await
+        .map_err(anyhow::Error::from)
+        .and_then(|hashed| hashed)
+        .map_err(|e| {
+            tracing::error!(error = %e, "inbox: hashing the first operator's password");
+            AdminError::new(StatusCode::INTERNAL_SERVER_ERROR, "Щось пішло не так. Спробуйте ще раз.")
+        })?;
+    let Some(operator) = state.store.add_first_operator(auth::token_hash(&token), email, hash).await? else {
+        // Used a moment ago, or expired meanwhile.
+        return Err(AdminError::new(StatusCode::NOT_FOUND, "Не знайдено."));
+    };
+    tracing::info!(operator = operator.id, "inbox: the first operator was created with the setup link");
+    sign_in(&state, operator.id, operator.email, https).await
+}
+
+/// Starts a session for the operator: the cookie, and the session's CSRF token in the answer.
+async fn sign_in(
+    state: &AppState,
+    operator_id: i64,
+    email: String,
+    https: bool,
+) -> Result<Response, AdminError> {
     let (token, csrf_token) = (auth::new_token(), auth::new_token());
     let expires_at = Timestamp::now() + auth::SESSION_LIFETIME;
-    state.store.create_session(auth::token_hash(&token), operator.id, csrf_token.clone(), expires_at).await?;
-    tracing::info!(operator = operator.id, "inbox: signed in");
+    state.store.create_session(auth::token_hash(&token), operator_id, csrf_token.clone(), expires_at).await?;
+    tracing::info!(operator = operator_id, "inbox: signed in");
     let cookie = session_cookie(token, auth::SESSION_LIFETIME.as_secs(), https);
-    let session = Session { operator_id: operator.id, email: operator.email, csrf_token };
+    let session = Session { operator_id, email, csrf_token };
     Ok(([(header::SET_COOKIE, cookie)], Json(session_answer(&session))).into_response())
 }
 

@@ -383,6 +383,32 @@ impl Store {
         dispatch!(self, operator(email))
     }
 
+    /// Keeps a first-start setup token (its hash) until `expires_at`, if no operator exists yet;
+    /// `false` (and every setup token forgotten) once one does.
+    pub async fn offer_setup(
+        &self,
+        token_hash: String,
+        expires_at: jiff::Timestamp,
+    ) -> Result<bool, StoreError> {
+        dispatch!(self, offer_setup(token_hash, expires_at))
+    }
+
+    /// Whether this setup token would create the first operator now.
+    pub async fn setup_token_valid(&self, token_hash: String) -> Result<bool, StoreError> {
+        dispatch!(self, setup_token_valid(token_hash, jiff::Timestamp::now()))
+    }
+
+    /// Uses up the setup token and creates the first operator, in one transaction; `None` if the
+    /// token is unknown, used or expired, or an operator exists already.
+    pub async fn add_first_operator(
+        &self,
+        token_hash: String,
+        email: String,
+        password_hash: String,
+    ) -> Result<Option<Operator>, StoreError> {
+        dispatch!(self, add_first_operator(token_hash, email, password_hash, jiff::Timestamp::now()))
+    }
+
     pub async fn create_session(
         &self,
         token_hash: String,

@@ -21,7 +21,10 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/postgres/0003_operators.sql"),
     include_str!("../../migrations/postgres/0004_repeat_submissions.sql"),
     include_str!("../../migrations/postgres/0005_held.sql"),
+    include_str!("../../migrations/postgres/0006_setup_tokens.sql"),
 ];
+
+const HAS_OPERATOR: &str = "SELECT EXISTS (SELECT 1 FROM operators)";
 
 /// Any constant: instances that start together run the migrations one at a time.
 const MIGRATION_LOCK: i64 = 0x007a_6179_6176_6b61;
@@ -512,6 +515,85 @@ impl PostgresStore {
             .await
             .map_err(unavailable)?;
         Ok(row.map(|row| Operator { id: row.get(0), email: row.get(1), password_hash: row.get(2) }))
+    }
+
+    pub async fn offer_setup(
+        &self,
+        token_hash: String,
+        expires_at: jiff::Timestamp,
+    ) -> Result<bool, StoreError> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(unavailable)?;
+        let has_operator: bool = tx.query_one(HAS_OPERATOR, &[]).await.map_err(unavailable)?.get(0);
+        if has_operator {
+            tx.execute("DELETE FROM setup_tokens", &[]).await.map_err(unavailable)?;
+        } else {
+            tx.execute("DELETE FROM setup_tokens WHERE expires_at <= now()", &[])
+                .await
+                .map_err(unavailable)?;
+            tx.execute(
+                "INSERT INTO setup_tokens (token_hash, expires_at) VALUES ($1, to_timestamp($2))",
+                &[&token_hash, &seconds(expires_at)],
+            )
+            .await
+            .map_err(unavailable)?;
+        }
+        tx.commit().await.map_err(unavailable)?;
+        Ok(!has_operator)
+    }
+
+    pub async fn setup_token_valid(
+        &self,
+        token_hash: String,
+        now: jiff::Timestamp,
+    ) -> Result<bool, StoreError> {
+        let client = self.client().await?;
+        let row = client
+            .query_one(
+                &format!(
+                    "SELECT EXISTS (SELECT 1 FROM setup_tokens WHERE token_hash = $1 AND expires_at > to_timestamp($2)) \
+                     AND NOT ({HAS_OPERATOR})"
+                ),
+                &[&token_hash, &seconds(now)],
+            )
+            .await
+            .map_err(unavailable)?;
+        Ok(row.get(0))
+    }
+
+    pub async fn add_first_operator(
+        &self,
+        token_hash: String,
+        email: String,
+        password_hash: String,
+        now: jiff::Timestamp,
+    ) -> Result<Option<Operator>, StoreError> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(unavailable)?;
+        // Two instances taking two links at once: one of them creates the first operator.
+        tx.execute("LOCK TABLE operators IN SHARE ROW EXCLUSIVE MODE", &[]).await.map_err(unavailable)?;
+        let used = tx
+            .execute(
+                "DELETE FROM setup_tokens WHERE token_hash = $1 AND expires_at > to_timestamp($2)",
+                &[&token_hash, &seconds(now)],
+            )
+            .await
+            .map_err(unavailable)?;
+        let has_operator: bool = tx.query_one(HAS_OPERATOR, &[]).await.map_err(unavailable)?.get(0);
+        if used == 0 || has_operator {
+            return Ok(None);
+        }
+        let id: i64 = tx
+            .query_one(
+                "INSERT INTO operators (email, password_hash) VALUES ($1, $2) RETURNING id",
+                &[&email, &password_hash],
+            )
+            .await
+            .map_err(unavailable)?
+            .get(0);
+        tx.execute("DELETE FROM setup_tokens", &[]).await.map_err(unavailable)?;
+        tx.commit().await.map_err(unavailable)?;
+        Ok(Some(Operator { id, email, password_hash }))
     }
 
     pub async fn create_session(

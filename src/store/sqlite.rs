@@ -27,6 +27,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/sqlite/0003_operators.sql"),
     include_str!("../../migrations/sqlite/0004_repeat_submissions.sql"),
     include_str!("../../migrations/sqlite/0005_held.sql"),
+    include_str!("../../migrations/sqlite/0006_setup_tokens.sql"),
 ];
 
 const LEAD_COLUMNS: &str = "id, created_at, name, phone, confirmation, comment";
@@ -420,6 +421,69 @@ impl SqliteStore {
         .await
     }
 
+    pub async fn offer_setup(
+        &self,
+        token_hash: String,
+        expires_at: jiff::Timestamp,
+    ) -> Result<bool, StoreError> {
+        self.write(move |conn| {
+            if has_operator(conn)? {
+                conn.execute("DELETE FROM setup_tokens", [])?;
+                return Ok(false);
+            }
+            conn.execute("DELETE FROM setup_tokens WHERE expires_at <= ?1", [text(jiff::Timestamp::now())])?;
+            conn.execute(
+                "INSERT INTO setup_tokens (token_hash, expires_at) VALUES (?1, ?2)",
+                params![token_hash, text(expires_at)],
+            )?;
+            Ok(true)
+        })
+        .await
+    }
+
+    pub async fn setup_token_valid(
+        &self,
+        token_hash: String,
+        now: jiff::Timestamp,
+    ) -> Result<bool, StoreError> {
+        self.read(move |conn| {
+            let found = conn
+                .query_row(
+                    "SELECT 1 FROM setup_tokens WHERE token_hash = ?1 AND expires_at > ?2",
+                    params![token_hash, text(now)],
+                    |_| Ok(()),
+                )
+                .optional()?;
+            Ok(found.is_some() && !has_operator(conn)?)
+        })
+        .await
+    }
+
+    pub async fn add_first_operator(
+        &self,
+        token_hash: String,
+        email: String,
+        password_hash: String,
+        now: jiff::Timestamp,
+    ) -> Result<Option<Operator>, StoreError> {
+        self.write(move |conn| {
+            let used = conn.execute(
+                "DELETE FROM setup_tokens WHERE token_hash = ?1 AND expires_at > ?2",
+                params![token_hash, text(now)],
+            )?;
+            if used == 0 || has_operator(conn)? {
+                return Ok(None);
+            }
+            conn.execute(
+                "INSERT INTO operators (email, password_hash, created_at) VALUES (?1, ?2, ?3)",
+                params![email, password_hash, text(now)],
+            )?;
+            conn.execute("DELETE FROM setup_tokens", [])?;
+            Ok(Some(Operator { id: conn.last_insert_rowid(), email, password_hash }))
+        })
+        .await
+    }
+
     pub async fn create_session(
         &self,
         token_hash: String,
@@ -801,6 +865,10 @@ fn insert_leads(
         .execute(params![idempotency.key, idempotency.fingerprint, ids, created_at])?;
     }
     Ok(stored)
+}
+
+fn has_operator(conn: &Connection) -> rusqlite::Result<bool> {
+    conn.query_row("SELECT EXISTS (SELECT 1 FROM operators)", [], |row| row.get(0))
 }
 
 fn meta_get_or_insert(conn: &Connection, key: &str, value: &str) -> rusqlite::Result<String> {
