@@ -1,9 +1,10 @@
 import { StrictMode, useCallback, useEffect, useRef, useState } from 'react';
-import { BrowserRouter } from 'react-router';
+import { BrowserRouter, useLocation, useNavigate } from 'react-router';
 import { errorText, getSession, isAbort, type Session } from './api';
 import { restoreDrafts, takeDrafts, type StoredDrafts } from './drafts';
 import { Inbox } from './Inbox';
 import { Login } from './Login';
+import { Setup } from './Setup';
 
 type State =
   | { kind: 'checking' }
@@ -13,14 +14,26 @@ type State =
   | { kind: 'signed-in'; session: Session };
 
 /**
- * The inbox's root: asks the server who is signed in, then shows the login or the inbox. The login
- * is not a route: whoever opens /admin/leads/42 signed out signs in and lands on that lead. A
+ * The inbox's root. The first start's setup link (/admin/setup?token=…) shows the form that
+ * creates the first operator; otherwise it asks the server who is signed in, then shows the login
+ * or the inbox. The login is not a route: whoever opens /admin/leads/42 signed out signs in and lands on that lead. A
  * session that ends while the inbox is open (expired, signed out elsewhere) shows the login with a
  * line saying so; the page stays where it was, and a call being written keeps its draft for that
  * operator. A signed-out tab keeps no drafts in storage: after "Вийти" they are gone; after a session
  * ended they wait in memory for the same operator to sign in again, and go if someone else does.
  */
 export function App() {
+  const location = useLocation();
+  const navigate = useNavigate();
+  const setupToken = location.pathname === '/setup' ? new URLSearchParams(location.search).get('token') : null;
+  // Signed in by the setup: on to the inbox, and the used link leaves the address bar and history.
+  const setUp = useCallback(() => navigate('/', { replace: true }), [navigate]);
+  if (setupToken !== null) return <Setup token={setupToken} onSignedIn={setUp} />;
+  return <SessionApp />;
+}
+
+/** The inbox for whoever is signed in, or the login. */
+function SessionApp() {
   const [state, setState] = useState<State>({ kind: 'checking' });
   const [check, setCheck] = useState(0);
 

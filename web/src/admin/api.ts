@@ -212,6 +212,14 @@ export function login(email: string, password: string): Promise<Session> {
   return request<Session>('/admin/api/login', { method: 'POST', body: { email, password } });
 }
 
+/**
+ * Creates the first operator with the first start's setup token and signs them in; a used or
+ * expired link (404) or an account the server refuses (400) rejects with the server's sentence.
+ */
+export function setup(token: string, email: string, password: string): Promise<Session> {
+  return request<Session>('/admin/api/setup', { method: 'POST', body: { token, email, password } });
+}
+
 export interface LeadQuery {
   q: string;
   filter: ListFilter;
