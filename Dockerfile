@@ -19,7 +19,6 @@ WORKDIR /src
 COPY Cargo.toml Cargo.lock ./
 COPY src ./src
 COPY migrations ./migrations
-COPY templates ./templates
 COPY --from=web /src/web/dist ./web/dist
 # The target folder is a cache kept between builds; touching the crate's roots makes sure the
 # embedded site is always the one just built (dependencies stay cached).

@@ -156,9 +156,7 @@ fn generate_anon_key() -> String {
 }
 
 pub fn app(state: AppState) -> Router {
-    let mut style_hashes = state.site.style_hashes.clone();
-    style_hashes.push(security::style_hash(form::ERROR_PAGE_CSS));
-    let policy = security::content_policy(&state.settings, &style_hashes);
+    let policy = security::content_policy(&state.settings, &state.site.style_hashes);
     let panic_state = state.clone();
     let timeout_state = state.clone();
 

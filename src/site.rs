@@ -92,6 +92,8 @@ pub struct Site {
     pub privacy_policy: Page,
     pub not_found: Page,
     pub error: Page,
+    /// The landing page for a refused `POST /leads`, with the slots `http::form` fills per request.
+    pub form_refused: String,
     /// The operators' inbox app (built separately from the visitor's pages).
     pub admin: Page,
     /// Every other file by its path without the leading slash (`assets/index-abc.js`).
@@ -124,7 +126,7 @@ impl Site {
         };
 
         let mut style_hashes = Vec::new();
-        let mut page = |name: &str| -> anyhow::Result<Page> {
+        let mut filled = |name: &str| -> anyhow::Result<String> {
             let html = raw_page(name)?;
             for style in inline_styles(&html) {
                 let hash = crate::http::security::style_hash(style);
@@ -132,14 +134,15 @@ impl Site {
                     style_hashes.push(hash);
                 }
             }
-            Ok(Page::new(fill(&html)))
+            Ok(fill(&html))
         };
-        let home = page("index.html")?;
-        let thank_you = page("thank-you.html")?;
-        let privacy_policy = page("privacy-policy.html")?;
-        let not_found = page("404.html")?;
-        let error = page("error.html")?;
-        let admin = page("admin.html")?;
+        let home = Page::new(filled("index.html")?);
+        let thank_you = Page::new(filled("thank-you.html")?);
+        let privacy_policy = Page::new(filled("privacy-policy.html")?);
+        let not_found = Page::new(filled("404.html")?);
+        let error = Page::new(filled("error.html")?);
+        let form_refused = filled("form-refused.html")?;
+        let admin = Page::new(filled("admin.html")?);
         // The policy's text is the built page with the retention period it states.
         let policy_text = raw_page("privacy-policy.html")? + &days_uk(settings.retention_days);
         let policy_version = hex(&Sha256::digest(policy_text.as_bytes()))[..16].to_owned();
@@ -162,6 +165,7 @@ impl Site {
             privacy_policy,
             not_found,
             error,
+            form_refused,
             admin,
             files,
             style_hashes,

@@ -1,10 +1,15 @@
-//! `POST /leads`: the form without JavaScript.
+//! `POST /leads`: the form without JavaScript. A refusal answers with the landing page itself
+//! (web/dist/form-refused.html filled in by src/http/form.rs), in the words of SPEC §8.
 
 mod common;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use common::{TestApp, test_app, test_app_with};
+
+/// SPEC §8's texts, as the JavaScript path shows them in its toasts.
+const INVALID: [&str; 2] = ["Будь ласка, заповніть всі поля", "Всі обов'язкові поля мають бути заповнені"];
+const FAILED: [&str; 2] = ["Сталася помилка", "Спробуйте, будь ласка, ще раз."];
 
 async fn post_form(app: &TestApp, body: &str) -> common::Answer {
     let request = Request::post("/leads")
@@ -20,6 +25,44 @@ fn encode(fields: &[(&str, &str)]) -> String {
         .map(|(k, v)| format!("{k}={}", v.bytes().map(|b| format!("%{b:02X}")).collect::<String>()))
         .collect::<Vec<_>>()
         .join("&")
+}
+
+/// The start tag that contains `needle`.
+fn tag_with<'a>(html: &'a str, needle: &str) -> &'a str {
+    let at = html.find(needle).unwrap_or_else(|| panic!("no {needle} in {html}"));
+    let start = html[..=at].rfind('<').unwrap();
+    let end = at + html[at..].find('>').unwrap();
+    &html[start..=end]
+}
+
+/// The live region at the top of the form, as text with its tags.
+fn live_region(html: &str) -> &str {
+    let start = html.find("role=\"alert\"").expect("a live region");
+    let end = start + html[start..].find("</div>").unwrap();
+    &html[start..end]
+}
+
+/// What every refusal page is: the landing page, its slots all filled, never cached.
+fn assert_landing_page(answer: &common::Answer) {
+    let html = answer.text();
+    let landing =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/web/dist/index.html")).unwrap();
+    let headline = tag_with(&landing, "<h1");
+    let headline = &landing[landing.find(headline).unwrap()..landing.find("</h1>").unwrap()];
+    assert!(html.contains(headline), "the landing page's headline {headline}");
+    assert!(html.contains("lang=\"uk\""));
+    assert!(html.contains("<form id=\"lead-form\""), "the landing page's form");
+    assert!(!html.contains("data-zayavka-") && !html.contains("__ZAYAVKA_"), "every slot filled: {html}");
+    assert_eq!(answer.header("cache-control"), "no-store");
+    assert_eq!(html.matches("autofocus").count(), 1, "one place the focus goes");
+}
+
+fn assert_says(html: &str, texts: [&str; 2]) {
+    let region = live_region(html);
+    for text in texts {
+        assert!(region.contains(text), "{text} in {region}");
+    }
+    assert_eq!(region.matches("<p").count(), 1, "one case only: {region}");
 }
 
 #[tokio::test]
@@ -43,42 +86,77 @@ async fn a_complete_form_is_stored_and_redirected_with_303() {
 }
 
 #[tokio::test]
-async fn a_refusal_says_what_was_wrong_in_ukrainian_and_keeps_the_entries() {
+async fn a_missing_answer_gets_the_landing_page_with_the_entries_kept_and_the_question_marked() {
     let app = test_app().await;
-    let body = encode(&[("name", "Олена <b>"), ("phone", "дзвоніть"), ("comment", "ввечері")]);
+    let body = encode(&[
+        ("name", "\"><script>alert(1)</script>"),
+        ("phone", "067 123 45 67"),
+        ("comment", "ввечері & <i>'</i>"),
+        ("agreed", "on"),
+    ]);
     let answer = post_form(&app, &body).await;
     assert_eq!(answer.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_landing_page(&answer);
     let html = answer.text();
-    assert!(html.contains("lang=\"uk\""));
-    assert!(html.contains("Номер телефону має складатися з цифр"));
-    assert!(html.contains("Оберіть відповідь «Так» або «Ні»") || html.contains("«Відповідь «Так» або «Ні»»"));
-    assert!(html.contains("Потрібна ваша згода з умовами публічної оферти."));
+    assert_says(&html, INVALID);
+
+    let question = tag_with(&html, "role=\"radiogroup\"");
     assert!(
-        html.contains("value=\"Олена &#60;b&#62;\"") || html.contains("value=\"Олена &lt;b&gt;\""),
-        "entries kept, escaped"
+        question.contains("aria-invalid=\"true\" aria-describedby=\"lead-confirmation-error\""),
+        "{question}"
     );
-    assert!(!html.contains("<b>"), "nothing the visitor wrote is markup");
-    assert!(html.contains(">ввечері</textarea>"));
-    assert!(html.contains("href=\"/\""), "a way back");
+    let message = tag_with(&html, "id=\"lead-confirmation-error\"");
+    assert!(html.contains(&format!("{message}Оберіть, будь ласка, «Так» або «Ні».</p>")), "{message}");
+    assert!(tag_with(&html, "value=\"Так\"").contains("autofocus"), "the focus on the question");
+    assert_eq!(html.matches("aria-invalid=\"true\"").count(), 1, "only the question is marked");
+    assert_eq!(html.matches("class=\"field-error\"").count(), 1);
+
+    let name = tag_with(&html, "name=\"name\"");
+    assert!(name.contains("value=\"&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;\""), "{name}");
+    assert!(!html.contains("<script>alert"), "nothing the visitor wrote is markup");
+    assert!(tag_with(&html, "name=\"phone\"").contains("value=\"067 123 45 67\""));
+    assert!(html.contains(">ввечері &amp; &lt;i&gt;&#x27;&lt;/i&gt;</textarea>"), "{html}");
+    assert!(tag_with(&html, "name=\"agreed\"").contains("checked"), "the box as the visitor left it");
+    assert!(!tag_with(&html, "value=\"Ні\"").contains("checked"));
     assert!(app.stored().await.is_empty());
 }
 
 #[tokio::test]
-async fn a_filled_honeypot_looks_like_success_and_the_lead_is_held_not_dropped() {
+async fn a_phone_that_is_not_a_number_is_marked_with_its_own_message() {
     let app = test_app().await;
-    let body = encode(&[
-        ("name", "Bot"),
-        ("phone", "0671234567"),
-        ("confirmation", "Так"),
-        ("agreed", "on"),
-        ("website", "http://spam.example"),
-    ]);
+    let body = encode(&[("name", "Олена"), ("phone", "дзвоніть"), ("confirmation", "Ні"), ("agreed", "on")]);
     let answer = post_form(&app, &body).await;
-    assert_eq!(answer.status, StatusCode::SEE_OTHER);
-    // A password manager may have filled it for a person: stored, held for a person to review.
-    let stored = app.stored().await;
-    assert_eq!(stored.len(), 1);
-    assert!(stored[0].held.as_ref().is_some_and(|reasons| reasons.contains(&"honeypot".to_owned())));
+    assert_eq!(answer.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_landing_page(&answer);
+    let html = answer.text();
+    assert!(live_region(&html).contains("Перевірте номер телефону"), "{html}");
+    let phone = tag_with(&html, "name=\"phone\"");
+    assert!(
+        phone.contains("aria-describedby=\"lead-phone-error\"") && phone.contains("autofocus"),
+        "{phone}"
+    );
+    assert!(phone.contains("value=\"дзвоніть\""));
+    assert!(html.contains("Номер телефону має складатися з цифр"));
+    assert!(!html.contains("Вкажіть, будь ласка, номер телефону."), "not the message for a missing phone");
+    assert!(tag_with(&html, "value=\"Ні\"").contains("checked"));
+    assert!(app.stored().await.is_empty());
+}
+
+#[tokio::test]
+async fn an_empty_form_marks_every_required_field_and_focuses_the_first() {
+    let app = test_app().await;
+    let answer = post_form(&app, "name=").await;
+    assert_eq!(answer.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_landing_page(&answer);
+    let html = answer.text();
+    assert_says(&html, INVALID);
+    for field in ["name", "phone", "confirmation", "agreed"] {
+        let id = format!("id=\"lead-{field}-error\"");
+        assert_eq!(html.matches(&id).count(), 1, "{field}'s message");
+        assert!(html.contains(&format!("aria-describedby=\"lead-{field}-error\"")), "{field} marked");
+    }
+    assert!(tag_with(&html, "name=\"name\"").contains("autofocus"));
+    assert!(!tag_with(&html, "name=\"agreed\"").contains("checked"), "an unticked box stays unticked");
 }
 
 #[tokio::test]
@@ -96,19 +174,21 @@ async fn text_that_is_not_utf8_is_refused_rather_than_stored_altered() {
             .unwrap();
         let answer = app.call(request).await;
         assert_eq!(answer.status, StatusCode::BAD_REQUEST);
-        assert!(answer.text().contains("не в кодуванні UTF-8"), "{}", answer.text());
+        assert_landing_page(&answer);
+        assert_says(&answer.text(), FAILED);
     }
     assert!(app.stored().await.is_empty());
 }
 
 #[tokio::test]
-async fn an_oversized_or_foreign_body_gets_a_ukrainian_page_and_stores_nothing() {
+async fn an_oversized_or_foreign_body_gets_the_landing_page_and_stores_nothing() {
     let app = test_app().await;
     let comment = "я".repeat(40_000);
     let oversized = encode(&[("name", "Олена"), ("phone", "0671234567"), ("comment", &comment)]);
     let answer = post_form(&app, &oversized).await;
     assert_eq!(answer.status, StatusCode::PAYLOAD_TOO_LARGE);
-    assert!(answer.text().contains("Заявка завелика"), "{}", answer.text());
+    assert_landing_page(&answer);
+    assert_says(&answer.text(), FAILED);
 
     let request = Request::post("/leads")
         .header("content-type", "text/plain")
@@ -116,16 +196,72 @@ async fn an_oversized_or_foreign_body_gets_a_ukrainian_page_and_stores_nothing()
         .unwrap();
     let answer = app.call(request).await;
     assert_eq!(answer.status, StatusCode::UNSUPPORTED_MEDIA_TYPE);
-    assert!(answer.text().contains("незнайомому форматі"), "{}", answer.text());
+    assert_landing_page(&answer);
+    let html = answer.text();
+    assert_says(&html, FAILED);
+    assert!(
+        tag_with(&html, "id=\"lead-form-alert\"").contains("autofocus"),
+        "no field to fix: the focus on the message"
+    );
     assert!(app.stored().await.is_empty());
 }
 
 #[tokio::test]
-async fn the_refusal_page_styles_are_allowed_by_the_csp() {
+async fn too_many_tries_keep_the_entries_and_say_so_in_specs_words() {
+    let app = test_app_with(|s| s.rate_limit_per_minute = 1).await;
+    let lead = |phone: &str| {
+        encode(&[
+            ("name", "Олена"),
+            ("phone", phone),
+            ("confirmation", "Так"),
+            ("comment", "ввечері"),
+            ("agreed", "on"),
+        ])
+    };
+    assert_eq!(post_form(&app, &lead("0671234567")).await.status, StatusCode::SEE_OTHER);
+    let answer = post_form(&app, &lead("0671234568")).await;
+    assert_eq!(answer.status, StatusCode::TOO_MANY_REQUESTS);
+    assert!(!answer.header("retry-after").is_empty());
+    assert!(answer.header("ratelimit").starts_with("limit=1, remaining=0"));
+    assert_landing_page(&answer);
+    let html = answer.text();
+    assert_says(&html, FAILED);
+    assert!(tag_with(&html, "name=\"phone\"").contains("value=\"0671234568\""));
+    assert!(tag_with(&html, "value=\"Так\"").contains("checked"));
+    assert!(html.contains(">ввечері</textarea>"));
+    assert_eq!(app.stored().await.len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_the_database_unavailable_the_answer_is_503_with_the_entries_kept() {
+    let app = test_app().await;
+    let lock = app.database.lock_leads_table().await;
+    let body =
+        encode(&[("name", "Олена"), ("phone", "0671234567"), ("confirmation", "Ні"), ("agreed", "on")]);
+    let answer = post_form(&app, &body).await;
+    lock.release().await;
+    assert_eq!(answer.status, StatusCode::SERVICE_UNAVAILABLE);
+    assert_landing_page(&answer);
+    let html = answer.text();
+    assert_says(&html, FAILED);
+    assert!(tag_with(&html, "name=\"name\"").contains("value=\"Олена\""));
+    assert!(tag_with(&html, "value=\"Ні\"").contains("checked"));
+}
+
+#[tokio::test]
+async fn the_refusal_page_keeps_the_strict_csp_and_loads_no_script() {
     let app = test_app().await;
     let answer = post_form(&app, "name=").await;
+    let html = answer.text();
     let csp = answer.header("content-security-policy").to_owned();
-    assert!(csp.contains(&zayavka::http::security::style_hash(zayavka::http::form::ERROR_PAGE_CSS)), "{csp}");
+    let start = html.find("<style>").unwrap() + "<style>".len();
+    let style = &html[start..start + html[start..].find("</style>").unwrap()];
+    assert!(csp.contains(&zayavka::http::security::style_hash(style)), "{csp}");
+    assert!(!csp.contains("unsafe-inline"));
+    assert!(!html.contains("style="), "no style attributes");
+    let scripts: Vec<_> =
+        html.match_indices("<script").map(|(at, _)| tag_with(&html[at..], "<script")).collect();
+    assert_eq!(scripts, ["<script id=\"zayavka-config\" type=\"application/json\">"], "only the data block");
 }
 
 #[tokio::test]
@@ -138,8 +274,14 @@ async fn only_a_checked_box_is_consent() {
         let answer = post_form(&app, &format!("{lead}&{agreed}")).await;
         assert_eq!(answer.status, StatusCode::UNPROCESSABLE_ENTITY, "{agreed}");
         let html = answer.text();
-        assert!(html.contains("Потрібна ваша згода з умовами публічної оферти."), "{agreed}");
-        assert!(!html.contains("value=\"on\" checked"), "{agreed}: the page shows the box unticked");
+        assert_says(&html, INVALID);
+        assert!(html.contains("Щоб надіслати заявку, потрібна Ваша згода."), "{agreed}");
+        let agreement = tag_with(&html, "name=\"agreed\"");
+        assert!(!agreement.contains("checked"), "{agreed}: the page shows the box unticked");
+        assert!(
+            agreement.contains("aria-invalid=\"true\"") && agreement.contains("autofocus"),
+            "{agreement}"
+        );
     }
     assert!(app.stored().await.is_empty(), "nothing stored without consent");
 

@@ -46,6 +46,6 @@ test('the server\'s refusal page (no-JavaScript path) has none', async ({ page, 
   const refused = page.waitForResponse((r) => new URL(r.url()).pathname === '/leads');
   await leadForm(page).form.evaluate((form: HTMLFormElement) => form.submit());
   expect((await refused).status()).toBe(422);
-  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Заявку не надіслано');
+  await expect(leadForm(page).form.getByRole('alert')).toContainText('Перевірте номер телефону');
   await expectNoSeriousA11yViolations(page, 'the refusal page');
 });

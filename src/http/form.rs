@@ -1,9 +1,10 @@
 //! `POST /leads`: the same form without JavaScript (or before the script arrived). Same rules as
-//! the JSON insert; success is a 303 to the redirect target, a refusal is a small Ukrainian page
-//! that says what was wrong and gives the form back with the visitor's entries, so nothing typed
-//! is lost.
+//! the JSON insert; success is a 303 to the redirect target. A refusal answers with the landing page
+//! itself (`form-refused.html`, prerendered by the web build with slots, see
+//! `web/src/form/refusal.ts`): the visitor's entries filled in, so nothing typed is lost, the fields
+//! to change marked with their messages, and SPEC §8's texts in a live region at the top of the form.
+//! Every word on it comes from the web content module; this file only picks which ones apply.
 
-use askama::Template;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::HeaderMap;
@@ -17,7 +18,8 @@ use serde::Deserialize;
 use super::client::ClientInfo;
 use super::submit;
 use crate::app::AppState;
-use crate::lead::LeadInput;
+use crate::lead::{self, Field, LeadInput, Problem};
+use crate::site::escape_html;
 
 pub fn router() -> Router<AppState> {
     Router::new().route("/leads", post(submit)).layer(DefaultBodyLimit::max(super::rest::MAX_BODY_BYTES))
@@ -48,22 +50,6 @@ impl LeadForm {
     }
 }
 
-/// The styles of the refusal page; the CSP allows them by hash (see `security::content_policy`).
-pub const ERROR_PAGE_CSS: &str = "body{margin:0;font:1rem/1.5 system-ui,-apple-system,\"Segoe UI\",Roboto,sans-serif;color:#1b2a3a;background:#f4f7fa}main{max-width:34rem;margin:0 auto;padding:1.5rem 1rem}h1{font-size:1.5rem;color:#0b4f7c}.problems{background:#fdecec;border-left:4px solid #b42318;padding:.5rem 1rem;margin-bottom:1rem}.problems p{margin:.25rem 0;font-weight:600}form{display:grid;gap:.5rem;background:#fff;padding:1rem;border-radius:.75rem}input[type=text],input[type=tel],textarea{font:inherit;padding:.75rem;border:1px solid #8a99a8;border-radius:.5rem}fieldset{border:1px solid #c5d0da;border-radius:.5rem}fieldset label{margin-right:1.5rem}.agree{display:block;margin:.5rem 0}button{font:inherit;font-weight:600;color:#fff;background:#0b6aa2;border:0;border-radius:.5rem;padding:.9rem 1rem;min-height:3rem}a{color:#0b5a8c}";
-
-#[derive(Template)]
-#[template(path = "form_error.html")]
-struct RefusalPage<'a> {
-    css: &'static str,
-    brand: &'a str,
-    problems: Vec<String>,
-    name: &'a str,
-    phone: &'a str,
-    confirmation: &'a str,
-    comment: &'a str,
-    agreed: bool,
-}
-
 async fn submit(
     State(state): State<AppState>,
     Extension(client): Extension<ClientInfo>,
@@ -72,14 +58,13 @@ async fn submit(
 ) -> Response {
     let form = match read_form(&headers, body) {
         Ok(form) => form,
-        Err((status, problem)) => {
+        Err(status) => {
             submit::invalid(&state);
-            return refusal(&state, status, vec![problem.to_owned()], &LeadForm::default());
+            return refusal(&state, status, &Refusal::failed(), &LeadForm::default());
         }
     };
     if let Err(limited) = submit::check_rate(&state, &client, 1) {
-        let problem = "Забагато спроб поспіль. Зачекайте, будь ласка, хвилину і надішліть ще раз.";
-        let mut response = refusal(&state, StatusCode::TOO_MANY_REQUESTS, vec![problem.to_owned()], &form);
+        let mut response = refusal(&state, StatusCode::TOO_MANY_REQUESTS, &Refusal::failed(), &form);
         response.headers_mut().extend(limited.headers());
         return response;
     }
@@ -89,7 +74,7 @@ async fn submit(
         confirmation: Some(form.confirmation.clone()),
         comment: Some(form.comment.clone()),
     };
-    let mut problems: Vec<String> = match input.validate() {
+    let problems = match input.validate() {
         Ok(lead) if form.has_agreed() => {
             // Looking automated (the honeypot filled, say) holds the lead for review: a person
             // whose password manager filled the hidden field is still called. The answer is the
@@ -99,70 +84,220 @@ async fn submit(
             submit::weigh(&state, &client, &sender, &mut leads);
             return match submit::store(&state, leads, None).await {
                 Ok(_) => Redirect::to(&state.settings.redirect_url).into_response(),
-                Err(_) => {
-                    let problem =
-                        "Сталася помилка: заявку не збережено. Спробуйте, будь ласка, ще раз за хвилину.";
-                    refusal(&state, StatusCode::SERVICE_UNAVAILABLE, vec![problem.to_owned()], &form)
-                }
+                Err(_) => refusal(&state, StatusCode::SERVICE_UNAVAILABLE, &Refusal::failed(), &form),
             };
         }
         Ok(_) => Vec::new(),
-        Err(problems) => problems.iter().map(|p| p.message_uk()).collect(),
+        Err(problems) => problems,
     };
-    if !form.has_agreed() {
-        problems.push("Потрібна ваша згода з умовами публічної оферти.".to_owned());
-    }
     submit::invalid(&state);
-    tracing::info!(problems = problems.len(), "lead refused by validation (form)");
-    refusal(&state, StatusCode::UNPROCESSABLE_ENTITY, problems, &form)
+    let refused = Refusal::of(&problems, form.has_agreed());
+    tracing::info!(fields = refused.fields.len(), "lead refused by validation (form)");
+    refusal(&state, StatusCode::UNPROCESSABLE_ENTITY, &refused, &form)
 }
 
-/// The form's fields, or why the body cannot be read. Text that is not UTF-8 is refused rather
-/// than stored with its bytes replaced by `�`, which is what URL-decoding alone would do.
-fn read_form(
-    headers: &HeaderMap,
-    body: Result<Bytes, BytesRejection>,
-) -> Result<LeadForm, (StatusCode, &'static str)> {
+/// The form's fields, or the status for a body that cannot be read. Text that is not UTF-8 is
+/// refused rather than stored with its bytes replaced by `�`, which is what URL-decoding alone
+/// would do.
+fn read_form(headers: &HeaderMap, body: Result<Bytes, BytesRejection>) -> Result<LeadForm, StatusCode> {
     let media = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
     let media = media.split(';').next().unwrap_or("").trim();
     if !media.eq_ignore_ascii_case("application/x-www-form-urlencoded") {
-        return Err((StatusCode::UNSUPPORTED_MEDIA_TYPE, "Форму надіслано в незнайомому форматі."));
+        return Err(StatusCode::UNSUPPORTED_MEDIA_TYPE);
     }
     let body = body.map_err(|rejection| match rejection.status() {
-        StatusCode::PAYLOAD_TOO_LARGE => {
-            (StatusCode::PAYLOAD_TOO_LARGE, "Заявка завелика. Скоротіть, будь ласка, коментар.")
-        }
-        _ => (StatusCode::BAD_REQUEST, "Не вдалося прочитати заявку. Спробуйте, будь ласка, ще раз."),
+        StatusCode::PAYLOAD_TOO_LARGE => StatusCode::PAYLOAD_TOO_LARGE,
+        _ => StatusCode::BAD_REQUEST,
     })?;
     let utf8 = body
         .split(|&byte| byte == b'&' || byte == b'=')
         .all(|part| percent_encoding::percent_decode(part).decode_utf8().is_ok());
     if !utf8 {
-        return Err((
-            StatusCode::BAD_REQUEST,
-            "Текст заявки надіслано не в кодуванні UTF-8, тож його не вдалося прочитати.",
-        ));
+        return Err(StatusCode::BAD_REQUEST);
     }
-    serde_urlencoded::from_bytes(&body)
-        .map_err(|_| (StatusCode::BAD_REQUEST, "Не вдалося прочитати заявку. Спробуйте, будь ласка, ще раз."))
+    serde_urlencoded::from_bytes(&body).map_err(|_| StatusCode::BAD_REQUEST)
 }
 
-fn refusal(state: &AppState, status: StatusCode, problems: Vec<String>, form: &LeadForm) -> Response {
-    let page = RefusalPage {
-        css: ERROR_PAGE_CSS,
-        brand: &state.settings.brand,
-        problems,
-        name: &form.name,
-        phone: &form.phone,
-        confirmation: &form.confirmation,
-        comment: &form.comment,
-        agreed: form.has_agreed(),
-    };
-    match page.render() {
-        Ok(html) => (status, [(header::CACHE_CONTROL, "no-store")], Html(html)).into_response(),
-        Err(e) => {
-            tracing::error!(error = %e, "rendering the refusal page");
-            super::pages::error_page(state)
+/// What the refusal page says: the live region's case and the marked fields.
+struct Refusal {
+    /// A `data-zayavka-if` key of the live region: `invalid` (SPEC §8, required fields), `badPhone`
+    /// (a phone that is not a number, as the JavaScript path says) or `failed` (SPEC §8, everything
+    /// else: too many tries, the database unavailable, a body that cannot be read).
+    case: &'static str,
+    /// The marked fields in the form's order, by name, each with the key of its message.
+    fields: Vec<(&'static str, &'static str)>,
+}
+
+impl Refusal {
+    fn failed() -> Refusal {
+        Refusal { case: "failed", fields: Vec::new() }
+    }
+
+    /// The refusal for the lead rules' problems and the agreement box. A field too long is past
+    /// the form's own `maxlength` (no person's browser sends it), so it has no message of its own:
+    /// it is the general failure.
+    fn of(problems: &[Problem], agreed: bool) -> Refusal {
+        let mut fields: Vec<(&'static str, &'static str)> = problems
+            .iter()
+            .filter_map(|problem| match problem {
+                Problem::Missing(field) => Some((field.column(), field.column())),
+                Problem::BadPhone => Some((Field::Phone.column(), "phoneShape")),
+                Problem::BadConfirmation => {
+                    Some((Field::Confirmation.column(), Field::Confirmation.column()))
+                }
+                Problem::TooLong(..) => None,
+            })
+            .collect();
+        if !agreed {
+            fields.push(("agreed", "agreed"));
         }
+        const FORM_ORDER: [&str; 4] = ["name", "phone", "confirmation", "agreed"];
+        fields.sort_by_key(|(field, _)| FORM_ORDER.iter().position(|f| f == field));
+        fields.dedup_by_key(|(field, _)| *field);
+        let case = if fields.iter().any(|(_, message)| *message != "phoneShape") {
+            "invalid"
+        } else if fields.is_empty() {
+            "failed"
+        } else {
+            "badPhone"
+        };
+        Refusal { case, fields }
+    }
+}
+
+fn refusal(state: &AppState, status: StatusCode, refused: &Refusal, form: &LeadForm) -> Response {
+    let html = fill_refusal(&state.site.form_refused, refused, form);
+    (status, [(header::CACHE_CONTROL, "no-store")], Html(html)).into_response()
+}
+
+/// `form-refused.html` for one refusal: only the live region's case and the marked fields' messages
+/// kept, the marks and the focus on the first marked field (else on the live region), the choices
+/// as the visitor left them, and the entries HTML-escaped (attribute values and textarea text).
+fn fill_refusal(template: &str, refused: &Refusal, form: &LeadForm) -> String {
+    let marked = |field: &str| refused.fields.iter().any(|(f, _)| *f == field);
+    let first = refused.fields.first().map_or("alert", |(field, _)| *field);
+    let html = keep_paragraphs(template, |key| {
+        key == refused.case || refused.fields.iter().any(|(_, message)| *message == key)
+    });
+    let html = replace_slots(&html, "data-zayavka-invalid", |field| {
+        if marked(field) {
+            format!(" aria-invalid=\"true\" aria-describedby=\"lead-{field}-error\"")
+        } else {
+            String::new()
+        }
+    });
+    let html = replace_slots(&html, "data-zayavka-focus", |key| {
+        if key == first { " autofocus=\"\"".to_owned() } else { String::new() }
+    });
+    let html = replace_slots(&html, "data-zayavka-checked", |key| {
+        let checked = match key {
+            "yes" => form.confirmation == lead::YES,
+            "no" => form.confirmation == lead::NO,
+            "agreed" => form.has_agreed(),
+            _ => false,
+        };
+        if checked { " checked=\"\"".to_owned() } else { String::new() }
+    });
+    // The HTML parser drops one newline right after `<textarea>`: keep a comment's own.
+    let comment = match form.comment.starts_with('\n') {
+        true => format!("\n{}", escape_html(&form.comment)),
+        false => escape_html(&form.comment),
+    };
+    fill_tokens(
+        &html,
+        &[
+            ("__ZAYAVKA_FORM_NAME__", escape_html(&form.name)),
+            ("__ZAYAVKA_FORM_PHONE__", escape_html(&form.phone)),
+            ("__ZAYAVKA_FORM_COMMENT__", comment),
+        ],
+    )
+}
+
+/// Keeps each `<p data-zayavka-if="key">…</p>` whose key `keep` accepts (without the attribute)
+/// and removes the others whole.
+fn keep_paragraphs(html: &str, keep: impl Fn(&str) -> bool) -> String {
+    const ATTR: &str = " data-zayavka-if=\"";
+    let mut out = String::with_capacity(html.len());
+    let mut rest = html;
+    while let Some(at) = rest.find(ATTR) {
+        let key_start = at + ATTR.len();
+        let (Some(open), Some(key_len)) = (rest[..at].rfind("<p"), rest[key_start..].find('"')) else {
+            break;
+        };
+        let after_attr = key_start + key_len + 1;
+        let Some(close) = rest[after_attr..].find("</p>") else {
+            break;
+        };
+        let end = after_attr + close + "</p>".len();
+        if keep(&rest[key_start..key_start + key_len]) {
+            out.push_str(&rest[..at]);
+            out.push_str(&rest[after_attr..end]);
+        } else {
+            out.push_str(&rest[..open]);
+        }
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Replaces every ` attr="key"` by what `with` gives for its key.
+fn replace_slots(html: &str, attr: &str, with: impl Fn(&str) -> String) -> String {
+    let open = format!(" {attr}=\"");
+    let mut out = String::with_capacity(html.len());
+    let mut rest = html;
+    while let Some(at) = rest.find(&open) {
+        let key_start = at + open.len();
+        let Some(key_len) = rest[key_start..].find('"') else {
+            break;
+        };
+        out.push_str(&rest[..at]);
+        out.push_str(&with(&rest[key_start..key_start + key_len]));
+        rest = &rest[key_start + key_len + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Fills the tokens in one pass, so a visitor's entry that spells a token is never filled in again.
+fn fill_tokens(html: &str, values: &[(&str, String)]) -> String {
+    let mut out = String::with_capacity(html.len() + 512);
+    let mut rest = html;
+    while let Some((at, token, value)) = values
+        .iter()
+        .filter_map(|(token, value)| rest.find(token).map(|at| (at, *token, value)))
+        .min_by_key(|(at, ..)| *at)
+    {
+        out.push_str(&rest[..at]);
+        out.push_str(value);
+        rest = &rest[at + token.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_only_the_paragraphs_that_apply() {
+        let html = r#"<div><p data-zayavka-if="a"><b>A</b></p><p class="x" data-zayavka-if="b">B</p></div>"#;
+        assert_eq!(keep_paragraphs(html, |key| key == "b"), r#"<div><p class="x">B</p></div>"#);
+    }
+
+    #[test]
+    fn an_entry_that_spells_a_token_stays_as_typed() {
+        let values = [("__A__", "__B__".to_owned()), ("__B__", "x".to_owned())];
+        assert_eq!(fill_tokens("__A__|__B__", &values), "__B__|x");
+    }
+
+    #[test]
+    fn missing_fields_come_first_in_the_forms_order() {
+        let refused = Refusal::of(&[Problem::BadPhone, Problem::Missing(Field::Name)], false);
+        assert_eq!(refused.case, "invalid");
+        assert_eq!(refused.fields, [("name", "name"), ("phone", "phoneShape"), ("agreed", "agreed")]);
+        assert_eq!(Refusal::of(&[Problem::BadPhone], true).case, "badPhone");
+        assert_eq!(Refusal::of(&[Problem::TooLong(Field::Comment, 2000)], true).case, "failed");
     }
 }

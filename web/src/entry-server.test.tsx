@@ -7,7 +7,9 @@ import { fileURLToPath } from 'node:url';
 import { within } from '@testing-library/dom';
 import { describe, expect, it, vi } from 'vitest';
 import { CONFIG_KEYS, TOKENS } from './config';
+import { uk } from './content/uk';
 import { PAGES, prerenderAll, stylesheetHrefs } from './entry-server';
+import { REFUSAL_TOKENS } from './form/refusal';
 
 const src = dirname(fileURLToPath(import.meta.url));
 const template = readFileSync(join(src, '..', 'index.html'), 'utf8');
@@ -27,12 +29,13 @@ function show(html: string) {
 }
 
 describe('prerenderAll', () => {
-  it('writes the five files of the server contract', () => {
+  it('writes the six files of the server contract', () => {
     expect(Object.keys(files)).toEqual([
       'index.html',
       'thank-you.html',
       'privacy-policy.html',
       '404.html',
+      'form-refused.html',
       'error.html',
     ]);
   });
@@ -200,6 +203,60 @@ describe('the landing page', () => {
     const region = doc.querySelector('[aria-live="polite"]');
     expect(region?.getAttribute('role')).toBe('status');
     expect(region?.childElementCount).toBe(0);
+  });
+});
+
+describe('form-refused.html, the landing page the server fills in for a refused POST /leads', () => {
+  const html = files['form-refused.html'];
+  const form = parse(html).getElementById('lead-form')!;
+
+  it('is the landing page: same header, headline and form as index.html', () => {
+    const landing = parse(files['index.html']);
+    expect(parse(html).querySelector('h1')?.textContent).toBe(landing.querySelector('h1')?.textContent);
+    expect(form.getAttribute('action')).toBe('/leads');
+    expect(form.querySelectorAll('input, textarea, button')).toHaveLength(
+      landing.getElementById('lead-form')!.querySelectorAll('input, textarea, button').length,
+    );
+  });
+
+  it("has a live region at the form's top with SPEC §8's texts for every case, each a slot", () => {
+    const alert = form.querySelector('[role="alert"]')!;
+    expect(form.querySelector('h2')?.compareDocumentPosition(alert)).toBe(Node.DOCUMENT_POSITION_FOLLOWING);
+    expect(alert.getAttribute('tabindex')).toBe('-1');
+    const cases = [...alert.querySelectorAll('p[data-zayavka-if]')].map((p) => [p.getAttribute('data-zayavka-if'), p.textContent]);
+    expect(cases).toEqual([
+      ['invalid', 'Будь ласка, заповніть всі поля Всі обов\'язкові поля мають бути заповнені'],
+      ['badPhone', `${uk.toast.badPhone.title} ${uk.toast.badPhone.description}`],
+      ['failed', 'Сталася помилка Спробуйте, будь ласка, ще раз.'],
+    ]);
+  });
+
+  it('has every field message of the JavaScript path as a slot, tied by id to its field', () => {
+    const messages = [...form.querySelectorAll('p.field-error')].map((p) => [p.getAttribute('data-zayavka-if'), p.id, p.textContent]);
+    expect(messages).toEqual([
+      ['name', 'lead-name-error', uk.form.errors.name],
+      ['phone', 'lead-phone-error', uk.form.errors.phone],
+      ['phoneShape', 'lead-phone-error', uk.form.errors.phoneShape],
+      ['confirmation', 'lead-confirmation-error', uk.form.errors.confirmation],
+      ['agreed', 'lead-agreed-error', uk.form.errors.agreed],
+    ]);
+    for (const field of ['name', 'phone', 'confirmation', 'agreed']) {
+      expect(form.querySelectorAll(`[data-zayavka-invalid="${field}"]`), field).toHaveLength(1);
+    }
+  });
+
+  it('carries tokens for the entries and slots for the choices, with nothing ticked or marked', () => {
+    expect(form.querySelector('input[name="name"]')?.getAttribute('value')).toBe(REFUSAL_TOKENS.name);
+    expect(form.querySelector('input[name="phone"]')?.getAttribute('value')).toBe(REFUSAL_TOKENS.phone);
+    expect(form.querySelector('textarea')?.textContent).toBe(REFUSAL_TOKENS.comment);
+    expect(form.querySelector('input[value="Так"]')?.getAttribute('data-zayavka-checked')).toBe('yes');
+    expect(form.querySelector('input[value="Ні"]')?.getAttribute('data-zayavka-checked')).toBe('no');
+    expect(form.querySelector('input[name="agreed"]')?.getAttribute('data-zayavka-checked')).toBe('agreed');
+    expect(form.querySelectorAll('[checked], [aria-invalid], [autofocus]')).toHaveLength(0);
+  });
+
+  it('leaves index.html without any slot', () => {
+    expect(files['index.html']).not.toMatch(/data-zayavka-|__ZAYAVKA_FORM_/);
   });
 });
 

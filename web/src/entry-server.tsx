@@ -6,6 +6,7 @@ import { App } from './App';
 import { ErrorScreen } from './components/ErrorScreen';
 import { ConfigContext, TOKENS, configScript, type Config } from './config';
 import { pageTitle } from './content/uk';
+import { RefusalTemplate } from './form/refusal';
 import { PAGES, type PageFile } from './pages';
 
 export { PAGES, TOKENS };
@@ -19,13 +20,15 @@ function plainApostrophes(html: string): string {
   return html.replace(/&#x27;/g, "'");
 }
 
-/** The markup inside #root for a URL. */
-export function renderApp(url: string, config: Config): string {
+/** The markup inside #root for a URL; `refusal` renders the form's slots for the server (form/refusal.ts). */
+export function renderApp(url: string, config: Config, refusal = false): string {
   return plainApostrophes(
     renderToString(
-      <StaticRouter location={url}>
-        <App config={config} />
-      </StaticRouter>,
+      <RefusalTemplate value={refusal}>
+        <StaticRouter location={url}>
+          <App config={config} />
+        </StaticRouter>
+      </RefusalTemplate>,
     ),
   );
 }
@@ -64,7 +67,7 @@ export function stylesheetHrefs(template: string): string[] {
  */
 export function renderPage(template: string, css: string, page: PageFile, config: Config = TOKENS): string {
   const pageConfig: Config = { ...config, today: page.usesToday ? config.today : '' };
-  const appHtml = page.url === null ? renderErrorScreen(pageConfig) : renderApp(page.url, pageConfig);
+  const appHtml = page.url === null ? renderErrorScreen(pageConfig) : renderApp(page.url, pageConfig, page.refusal);
   const head =
     `<title>${escapeHtml(pageTitle(page.title, pageConfig.brand))}</title>\n` +
     `    <meta name="description" content="${escapeHtml(page.description)}" />\n` +

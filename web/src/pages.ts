@@ -11,6 +11,8 @@ export interface PageFile {
   hydrate: boolean;
   /** Whether the page shows today's date; only such pages carry the per-day `__ZAYAVKA_TODAY__`. */
   usesToday: boolean;
+  /** The landing page as the server's answer to a refused POST /leads, with slots (form/refusal.ts). */
+  refusal?: boolean;
 }
 
 export const PAGES: readonly PageFile[] = [
@@ -19,5 +21,7 @@ export const PAGES: readonly PageFile[] = [
   { file: 'privacy-policy.html', url: '/privacy-policy', ...uk.meta.privacy, hydrate: true, usesToday: true },
   // Any unknown path renders the not-found route; this one stands for them all.
   { file: '404.html', url: '/__not-found__', ...uk.meta.notFound, hydrate: true, usesToday: false },
+  // Not hydrated: the server fills in the visitor's entries and marks, which the client would not render.
+  { file: 'form-refused.html', url: '/', ...uk.meta.home, hydrate: false, usesToday: false, refusal: true },
   { file: 'error.html', url: null, ...uk.meta.error, hydrate: false, usesToday: false },
 ];

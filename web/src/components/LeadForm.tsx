@@ -1,7 +1,7 @@
 // The lead form. Without JavaScript it is a plain POST to /leads (the server validates and redirects).
 // After hydration it validates on submit, shows toasts and makes the one call (SPEC §4, §5), with the
 // page-load proof the backend handed out (api/proof.ts) when it has one.
-import { useEffect, useRef, useState, type FormEvent, type MouseEvent } from 'react';
+import { useContext, useEffect, useRef, useState, type FormEvent, type MouseEvent } from 'react';
 import { createLead, refusalDetails, type LeadEvidence } from '../api/leads';
 import { PageProof } from '../api/proof';
 import { useConfig } from '../config';
@@ -18,6 +18,7 @@ import {
   toPayload,
   type RequiredField,
 } from '../form/lead';
+import { REFUSAL_CASES, REFUSAL_TOKENS, RefusalTemplate, SLOT } from '../form/refusal';
 import { PUBLIC_OFFER_ID } from './Shell';
 import { useToast } from './Toast';
 
@@ -62,6 +63,8 @@ function openPublicOffer(event: MouseEvent<HTMLAnchorElement>): void {
 export function LeadForm() {
   const config = useConfig();
   const toast = useToast();
+  // Prerendering form-refused.html: slots for the server instead of state (form/refusal.ts).
+  const template = useContext(RefusalTemplate);
   const formRef = useRef<HTMLFormElement>(null);
   const [submitting, setSubmitting] = useState(false);
   const [errors, setErrors] = useState<FieldErrors>({});
@@ -143,14 +146,32 @@ export function LeadForm() {
     if (field && errors[field]) setErrors(({ [field]: _cleared, ...rest }) => rest);
   }
 
-  const invalidProps = (field: RequiredField) =>
-    errors[field] ? { 'aria-invalid': true, 'aria-describedby': errorId(field) } : {};
-  const fieldError = (field: RequiredField) =>
-    errors[field] && (
-      <p className="field-error" id={errorId(field)}>
-        {errors[field]}
+  const invalidProps = (field: RequiredField) => {
+    if (template) return { [SLOT.invalid]: field };
+    return errors[field] ? { 'aria-invalid': true, 'aria-describedby': errorId(field) } : {};
+  };
+  const fieldError = (field: RequiredField) => {
+    if (!template) {
+      return (
+        errors[field] && (
+          <p className="field-error" id={errorId(field)}>
+            {errors[field]}
+          </p>
+        )
+      );
+    }
+    // The phone has two messages under one id: missing, or not a number; the server keeps one at most.
+    const keys = field === 'phone' ? (['phone', 'phoneShape'] as const) : ([field] as const);
+    return keys.map((key) => (
+      <p key={key} className="field-error" id={errorId(field)} {...{ [SLOT.if]: key }}>
+        {uk.form.errors[key]}
       </p>
-    );
+    ));
+  };
+  // Template only: the visitor's entries, the first invalid control's focus, the ticked choices.
+  const entry = (field: keyof typeof REFUSAL_TOKENS) => (template ? { defaultValue: REFUSAL_TOKENS[field] } : {});
+  const focusSlot = (key: string) => (template ? { [SLOT.focus]: key } : {});
+  const checkedSlot = (key: string) => (template ? { [SLOT.checked]: key } : {});
 
   return (
     <form
@@ -167,6 +188,16 @@ export function LeadForm() {
       <h2 id={ID.title}>{uk.form.title}</h2>
       <p className="muted">{uk.form.intro}</p>
 
+      {template && (
+        <div className="form-alert" id="lead-form-alert" role="alert" tabIndex={-1} {...focusSlot('alert')}>
+          {REFUSAL_CASES.map((key) => (
+            <p key={key} {...{ [SLOT.if]: key }}>
+              <strong>{uk.toast[key].title}</strong> {uk.toast[key].description}
+            </p>
+          ))}
+        </div>
+      )}
+
       <div className="hp" aria-hidden="true">
         <label htmlFor={ID.website}>{uk.form.honeypot}</label>
         <input id={ID.website} name={FIELD.website} type="text" tabIndex={-1} autoComplete="off" />
@@ -182,6 +213,8 @@ export function LeadForm() {
           autoComplete="name"
           autoCapitalize="words"
           maxLength={MAX_LENGTH.name}
+          {...entry('name')}
+          {...focusSlot('name')}
           {...invalidProps('name')}
         />
         {fieldError('name')}
@@ -198,6 +231,8 @@ export function LeadForm() {
           placeholder={uk.form.phonePlaceholder}
           maxLength={MAX_LENGTH.phone}
           required
+          {...entry('phone')}
+          {...focusSlot('phone')}
           {...invalidProps('phone')}
         />
         {fieldError('phone')}
@@ -207,11 +242,11 @@ export function LeadForm() {
         <legend id={ID.question}>{uk.form.question}</legend>
         <div className="choices">
           <label className="choice">
-            <input type="radio" name={FIELD.confirmation} value={YES} />
+            <input type="radio" name={FIELD.confirmation} value={YES} {...focusSlot('confirmation')} {...checkedSlot('yes')} />
             <span>{uk.form.yes}</span>
           </label>
           <label className="choice">
-            <input type="radio" name={FIELD.confirmation} value={NO} />
+            <input type="radio" name={FIELD.confirmation} value={NO} {...checkedSlot('no')} />
             <span>{uk.form.no}</span>
           </label>
         </div>
@@ -220,7 +255,7 @@ export function LeadForm() {
 
       <div className="field">
         <label htmlFor={ID.comment}>{uk.form.comment}</label>
-        <textarea id={ID.comment} name={FIELD.comment} rows={3} maxLength={MAX_LENGTH.comment} />
+        <textarea id={ID.comment} name={FIELD.comment} rows={3} maxLength={MAX_LENGTH.comment} {...entry('comment')} />
       </div>
 
       <div className="field">
@@ -230,7 +265,9 @@ export function LeadForm() {
             type="checkbox"
             name={FIELD.agreed}
             value="on"
-            defaultChecked
+            defaultChecked={!template}
+            {...focusSlot('agreed')}
+            {...checkedSlot('agreed')}
             {...invalidProps('agreed')}
           />
           <span>
