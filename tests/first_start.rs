@@ -15,14 +15,19 @@ use zayavka::auth;
 const EMAIL: &str = "first@example.org";
 const PASSWORD: &str = "a long enough secret";
 
-/// Starts `zayavka serve` on `database`, waits until it answers, and stops it; its log.
-async fn log_of_a_start(database: &TestDatabase) -> String {
+/// `zayavka serve` on `database`, logging at the level where the setup link shows.
+async fn serve(database: &TestDatabase) -> common::Serving {
     let mut command = zayavka();
     command
         .env("ZAYAVKA_DATABASE_URL", &database.url)
         .env("ZAYAVKA_ANON_KEY", KEY)
         .env("ZAYAVKA_LOG", "warn,zayavka::serve=info");
-    let serving = serve_on_any_port(command).await;
+    serve_on_any_port(command).await
+}
+
+/// Starts `zayavka serve` on `database`, waits until it answers, and stops it; its log.
+async fn log_of_a_start(database: &TestDatabase) -> String {
+    let serving = serve(database).await;
     // The link is logged before the server takes its first request.
     let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(20);
     while !matches!(common::http(serving.port, "GET", "/readyz", "").await, Ok((200, _))) {
@@ -55,12 +60,7 @@ async fn the_first_start_logs_a_link_that_creates_the_first_operator_once() {
     assert!(token.len() >= 22, "at least 128 random bits: {token}");
 
     // The link works on any instance sharing the database: here, one started later.
-    let mut command = zayavka();
-    command
-        .env("ZAYAVKA_DATABASE_URL", &database.url)
-        .env("ZAYAVKA_ANON_KEY", KEY)
-        .env("ZAYAVKA_LOG", "warn,zayavka::serve=info");
-    let serving = serve_on_any_port(command).await;
+    let serving = serve(&database).await;
     let port = serving.port;
     let page = format!("/admin/setup?token={token}");
     let (status, _, html) = request(port, "GET", &page, &[], "").await;
