@@ -12,6 +12,8 @@ use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use sha2::{Digest, Sha256};
 
+pub mod second_factor;
+
 /// A session lasts this long after signing in.
 pub const SESSION_LIFETIME: jiff::SignedDuration = jiff::SignedDuration::from_hours(24 * 7);
 
@@ -20,6 +22,9 @@ pub const SETUP_LINK_LIFETIME: jiff::SignedDuration = jiff::SignedDuration::from
 
 /// Shortest password `zayavka admin add-user` / `passwd` accept.
 pub const MIN_PASSWORD_CHARS: usize = 10;
+
+/// The longest e-mail address (RFC 5321's path limit); longer text is cut where it is recorded.
+pub const MAX_EMAIL_CHARS: usize = 254;
 
 /// An e-mail as accounts are keyed: trimmed, lower case.
 pub fn normalise_email(email: &str) -> String {

@@ -9,6 +9,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 use clap::Args;
 
+use crate::notice::{Channel, WorkingHours};
+
 /// The settings as given on the command line or in the environment, before the file and the
 /// defaults fill the gaps. Each flag's environment variable is the contract's name.
 #[derive(Debug, Default, Clone, Args)]
@@ -141,6 +143,30 @@ pub struct SettingArgs {
     #[arg(long, env = "ZAYAVKA_REMIND_AFTER_HOURS", global = true, value_name = "HOURS")]
     pub remind_after_hours: Option<String>,
 
+    /// How often open leads are checked for a reminder or an overdue notice, in seconds (1–3600)
+    /// [default: 10]
+    #[arg(long, env = "ZAYAVKA_REMINDER_SCAN_SECONDS", global = true, value_name = "SECONDS")]
+    pub reminder_scan_seconds: Option<String>,
+
+    /// The team's working hours in Kyiv time, `HH:MM-HH:MM` (may span midnight): reminders and
+    /// overdue notices are queued only then; a new lead is told at once [default: any time]
+    #[arg(long, env = "ZAYAVKA_WORKING_HOURS", global = true, value_name = "HH:MM-HH:MM")]
+    pub working_hours: Option<String>,
+
+    /// Every operator must set up a second factor (an authenticator app's codes) before working
+    /// in the inbox [default: false]
+    #[arg(long, env = "ZAYAVKA_REQUIRE_2FA", global = true, value_name = "BOOL")]
+    pub require_2fa: Option<String>,
+    /// A lead an operator took ("Я телефоную") goes back to the pool after this many minutes
+    /// without a recorded call (1–1440) [default: 30]
+    #[arg(long, env = "ZAYAVKA_CLAIM_MINUTES", global = true, value_name = "MINUTES")]
+    pub claim_minutes: Option<String>,
+
+    /// How new leads reach operators: `pool` (anyone takes one) or `round-robin` (each new lead
+    /// is handed to the next signed-in operator in turn) [default: pool]
+    #[arg(long, env = "ZAYAVKA_ASSIGN", global = true, value_name = "pool|round-robin")]
+    pub assign: Option<String>,
+
     /// Leads older than this many days are deleted, with their calls; the privacy policy states
     /// it [default: 180]
     #[arg(long, env = "ZAYAVKA_RETENTION_DAYS", global = true, value_name = "DAYS")]
@@ -173,6 +199,10 @@ pub const DEFAULT_HOLD_DAYS: u32 = 30;
 pub const DEFAULT_DUPLICATE_WINDOW_HOURS: u32 = 24;
 pub const DEFAULT_TELEGRAM_API_URL: &str = "https://api.telegram.org";
 pub const DEFAULT_REMIND_AFTER_HOURS: u32 = 40;
+pub const DEFAULT_REMINDER_SCAN_SECONDS: u32 = 10;
+/// Long enough for a few tries and a note, short enough that a lead left taken by someone who
+/// went to lunch is soon free for the others.
+pub const DEFAULT_CLAIM_MINUTES: u32 = 30;
 /// The privacy policy states this period; change both together.
 pub const DEFAULT_RETENTION_DAYS: u32 = 180;
 /// Far more than a lead form needs at once, few enough that their buffers stay small (a few MB).
@@ -188,6 +218,15 @@ pub enum LogFormat {
     Text,
     /// One JSON object per line, the same fields.
     Json,
+}
+
+/// How new leads reach the operators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Assign {
+    /// Every lead waits in the pool until someone takes it.
+    Pool,
+    /// Each new lead is handed to the next signed-in operator in turn.
+    RoundRobin,
 }
 
 /// Where the leads live.
@@ -235,6 +274,14 @@ pub struct Settings {
     pub notify: NotifySettings,
     /// 0 = off.
     pub remind_after_hours: u32,
+    pub reminder_scan_seconds: u32,
+    /// `None`: reminders at any time.
+    pub working_hours: Option<WorkingHours>,
+    /// Operators without a second factor may only set one up.
+    pub require_2fa: bool,
+    /// 1 to 1440.
+    pub claim_minutes: u32,
+    pub assign: Assign,
     /// 1 to 3650; the privacy policy states it.
     pub retention_days: u32,
     /// At least 1; `serve` lowers it to what the open-file limit allows.
@@ -270,6 +317,20 @@ pub struct Email {
     pub smtp_url: String,
     pub to: Vec<String>,
     pub from: String,
+}
+
+impl NotifySettings {
+    /// The channels configured, in a fixed order.
+    pub fn channels(&self) -> std::sync::Arc<[Channel]> {
+        [
+            self.telegram.is_some().then_some(Channel::Telegram),
+            self.webhook.is_some().then_some(Channel::Webhook),
+            self.email.is_some().then_some(Channel::Email),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
+    }
 }
 
 impl fmt::Debug for NotifySettings {
@@ -362,6 +423,7 @@ impl Settings {
             };
         let hold_without_proof =
             flag(args.hold_without_proof, "hold_without_proof", "ZAYAVKA_HOLD_WITHOUT_PROOF", true)?;
+        let require_2fa = flag(args.require_2fa, "require_2fa", "ZAYAVKA_REQUIRE_2FA", false)?;
         let hold_days = number(args.hold_days, "hold_days", "ZAYAVKA_HOLD_DAYS", DEFAULT_HOLD_DAYS)?;
         if !(1..=3650).contains(&hold_days) {
             bail!("ZAYAVKA_HOLD_DAYS: {hold_days} is not between 1 and 3650 days");
@@ -386,6 +448,34 @@ impl Settings {
         if remind_after_hours >= 48 {
             bail!("ZAYAVKA_REMIND_AFTER_HOURS: {remind_after_hours} is not before the 48-hour deadline");
         }
+        let reminder_scan_seconds = number(
+            args.reminder_scan_seconds,
+            "reminder_scan_seconds",
+            "ZAYAVKA_REMINDER_SCAN_SECONDS",
+            DEFAULT_REMINDER_SCAN_SECONDS,
+        )?;
+        if !(1..=3600).contains(&reminder_scan_seconds) {
+            bail!("ZAYAVKA_REMINDER_SCAN_SECONDS: {reminder_scan_seconds} is not between 1 and 3600");
+        }
+        let working_hours_text = pick(args.working_hours, "working_hours", "");
+        let working_hours = match working_hours_text.trim() {
+            "" => None,
+            text => Some(WorkingHours::parse(text).ok_or_else(|| {
+                anyhow::anyhow!(
+                    "ZAYAVKA_WORKING_HOURS: '{text}' is not two different times such as 09:00-18:00"
+                )
+            })?),
+        };
+        let claim_minutes =
+            number(args.claim_minutes, "claim_minutes", "ZAYAVKA_CLAIM_MINUTES", DEFAULT_CLAIM_MINUTES)?;
+        if !(1..=1440).contains(&claim_minutes) {
+            bail!("ZAYAVKA_CLAIM_MINUTES: {claim_minutes} is not between 1 and 1440 minutes");
+        }
+        let assign = match pick(args.assign, "assign", "pool").trim().to_ascii_lowercase().as_str() {
+            "pool" | "" => Assign::Pool,
+            "round-robin" => Assign::RoundRobin,
+            other => bail!("ZAYAVKA_ASSIGN: '{other}' is not pool or round-robin"),
+        };
         let retention_days =
             number(args.retention_days, "retention_days", "ZAYAVKA_RETENTION_DAYS", DEFAULT_RETENTION_DAYS)?;
         if !(1..=3650).contains(&retention_days) {
@@ -486,6 +576,11 @@ impl Settings {
             public_url: public_url.trim_end_matches('/').to_owned(),
             notify,
             remind_after_hours,
+            reminder_scan_seconds,
+            working_hours,
+            require_2fa,
+            claim_minutes,
+            assign,
             retention_days,
             max_connections,
             header_timeout_seconds,
@@ -629,6 +724,41 @@ mod tests {
             assert!(in_example, "zayavka.example.toml lacks {key}");
         }
         assert!(count > 25, "{count} settings found");
+    }
+
+    /// The other way round: a `ZAYAVKA_…` name in the docs, the example file or the deployment
+    /// files is a setting (or one of the few variables that are not).
+    #[test]
+    fn every_variable_the_docs_name_is_a_setting() {
+        const NOT_SETTINGS: [&str; 1] = ["ZAYAVKA_TEST_POSTGRES_URL"];
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let command = SettingArgs::augment_args(clap::Command::new("zayavka"));
+        let known: Vec<&str> =
+            command.get_arguments().filter_map(|arg| arg.get_env().and_then(|v| v.to_str())).collect();
+        let mut files =
+            vec![root.join("README.md"), root.join("zayavka.example.toml"), root.join("Dockerfile")];
+        for folder in ["docs", "deploy"] {
+            files.extend(std::fs::read_dir(root.join(folder)).unwrap().map(|e| e.unwrap().path()));
+        }
+        for file in files.iter().filter(|f| f.is_file()) {
+            let text = std::fs::read_to_string(file).unwrap();
+            for (at, _) in text.match_indices("ZAYAVKA_") {
+                let name: String = text[at..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || *c == '_')
+                    .collect();
+                // `__ZAYAVKA_TODAY__` and its kind are the site's placeholders, not variables.
+                if name.ends_with("__") || text[..at].ends_with("__") || NOT_SETTINGS.contains(&name.as_str())
+                {
+                    continue;
+                }
+                assert!(
+                    known.contains(&name.as_str()),
+                    "{} names {name}, which is no setting",
+                    file.display()
+                );
+            }
+        }
     }
 
     #[test]

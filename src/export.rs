@@ -2,7 +2,8 @@
 
 use std::io::Write;
 
-use crate::store::{LeadRecord, Store};
+use crate::inbox::LeadRecord;
+use crate::store::Store;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -16,7 +17,7 @@ const PAGE: u32 = 1000;
 /// The contract's columns first; then where the lead stands, its consent evidence (the privacy
 /// policy's version in force at `created_at`), for a repeat the person's first lead, and for a
 /// lead held for review the reasons.
-const CSV_HEADER: [&str; 11] = [
+const CSV_HEADER: [&str; 17] = [
     "id",
     "created_at",
     "name",
@@ -28,6 +29,12 @@ const CSV_HEADER: [&str; 11] = [
     "policy_version",
     "repeat_of",
     "held",
+    "utm_source",
+    "utm_medium",
+    "utm_campaign",
+    "utm_content",
+    "utm_term",
+    "referrer",
 ];
 
 /// One line of the JSON Lines export.
@@ -45,6 +52,8 @@ struct JsonLine<'a> {
     repeat_of: Option<i64>,
     /// Null for a lead in the call list, else why it is held for review.
     held: Option<&'a [String]>,
+    #[serde(flatten)]
+    attribution: &'a crate::lead::Attribution,
 }
 
 pub async fn export(store: &Store, format: Format, out: impl Write) -> anyhow::Result<()> {
@@ -72,11 +81,12 @@ pub async fn export(store: &Store, format: Format, out: impl Write) -> anyhow::R
                         phone: &lead.phone,
                         confirmation: &lead.confirmation,
                         comment: lead.comment.as_deref(),
-                        status: &lead.status,
+                        status: lead.status.name(),
                         reached_at: lead.reached_at.as_deref(),
                         policy_version: &lead.policy_version,
                         repeat_of: lead.repeat_of,
                         held: lead.held.as_deref(),
+                        attribution: &lead.attribution,
                     };
                     serde_json::to_writer(&mut out, &line)?;
                     out.write_all(b"\n")?;
@@ -105,7 +115,9 @@ async fn for_each_page(
     }
 }
 
-fn csv_cells(lead: &LeadRecord) -> [String; 11] {
+fn csv_cells(lead: &LeadRecord) -> [String; 17] {
+    let [source, medium, campaign, content, term, referrer] =
+        lead.attribution.values().map(|value| neutralise_formula(value.unwrap_or("")));
     [
         lead.id.to_string(),
         lead.created_at.clone(),
@@ -113,11 +125,17 @@ fn csv_cells(lead: &LeadRecord) -> [String; 11] {
         neutralise_formula(&lead.phone),
         neutralise_formula(&lead.confirmation),
         neutralise_formula(lead.comment.as_deref().unwrap_or("")),
-        lead.status.clone(),
+        lead.status.name().to_owned(),
         lead.reached_at.clone().unwrap_or_default(),
         lead.policy_version.clone(),
         lead.repeat_of.map(|id| id.to_string()).unwrap_or_default(),
         lead.held.as_ref().map(|codes| codes.join(" ")).unwrap_or_default(),
+        source,
+        medium,
+        campaign,
+        content,
+        term,
+        referrer,
     ]
 }
 

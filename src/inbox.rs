@@ -1,25 +1,173 @@
 //! The operators' rules, without HTTP or storage: the 48-hour promise, a lead's status after each
-//! call, and how a search is read. The API is described in `docs/admin-api.md`.
+//! call, who has a lead (a claim), where a lead came from, and how a search is read. The API is
+//! described in `docs/admin-api.md`.
 
 use jiff::{SignedDuration, Timestamp};
 use serde::Serialize;
 
-use crate::store::LeadRecord;
-
-/// The operators' time zone: the days of the inbox's chart and the times in notifications.
-pub fn operators_zone() -> jiff::tz::TimeZone {
-    jiff::tz::TimeZone::get("Europe/Kyiv").unwrap_or(jiff::tz::TimeZone::UTC)
-}
+use crate::lead::Attribution;
 
 /// The site promises a call back within this time.
 pub const PROMISE: SignedDuration = SignedDuration::from_hours(48);
 
-/// Statuses of a lead still waiting for a call that reaches the person.
-pub const OPEN_STATUSES: [&str; 4] = ["new", "attempt_1", "attempt_2", "attempt_3"];
+/// Where a lead stands: waiting for a call that reaches the person (`new`, then one
+/// `attempt_N` per unanswered call), or what the call that reached them, or the last try, came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    New,
+    Attempt1,
+    Attempt2,
+    Attempt3,
+    Interested,
+    NotInterested,
+    NotEligible,
+    Unreachable,
+}
+
+impl Status {
+    pub const ALL: [Status; 8] = [
+        Status::New,
+        Status::Attempt1,
+        Status::Attempt2,
+        Status::Attempt3,
+        Status::Interested,
+        Status::NotInterested,
+        Status::NotEligible,
+        Status::Unreachable,
+    ];
+
+    /// Still waiting for a call that reaches the person: on the 48-hour clock.
+    pub fn is_open(self) -> bool {
+        matches!(self, Status::New | Status::Attempt1 | Status::Attempt2 | Status::Attempt3)
+    }
+
+    /// The name kept in the database, the export and the admin API.
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::New => "new",
+            Status::Attempt1 => "attempt_1",
+            Status::Attempt2 => "attempt_2",
+            Status::Attempt3 => "attempt_3",
+            Status::Interested => "interested",
+            Status::NotInterested => "not_interested",
+            Status::NotEligible => "not_eligible",
+            Status::Unreachable => "unreachable",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Status> {
+        Status::ALL.into_iter().find(|s| s.name() == name)
+    }
+}
+
+impl Serialize for Status {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
 
 /// `'new', 'attempt_1', …` for a query's `status IN (…)`.
 pub fn open_statuses_sql() -> String {
-    OPEN_STATUSES.iter().map(|s| format!("'{s}'")).collect::<Vec<_>>().join(", ")
+    let open = Status::ALL.into_iter().filter(|s| s.is_open());
+    open.map(|s| format!("'{}'", s.name())).collect::<Vec<_>>().join(", ")
+}
+
+/// `'interested', …`: the outcomes of a call that reached the person, for `outcome IN (…)`.
+pub fn reached_outcomes_sql() -> String {
+    let reached = Outcome::ALL.into_iter().filter(|o| o.reached());
+    reached.map(|o| format!("'{}'", o.as_str())).collect::<Vec<_>>().join(", ")
+}
+
+/// A lead as the operators see it: what the visitor sent, the consent evidence, where it stands.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct LeadRecord {
+    pub id: i64,
+    /// RFC 3339, UTC, microseconds (as every time the store hands out).
+    pub created_at: String,
+    pub name: String,
+    pub phone: String,
+    pub phone_e164: String,
+    pub confirmation: String,
+    pub comment: Option<String>,
+    /// Consent evidence: a hash of the privacy policy in force at `created_at`.
+    pub policy_version: String,
+    pub status: Status,
+    /// When a call first reached the person.
+    pub reached_at: Option<String>,
+    pub attempt_count: i64,
+    /// The first lead of the same person, when this one is a repeat sent within the duplicate window.
+    pub repeat_of: Option<i64>,
+    /// The later submissions that name this lead in `repeat_of`.
+    pub repeat_count: i64,
+    /// Why the lead is held for review (`abuse::Signal` codes); `None` in the call list.
+    pub held: Option<Vec<String>>,
+    #[serde(flatten)]
+    pub attribution: Attribution,
+    /// Who has the lead, as stored: a claim that has lapsed is still here (see `Claim::live_at`).
+    #[serde(skip)]
+    pub claim: Option<Claim>,
+}
+
+/// An operator has a lead: took it before calling (until a time), or was handed it (no end).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Claim {
+    /// The operator's e-mail.
+    pub by: String,
+    /// RFC 3339, UTC; `None` for a lead handed out (in turn or by an admin), which has no end.
+    pub until: Option<String>,
+}
+
+impl Claim {
+    /// A taken lead goes back to the pool when its time is up without a call (docs/product.md).
+    pub fn live_at(&self, now: Timestamp) -> bool {
+        match &self.until {
+            None => true,
+            Some(until) => until.parse::<Timestamp>().is_ok_and(|until| until > now),
+        }
+    }
+}
+
+/// Why an operator could not take a lead.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TakeRefusal {
+    /// Another operator has it.
+    Taken,
+    /// A call reached the person or the operators gave up: nothing left to call about.
+    Closed,
+    /// Held for review: not in the call list yet.
+    Held,
+}
+
+impl LeadRecord {
+    /// Who has the lead at `now`.
+    pub fn claim_at(&self, now: Timestamp) -> Option<&Claim> {
+        self.claim.as_ref().filter(|claim| claim.live_at(now))
+    }
+
+    /// Why `operator` may not take this lead at `now`, if they may not: only an open lead of the
+    /// call list (first leads only) that nobody else has can be taken.
+    pub fn take_refusal(&self, operator: &str, now: Timestamp) -> Option<TakeRefusal> {
+        if self.held.is_some() {
+            Some(TakeRefusal::Held)
+        } else if !self.status.is_open() || self.repeat_of.is_some() {
+            Some(TakeRefusal::Closed)
+        } else if self.claim_at(now).is_some_and(|claim| claim.by != operator) {
+            Some(TakeRefusal::Taken)
+        } else {
+            None
+        }
+    }
+}
+
+/// How long a lead someone took stays theirs without a call.
+pub fn claim_until(now: Timestamp, minutes: u32) -> Timestamp {
+    now + SignedDuration::from_mins(i64::from(minutes))
+}
+
+/// Where a lead came from, for the figures: its `utm_source`, else the linking page's host;
+/// `None` when it came directly (typed, a bookmark, an app that sends no referrer).
+pub fn source_of(utm_source: Option<&str>, referrer: Option<&str>) -> Option<String> {
+    utm_source.or(referrer).map(str::to_owned)
 }
 
 /// What a call came to.
@@ -35,6 +183,14 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    pub const ALL: [Outcome; 5] = [
+        Outcome::NoAnswer,
+        Outcome::Interested,
+        Outcome::NotInterested,
+        Outcome::NotEligible,
+        Outcome::Unreachable,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Outcome::NoAnswer => "no_answer",
@@ -52,30 +208,39 @@ impl Outcome {
 
     /// The lead's status after this call, when `unanswered` calls (this one included) went
     /// unanswered so far: the newest call decides.
-    pub fn status_after(self, unanswered: i64) -> &'static str {
+    pub fn status_after(self, unanswered: i64) -> Status {
         match self {
             Outcome::NoAnswer => match unanswered {
-                ..=1 => "attempt_1",
-                2 => "attempt_2",
-                _ => "attempt_3",
+                ..=1 => Status::Attempt1,
+                2 => Status::Attempt2,
+                _ => Status::Attempt3,
             },
-            other => other.as_str(),
+            Outcome::Interested => Status::Interested,
+            Outcome::NotInterested => Status::NotInterested,
+            Outcome::NotEligible => Status::NotEligible,
+            Outcome::Unreachable => Status::Unreachable,
         }
     }
 }
 
-/// A lead as the inbox shows it: the record plus its deadline.
+/// A lead as the inbox shows it: the record plus its deadline and who has it now.
 #[derive(Debug, Clone, Serialize)]
 pub struct LeadView {
     #[serde(flatten)]
     pub record: LeadRecord,
     pub open: bool,
     pub deadline_at: String,
+    /// The e-mail of the operator who has the lead now, if anyone...
+    pub claimed_by: Option<String>,
+    /// ...and until when (`None`: handed to them, no end).
+    pub claimed_until: Option<String>,
 }
 
 impl From<LeadRecord> for LeadView {
     fn from(record: LeadRecord) -> LeadView {
-        let open = OPEN_STATUSES.contains(&record.status.as_str());
+        let live = record.claim_at(Timestamp::now()).cloned();
+        let (claimed_by, claimed_until) = live.map_or((None, None), |claim| (Some(claim.by), claim.until));
+        let open = record.status.is_open();
         let deadline_at = record
             .created_at
             .parse::<Timestamp>()
@@ -83,7 +248,7 @@ impl From<LeadRecord> for LeadView {
             .and_then(|at| at.checked_add(PROMISE).ok())
             .map(|at| format!("{at:.6}"))
             .unwrap_or_default();
-        LeadView { record, open, deadline_at }
+        LeadView { record, open, deadline_at, claimed_by, claimed_until }
     }
 }
 
@@ -155,10 +320,13 @@ mod tests {
 
     #[test]
     fn the_newest_call_decides_the_status() {
-        assert_eq!(Outcome::NoAnswer.status_after(1), "attempt_1");
-        assert_eq!(Outcome::NoAnswer.status_after(3), "attempt_3");
-        assert_eq!(Outcome::NoAnswer.status_after(7), "attempt_3");
-        assert_eq!(Outcome::Interested.status_after(2), "interested");
+        assert_eq!(Outcome::NoAnswer.status_after(1), Status::Attempt1);
+        assert_eq!(Outcome::NoAnswer.status_after(3), Status::Attempt3);
+        assert_eq!(Outcome::NoAnswer.status_after(7), Status::Attempt3);
+        assert_eq!(Outcome::Interested.status_after(2), Status::Interested);
+        for status in Status::ALL {
+            assert_eq!(Status::from_name(status.name()), Some(status));
+        }
         assert!(!Outcome::Unreachable.reached());
     }
 
@@ -173,15 +341,35 @@ mod tests {
             confirmation: "Так".into(),
             comment: None,
             policy_version: "v".into(),
-            status: "attempt_2".into(),
+            status: Status::Attempt2,
             reached_at: None,
             attempt_count: 2,
             repeat_of: None,
             repeat_count: 0,
             held: None,
+            attribution: Default::default(),
+            claim: None,
         };
         let view = LeadView::from(record);
         assert!(view.open);
         assert_eq!(view.deadline_at, "2026-11-22T09:15:00.000000Z");
+    }
+
+    #[test]
+    fn a_taken_lead_is_free_again_when_its_time_is_up() {
+        let now: Timestamp = "2026-11-20T09:15:00Z".parse().unwrap();
+        let until = format!("{:.6}", claim_until(now, 30));
+        let claim = Claim { by: "olena@example.org".into(), until: Some(until) };
+        assert!(claim.live_at(now + SignedDuration::from_mins(29)));
+        assert!(!claim.live_at(now + SignedDuration::from_mins(30)));
+        assert!(Claim { by: "o".into(), until: None }.live_at(now + SignedDuration::from_hours(999)));
+    }
+
+    #[test]
+    fn a_source_is_the_campaign_else_the_linking_site() {
+        assert_eq!(source_of(Some("facebook"), Some("www.google.com")).as_deref(), Some("facebook"));
+        assert_eq!(source_of(None, Some("www.google.com")).as_deref(), Some("www.google.com"));
+        assert_eq!(source_of(None, None), None);
+        assert_eq!(reached_outcomes_sql(), "'interested', 'not_interested', 'not_eligible'");
     }
 }

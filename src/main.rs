@@ -1,12 +1,14 @@
 //! The `zayavka` command: reads the settings, starts logging, runs a subcommand.
 
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use zayavka::config::{LogFormat, SettingArgs, Settings};
 use zayavka::export::{Format, export};
-use zayavka::store::Store;
+use zayavka::store::{AuditEntry, Store};
+use zayavka::team::{AccountChange, Action, Role, account_detail};
 
 #[derive(Parser)]
 #[command(
@@ -77,9 +79,42 @@ enum LeadsCommand {
 #[derive(Subcommand)]
 enum AdminCommand {
     /// Create an operator account; asks for the password (twice) unless --password-stdin
-    AddUser(Account),
+    AddUser {
+        #[command(flatten)]
+        account: Account,
+        /// What the account may do [default: admin for the first account, operator after]
+        #[arg(long, value_enum)]
+        role: Option<RoleArg>,
+    },
     /// Set an operator's password (their sessions end); asks for it unless --password-stdin
     Passwd(Account),
+    /// Give an account another role (its sessions end); the last admin stays an admin
+    Role {
+        /// The operator's e-mail
+        email: String,
+        #[arg(value_enum)]
+        role: RoleArg,
+    },
+    /// Remove an account and end its sessions; the last admin cannot be removed
+    RemoveUser {
+        /// The operator's e-mail
+        email: String,
+    },
+    /// Turn off an operator's second factor (a lost phone): their app's codes and recovery codes
+    /// stop working and their sessions end; they set it up again after signing in
+    #[command(name = "reset-2fa")]
+    Reset2fa {
+        /// The operator's e-mail
+        email: String,
+    },
+    /// List the accounts with their roles
+    Users,
+    /// Write the audit trail to stdout, oldest first: who opened, exported or erased what, and
+    /// when (never a visitor's name, phone or comment)
+    Audit {
+        #[arg(long, value_enum, default_value = "text")]
+        format: AuditFormat,
+    },
 }
 
 #[derive(clap::Args)]
@@ -89,6 +124,30 @@ struct Account {
     /// Read the password from the first line of standard input (for scripts)
     #[arg(long)]
     password_stdin: bool,
+}
+
+/// `admin`: manages the accounts, exports, erases, reads the audit trail; `operator`: works leads.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum RoleArg {
+    Admin,
+    Operator,
+}
+
+impl From<RoleArg> for Role {
+    fn from(role: RoleArg) -> Role {
+        match role {
+            RoleArg::Admin => Role::Admin,
+            RoleArg::Operator => Role::Operator,
+        }
+    }
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum AuditFormat {
+    /// One line per entry, aligned for reading
+    Text,
+    /// One JSON object per line
+    Jsonl,
 }
 
 fn main() -> ExitCode {
@@ -125,7 +184,12 @@ fn main() -> ExitCode {
             Command::BuildStatic { dir } => zayavka::site::build_static(&settings, &dir),
             Command::Leads(LeadsCommand::Export { format }) => {
                 let store = Store::open_existing(&settings.database_url).await?;
-                let result = export(&store, format, std::io::stdout().lock()).await;
+                let mut result = export(&store, format, std::io::stdout().lock()).await;
+                if result.is_ok() {
+                    let detail = Some(format!("{format:?}").to_lowercase());
+                    result =
+                        store.audit(from_command_line(Action::Exported, detail)).await.map_err(Into::into);
+                }
                 store.close().await;
                 result
             }
@@ -135,6 +199,10 @@ fn main() -> ExitCode {
                 };
                 let store = Store::open_existing(&settings.database_url).await?;
                 let result = store.erase_phone(&e164).await;
+                if let Ok(erased) = result {
+                    let detail = Some(format!("{erased} lead(s)"));
+                    store.audit(from_command_line(Action::Erased, detail)).await?;
+                }
                 store.close().await;
                 eprintln!("zayavka: {} lead(s) erased", result?);
                 Ok(())
@@ -150,7 +218,12 @@ fn main() -> ExitCode {
             }
             Command::Leads(LeadsCommand::Release { id }) => {
                 let store = Store::open_existing(&settings.database_url).await?;
-                let result = store.release(id, zayavka::notify::configured_channels(&settings)).await;
+                let result = store.release(id, settings.notify.channels()).await;
+                if matches!(result, Ok(true)) {
+                    let mut entry = from_command_line(Action::Released, None);
+                    entry.lead_id = Some(id);
+                    store.audit(entry).await?;
+                }
                 store.close().await;
                 if !result? {
                     anyhow::bail!("there is no held lead {id} (the export's held field names them)");
@@ -168,9 +241,10 @@ fn main() -> ExitCode {
 }
 
 async fn admin(settings: &Settings, command: AdminCommand) -> anyhow::Result<()> {
-    let (account, adding) = match command {
-        AdminCommand::AddUser(account) => (account, true),
-        AdminCommand::Passwd(account) => (account, false),
+    let (account, role, adding) = match command {
+        AdminCommand::AddUser { account, role } => (account, role.map(Role::from), true),
+        AdminCommand::Passwd(account) => (account, None, false),
+        other => return team(settings, other).await,
     };
     let email = zayavka::auth::normalise_email(&account.email);
     let password = read_password(account.password_stdin)?;
@@ -183,18 +257,118 @@ async fn admin(settings: &Settings, command: AdminCommand) -> anyhow::Result<()>
         Store::open_existing(&settings.database_url).await?
     };
     let result = if adding {
-        store.add_operator(email.clone(), hash).await
+        store.add_operator(email.clone(), hash, role).await
     } else {
         store.set_password(email.clone(), hash).await
     };
+    let role = match store.operator(email.clone()).await {
+        Ok(Some(operator)) => operator.role,
+        _ => Role::Operator,
+    };
+    if adding && matches!(result, Ok(true)) {
+        let detail = Some(account_detail(&email, role));
+        store.audit(from_command_line(Action::AddedOperator, detail)).await?;
+    }
     store.close().await;
     match (result?, adding) {
-        (true, true) => eprintln!("zayavka: operator {email} added; sign in at /admin"),
+        (true, true) => eprintln!("zayavka: {email} added as {}; sign in at /admin", role.name()),
         (true, false) => eprintln!("zayavka: password of {email} changed; their sessions have ended"),
         (false, true) => anyhow::bail!("{email} has an account already; use `zayavka admin passwd {email}`"),
         (false, false) => anyhow::bail!("there is no operator {email}; use `zayavka admin add-user {email}`"),
     }
     Ok(())
+}
+
+/// The commands about the team: roles, removal, the list, the audit trail.
+async fn team(settings: &Settings, command: AdminCommand) -> anyhow::Result<()> {
+    let store = Store::open_existing(&settings.database_url).await?;
+    let result = team_with(&store, command).await;
+    store.close().await;
+    result
+}
+
+async fn team_with(store: &Store, command: AdminCommand) -> anyhow::Result<()> {
+    let changed = |email: &str, change: AccountChange| match change {
+        AccountChange::Done => Ok(()),
+        AccountChange::NoSuchOperator => Err(anyhow::anyhow!("there is no operator {email}")),
+        AccountChange::LastAdmin => {
+            Err(anyhow::anyhow!("{email} is the last admin; make another account an admin first"))
+        }
+    };
+    match command {
+        AdminCommand::Role { email, role } => {
+            let (email, role) = (zayavka::auth::normalise_email(&email), Role::from(role));
+            changed(&email, store.set_role(email.clone(), role).await?)?;
+            let detail = Some(account_detail(&email, role));
+            store.audit(from_command_line(Action::ChangedRole, detail)).await?;
+            eprintln!("zayavka: {email} is now {}; their sessions have ended", role.name());
+        }
+        AdminCommand::RemoveUser { email } => {
+            let email = zayavka::auth::normalise_email(&email);
+            changed(&email, store.remove_operator(email.clone()).await?)?;
+            store.audit(from_command_line(Action::RemovedOperator, Some(email.clone()))).await?;
+            eprintln!("zayavka: {email} removed");
+        }
+        AdminCommand::Reset2fa { email } => {
+            let email = zayavka::auth::normalise_email(&email);
+            if !store.reset_second_factor(email.clone()).await? {
+                anyhow::bail!("there is no operator {email}");
+            }
+            store.audit(from_command_line(Action::SecondFactorReset, Some(email.clone()))).await?;
+            eprintln!(
+                "zayavka: the second factor of {email} is off and their sessions have ended; they sign in with \
+                 the password alone and set it up again"
+            );
+        }
+        AdminCommand::Users => {
+            for account in store.accounts().await? {
+                let second_factor = if account.second_factor { "  with a second factor" } else { "" };
+                println!(
+                    "{:<8} {}  since {}{second_factor}",
+                    account.role.name(),
+                    account.email,
+                    account.created_at
+                );
+            }
+        }
+        AdminCommand::Audit { format } => {
+            // Newest first a page at a time, then printed oldest first.
+            let mut entries = Vec::new();
+            let mut before = None;
+            loop {
+                let page = store.audit_page(before, 1000).await?;
+                let Some(last) = page.last() else { break };
+                before = Some(last.id);
+                entries.extend(page);
+            }
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            for entry in entries.iter().rev() {
+                match format {
+                    AuditFormat::Jsonl => writeln!(out, "{}", serde_json::to_string(entry)?)?,
+                    AuditFormat::Text => writeln!(
+                        out,
+                        "{}  {:<16} {:<28} {}{}{}",
+                        entry.at,
+                        entry.action,
+                        entry.actor,
+                        entry.lead_id.map(|id| format!("lead {id} ")).unwrap_or_default(),
+                        entry.detail.as_deref().unwrap_or(""),
+                        entry.address.as_deref().map(|a| format!(" from {a}")).unwrap_or_default(),
+                    )?,
+                }
+            }
+            out.flush()?;
+        }
+        AdminCommand::AddUser { .. } | AdminCommand::Passwd(_) => unreachable!("handled by admin()"),
+    }
+    Ok(())
+}
+
+/// An audit entry for something done with the `zayavka` command on the server itself.
+fn from_command_line(action: Action, detail: Option<String>) -> AuditEntry {
+    let user = std::env::var("SUDO_USER").or_else(|_| std::env::var("USER")).unwrap_or_default();
+    let actor = if user.is_empty() { "command line".to_owned() } else { format!("command line ({user})") };
+    AuditEntry { actor, action, lead_id: None, detail, address: None }
 }
 
 /// The first line of stdin, or asked for twice on the terminal without echo.

@@ -8,6 +8,7 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::Registry;
 
+use crate::notice::Channel;
 use crate::store::ChannelQueue;
 
 /// Why a submit was not stored.
@@ -52,6 +53,7 @@ pub struct Metrics {
     notifications_failed: Family<ChannelLabel, Counter>,
     notifications_waiting: Family<ChannelLabel, Gauge>,
     notifications_oldest_waiting: Family<ChannelLabel, Gauge>,
+    reminder_scans: Counter,
 }
 
 impl Default for Metrics {
@@ -103,6 +105,12 @@ impl Default for Metrics {
             "Age of the oldest notification not yet sent, by channel (0 when none waits)",
             notifications_oldest_waiting.clone(),
         );
+        let reminder_scans = Counter::default();
+        registry.register(
+            "reminder_scans",
+            "Checks for reminders and overdue notices made by this instance (out of working hours they queue nothing)",
+            reminder_scans.clone(),
+        );
         Metrics {
             registry,
             stored,
@@ -114,6 +122,7 @@ impl Default for Metrics {
             notifications_failed,
             notifications_waiting,
             notifications_oldest_waiting,
+            reminder_scans,
         }
     }
 }
@@ -131,6 +140,10 @@ impl Metrics {
         }
     }
 
+    pub fn reminder_scan(&self) {
+        self.reminder_scans.inc();
+    }
+
     pub fn refused(&self, reason: Refusal) {
         self.refused.get_or_create(&ReasonLabel { reason: reason.label() }).inc();
         if reason == Refusal::RateLimited {
@@ -138,25 +151,25 @@ impl Metrics {
         }
     }
 
-    pub fn notification(&self, channel: &'static str, delivered: bool) {
+    pub fn notification(&self, channel: Channel, delivered: bool) {
         let family = if delivered { &self.notifications_sent } else { &self.notifications_failed };
-        family.get_or_create(&ChannelLabel { channel }).inc();
+        family.get_or_create(&ChannelLabel { channel: channel.name() }).inc();
     }
 
     /// The outbox as the database has it now: every configured channel gets a figure (0 when
     /// nothing waits), and so does a channel no longer configured whose notifications still wait.
     /// `None` when the database could not say: the figures are left out rather than stale.
-    pub fn outbox(&self, channels: &[&'static str], queues: Option<&[ChannelQueue]>, now: jiff::Timestamp) {
+    pub fn outbox(&self, channels: &[Channel], queues: Option<&[ChannelQueue]>, now: jiff::Timestamp) {
         self.notifications_waiting.clear();
         self.notifications_oldest_waiting.clear();
         let Some(queues) = queues else { return };
-        for &channel in channels {
-            self.notifications_waiting.get_or_create(&ChannelLabel { channel }).set(0);
-            self.notifications_oldest_waiting.get_or_create(&ChannelLabel { channel }).set(0);
+        for channel in channels {
+            let label = ChannelLabel { channel: channel.name() };
+            self.notifications_waiting.get_or_create(&label).set(0);
+            self.notifications_oldest_waiting.get_or_create(&label).set(0);
         }
         for queue in queues {
-            let Some(channel) = crate::notify::Channel::from_name(&queue.channel) else { continue };
-            let label = ChannelLabel { channel: channel.name() };
+            let label = ChannelLabel { channel: queue.channel.name() };
             self.notifications_waiting.get_or_create(&label).set(queue.waiting);
             let age = queue
                 .oldest_at

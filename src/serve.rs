@@ -3,7 +3,7 @@
 //! The accept loop is our own rather than `axum::serve`, so that slow or idle clients cannot take
 //! the server down: each connection must send a whole request head within the header timeout (of
 //! opening, or of its previous answer: the keep-alive idle limit), a request body is cut off with
-//! the request at `app::REQUEST_TIME_LIMIT`, and at most `max_connections` are open at once. At the
+//! the request at `http::REQUEST_TIME_LIMIT`, and at most `max_connections` are open at once. At the
 //! cap, the connection that has waited longest without being answered is closed to make room, so a
 //! visitor who sends a request is served however many silent connections a stranger opens.
 
@@ -55,6 +55,7 @@ pub async fn serve(settings: Settings) -> anyhow::Result<()> {
     let store = Store::open(&settings.database_url).await?;
     let public_url = settings.public_url.clone();
     let state = AppState::new(settings, store.clone()).await?;
+    state.spawn_background();
     let listener = TcpListener::bind(listen).await.with_context(|| format!("cannot listen on {listen}"))?;
     // The bound address, not the setting: with port 0 the system picks a free port, and this line
     // is how the operator (and the tests) learn which.

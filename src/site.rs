@@ -3,7 +3,7 @@
 //! request path only picks bytes. The folder's layout is described in `docs/architecture.md`.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
 use rust_embed::RustEmbed;
@@ -54,19 +54,19 @@ impl Body {
 /// A page whose HTML may need today's date, built once per day.
 pub struct Page {
     template: String,
-    fixed: Option<std::sync::Arc<Body>>,
-    dated: Mutex<Option<(String, std::sync::Arc<Body>)>>,
+    fixed: Option<Arc<Body>>,
+    dated: Mutex<Option<(String, Arc<Body>)>>,
 }
 
 impl Page {
     fn new(html: String) -> Page {
         let fixed = (!html.contains(TODAY_TOKEN))
-            .then(|| std::sync::Arc::new(Body::new(html.clone().into_bytes(), HTML, None, None)));
+            .then(|| Arc::new(Body::new(html.clone().into_bytes(), HTML, None, None)));
         Page { template: html, fixed, dated: Mutex::new(None) }
     }
 
     /// The page as served today.
-    pub fn body(&self) -> std::sync::Arc<Body> {
+    pub fn body(&self) -> Arc<Body> {
         if let Some(body) = &self.fixed {
             return body.clone();
         }
@@ -76,7 +76,7 @@ impl Page {
             Some((day, body)) if *day == date => body.clone(),
             _ => {
                 let html = self.template.replace(TODAY_TOKEN, &date);
-                let body = std::sync::Arc::new(Body::new(html.into_bytes(), HTML, None, None));
+                let body = Arc::new(Body::new(html.into_bytes(), HTML, None, None));
                 *dated = Some((date, body.clone()));
                 body
             }
@@ -86,10 +86,39 @@ impl Page {
 
 const HTML: &str = "text/html; charset=utf-8";
 
+/// `pages.json`, written by the web build from `web/src/pages.ts`, the one list of the visitor's
+/// pages (docs/decisions/0017): which file is served at which path, and in the server's own cases.
+const PAGES_MANIFEST: &str = "pages.json";
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PagesManifest {
+    routes: Vec<RouteFile>,
+    not_found: String,
+    form_refused: String,
+    error: String,
+    policy: String,
+}
+
+#[derive(serde::Deserialize)]
+struct RouteFile {
+    path: String,
+    file: String,
+    form: bool,
+}
+
+/// A page served at its own path (`/`, `/thank-you`, …).
+pub struct Route {
+    pub path: String,
+    pub page: Page,
+    /// It shows the lead form, so its answer hands the browser a page-load proof.
+    pub form: bool,
+}
+
 pub struct Site {
-    pub home: Page,
-    pub thank_you: Page,
-    pub privacy_policy: Page,
+    /// The visitor's pages at their paths, in the order the web build lists them.
+    pub routes: Vec<Arc<Route>>,
+    /// Any unknown page path (404).
     pub not_found: Page,
     pub error: Page,
     /// The landing page for a refused `POST /leads`, with the slots `http::form` fills per request.
@@ -129,26 +158,32 @@ impl Site {
         let mut filled = |name: &str| -> anyhow::Result<String> {
             let html = raw_page(name)?;
             for style in inline_styles(&html) {
-                let hash = crate::http::security::style_hash(style);
+                let hash = style_hash(style);
                 if !style_hashes.contains(&hash) {
                     style_hashes.push(hash);
                 }
             }
             Ok(fill(&html))
         };
-        let home = Page::new(filled("index.html")?);
-        let thank_you = Page::new(filled("thank-you.html")?);
-        let privacy_policy = Page::new(filled("privacy-policy.html")?);
-        let not_found = Page::new(filled("404.html")?);
-        let error = Page::new(filled("error.html")?);
-        let form_refused = filled("form-refused.html")?;
+        let pages: PagesManifest = serde_json::from_str(&raw_page(PAGES_MANIFEST)?)?;
+        let routes = pages
+            .routes
+            .iter()
+            .map(|route| {
+                let page = Page::new(filled(&route.file)?);
+                Ok(Arc::new(Route { path: route.path.clone(), page, form: route.form }))
+            })
+            .collect::<anyhow::Result<_>>()?;
+        let not_found = Page::new(filled(&pages.not_found)?);
+        let error = Page::new(filled(&pages.error)?);
+        let form_refused = filled(&pages.form_refused)?;
         let admin = Page::new(filled("admin.html")?);
         // The policy's text is the built page with the retention period it states.
-        let policy_text = raw_page("privacy-policy.html")? + &days_uk(settings.retention_days);
+        let policy_text = raw_page(&pages.policy)? + &days_uk(settings.retention_days);
         let policy_version = hex(&Sha256::digest(policy_text.as_bytes()))[..16].to_owned();
 
         let files = Dist::iter()
-            .filter(|path| !path.ends_with(".html"))
+            .filter(|path| !path.ends_with(".html") && path != PAGES_MANIFEST)
             .map(|path| {
                 let data = Dist::get(&path).expect("listed file exists").data.into_owned();
                 let twin =
@@ -159,18 +194,7 @@ impl Site {
             })
             .collect();
 
-        Ok(Site {
-            home,
-            thank_you,
-            privacy_policy,
-            not_found,
-            error,
-            form_refused,
-            admin,
-            files,
-            style_hashes,
-            policy_version,
-        })
+        Ok(Site { routes, not_found, error, form_refused, admin, files, style_hashes, policy_version })
     }
 }
 
@@ -224,15 +248,13 @@ pub fn build_static(settings: &Settings, dir: &std::path::Path) -> anyhow::Resul
         anyhow::bail!("build-static: set ZAYAVKA_ANON_KEY to the backend's public key");
     };
     let site = Site::build(settings, anon_key)?;
-    let pages = [
-        ("index.html", &site.home),
-        ("thank-you/index.html", &site.thank_you),
-        ("privacy-policy/index.html", &site.privacy_policy),
-        ("404.html", &site.not_found),
-    ];
-    let files = pages
+    let pages = site
+        .routes
         .iter()
-        .map(|(path, page)| (path.to_string(), page.body().identity.clone()))
+        .map(|route| (static_file(&route.path), &route.page))
+        .chain([("404.html".to_owned(), &site.not_found)]);
+    let files = pages
+        .map(|(path, page)| (path, page.body().identity.clone()))
         .chain(site.files.iter().map(|(path, body)| (path.clone(), body.identity.clone())));
     for (path, bytes) in files {
         let target = dir.join(&path);
@@ -247,6 +269,15 @@ pub fn build_static(settings: &Settings, dir: &std::path::Path) -> anyhow::Resul
         settings.backend_url
     );
     Ok(())
+}
+
+/// Where a static host looks for the page at `path`: `/` in `index.html`, `/thank-you` in
+/// `thank-you/index.html`.
+fn static_file(path: &str) -> String {
+    match path.trim_matches('/') {
+        "" => "index.html".to_owned(),
+        dir => format!("{dir}/index.html"),
+    }
 }
 
 /// Today's date as the privacy policy shows it (`dd.mm.yyyy`, uk-UA), by the server's clock in
@@ -322,6 +353,13 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// The CSP source for one inline `<style>` element's text.
+pub fn style_hash(css: &str) -> String {
+    use base64::Engine as _;
+    use sha2::Digest as _;
+    format!("'sha256-{}'", base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(css)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -333,6 +371,12 @@ mod tests {
             said,
             ["1 день", "2 дні", "5 днів", "11 днів", "14 днів", "21 день", "22 дні", "180 днів", "365 днів"]
         );
+    }
+
+    #[test]
+    fn a_static_host_finds_each_page_in_its_folder() {
+        assert_eq!(static_file("/"), "index.html");
+        assert_eq!(static_file("/thank-you"), "thank-you/index.html");
     }
 
     #[test]

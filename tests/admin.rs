@@ -21,7 +21,7 @@ struct Operator {
 
 async fn add_operator(app: &TestApp) {
     let hash = auth::hash_password(PASSWORD).unwrap();
-    assert!(app.state.store.add_operator(EMAIL.into(), hash).await.unwrap());
+    assert!(app.state.store.add_operator(EMAIL.into(), hash, None).await.unwrap());
 }
 
 async fn login(app: &TestApp, email: &str, password: &str) -> Answer {
@@ -442,13 +442,14 @@ async fn the_export_is_the_cli_file_with_status_and_consent() {
     let mut lines = text.trim_start_matches('\u{FEFF}').lines();
     assert_eq!(
         lines.next().unwrap(),
-        "id,created_at,name,phone,confirmation,comment,status,reached_at,policy_version,repeat_of,held"
+        "id,created_at,name,phone,confirmation,comment,status,reached_at,policy_version,repeat_of,held,\
+         utm_source,utm_medium,utm_campaign,utm_content,utm_term,referrer"
     );
     let row = lines.next().unwrap();
     assert!(row.starts_with(&format!("{id},")), "{row}");
     assert!(row.contains(",'=Олена,"), "formula neutralised: {row}");
     assert!(row.contains(",new,,"), "{row}");
-    assert!(row.ends_with(&format!("{},,", app.state.site.policy_version)), "{row}");
+    assert!(row.ends_with(&format!("{},,,,,,,,", app.state.site.policy_version)), "{row}");
 
     let mut cli = Vec::new();
     zayavka::export::export(&app.state.store, zayavka::export::Format::Csv, &mut cli).await.unwrap();
@@ -528,7 +529,8 @@ async fn leads_past_the_retention_period_are_deleted_at_start() {
     let mut settings = first.state.settings.as_ref().clone();
     settings.retention_days = 30;
     let store = zayavka::store::Store::open(&settings.database_url).await.unwrap();
-    let _second = zayavka::app::AppState::new(settings, store.clone()).await.unwrap();
+    let second = zayavka::app::AppState::new(settings, store.clone()).await.unwrap();
+    second.spawn_background();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     while store.lead(old).await.unwrap().is_some() {
         assert!(std::time::Instant::now() < deadline, "the old lead was not purged");

@@ -203,8 +203,17 @@ async fn logs_never_hold_a_visitors_name_or_phone() {
         r#"{"name":"Тарас Шевченко","phone":"+380 63 987 65 43","confirmation":"Так","comment":"Кобзар"}"#;
     let (status, _) = common::http(port, "POST", "/rest/v1/CRN?note=98765", lead).await.unwrap();
     assert_eq!(status, 201);
-    // The notification's first attempt fails and is logged.
-    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    // The notification's first attempt fails and is logged: watch /metrics count it.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let (_, metrics) = common::http(port, "GET", "/metrics", "").await.unwrap();
+        if metrics.lines().any(|l| l.starts_with("zayavka_notifications_failed_total{channel=\"webhook\"} 1"))
+        {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "no failed notification counted: {metrics}");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
     let bad = r#"{"name":"Тарас Шевченко","phone":"63 987 x","confirmation":"Так"}"#;
     common::http(port, "POST", "/rest/v1/CRN", bad).await.unwrap();
     let log = server.kill_and_read_log().await;
@@ -309,7 +318,7 @@ async fn operator_accounts_from_the_command_line() {
     };
     // Before the server ever started: add-user creates the database.
     let (ok, said) = account("add-user", "Op@Example.org", "first password!").await;
-    assert!(ok && said.contains("operator op@example.org added"), "{said}");
+    assert!(ok && said.contains("op@example.org added as admin"), "{said}");
     let (ok, said) = account("add-user", "op@example.org", "another password").await;
     assert!(!ok && said.contains("has an account already"), "{said}");
     let (ok, said) = account("add-user", "two@example.org", "short").await;

@@ -1,6 +1,9 @@
 //! The database goes away: while PostgreSQL is down, submits answer 503 in PostgREST's shape and
 //! `/readyz` says not ready; when it comes back the server recovers by itself. The test owns a real
 //! PostgreSQL cluster (initdb in a temporary folder) so it can stop and start it.
+//!
+//! Not run again on PostgreSQL: it owns a PostgreSQL cluster of its own (initdb), whatever the
+//! engine setting.
 
 mod common;
 

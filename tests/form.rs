@@ -1,5 +1,5 @@
 //! `POST /leads`: the form without JavaScript. A refusal answers with the landing page itself
-//! (web/dist/form-refused.html filled in by src/http/form.rs), in the words of SPEC §8.
+//! (web/dist/form-refused.html filled in by src/http/form.rs), in the toasts' words (docs/product.md, Messages).
 
 mod common;
 
@@ -7,7 +7,7 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use common::{TestApp, test_app, test_app_with};
 
-/// SPEC §8's texts, as the JavaScript path shows them in its toasts.
+/// The toasts' texts (docs/product.md, Messages), as the JavaScript path shows them.
 const INVALID: [&str; 2] = ["Будь ласка, заповніть всі поля", "Всі обов'язкові поля мають бути заповнені"];
 const FAILED: [&str; 2] = ["Сталася помилка", "Спробуйте, будь ласка, ще раз."];
 
@@ -256,7 +256,7 @@ async fn the_refusal_page_keeps_the_strict_csp_and_loads_no_script() {
     let csp = answer.header("content-security-policy").to_owned();
     let start = html.find("<style>").unwrap() + "<style>".len();
     let style = &html[start..start + html[start..].find("</style>").unwrap()];
-    assert!(csp.contains(&zayavka::http::security::style_hash(style)), "{csp}");
+    assert!(csp.contains(&zayavka::site::style_hash(style)), "{csp}");
     assert!(!csp.contains("unsafe-inline"));
     assert!(!html.contains("style="), "no style attributes");
     let scripts: Vec<_> =
@@ -288,4 +288,59 @@ async fn only_a_checked_box_is_consent() {
     let answer = post_form(&app, &format!("{lead}&agreed=on")).await;
     assert_eq!(answer.status, StatusCode::SEE_OTHER);
     assert_eq!(app.stored().await.len(), 1);
+}
+
+#[tokio::test]
+async fn the_form_carries_its_attribution_fields() {
+    let app = test_app().await;
+    let body = encode(&[
+        ("name", "Олена"),
+        ("phone", "067 123 45 67"),
+        ("confirmation", "Так"),
+        ("agreed", "on"),
+        ("utm_source", "telegram"),
+        ("utm_campaign", "весна"),
+        ("referrer", "https://t.me/some_channel/123"),
+    ]);
+    let answer = post_form(&app, &body).await;
+    assert_eq!(answer.status, StatusCode::SEE_OTHER, "{}", answer.text());
+    let stored = app.stored().await;
+    assert_eq!(stored[0].attribution.utm_source.as_deref(), Some("telegram"));
+    assert_eq!(stored[0].attribution.utm_campaign.as_deref(), Some("весна"));
+    assert_eq!(stored[0].attribution.referrer.as_deref(), Some("t.me"));
+}
+
+/// Without JavaScript the form has no attribution fields: the landing page's own utm_* parameters
+/// come with the post as its `Referer` (sent to this site only); another site's page tells nothing.
+#[tokio::test]
+async fn without_fields_the_landing_page_s_own_parameters_are_the_attribution() {
+    let app = test_app().await;
+    for (referer, phone) in [
+        (
+            "http://zayavka.test/?utm_source=viber&utm_campaign=%D0%B7%D0%B8%D0%BC%D0%B0&fbclid=x",
+            "067 123 45 67",
+        ),
+        ("https://elsewhere.example/?utm_source=spoofed", "067 123 45 68"),
+    ] {
+        let request = axum::http::Request::post("/leads")
+            .header("content-type", "application/x-www-form-urlencoded")
+            .header("host", "zayavka.test")
+            .header("referer", referer)
+            .body(axum::body::Body::from(encode(&[
+                ("name", "Олена"),
+                ("phone", phone),
+                ("confirmation", "Так"),
+                ("agreed", "on"),
+            ])))
+            .unwrap();
+        let answer = app.call(request).await;
+        assert_eq!(answer.status, StatusCode::SEE_OTHER, "{}", answer.text());
+    }
+    let stored = app.stored().await;
+    let own = stored.iter().find(|l| l.phone == "067 123 45 67").unwrap();
+    assert_eq!(own.attribution.utm_source.as_deref(), Some("viber"));
+    assert_eq!(own.attribution.utm_campaign.as_deref(), Some("зима"));
+    assert_eq!(own.attribution.referrer, None);
+    let other = stored.iter().find(|l| l.phone != "067 123 45 67").unwrap();
+    assert_eq!(other.attribution, Default::default());
 }

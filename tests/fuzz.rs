@@ -2,6 +2,9 @@
 //! is never a 5xx (and never a panic, which would be a 500 page), every refusal is JSON or a
 //! page that says what was wrong, and a real lead however dressed in hostile characters is
 //! stored, cleaned.
+//!
+//! Not run again on PostgreSQL: it tests the parsing and validation in front of the store; the
+//! store on PostgreSQL is tests/rest.rs's.
 
 mod common;
 

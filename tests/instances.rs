@@ -1,4 +1,7 @@
 //! Several instances behave as one: two zayavka processes on one PostgreSQL database.
+//!
+//! Not run again on PostgreSQL: it always runs on PostgreSQL (several instances need a shared
+//! database).
 
 mod common;
 

@@ -16,9 +16,6 @@ const BOT_TOKEN: &str = "123456789:AAE-test_Token";
 const CHAT_ID: &str = "-1001234567890";
 const SECRET: &str = "whsec-test-s3cret";
 
-/// Longer than the sender's poll (2 s): what has not come after this is not coming.
-const QUIET: Duration = Duration::from_secs(3);
-
 /// `+38067000NNNN`: a distinct, valid Ukrainian mobile number per lead (the same phone within
 /// 24 hours would be one lead).
 fn phone(n: u32) -> String {
@@ -151,6 +148,48 @@ async fn wait_until_failed(database: &TestDatabase, ids: &[i64]) -> Vec<OutboxRo
     }
 }
 
+/// Waits until every outbox row is sent: the sender only claims rows not yet sent, so from then on
+/// nothing more reaches a receiver, and what the receivers hold is final.
+async fn all_sent(database: &TestDatabase) {
+    // A retry comes 5–6 s after a failure.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let rows = outbox(database).await;
+        if !rows.is_empty() && rows.iter().all(|r| r.sent && !r.locked) {
+            return;
+        }
+        assert!(Instant::now() < deadline, "notifications still waiting: {rows:#?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// How often this server has checked the open leads for reminders (`/metrics`).
+async fn reminder_scans(server: &Server) -> u64 {
+    let (status, text) = http(server.port, "GET", "/metrics", "").await.unwrap();
+    assert_eq!(status, 200);
+    text.lines()
+        .find_map(|l| l.strip_prefix("zayavka_reminder_scans_total "))
+        .map_or(0, |value| value.parse().unwrap())
+}
+
+/// Waits until the server has checked the open leads twice more: what those checks would queue is
+/// queued, and `all_sent` then says when it has gone out.
+async fn two_more_scans(server: &Server) {
+    let target = reminder_scans(server).await + 2;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while reminder_scans(server).await < target {
+        assert!(Instant::now() < deadline, "the reminder scan does not run");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// A webhook server that checks for reminders every second.
+fn scanning_webhook_env(receiver: &HttpReceiver) -> Vec<(&'static str, String)> {
+    let mut env = webhook_env(receiver);
+    env.push(("ZAYAVKA_REMINDER_SCAN_SECONDS", "1".to_owned()));
+    env
+}
+
 /// `zayavka_notifications_sent_total{channel="…"}` from `/metrics`.
 async fn sent_metric(server: &Server, channel: &str) -> u64 {
     let (status, text) = http(server.port, "GET", "/metrics", "").await.unwrap();
@@ -181,7 +220,7 @@ async fn telegram_gets_one_message_per_lead_without_personal_data() {
     let first = submit(server.port, "Олена Петренко", &phone(1)).await;
     let second = submit(server.port, "Ігор Бондар", &phone(2)).await;
     telegram.wait_for("two messages", Duration::from_secs(10), |r| r.len() >= 2).await;
-    tokio::time::sleep(QUIET).await;
+    all_sent(&database).await;
     let requests = telegram.requests();
     assert_eq!(requests.len(), 2, "one message per lead: {requests:#?}");
 
@@ -247,7 +286,7 @@ async fn telegram_retry_after_is_honoured() {
     assert!(gap >= Duration::from_millis(1950), "retried after {gap:?}, before retry_after");
     assert!(gap < Duration::from_secs(5), "retried after {gap:?}: retry_after was not used");
 
-    tokio::time::sleep(QUIET).await;
+    all_sent(&database).await;
     let requests = telegram.requests();
     assert_eq!(requests.len(), 2, "{requests:#?}");
     assert_eq!(telegram_about(&requests, id).len(), 2, "both calls are about the lead");
@@ -292,7 +331,7 @@ async fn webhook_is_signed_and_names_the_lead_without_personal_data() {
 
     let id = submit(server.port, "Марія Коваль", &phone(10)).await;
     receiver.wait_for("the webhook call", Duration::from_secs(10), |r| !r.is_empty()).await;
-    tokio::time::sleep(QUIET).await;
+    all_sent(&database).await;
     let requests = receiver.requests();
     assert_eq!(requests.len(), 1, "{requests:#?}");
     let request = &requests[0];
@@ -337,7 +376,7 @@ async fn webhook_retry_after_is_honoured() {
     // As with Telegram: not before Retry-After, and sooner than the 5 s backoff.
     assert!(gap >= Duration::from_millis(1950), "retried after {gap:?}, before Retry-After");
     assert!(gap < Duration::from_secs(5), "retried after {gap:?}: Retry-After was not used");
-    tokio::time::sleep(QUIET).await;
+    all_sent(&database).await;
     assert_eq!(per_lead(&receiver.requests(), None), HashMap::from([(id, 2)]));
 }
 
@@ -355,7 +394,7 @@ async fn the_same_phone_again_is_one_person_and_one_notification() {
     ];
     assert!(ids[0] < ids[1] && ids[1] < ids[2], "each submission is a row of its own: {ids:?}");
     receiver.wait_for("the webhook call", Duration::from_secs(10), |r| !r.is_empty()).await;
-    tokio::time::sleep(QUIET).await;
+    all_sent(&database).await;
     let requests = receiver.requests();
     assert_eq!(requests.len(), 1, "{requests:#?}");
     assert_eq!(requests[0].json()["lead_id"], ids[0]);
@@ -395,7 +434,7 @@ async fn email_goes_to_every_address_with_the_link() {
 
     let id = submit(server.port, "Оксана Шевчук", &phone(20)).await;
     sink.wait_for("the e-mail", Duration::from_secs(10), |m| !m.is_empty()).await;
-    tokio::time::sleep(QUIET).await;
+    all_sent(&database).await;
     let mails = sink.mails();
     let mut recipients: Vec<&str> = mails.iter().flat_map(|m| m.to.iter().map(String::as_str)).collect();
     recipients.sort_unstable();
@@ -510,7 +549,7 @@ async fn channels_down_across_a_server_crash_still_get_every_lead_once() {
         .await;
     sink.wait_for("every lead by e-mail", limit, |m| ids.iter().all(|&id| mail_about(m, id) > 0)).await;
     eprintln!("every lead on every channel {:?} after the restart", restarted.elapsed());
-    tokio::time::sleep(QUIET).await;
+    all_sent(&database).await;
 
     let requests = webhook.requests();
     let counts = per_lead(&requests, None);
@@ -560,7 +599,7 @@ async fn a_receiver_answering_500_for_a_while_gets_each_lead_delivered_once() {
             ids.iter().all(|id| delivered.contains_key(id))
         })
         .await;
-    tokio::time::sleep(QUIET).await;
+    all_sent(&database).await;
 
     let requests = receiver.requests();
     let delivered = per_lead(&requests, Some(200));
@@ -639,7 +678,7 @@ async fn two_instances_send_each_lead_exactly_once() {
             ids.iter().all(|id| delivered.contains_key(id))
         })
         .await;
-    tokio::time::sleep(QUIET).await;
+    all_sent(&database).await;
     let requests = receiver.requests();
     let counts = per_lead(&requests, None);
     for id in &ids {
@@ -684,7 +723,7 @@ async fn an_erased_lead_is_never_notified() {
     receiver
         .wait_for("the kept lead", Duration::from_secs(12), |r| r.iter().any(|r| r.lead_id() == Some(kept)))
         .await;
-    tokio::time::sleep(QUIET).await;
+    all_sent(&database).await;
     let requests = receiver.requests();
     assert_eq!(per_lead(&requests, None), HashMap::from([(kept, 1)]), "{requests:#?}");
     for request in &requests {
@@ -745,7 +784,7 @@ async fn smtp_uses_starttls_when_the_server_offers_it() {
 async fn open_leads_get_a_reminder_at_40_hours_and_an_overdue_notice_at_48() {
     let receiver = HttpReceiver::start(Reply::status(200)).await;
     let database = TestDatabase::new().await;
-    let server = start(&database.url, &webhook_env(&receiver)).await;
+    let server = start(&database.url, &scanning_webhook_env(&receiver)).await;
     let nearing = submit(server.port, "Майже", &phone(90)).await;
     let overdue = submit(server.port, "Прострочена", &phone(91)).await;
     let reached = submit(server.port, "Додзвонилися", &phone(92)).await;
@@ -757,15 +796,15 @@ async fn open_leads_get_a_reminder_at_40_hours_and_an_overdue_notice_at_48() {
     database.execute(&format!("UPDATE \"CRN\" SET status = 'interested' WHERE id = {reached}")).await;
 
     let event = |r: &Received| r.json()["event"].as_str().unwrap_or("").to_owned();
-    // The scan runs every 10 seconds.
     receiver
-        .wait_for("the reminder and the overdue notice", Duration::from_secs(25), |r| {
+        .wait_for("the reminder and the overdue notice", Duration::from_secs(10), |r| {
             r.iter().any(|r| r.lead_id() == Some(nearing) && event(r) == "lead.reminder")
                 && r.iter().any(|r| r.lead_id() == Some(overdue) && event(r) == "lead.overdue")
         })
         .await;
     // Another scan or two must not repeat them.
-    tokio::time::sleep(Duration::from_secs(11)).await;
+    two_more_scans(&server).await;
+    all_sent(&database).await;
     let mut seen: HashMap<(i64, String), usize> = HashMap::new();
     for request in receiver.requests() {
         *seen.entry((request.lead_id().unwrap(), event(&request))).or_default() += 1;
@@ -791,12 +830,12 @@ async fn the_reminder_comes_when_the_setting_says_and_0_turns_both_notices_off()
     let event = |r: &Received| r.json()["event"].as_str().unwrap_or("").to_owned();
     let early = HttpReceiver::start(Reply::status(200)).await;
     let early_database = TestDatabase::new().await;
-    let mut env = webhook_env(&early);
+    let mut env = scanning_webhook_env(&early);
     env.push(("ZAYAVKA_REMIND_AFTER_HOURS", "12".to_owned()));
     let early_server = start(&early_database.url, &env).await;
     let silent = HttpReceiver::start(Reply::status(200)).await;
     let silent_database = TestDatabase::new().await;
-    let mut env = webhook_env(&silent);
+    let mut env = scanning_webhook_env(&silent);
     env.push(("ZAYAVKA_REMIND_AFTER_HOURS", "0".to_owned()));
     let silent_server = start(&silent_database.url, &env).await;
 
@@ -810,12 +849,15 @@ async fn the_reminder_comes_when_the_setting_says_and_0_turns_both_notices_off()
     silent_database.backdate(overdue, 49).await;
 
     early
-        .wait_for("the reminder at 12 hours", Duration::from_secs(25), |r| {
+        .wait_for("the reminder at 12 hours", Duration::from_secs(10), |r| {
             r.iter().any(|r| r.lead_id() == Some(thirteen) && event(r) == "lead.reminder")
         })
         .await;
-    // One more scan (every 10 s) on both servers.
-    tokio::time::sleep(Duration::from_secs(11)).await;
+    // More checks, and everything they queued sent; with 0 the silent server never checks.
+    two_more_scans(&early_server).await;
+    all_sent(&early_database).await;
+    all_sent(&silent_database).await;
+    assert_eq!(reminder_scans(&silent_server).await, 0);
     let reminded: Vec<i64> = early
         .requests()
         .iter()
@@ -831,14 +873,14 @@ async fn the_reminder_comes_when_the_setting_says_and_0_turns_both_notices_off()
 async fn a_reminder_held_up_by_an_outage_is_dropped_once_the_lead_is_closed() {
     let receiver = HttpReceiver::start(Reply::status(500)).await;
     let database = TestDatabase::new().await;
-    let server = start(&database.url, &webhook_env(&receiver)).await;
+    let server = start(&database.url, &scanning_webhook_env(&receiver)).await;
     let id = submit(server.port, "Майже", &phone(94)).await;
     database.backdate(id, 41).await;
 
     let event = |r: &Received| r.json()["event"].as_str().unwrap_or("").to_owned();
-    // The scan (every 10 s) queues the reminder; the receiver refuses it.
+    // The scan queues the reminder; the receiver refuses it.
     receiver
-        .wait_for("the refused reminder", Duration::from_secs(25), |r| {
+        .wait_for("the refused reminder", Duration::from_secs(10), |r| {
             r.iter().any(|r| event(r) == "lead.reminder" && r.status == 500)
         })
         .await;
@@ -850,8 +892,8 @@ async fn a_reminder_held_up_by_an_outage_is_dropped_once_the_lead_is_closed() {
             r.iter().any(|r| event(r) == "lead.new" && r.status == 200)
         })
         .await;
-    // The reminder's retry (5 s after its refusal) has come and gone by now.
-    tokio::time::sleep(Duration::from_secs(8)).await;
+    // The reminder's retry (5 s after its refusal) finds the lead closed and drops it.
+    all_sent(&database).await;
     let requests = receiver.requests();
     let reminders_delivered =
         requests.iter().filter(|r| event(r) == "lead.reminder" && r.status == 200).count();
@@ -903,4 +945,37 @@ async fn a_channel_that_keeps_failing_shows_in_the_inbox_and_the_metrics_until_i
     }
     assert_eq!(gauge(&server, "zayavka_notifications_waiting", "webhook").await, Some(0));
     assert_eq!(gauge(&server, "zayavka_notifications_oldest_waiting_seconds", "webhook").await, Some(0));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reminders_wait_for_the_team_s_working_hours_and_new_leads_do_not() {
+    let event = |r: &Received| r.json()["event"].as_str().unwrap_or("").to_owned();
+    let kyiv = jiff::Timestamp::now().to_zoned(jiff::tz::TimeZone::get("Europe/Kyiv").unwrap());
+    let hours = |from: i64, to: i64| {
+        let at = |h: i64| (kyiv.clone() + jiff::SignedDuration::from_hours(h)).strftime("%H:%M").to_string();
+        format!("{}-{}", at(from), at(to))
+    };
+    // One team is at work now, the other starts in two hours.
+    let mut servers = Vec::new();
+    for working_hours in [hours(-1, 1), hours(2, 3)] {
+        let receiver = HttpReceiver::start(Reply::status(200)).await;
+        let database = TestDatabase::new().await;
+        let mut env = scanning_webhook_env(&receiver);
+        env.push(("ZAYAVKA_WORKING_HOURS", working_hours));
+        let server = start(&database.url, &env).await;
+        let id = submit(server.port, "Майже", &phone(99)).await;
+        database.backdate(id, 41).await;
+        servers.push((receiver, database, server));
+    }
+    let (at_work, _, _) = &servers[0];
+    at_work
+        .wait_for("the reminder within working hours", Duration::from_secs(10), |r| {
+            r.iter().any(|r| event(r) == "lead.reminder")
+        })
+        .await;
+    let (off_duty, database, server) = &servers[1];
+    two_more_scans(server).await;
+    all_sent(database).await;
+    let events: Vec<String> = off_duty.requests().iter().map(event).collect();
+    assert_eq!(events, ["lead.new"], "told of the new lead at once, reminded only in working hours");
 }

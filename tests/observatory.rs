@@ -1,6 +1,8 @@
 //! The rules of Mozilla's HTTP Observatory (the checks behind its grade), applied to what a visitor
 //! gets over HTTPS behind a trusted proxy. Each rule here is one the Observatory scores; meeting
 //! all of them with the bonuses is its top grade (A+).
+//!
+//! Not run again on PostgreSQL: response headers only; no lead is stored.
 
 mod common;
 

@@ -75,6 +75,36 @@ async fn unknown_page_paths_get_the_not_found_page_with_404() {
     }
 }
 
+/// The pages are listed once, in `web/src/pages.ts`; the build writes them to `pages.json` and the
+/// server routes by it (docs/decisions/0017). This holds both ends of that file.
+#[tokio::test]
+async fn every_page_the_web_build_lists_is_served_at_its_path() {
+    let dist = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("web/dist");
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dist.join("pages.json")).unwrap()).unwrap();
+    let routes = manifest["routes"].as_array().unwrap();
+    let paths: Vec<&str> = routes.iter().map(|route| route["path"].as_str().unwrap()).collect();
+    assert_eq!(paths, ["/", "/thank-you", "/privacy-policy"], "the visitor's pages (SPEC)");
+    let app = test_app().await;
+    for route in routes {
+        let (path, file) = (route["path"].as_str().unwrap(), route["file"].as_str().unwrap());
+        let page = app.get(path).await;
+        assert_eq!(page.status, StatusCode::OK, "{path}");
+        let built = std::fs::read_to_string(dist.join(file)).unwrap();
+        assert!(page.text().contains(description_of(&built)), "{path} is not {file}");
+        let hands_out_proof = page.headers.contains_key("set-cookie");
+        assert_eq!(hands_out_proof, route["form"] == true, "{path}: only the form's page hands out a proof");
+    }
+    let not_found = std::fs::read_to_string(dist.join(manifest["notFound"].as_str().unwrap())).unwrap();
+    assert!(app.get("/nope").await.text().contains(description_of(&not_found)));
+    assert_eq!(app.get("/pages.json").await.status, StatusCode::NOT_FOUND, "the list is not a file to serve");
+}
+
+fn description_of(html: &str) -> &str {
+    let start = html.find("<meta name=\"description\"").expect("a description");
+    &html[start..start + html[start..].find('>').unwrap()]
+}
+
 #[tokio::test]
 async fn a_trailing_slash_redirects_to_the_page_itself() {
     let app = test_app().await;
@@ -217,7 +247,7 @@ async fn every_answer_carries_the_security_headers() {
         assert!(csp.contains("frame-ancestors 'none'"), "{case}: {csp}");
         assert!(!csp.contains("unsafe-inline"), "{case}: {csp}");
         assert_eq!(answer.header("x-content-type-options"), "nosniff", "{case}");
-        assert_eq!(answer.header("referrer-policy"), "no-referrer", "{case}");
+        assert_eq!(answer.header("referrer-policy"), "same-origin", "{case}");
         assert_eq!(answer.header("cross-origin-opener-policy"), "same-origin", "{case}");
         let permissions = answer.header("permissions-policy");
         for feature in ["camera=()", "microphone=()", "geolocation=()", "payment=()"] {
@@ -235,7 +265,7 @@ async fn the_inline_styles_are_allowed_by_hash() {
     let style_start = html.find("<style").expect("inline CSS for the first paint");
     let content_start = style_start + html[style_start..].find('>').unwrap() + 1;
     let content_end = content_start + html[content_start..].find("</style>").unwrap();
-    let hash = zayavka::http::security::style_hash(&html[content_start..content_end]);
+    let hash = zayavka::site::style_hash(&html[content_start..content_end]);
     assert!(csp.contains(&hash), "{hash} not in {csp}");
 }
 

@@ -182,6 +182,7 @@ async fn a_row_the_database_refuses_is_not_quoted_in_the_error() {
         confirmation: "Може".into(), // the table allows only Так and Ні
         comment: Some("коментар-маркер".into()),
         held: Vec::new(),
+        attribution: Default::default(),
     };
     let error = app.state.store.insert(vec![lead], &app.state.insert_context, None).await.unwrap_err();
     let text = error.to_string();
@@ -283,4 +284,46 @@ async fn every_other_api_path_answers_in_postgrest_shape() {
     let answer = app.call(put).await;
     assert_eq!(answer.status, StatusCode::METHOD_NOT_ALLOWED);
     assert_eq!(answer.json()["code"], "PGRST117");
+}
+
+/// The optional attribution columns: stored with the lead, the referrer reduced to its host, and
+/// in both exports; a lead without them is stored as before.
+#[tokio::test]
+async fn attribution_columns_are_stored_and_exported() {
+    let app = test_app().await;
+    let body = json!([
+        {"name": "Олена", "phone": "067 123 45 01", "confirmation": "Так", "comment": null,
+         "utm_source": "facebook", "utm_medium": "cpc", "utm_campaign": "=зима-2026",
+         "utm_content": "banner", "utm_term": "лікування",
+         "referrer": "https://l.facebook.com/l.php?u=https%3A%2F%2Fexample.org&h=secret"},
+        {"name": "Ігор", "phone": "067 123 45 02", "confirmation": "Ні", "comment": null}
+    ]);
+    let answer = app.insert(&body.to_string(), "return=representation").await;
+    assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.text());
+    let stored = app.stored().await;
+    let attributed = stored.iter().find(|l| l.name == "Олена").unwrap();
+    assert_eq!(attributed.attribution.utm_source.as_deref(), Some("facebook"));
+    assert_eq!(attributed.attribution.utm_campaign.as_deref(), Some("=зима-2026"));
+    assert_eq!(attributed.attribution.utm_term.as_deref(), Some("лікування"));
+    assert_eq!(attributed.attribution.referrer.as_deref(), Some("l.facebook.com"));
+    let plain = stored.iter().find(|l| l.name == "Ігор").unwrap();
+    assert_eq!(plain.attribution, Default::default());
+
+    let mut jsonl = Vec::new();
+    zayavka::export::export(&app.state.store, zayavka::export::Format::Jsonl, &mut jsonl).await.unwrap();
+    let first: serde_json::Value =
+        serde_json::from_str(std::str::from_utf8(&jsonl).unwrap().lines().next().unwrap()).unwrap();
+    assert_eq!(first["utm_medium"], "cpc");
+    assert_eq!(first["referrer"], "l.facebook.com");
+    let mut csv = Vec::new();
+    zayavka::export::export(&app.state.store, zayavka::export::Format::Csv, &mut csv).await.unwrap();
+    let csv = String::from_utf8(csv).unwrap();
+    let header = csv.lines().next().unwrap();
+    assert!(
+        header.ends_with(",utm_source,utm_medium,utm_campaign,utm_content,utm_term,referrer"),
+        "{header}"
+    );
+    // A spreadsheet does not run a campaign name that starts like a formula.
+    assert!(csv.contains(",facebook,cpc,'=зима-2026,banner,лікування,l.facebook.com"), "{csv}");
+    assert!(!csv.contains("secret"), "{csv}");
 }

@@ -3,6 +3,9 @@
 //! request off after 30 s with an answer the client can read, stores nothing half-sent, closes
 //! connections that send no request head in time, holds no more connections than it can, and
 //! serves everyone else meanwhile. Runs the real binary over real sockets.
+//!
+//! Not run again on PostgreSQL: connection handling in front of the store; the engine does not take
+//! part.
 
 mod common;
 
@@ -264,11 +267,12 @@ async fn at_the_connection_cap_the_longest_idle_connection_makes_room_for_a_visi
     let [(health, health_took), (submit, submit_took)] = visitor(server.port).await;
     assert_eq!((health, submit), (200, 201));
     assert!(health_took < Duration::from_secs(1) && submit_took < Duration::from_secs(1));
-    // Each of the visitor's two connections took the place of the oldest that was left.
-    let gone = collect(&mut closed, 2, Duration::from_secs(10)).await;
+    // Each of the visitor's connections that found the cap full took the place of the oldest that
+    // was left: both, or only the first when its slot was free again before the second came.
+    let gone = collect(&mut closed, 2, Duration::from_secs(2)).await;
     let mut gone: Vec<usize> = gone.into_iter().map(|(number, _)| number).collect();
     gone.sort_unstable();
-    assert_eq!(gone, [20, 21]);
+    assert!(gone == [20] || gone == [20, 21], "{gone:?}");
 }
 
 /// The slow connections a stranger opens against a server that may hold fewer than half of them.

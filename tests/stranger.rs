@@ -116,6 +116,7 @@ async fn a_repeat_is_stored_linked_to_the_first_lead_with_its_own_comment() {
         before_id: None,
         limit: 50,
         held: false,
+        holder: zayavka::store::Holder::Anyone,
     };
     let listed = app.state.store.find_leads(query).await.unwrap();
     assert_eq!(listed.iter().map(|l| (l.id, l.repeat_count)).collect::<Vec<_>>(), vec![(first, 1)]);

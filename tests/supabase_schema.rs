@@ -1,5 +1,7 @@
 //! `supabase/schema.sql` on a real PostgreSQL, as Supabase's `anon` role would meet it: it may
 //! insert a lead and nothing else.
+//!
+//! Not run again on PostgreSQL: it always runs on PostgreSQL (it tests supabase/schema.sql).
 
 mod common;
 

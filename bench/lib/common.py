@@ -18,6 +18,7 @@ import sys
 import tempfile
 import threading
 import time
+import typing
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent.parent
@@ -104,7 +105,36 @@ def http_status(port: int, path: str, timeout: float = 1.0) -> int | None:
         conn.close()
 
 
-class Server:
+class ChildProcess:
+    """A process the benchmark started (`proc`, its output in `_log`), stopped at the end of a `with`:
+    SIGTERM, and SIGKILL if it has not exited within `stop_timeout` seconds."""
+
+    stop_timeout = 15
+    proc: subprocess.Popen
+    _log: typing.IO[bytes]
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=self.stop_timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self._log.close()
+
+    def __enter__(self) -> typing.Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+class Server(ChildProcess):
     """A server process started by the benchmark, with the time from exec to its first 200."""
 
     def __init__(self, name: str, argv: list[str], env: dict[str, str], port: int,
@@ -130,28 +160,8 @@ class Server:
                 raise BenchError(f"{name} was not ready within {ready_timeout} s")
             time.sleep(0.0005)
 
-    @property
-    def pid(self) -> int:
-        return self.proc.pid
-
     def url(self, path: str) -> str:
         return f"http://127.0.0.1:{self.port}{path}"
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self._log.close()
-
-    def __enter__(self) -> "Server":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
 
 def zayavka_env(port: int, db: Path) -> dict[str, str]:

@@ -36,7 +36,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import (run_main, BenchError, Server, cpu_seconds, fsync_latency_ms, free_port,  # noqa: E402
+from common import (run_main, BenchError, ChildProcess, Server, cpu_seconds, fsync_latency_ms, free_port,  # noqa: E402
                     http_status, log, machine, median, new_workdir, print_machine, remove_workdir,
                     finish, table, zayavka_bin, zayavka_env, zayavka_identity)
 from inserts import OPERATOR_CODES, measured, run_wrk  # noqa: E402
@@ -129,8 +129,10 @@ def receiver_main(port: int) -> None:
     asyncio.run(serve())
 
 
-class Receiver:
+class Receiver(ChildProcess):
     """The receiver above, started as a process of its own (so its CPU is counted apart)."""
+
+    stop_timeout = 10
 
     def __init__(self, workdir: Path):
         self.port = free_port()
@@ -147,10 +149,6 @@ class Receiver:
             time.sleep(0.01)
 
     @property
-    def pid(self) -> int:
-        return self.proc.pid
-
-    @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}/hook"
 
@@ -162,21 +160,6 @@ class Receiver:
         finally:
             conn.close()
 
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self._log.close()
-
-    def __enter__(self) -> "Receiver":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
 
 # ---------------------------------------------------------------- servers and readings

@@ -49,7 +49,7 @@ need_lighthouse() {
 need_zayavka() {
   local bin="${ZAYAVKA_BIN:-$REPO_DIR/target/release/zayavka}"
   if [ ! -x "$bin" ]; then
-    echo "bench: $bin is missing; building it with 'make build'" >&2
-    make -C "$REPO_DIR" build >&2
+    echo "bench: $bin is missing; building it with 'make release'" >&2
+    make -C "$REPO_DIR" release >&2
   fi
 }

@@ -31,6 +31,9 @@ export const INBOX = {
   erase: 'Видалити дані цієї людини',
   eraseConfirm: 'Так, видалити назавжди',
   eraseCancel: 'Скасувати',
+  team: 'Команда',
+  audit: 'Журнал дій',
+  adminOnly: 'Це може зробити лише адміністратор.',
 } as const;
 
 /**
@@ -40,6 +43,8 @@ export const INBOX = {
  */
 export const SIGNED_OUT_CHECK = /Failed to load resource: .*\b401\b.*\/admin\/api\/session\)$/;
 export const LOGIN_REFUSED = /Failed to load resource: .*\b401\b.*\/admin\/api\/login\)$/;
+/** The team's refusals (409: the last admin, an e-mail that has an account), logged by the browser too. */
+export const TEAM_REFUSED = /Failed to load resource: .*\b409\b.*\/admin\/api\/operators(\/role|\/remove)?\)$/;
 
 export function loginForm(page: Page) {
   return {
@@ -57,6 +62,60 @@ export function header(page: Page) {
     list: bar.getByRole('link', { name: INBOX.list, exact: true }),
     exportCsv: bar.getByRole('link', { name: INBOX.exportCsv, exact: true }),
     signOut: bar.getByRole('button', { name: INBOX.signOut, exact: true }),
+    /** Admins only: the team and the audit trail. */
+    team: bar.getByRole('link', { name: INBOX.team, exact: true }),
+    audit: bar.getByRole('link', { name: INBOX.audit, exact: true }),
+  };
+}
+
+/** The admins' "Команда" page (/admin/team): the accounts, each with its role and actions, and the form adding one. */
+export function teamPage(page: Page) {
+  const list = page.getByRole('list', { name: 'Облікові записи', exact: true });
+  const form = page.getByRole('form', { name: 'Новий обліковий запис', exact: true });
+  const account = (email: string): Locator =>
+    list.locator(':scope > li').filter({ has: page.getByText(new RegExp(`^${email.replace(/[.+]/g, '\\$&')}( \\(ви\\))?$`)) });
+  return {
+    heading: page.getByRole('heading', { level: 1, name: INBOX.team, exact: true }),
+    list,
+    accounts: list.locator(':scope > li'),
+    account,
+    makeAdmin: (email: string) => account(email).getByRole('button', { name: 'Зробити адміністратором', exact: true }),
+    makeOperator: (email: string) => account(email).getByRole('button', { name: 'Зробити оператором', exact: true }),
+    remove: (email: string) => account(email).getByRole('button', { name: 'Видалити обліковий запис', exact: true }),
+    removeConfirm: (email: string) =>
+      account(email).getByRole('button', { name: 'Так, видалити обліковий запис', exact: true }),
+    form,
+    email: form.getByRole('textbox', { name: INBOX.email, exact: true }),
+    password: form.getByLabel(/^Пароль \(/),
+    role: (name: 'Оператор' | 'Адміністратор') => form.getByRole('radio', { name, exact: true }),
+    add: form.getByRole('button', { name: 'Додати', exact: true }),
+  };
+}
+
+/** Adds an account on the "Команда" page, as an admin does, and waits for it in the list. */
+export async function addAccount(page: Page, account: Operator, role: 'Оператор' | 'Адміністратор' = 'Оператор') {
+  const team = teamPage(page);
+  await team.email.fill(account.email);
+  await team.password.fill(account.password);
+  await team.role(role).check();
+  await team.add.click();
+  await expect(team.account(account.email)).toContainText(role);
+}
+
+/** The admins' "Журнал дій" page (/admin/audit): the audit trail, newest first. */
+export function auditPage(page: Page) {
+  const list = page.getByRole('list', { name: 'Записи журналу', exact: true });
+  return {
+    heading: page.getByRole('heading', { level: 1, name: INBOX.audit, exact: true }),
+    list,
+    entries: list.locator(':scope > li'),
+    /** The entries by `actor` whose action reads `action` (its Ukrainian label). */
+    entry: (actor: string, action: string): Locator =>
+      list
+        .locator(':scope > li')
+        .filter({ has: page.getByText(actor, { exact: true }) })
+        .filter({ has: page.getByText(new RegExp(`^${action}(: Заявка №\\d+)?$`)) }),
+    more: page.getByRole('button', { name: INBOX.more, exact: true }),
   };
 }
 

@@ -29,6 +29,7 @@ export type Settings = Partial<
     | 'ZAYAVKA_MIN_FILL_SECONDS'
     | 'ZAYAVKA_RATE_LIMIT_PER_MINUTE'
     | 'ZAYAVKA_HOLD_WITHOUT_PROOF'
+    | 'ZAYAVKA_REQUIRE_2FA'
     // A PostgreSQL database of the test's own instead of the fresh SQLite file (`leads()` and
     // `sql()` read the SQLite file only).
     | 'ZAYAVKA_DATABASE_URL',

@@ -1,5 +1,5 @@
 // An API client's stories: the official @supabase/supabase-js talks to the running zayavka server
-// exactly as it would talk to a hosted Supabase project (DESIGN "HTTP surface").
+// exactly as it would talk to a hosted Supabase project (README, "Leads in a hosted Supabase project").
 import { createClient } from '@supabase/supabase-js';
 import WebSocket from 'ws';
 import { ANON_KEY, expect, test } from '../support/fixtures';

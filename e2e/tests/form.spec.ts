@@ -18,7 +18,7 @@ const complete = { name: 'Олена Коваль', phone: '+380 67 123 45 67', 
 /** The inserts a stand-in backend received (the page also asks it for a page-load proof, a GET). */
 const posts = (backend: BackendStandIn) => backend.requests.filter((r) => r.method === 'POST').length;
 
-test.describe('an incomplete form is stopped in the browser (SPEC §8 row 1)', () => {
+test.describe('an incomplete form is stopped in the browser (docs/product.md, Messages: a required field empty)', () => {
   const variants = [
     { story: 'no answer chosen', entries: { name: 'Олена', phone: '+380 67 123 45 67' } },
     { story: 'agreement unchecked', entries: { ...complete, agree: false } },
@@ -145,6 +145,21 @@ test.describe('a lead that is accepted', () => {
     const leads = await server.leads();
     expect(leads).toHaveLength(1);
     expect(leads[0]).toMatchObject({ name: 'Олена Коваль', confirmation: 'Так', comment: null });
+  });
+
+  test('a visitor from a campaign link: the page\'s own utm_* and the linking site travel with the lead', async ({ page, server, standIns }) => {
+    // A real other site links here: the browser sends its origin as the referrer (its default policy).
+    const partner = await standIns.otherSite('Сайт партнера');
+    await page.goto(partner.origin);
+    const landing = `${server.baseURL}/?utm_source=viber&utm_campaign=%D0%B7%D0%B8%D0%BC%D0%B0&fbclid=x`;
+    await page.evaluate((url) => (window.location.href = url), landing);
+    await page.waitForURL(landing);
+    await waitForHydration(page);
+    await fillLead(page, complete);
+    await leadForm(page).submit.click();
+    await page.waitForURL(`${server.baseURL}/thank-you`);
+    const [lead] = await server.leads();
+    expect(lead).toMatchObject({ utm_source: 'viber', utm_campaign: 'зима', utm_medium: null, referrer: new URL(partner.origin).hostname });
   });
 
   test('goes to the operator\'s external redirect target', async ({ page, startZayavka, standIns }) => {

@@ -3,7 +3,7 @@ import { expect, test } from '../support/fixtures';
 import { DEFAULT_PHONE, TEXT, leadForm, openLanding } from '../support/visitor';
 
 test.describe('with the default settings', () => {
-  test('the visitor sees the brand, the headline, four benefits and the form as DESIGN names it', async ({ page }) => {
+  test('the visitor sees the brand, the headline, four benefits and the form by its accessible names', async ({ page }) => {
     await openLanding(page);
 
     await expect(page).toHaveTitle(/Міжнародна програма підтримки/);

@@ -27,6 +27,15 @@ test('a complete form lands on the redirect target and the lead is stored', asyn
   expect(leads[0]).toMatchObject({ name: 'Олена Коваль', phone: '+380 67 123 45 67', confirmation: 'Так', comment: 'Вечором' });
 });
 
+test('the landing page\'s own utm_* parameters reach the lead without JavaScript too', async ({ page, server }) => {
+  await page.goto('/?utm_source=telegram&utm_medium=post');
+  await fillLead(page, { name: 'Олена Коваль', phone: '+380 67 123 45 67', answer: 'Так' });
+  await leadForm(page).submit.click();
+  await page.waitForURL(`${server.baseURL}/thank-you`);
+  const [lead] = await server.leads();
+  expect(lead).toMatchObject({ utm_source: 'telegram', utm_medium: 'post', utm_campaign: null });
+});
+
 test('with an external redirect target the visitor lands on that site', async ({ page, startZayavka, standIns }) => {
   const partner = await standIns.otherSite('Сайт партнера');
   const target = `${partner.origin}/programa/dyakuyemo?from=zayavka`;
@@ -41,7 +50,7 @@ test('with an external redirect target the visitor lands on that site', async ({
   expect(await site.leads()).toHaveLength(1);
 });
 
-test('a missing yes/no answer gets the landing page with SPEC §8 texts, the entries kept and the question marked', async ({ page, server, browserLog }) => {
+test('a missing yes/no answer gets the landing page with the toast texts, the entries kept and the question marked', async ({ page, server, browserLog }) => {
   browserLog.allow(/Failed to load resource: .*\b4\d\d\b/);
   await page.goto('/');
   await fillLead(page, { name: 'Олена "><script>x</script>', phone: '+380 67 123 45 67', comment: 'Після 18:00' });

@@ -1,5 +1,5 @@
 // PostgreSQL goes away under a running server: the visitor sees the spec's error toast with the
-// entries kept (SPEC §8 "Insert failed"), and the same click succeeds once the database is back,
+// entries kept (docs/product.md, Messages: the insert failed), and the same click succeeds once the database is back,
 // without restarting zayavka. The outage is real: the test's own database refuses connections
 // (`ALLOW_CONNECTIONS false`) and the server's open connections are ended.
 import { execFile } from 'node:child_process';

@@ -18,10 +18,11 @@ use serde_json::json;
 use tower_http::set_header::SetResponseHeaderLayer;
 
 use super::client::{ClientInfo, request_cookie};
-use crate::app::AppState;
 use crate::auth;
+use crate::http::AppState;
 use crate::inbox::{LeadView, Outcome, PROMISE, Search};
-use crate::store::{CountsAt, LeadQuery, Session, StoreError};
+use crate::store::{AuditEntry, CountsAt, Holder, LeadQuery, Operator, Session, StoreError};
+use crate::team::{Action, Role, account_detail};
 
 /// The session cookie's name over plain HTTP.
 const SESSION_COOKIE: &str = "zayavka_session";
@@ -33,7 +34,7 @@ const CSRF_HEADER: &str = "x-csrf-token";
 /// Longest call note, in characters.
 const MAX_NOTE_CHARS: usize = 1000;
 /// Days the inbox's figures look back.
-const STATS_DAYS: i64 = 30;
+pub const STATS_DAYS: i64 = 30;
 /// The longest request body the API reads: the inbox sends a few hundred bytes of JSON.
 const MAX_BODY_BYTES: usize = 16 * 1024;
 
@@ -50,6 +51,9 @@ pub fn router() -> Router<AppState> {
         .route("/admin/api/stats", get(stats))
         .route("/admin/api/export.csv", get(export_csv))
         .route("/admin/api/erase", post(erase))
+        .merge(super::team::router())
+        .merge(super::second_factor::router())
+        .merge(super::claims::router())
         .route("/admin/api", any(not_found))
         .route("/admin/api/", any(not_found))
         .route("/admin/api/{*rest}", any(not_found))
@@ -112,28 +116,35 @@ async fn not_found() -> AdminError {
     AdminError::new(StatusCode::NOT_FOUND, "Не знайдено.")
 }
 
-/// An API error: a status and a sentence in Ukrainian, as `{"error": "…"}`.
+/// An API error: a status and a sentence in Ukrainian, as `{"error": "…"}`, with a flag the
+/// inbox acts on where it must do more than show the sentence.
 #[derive(Debug)]
 pub struct AdminError {
     status: StatusCode,
     message: &'static str,
     retry_after: Option<u64>,
+    flag: Option<&'static str>,
 }
 
 impl AdminError {
-    fn new(status: StatusCode, message: &'static str) -> AdminError {
-        AdminError { status, message, retry_after: None }
+    pub fn new(status: StatusCode, message: &'static str) -> AdminError {
+        AdminError { status, message, retry_after: None, flag: None }
+    }
+
+    /// The password was right; the account's second factor is asked (`"code_required": true`).
+    fn code_required(message: &'static str) -> AdminError {
+        AdminError { flag: Some("code_required"), ..AdminError::new(StatusCode::UNAUTHORIZED, message) }
     }
 
     fn signed_out() -> AdminError {
         AdminError::new(StatusCode::UNAUTHORIZED, "Увійдіть, щоб продовжити.")
     }
 
-    fn bad_request(message: &'static str) -> AdminError {
+    pub fn bad_request(message: &'static str) -> AdminError {
         AdminError::new(StatusCode::BAD_REQUEST, message)
     }
 
-    fn lead_not_found() -> AdminError {
+    pub fn lead_not_found() -> AdminError {
         AdminError::new(StatusCode::NOT_FOUND, "Заявку не знайдено (можливо, її видалено).")
     }
 
@@ -163,7 +174,11 @@ impl From<StoreError> for AdminError {
 
 impl IntoResponse for AdminError {
     fn into_response(self) -> Response {
-        let mut response = (self.status, Json(json!({ "error": self.message }))).into_response();
+        let mut body = json!({ "error": self.message });
+        if let Some(flag) = self.flag {
+            body[flag] = true.into();
+        }
+        let mut response = (self.status, Json(body)).into_response();
         if let Some(seconds) = self.retry_after {
             response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(seconds));
         }
@@ -215,11 +230,31 @@ impl FromRequestParts<AppState> for OverHttps {
     }
 }
 
-/// The signed-in operator. For a state-changing request it also checks the CSRF token header
-/// and, when the browser sends one, that `Origin` is this site.
-pub struct SignedIn(Session);
+/// The signed-in operator, once any second factor the settings require is set up (until then
+/// `403` with `"second_factor_required": true`).
+pub struct SignedIn(pub Session);
 
 impl FromRequestParts<AppState> for SignedIn {
+    type Rejection = AdminError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, AdminError> {
+        let AnySession(session) = AnySession::from_request_parts(parts, state).await?;
+        if state.settings.require_2fa && !session.second_factor {
+            return Err(AdminError {
+                flag: Some("second_factor_required"),
+                ..AdminError::new(StatusCode::FORBIDDEN, "Спершу увімкніть двоетапну перевірку.")
+            });
+        }
+        Ok(SignedIn(session))
+    }
+}
+
+/// A signed-in operator, with or without the second factor the settings may require: what the
+/// session, signing out and setting the factor up need. For a state-changing request it also
+/// checks the CSRF token header and, when the browser sends one, that `Origin` is this site.
+pub struct AnySession(pub Session);
+
+impl FromRequestParts<AppState> for AnySession {
     type Rejection = AdminError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, AdminError> {
@@ -233,8 +268,34 @@ impl FromRequestParts<AppState> for SignedIn {
                 return Err(AdminError::foreign_origin());
             }
         }
-        Ok(SignedIn(session))
+        Ok(AnySession(session))
     }
+}
+
+/// A signed-in admin: anyone else gets 403.
+pub struct AdminOnly(pub Session);
+
+impl FromRequestParts<AppState> for AdminOnly {
+    type Rejection = AdminError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, AdminError> {
+        let SignedIn(session) = SignedIn::from_request_parts(parts, state).await?;
+        if session.role != Role::Admin {
+            return Err(AdminError::new(StatusCode::FORBIDDEN, "Це може зробити лише адміністратор."));
+        }
+        Ok(AdminOnly(session))
+    }
+}
+
+/// An audit entry for what this operator did from this client.
+pub fn audit_entry(
+    session: &Session,
+    client: &ClientInfo,
+    action: Action,
+    lead_id: Option<i64>,
+    detail: Option<String>,
+) -> AuditEntry {
+    AuditEntry { actor: session.email.clone(), action, lead_id, detail, address: Some(client.ip.to_string()) }
 }
 
 fn session_token(headers: &HeaderMap, https: bool) -> Option<String> {
@@ -253,7 +314,7 @@ fn same_origin(headers: &HeaderMap, https: bool) -> bool {
 
 /// The request's JSON body. One that says it is longer than `MAX_BODY_BYTES` is refused unread;
 /// one that did not say is read up to there only.
-async fn read_json<T: serde::de::DeserializeOwned>(request: Request) -> Result<T, AdminError> {
+pub async fn read_json<T: serde::de::DeserializeOwned>(request: Request) -> Result<T, AdminError> {
     let is_json = request
         .headers()
         .get(header::CONTENT_TYPE)
@@ -273,18 +334,26 @@ async fn read_json<T: serde::de::DeserializeOwned>(request: Request) -> Result<T
     serde_json::from_slice(&body).map_err(|_| AdminError::bad_request("Некоректний запит."))
 }
 
-fn session_answer(session: &Session) -> serde_json::Value {
-    json!({ "email": session.email, "csrf_token": session.csrf_token })
+fn session_answer(state: &AppState, session: &Session) -> serde_json::Value {
+    json!({
+        "email": session.email,
+        "role": session.role,
+        "csrf_token": session.csrf_token,
+        "second_factor": { "on": session.second_factor, "required": state.settings.require_2fa },
+    })
 }
 
-async fn session(SignedIn(session): SignedIn) -> Json<serde_json::Value> {
-    Json(session_answer(&session))
+async fn session(State(state): State<AppState>, AnySession(session): AnySession) -> Json<serde_json::Value> {
+    Json(session_answer(&state, &session))
 }
 
 #[derive(Deserialize)]
 struct Login {
     email: String,
     password: String,
+    /// The authenticator app's code or a recovery code, for an account with a second factor.
+    #[serde(default)]
+    code: String,
 }
 
 async fn login(
@@ -298,17 +367,83 @@ async fn login(
     }
     // Before the body is read: a flood from one address costs a header each, not its bodies.
     state.login_limiter.check_address(client.ip).map_err(AdminError::too_many_logins)?;
-    let Login { email, password } = read_json(request).await?;
+    let Login { email, password, code } = read_json(request).await?;
     let email = auth::normalise_email(&email);
     state.login_limiter.check_account(client.ip, &email).map_err(AdminError::too_many_logins)?;
-    let operator = state.store.operator(email).await?;
+    let operator = state.store.operator(email.clone()).await?;
     let hash = operator.as_ref().map(|o| o.password_hash.clone());
     let matches = auth::check_password(hash, password).await;
     let Some(operator) = operator.filter(|_| matches) else {
         tracing::warn!("inbox: failed login");
+        let typed = email.chars().take(auth::MAX_EMAIL_CHARS).collect();
+        state.store.audit(failed_sign_in(typed, None, &client)).await?;
         return Err(AdminError::new(StatusCode::UNAUTHORIZED, "Неправильна електронна пошта або пароль."));
     };
-    sign_in(&state, operator.id, operator.email, https).await
+    let mut detail = None;
+    if let Some(secret) = &operator.totp_secret {
+        if code.trim().is_empty() {
+            return Err(AdminError::code_required("Введіть код із застосунку автентифікації."));
+        }
+        match second_factor_passes(&state, &operator, secret, &code).await? {
+            SecondFactor::App => {}
+            SecondFactor::RecoveryCode { left } => {
+                detail = Some(format!("with a recovery code, {left} left"))
+            }
+            SecondFactor::Refused => {
+                tracing::warn!("inbox: failed login (second factor)");
+                let detail = Some("wrong second-factor code".to_owned());
+                state.store.audit(failed_sign_in(operator.email, detail, &client)).await?;
+                return Err(AdminError::code_required(
+                    "Код не підходить. Спробуйте наступний код із застосунку.",
+                ));
+            }
+        }
+    }
+    sign_in(&state, operator, &client, https, detail).await
+}
+
+/// The audit entry of a refused sign-in: `actor` is the account, or what was typed as its e-mail.
+fn failed_sign_in(actor: String, detail: Option<String>, client: &ClientInfo) -> AuditEntry {
+    AuditEntry {
+        actor,
+        action: Action::SignInFailed,
+        lead_id: None,
+        detail,
+        address: Some(client.ip.to_string()),
+    }
+}
+
+/// How the second factor of a sign-in went.
+enum SecondFactor {
+    App,
+    RecoveryCode { left: i64 },
+    Refused,
+}
+
+/// Checks an app's code (each time step signs in once) or uses up a recovery code.
+async fn second_factor_passes(
+    state: &AppState,
+    operator: &Operator,
+    secret: &str,
+    code: &str,
+) -> Result<SecondFactor, AdminError> {
+    use auth::second_factor;
+    if second_factor::is_recovery_code(code) {
+        let hash = second_factor::recovery_code_hash(code);
+        if !state.store.use_recovery_code(operator.id, hash).await? {
+            return Ok(SecondFactor::Refused);
+        }
+        let left = state.store.recovery_codes_left(operator.id).await?;
+        return Ok(SecondFactor::RecoveryCode { left });
+    }
+    let Some(step) = second_factor::code_step(secret, code, Timestamp::now()) else {
+        return Ok(SecondFactor::Refused);
+    };
+    Ok(if state.store.use_code_step(operator.id, step).await? {
+        SecondFactor::App
+    } else {
+        SecondFactor::Refused
+    })
 }
 
 #[derive(Deserialize)]
@@ -333,7 +468,29 @@ async fn setup(
     if !setup_offered(&state, &client, &token).await? {
         return Err(AdminError::new(StatusCode::NOT_FOUND, "Не знайдено."));
     }
-    let email = auth::normalise_email(&email);
+    let (email, hash) = new_account(&email, password).await?;
+    let Some(operator) = state.store.add_first_operator(auth::token_hash(&token), email, hash).await? else {
+        // Used a moment ago, or expired meanwhile.
+        return Err(AdminError::new(StatusCode::NOT_FOUND, "Не знайдено."));
+    };
+    tracing::info!(operator = operator.id, "inbox: the first operator was created with the setup link");
+    let added = AuditEntry {
+        actor: operator.email.clone(),
+        action: Action::AddedOperator,
+        lead_id: None,
+        detail: Some(format!(
+            "{}, with the first start's link",
+            account_detail(&operator.email, operator.role)
+        )),
+        address: Some(client.ip.to_string()),
+    };
+    state.store.audit(added).await?;
+    sign_in(&state, operator, &client, https, None).await
+}
+
+/// A new account's e-mail (normalised) and password hash, or what is wrong with them.
+pub async fn new_account(email: &str, password: String) -> Result<(String, String), AdminError> {
+    let email = auth::normalise_email(email);
     auth::check_new_account(&email, &password).map_err(|problem| match problem {
         auth::NewAccountError::NotAnEmail(_) => {
             AdminError::bad_request("Це не схоже на адресу електронної пошти.")
@@ -347,37 +504,40 @@ async fn setup(
         .map_err(anyhow::Error::from)
         .and_then(|hashed| hashed)
         .map_err(|e| {
-            tracing::error!(error = %e, "inbox: hashing the first operator's password");
+            tracing::error!(error = %e, "inbox: hashing a new operator's password");
             AdminError::new(StatusCode::INTERNAL_SERVER_ERROR, "Щось пішло не так. Спробуйте ще раз.")
         })?;
-    let Some(operator) = state.store.add_first_operator(auth::token_hash(&token), email, hash).await? else {
-        // Used a moment ago, or expired meanwhile.
-        return Err(AdminError::new(StatusCode::NOT_FOUND, "Не знайдено."));
-    };
-    tracing::info!(operator = operator.id, "inbox: the first operator was created with the setup link");
-    sign_in(&state, operator.id, operator.email, https).await
+    Ok((email, hash))
 }
 
 /// Starts a session for the operator: the cookie, and the session's CSRF token in the answer.
 async fn sign_in(
     state: &AppState,
-    operator_id: i64,
-    email: String,
+    operator: Operator,
+    client: &ClientInfo,
     https: bool,
+    audit_detail: Option<String>,
 ) -> Result<Response, AdminError> {
     let (token, csrf_token) = (auth::new_token(), auth::new_token());
     let expires_at = Timestamp::now() + auth::SESSION_LIFETIME;
-    state.store.create_session(auth::token_hash(&token), operator_id, csrf_token.clone(), expires_at).await?;
-    tracing::info!(operator = operator_id, "inbox: signed in");
+    state.store.create_session(auth::token_hash(&token), operator.id, csrf_token.clone(), expires_at).await?;
+    tracing::info!(operator = operator.id, "inbox: signed in");
     let cookie = session_cookie(token, auth::SESSION_LIFETIME.as_secs(), https);
-    let session = Session { operator_id, email, csrf_token };
-    Ok(([(header::SET_COOKIE, cookie)], Json(session_answer(&session))).into_response())
+    let session = Session {
+        operator_id: operator.id,
+        email: operator.email,
+        role: operator.role,
+        csrf_token,
+        second_factor: operator.totp_secret.is_some(),
+    };
+    state.store.audit(audit_entry(&session, client, Action::SignedIn, None, audit_detail)).await?;
+    Ok(([(header::SET_COOKIE, cookie)], Json(session_answer(state, &session))).into_response())
 }
 
 async fn logout(
     State(state): State<AppState>,
     OverHttps(https): OverHttps,
-    SignedIn(_): SignedIn,
+    AnySession(_): AnySession,
     headers: HeaderMap,
 ) -> Result<Response, AdminError> {
     if let Some(token) = session_token(&headers, https) {
@@ -414,17 +574,23 @@ struct ListQuery {
 
 async fn list_leads(
     State(state): State<AppState>,
-    SignedIn(_): SignedIn,
+    SignedIn(session): SignedIn,
     query: Result<Query<ListQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Json<serde_json::Value>, AdminError> {
     let Query(query) = query.map_err(|_| AdminError::bad_request("Некоректні параметри пошуку."))?;
     let now = Timestamp::now();
-    let (open_only, created_before, held) = match query.filter.as_deref().unwrap_or("all") {
-        "all" => (false, None, false),
-        "open" => (true, None, false),
-        "overdue" => (true, Some(now - PROMISE), false),
-        "held" => (false, None, true),
-        _ => return Err(AdminError::bad_request("Невідомий фільтр: all, open, overdue або held.")),
+    let (open_only, created_before, held, holder) = match query.filter.as_deref().unwrap_or("all") {
+        "all" => (false, None, false, Holder::Anyone),
+        "open" => (true, None, false, Holder::Anyone),
+        "overdue" => (true, Some(now - PROMISE), false, Holder::Anyone),
+        "mine" => (true, None, false, Holder::Operator { id: session.operator_id, now }),
+        "free" => (true, None, false, Holder::Nobody { now }),
+        "held" => (false, None, true, Holder::Anyone),
+        _ => {
+            return Err(AdminError::bad_request(
+                "Невідомий фільтр: all, open, overdue, mine, free або held.",
+            ));
+        }
     };
     let limit = query.limit.unwrap_or(50).clamp(1, 200);
     let (name_pattern, phone_pattern) = Search::parse(&query.q).patterns();
@@ -438,15 +604,24 @@ async fn list_leads(
             before_id: query.before_id,
             limit: limit + 1,
             held,
+            holder,
         })
         .await?;
-    let more = leads.len() > limit as usize;
-    let leads: Vec<LeadView> = leads.into_iter().take(limit as usize).map(LeadView::from).collect();
-    let next_before_id = more.then(|| leads.last().map(|l| l.record.id)).flatten();
+    let (leads, next_before_id) = one_page(leads, limit, |lead| lead.id);
+    let leads: Vec<LeadView> = leads.into_iter().map(LeadView::from).collect();
     Ok(Json(json!({ "now": time(now), "leads": leads, "next_before_id": next_before_id })))
 }
 
-async fn lead_answer(state: &AppState, id: i64) -> Result<serde_json::Value, AdminError> {
+/// A page of a newest-first list read with `limit + 1` rows: the first `limit`, and the id to ask
+/// the next page before (`None` when nothing is left).
+pub fn one_page<T>(mut rows: Vec<T>, limit: u32, id: impl Fn(&T) -> i64) -> (Vec<T>, Option<i64>) {
+    let more = rows.len() > limit as usize;
+    rows.truncate(limit as usize);
+    let next_before_id = if more { rows.last().map(id) } else { None };
+    (rows, next_before_id)
+}
+
+pub async fn lead_answer(state: &AppState, id: i64) -> Result<serde_json::Value, AdminError> {
     let lead = state.store.lead(id).await?.ok_or_else(AdminError::lead_not_found)?;
     let attempts = state.store.attempts(id).await?;
     let repeats = state.store.repeats(id).await?;
@@ -460,10 +635,13 @@ async fn lead_answer(state: &AppState, id: i64) -> Result<serde_json::Value, Adm
 
 async fn lead(
     State(state): State<AppState>,
-    SignedIn(_): SignedIn,
+    Extension(client): Extension<ClientInfo>,
+    SignedIn(session): SignedIn,
     Path(id): Path<i64>,
 ) -> Result<Json<serde_json::Value>, AdminError> {
-    Ok(Json(lead_answer(&state, id).await?))
+    let answer = lead_answer(&state, id).await?;
+    state.store.audit(audit_entry(&session, &client, Action::OpenedLead, Some(id), None)).await?;
+    Ok(Json(answer))
 }
 
 #[derive(Deserialize)]
@@ -496,6 +674,7 @@ async fn add_attempt(
 /// Moves a held lead to the call list; its notifications then go out, once.
 async fn release(
     State(state): State<AppState>,
+    Extension(client): Extension<ClientInfo>,
     SignedIn(session): SignedIn,
     Path(id): Path<i64>,
 ) -> Result<Response, AdminError> {
@@ -507,7 +686,9 @@ async fn release(
         });
     }
     state.notifier.wake();
+    super::claims::hand_out(&state, vec![id]).await;
     tracing::info!(id, operator = session.operator_id, "inbox: held lead released");
+    state.store.audit(audit_entry(&session, &client, Action::Released, Some(id), None)).await?;
     Ok(Json(lead_answer(&state, id).await?).into_response())
 }
 
@@ -518,7 +699,7 @@ async fn stats(
     let now = Timestamp::now();
     // Days as the operators live them (Kyiv); the store counts whole UTC hours, and Kyiv's
     // offset from UTC is whole hours.
-    let zone = crate::inbox::operators_zone();
+    let zone = crate::notice::operators_zone();
     let first_day = now.to_zoned(zone.clone()).date() - jiff::Span::new().days(STATS_DAYS - 1);
     let window_start = first_day.to_zoned(zone.clone()).map_err(|e| {
         tracing::error!(error = %e, "inbox: the stats window");
@@ -544,16 +725,16 @@ async fn stats(
     // What the configured channels have not delivered yet: a channel that keeps failing (a
     // revoked bot token, a mailbox that refuses) would otherwise leave the operators unaware of
     // new leads.
-    let channels = crate::notify::configured_channels(&state.settings);
+    let channels = state.settings.notify.channels();
     let notifications: Vec<serde_json::Value> = state
         .store
         .outbox_queues()
         .await?
         .into_iter()
-        .filter(|queue| channels.contains(&queue.channel.as_str()))
+        .filter(|queue| channels.contains(&queue.channel))
         .map(|queue| {
             json!({
-                "channel": queue.channel,
+                "channel": queue.channel.name(),
                 "waiting": queue.waiting,
                 "failing": queue.failing,
                 "oldest_at": queue.oldest_at,
@@ -574,7 +755,8 @@ async fn stats(
 
 async fn export_csv(
     State(state): State<AppState>,
-    SignedIn(session): SignedIn,
+    Extension(client): Extension<ClientInfo>,
+    AdminOnly(session): AdminOnly,
 ) -> Result<Response, AdminError> {
     let mut csv = Vec::new();
     crate::export::export(&state.store, crate::export::Format::Csv, &mut csv).await.map_err(|e| {
@@ -582,6 +764,8 @@ async fn export_csv(
         AdminError::new(StatusCode::SERVICE_UNAVAILABLE, "Не вдалося зібрати файл. Спробуйте ще раз.")
     })?;
     tracing::info!(operator = session.operator_id, "inbox: leads exported");
+    let detail = Some("csv".to_owned());
+    state.store.audit(audit_entry(&session, &client, Action::Exported, None, detail)).await?;
     let filename = format!("attachment; filename=\"zayavky-{}.csv\"", Timestamp::now().strftime("%Y-%m-%d"));
     Ok((
         [
@@ -600,7 +784,8 @@ struct Erase {
 
 async fn erase(
     State(state): State<AppState>,
-    SignedIn(session): SignedIn,
+    Extension(client): Extension<ClientInfo>,
+    AdminOnly(session): AdminOnly,
     request: Request,
 ) -> Result<Json<serde_json::Value>, AdminError> {
     let Erase { phone } = read_json(request).await?;
@@ -608,6 +793,8 @@ async fn erase(
         .ok_or_else(|| AdminError::bad_request("Це не схоже на номер телефону."))?;
     let erased = state.store.erase_phone(&e164).await?;
     tracing::info!(erased, operator = session.operator_id, "inbox: a person's leads erased");
+    let detail = Some(format!("{erased} lead(s)"));
+    state.store.audit(audit_entry(&session, &client, Action::Erased, None, detail)).await?;
     Ok(Json(json!({ "erased": erased })))
 }
 

@@ -10,7 +10,7 @@ use axum::middleware::Next;
 use axum::response::Response;
 use ipnet::IpNet;
 
-use crate::app::AppState;
+use crate::http::AppState;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ClientInfo {

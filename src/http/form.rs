@@ -2,7 +2,8 @@
 //! the JSON insert; success is a 303 to the redirect target. A refusal answers with the landing page
 //! itself (`form-refused.html`, prerendered by the web build with slots, see
 //! `web/src/form/refusal.ts`): the visitor's entries filled in, so nothing typed is lost, the fields
-//! to change marked with their messages, and SPEC §8's texts in a live region at the top of the form.
+//! to change marked with their messages, and the toast's texts for the case (docs/product.md, Messages) in a live region at the top of the
+//! form.
 //! Every word on it comes from the web content module; this file only picks which ones apply.
 
 use axum::extract::rejection::BytesRejection;
@@ -17,8 +18,8 @@ use serde::Deserialize;
 
 use super::client::ClientInfo;
 use super::submit;
-use crate::app::AppState;
-use crate::lead::{self, Field, LeadInput, Problem};
+use crate::http::AppState;
+use crate::lead::{self, Attribution, Field, LeadInput, Problem};
 use crate::site::escape_html;
 
 pub fn router() -> Router<AppState> {
@@ -42,12 +43,37 @@ pub struct LeadForm {
     /// The honeypot: invisible to people, filled in by bots (and by some password managers).
     #[serde(default)]
     website: String,
+    /// Hidden fields the page may carry: where the visitor came from (`lead::attribution::KEYS`).
+    #[serde(flatten)]
+    attribution: std::collections::HashMap<String, String>,
 }
 
 impl LeadForm {
     fn has_agreed(&self) -> bool {
         self.agreed.as_deref() == Some("on")
     }
+}
+
+/// Where the lead came from: the form's own fields when it has them, else the `utm_*` parameters of
+/// the landing page that posted it (its `Referer`, which the pages' `same-origin` policy sends to
+/// this site only). Without JavaScript the linking site is not known.
+fn attribution(form: &LeadForm, headers: &HeaderMap) -> Attribution {
+    if lead::attribution::KEYS.iter().any(|key| form.attribution.contains_key(*key)) {
+        return Attribution::from_raw(|key| form.attribution.get(key).cloned());
+    }
+    let host = headers.get(header::HOST).and_then(|v| v.to_str().ok()).unwrap_or("");
+    let page = headers.get(header::REFERER).and_then(|v| v.to_str().ok()).unwrap_or("");
+    let own_page = page.split_once("://").is_some_and(|(_, rest)| rest.split('/').next() == Some(host));
+    let query = page.split_once('?').map(|(_, query)| query.split('#').next().unwrap_or("")).unwrap_or("");
+    let parameters: Vec<(String, String)> = if own_page && !host.is_empty() {
+        serde_urlencoded::from_str(query).unwrap_or_default()
+    } else {
+        Vec::new()
+    };
+    Attribution::from_raw(|key| {
+        let utm = key.starts_with("utm_");
+        parameters.iter().find(|(name, _)| utm && name == key).map(|(_, value)| value.clone())
+    })
 }
 
 async fn submit(
@@ -73,6 +99,7 @@ async fn submit(
         phone: Some(form.phone.clone()),
         confirmation: Some(form.confirmation.clone()),
         comment: Some(form.comment.clone()),
+        attribution: attribution(&form, &headers),
     };
     let problems = match input.validate() {
         Ok(lead) if form.has_agreed() => {
@@ -120,8 +147,8 @@ fn read_form(headers: &HeaderMap, body: Result<Bytes, BytesRejection>) -> Result
 
 /// What the refusal page says: the live region's case and the marked fields.
 struct Refusal {
-    /// A `data-zayavka-if` key of the live region: `invalid` (SPEC §8, required fields), `badPhone`
-    /// (a phone that is not a number, as the JavaScript path says) or `failed` (SPEC §8, everything
+    /// A `data-zayavka-if` key of the live region (docs/product.md, Messages): `invalid` (a
+    /// required field missing), `badPhone` (a phone that is not a number) or `failed` (everything
     /// else: too many tries, the database unavailable, a body that cannot be read).
     case: &'static str,
     /// The marked fields in the form's order, by name, each with the key of its message.

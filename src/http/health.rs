@@ -5,7 +5,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::get;
 
-use crate::app::AppState;
+use crate::http::AppState;
 
 pub fn router() -> Router<AppState> {
     Router::new().route("/healthz", get(|| async { "ok\n" })).route("/readyz", get(ready))

@@ -1,5 +1,6 @@
 //! The visitor's pages and the build's files. What each path gets:
-//! - `/`, `/thank-you`, `/privacy-policy`: its prerendered HTML, 200, revalidated (`no-cache`);
+//! - a page's path (`/`, `/thank-you`, `/privacy-policy`, as the web build lists them in
+//!   `pages.json`): its prerendered HTML, 200, revalidated (`no-cache`);
 //! - `/assets/…` (hashed by the build): the file with its type, cached for a year, `immutable`;
 //! - another file of the build (`/favicon.svg`): the file, revalidated;
 //! - a path with a trailing slash: a permanent redirect to the path without it, when that path
@@ -19,41 +20,38 @@ use axum::{Extension, Router};
 
 use super::client::{ClientInfo, request_cookie};
 use crate::abuse;
-use crate::app::AppState;
-use crate::site::{Body, Page};
+use crate::http::AppState;
+use crate::site::{Body, Page, Route, Site};
 
 const HTML_CACHE: &str = "no-cache";
 const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/", get(home))
-        .route(
-            "/thank-you",
-            get(|state: State<AppState>, headers: HeaderMap| async move {
-                page(&state.site.thank_you, &headers)
+/// The routes of `site`'s pages, and the build's files and the not-found page for every other path.
+pub fn router(site: &Site) -> Router<AppState> {
+    let mut router = Router::new();
+    for route in site.routes.iter().cloned() {
+        let path = route.path.clone();
+        router = router.route(
+            &path,
+            get(move |state: State<AppState>, client: Extension<ClientInfo>, headers: HeaderMap| {
+                std::future::ready(route_page(&route, &state, &client, &headers))
             }),
-        )
-        .route(
-            "/privacy-policy",
-            get(|state: State<AppState>, headers: HeaderMap| async move {
-                page(&state.site.privacy_policy, &headers)
-            }),
-        )
-        .fallback(file_or_not_found)
+        );
+    }
+    router.fallback(file_or_not_found)
 }
 
-/// The landing page; it also hands the browser a page-load proof in a cookie (the form without
-/// JavaScript sends it back), keeping a valid one so a second tab does not shorten the fill time,
-/// and renewing one past half its life so it cannot expire while the visitor types.
-async fn home(
-    State(state): State<AppState>,
-    Extension(client): Extension<ClientInfo>,
-    headers: HeaderMap,
-) -> Response {
-    let mut response = page(&state.site.home, &headers);
+/// A page at its path. The page with the form also hands the browser a page-load proof in a cookie
+/// (the form without JavaScript sends it back), keeping a valid one so a second tab does not
+/// shorten the fill time, and renewing one past half its life so it cannot expire while the
+/// visitor types.
+fn route_page(route: &Route, state: &AppState, client: &ClientInfo, headers: &HeaderMap) -> Response {
+    let mut response = page(&route.page, headers);
+    if !route.form {
+        return response;
+    }
     let now = abuse::unix_now();
-    let held = request_cookie(&headers, abuse::PROOF_COOKIE);
+    let held = request_cookie(headers, abuse::PROOF_COOKIE);
     let fresh = matches!(
         state.proof_key.check(held.as_deref(), now),
         abuse::ProofCheck::Valid { age_seconds } if age_seconds < abuse::PROOF_LIFETIME.as_secs() as i64 / 2

@@ -10,7 +10,7 @@ use axum::response::IntoResponse;
 use axum::routing::get;
 
 use crate::abuse;
-use crate::app::AppState;
+use crate::http::AppState;
 
 pub fn router() -> Router<AppState> {
     Router::new().route("/proof", get(proof))

@@ -19,17 +19,22 @@ use tower_http::cors::{AllowHeaders, Any, CorsLayer};
 
 use super::client::ClientInfo;
 use super::submit;
-use crate::app::AppState;
-use crate::error::ApiError;
-use crate::lead::{Lead, LeadInput, MAX_LEADS_PER_REQUEST};
+use crate::http::AppState;
+use crate::http::error::ApiError;
+use crate::lead::{Attribution, Lead, LeadInput, MAX_LEADS_PER_REQUEST, attribution};
 use crate::store::{IDEMPOTENCY_WINDOW, Idempotency, StoreError};
 
 /// Generous for one lead (a 1000-character comment is ~4 KB of Cyrillic UTF-8) and for a few
 /// rows from an operator's script, small enough that a flood costs little memory.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
-/// The columns an insert may write; `id` and `created_at` are the server's.
+/// The columns an insert may write, besides the optional attribution (`attribution::KEYS`); `id`
+/// and `created_at` are the server's.
 const WRITABLE: [&str; 4] = ["name", "phone", "confirmation", "comment"];
+
+fn writable(column: &str) -> bool {
+    WRITABLE.contains(&column) || attribution::KEYS.contains(&column)
+}
 /// The columns a `select=` may name.
 const READABLE: [&str; 6] = ["id", "created_at", "name", "phone", "confirmation", "comment"];
 
@@ -247,7 +252,7 @@ async fn insert_checked(
     let answer = answer_asked(headers, query)?;
     let columns = query.get("columns").map(|c| parse_column_list(c)).transpose()?;
     if let Some(columns) = &columns {
-        if let Some(unknown) = columns.iter().find(|c| !WRITABLE.contains(&c.as_str())) {
+        if let Some(unknown) = columns.iter().find(|c| !writable(c)) {
             return Err(ApiError::UnknownColumn(unknown.clone()));
         }
     }
@@ -445,7 +450,7 @@ fn row(mut object: Map<String, Value>, columns: Option<&[String]>) -> Result<Lea
         // With `columns=`, PostgREST reads only those keys and ignores the rest.
         Some(columns) => object.retain(|key, _| columns.contains(key)),
         None => {
-            if let Some(unknown) = object.keys().find(|k| !WRITABLE.contains(&k.as_str())) {
+            if let Some(unknown) = object.keys().find(|k| !writable(k)) {
                 return Err(ApiError::UnknownColumn(unknown.clone()));
             }
         }
@@ -460,10 +465,17 @@ fn row(mut object: Map<String, Value>, columns: Option<&[String]>) -> Result<Lea
             Some(_) => Err(ApiError::InvalidJson),
         }
     };
+    let mut attribution = Vec::with_capacity(attribution::KEYS.len());
+    for key in attribution::KEYS {
+        attribution.push((key, take(key)?));
+    }
     Ok(LeadInput {
         name: take("name")?,
         phone: take("phone")?,
         confirmation: take("confirmation")?,
         comment: take("comment")?,
+        attribution: Attribution::from_raw(|key| {
+            attribution.iter_mut().find(|(k, _)| *k == key).and_then(|(_, value)| value.take())
+        }),
     })
 }

@@ -21,13 +21,6 @@ pub fn content_policy(settings: &Settings, style_hashes: &[String]) -> String {
     .replace(" ;", ";")
 }
 
-/// The CSP source for one inline `<style>` element's text.
-pub fn style_hash(css: &str) -> String {
-    use base64::Engine as _;
-    use sha2::Digest as _;
-    format!("'sha256-{}'", base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(css)))
-}
-
 /// `https://host:port` of an absolute URL; empty for a path on this site.
 fn origin_of(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
@@ -41,7 +34,9 @@ fn origin_of(url: &str) -> String {
 pub fn layers(policy: &str) -> Vec<SetResponseHeaderLayer<HeaderValue>> {
     let fixed: [(HeaderName, &str); 7] = [
         (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
-        (header::REFERRER_POLICY, "no-referrer"),
+        // Never to another site; to this one, so the no-JavaScript form's POST tells the server the
+        // landing page's own utm_* parameters (`form.rs`).
+        (header::REFERRER_POLICY, "same-origin"),
         (header::X_FRAME_OPTIONS, "DENY"),
         (
             HeaderName::from_static("permissions-policy"),

@@ -6,7 +6,7 @@ use axum::http::HeaderMap;
 
 use super::client::{ClientInfo, request_cookie};
 use crate::abuse::{self, Limited, ProofCheck, Signal};
-use crate::app::AppState;
+use crate::http::AppState;
 use crate::lead::NewLead;
 use crate::metrics::Refusal;
 use crate::store::{Idempotency, StoreError, Stored};
@@ -108,8 +108,15 @@ pub async fn store(
                     (None, true) => tracing::info!(id = row.lead.id, "lead stored"),
                 }
             }
-            if stored.iter().zip(&held).any(|(row, held)| row.repeat_of.is_none() && held.is_empty()) {
+            let call_list: Vec<i64> = stored
+                .iter()
+                .zip(&held)
+                .filter(|(row, held)| row.repeat_of.is_none() && held.is_empty())
+                .map(|(row, _)| row.lead.id)
+                .collect();
+            if !call_list.is_empty() {
                 state.notifier.wake();
+                super::claims::hand_out(state, call_list).await;
             }
             Ok(stored)
         }

@@ -1,8 +1,11 @@
-//! The lead and its rules (SPEC §3/§5, DESIGN "Server-side rules"). No HTTP, no storage here:
+//! The lead and its rules (docs/product.md, "The form's fields"). No HTTP, no storage here:
 //! both entry points (`/rest/v1/CRN` and `/leads`) and every engine share these rules.
 
+pub mod attribution;
 pub mod clean;
 mod phone;
+
+pub use attribution::Attribution;
 
 use serde::Serialize;
 
@@ -29,6 +32,8 @@ pub struct LeadInput {
     pub phone: Option<String>,
     pub confirmation: Option<String>,
     pub comment: Option<String>,
+    /// Where the lead came from, cleaned already (never a reason to refuse).
+    pub attribution: Attribution,
 }
 
 /// A lead that passed every rule, ready to store.
@@ -45,6 +50,7 @@ pub struct NewLead {
     /// Why the lead is held for review instead of going to the call list (`abuse::Signal` codes);
     /// empty for the call list. Decided after the rules, by the entry point.
     pub held: Vec<&'static str>,
+    pub attribution: Attribution,
 }
 
 impl NewLead {
@@ -188,6 +194,7 @@ impl LeadInput {
                     confirmation,
                     comment,
                     held: Vec::new(),
+                    attribution: self.attribution,
                 })
             }
             _ => Err(problems),
@@ -218,6 +225,7 @@ mod tests {
             phone: Some(phone.into()),
             confirmation: Some(confirmation.into()),
             comment: comment.map(Into::into),
+            attribution: Attribution::default(),
         }
     }
 

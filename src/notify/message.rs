@@ -6,13 +6,13 @@
 use jiff::Timestamp;
 
 use crate::config::Settings;
-use crate::store::LeadRecord;
+use crate::inbox::LeadRecord;
+use crate::notice::Event;
 
 /// One notification, made when it is sent.
 #[derive(Debug, Clone)]
 pub struct Message {
-    /// `new`, `reminder` or `overdue`.
-    pub event: String,
+    pub event: Event,
     pub lead_id: i64,
     pub created_at: String,
     pub deadline_at: String,
@@ -35,17 +35,17 @@ pub struct Details {
 }
 
 impl Message {
-    pub fn new(event: &str, lead: &LeadRecord, settings: &Settings) -> Message {
+    pub fn new(event: Event, lead: &LeadRecord, settings: &Settings) -> Message {
         let view = crate::inbox::LeadView::from(lead.clone());
         let deadline = kyiv_time(&view.deadline_at);
         let title = match event {
-            "reminder" => format!("Нагадування: заявка №{} чекає на дзвінок", lead.id),
-            "overdue" => format!("Прострочено: заявка №{} без дзвінка понад 48 годин", lead.id),
-            _ => format!("Нова заявка №{}", lead.id),
+            Event::Reminder => format!("Нагадування: заявка №{} чекає на дзвінок", lead.id),
+            Event::Overdue => format!("Прострочено: заявка №{} без дзвінка понад 48 годин", lead.id),
+            Event::New => format!("Нова заявка №{}", lead.id),
         };
         let mut lines = vec![match event {
-            "overdue" => format!("Термін минув {deadline} (за Києвом)."),
-            _ => format!("Передзвоніть до {deadline} (за Києвом)."),
+            Event::Overdue => format!("Термін минув {deadline} (за Києвом)."),
+            Event::New | Event::Reminder => format!("Передзвоніть до {deadline} (за Києвом)."),
         }];
         let details = settings.notify.include_pii.then(|| Details {
             name: lead.name.clone(),
@@ -62,7 +62,7 @@ impl Message {
             }
         }
         Message {
-            event: event.to_owned(),
+            event,
             lead_id: lead.id,
             created_at: lead.created_at.clone(),
             deadline_at: view.deadline_at,
@@ -75,7 +75,7 @@ impl Message {
 
     /// A key that names this notification and nothing else: the same on every retry.
     pub fn idempotency_key(&self) -> String {
-        format!("zayavka-lead-{}-{}", self.lead_id, self.event)
+        format!("zayavka-lead-{}-{}", self.lead_id, self.event.name())
     }
 
     /// Title, lines and link as plain text.
@@ -94,7 +94,7 @@ impl Message {
 /// `22.11.2026 11:15` in Kyiv time; the stored text as it is if it does not parse.
 fn kyiv_time(rfc3339: &str) -> String {
     let Ok(at) = rfc3339.parse::<Timestamp>() else { return rfc3339.to_owned() };
-    at.to_zoned(crate::inbox::operators_zone()).strftime("%d.%m.%Y %H:%M").to_string()
+    at.to_zoned(crate::notice::operators_zone()).strftime("%d.%m.%Y %H:%M").to_string()
 }
 
 #[cfg(test)]
@@ -111,12 +111,14 @@ mod tests {
             confirmation: "Так".into(),
             comment: None,
             policy_version: "v".into(),
-            status: "new".into(),
+            status: crate::inbox::Status::New,
             reached_at: None,
             attempt_count: 0,
             repeat_of: None,
             repeat_count: 0,
             held: None,
+            attribution: Default::default(),
+            claim: None,
         }
     }
 
@@ -124,7 +126,7 @@ mod tests {
     fn without_the_setting_no_personal_data() {
         let mut settings = Settings::defaults();
         settings.public_url = "https://example.org".into();
-        let text = Message::new("new", &lead(), &settings).plain_text();
+        let text = Message::new(Event::New, &lead(), &settings).plain_text();
         assert!(text.starts_with("Нова заявка №7"), "{text}");
         assert!(text.contains("https://example.org/admin/leads/7"));
         // 09:15 UTC is 11:15 in Kyiv in November; 48 hours later.
@@ -136,7 +138,7 @@ mod tests {
     fn with_the_setting_the_details_come_along() {
         let mut settings = Settings::defaults();
         settings.notify.include_pii = true;
-        let text = Message::new("overdue", &lead(), &settings).plain_text();
+        let text = Message::new(Event::Overdue, &lead(), &settings).plain_text();
         assert!(text.contains("Прострочено"));
         assert!(text.contains("Ім'я: <b>Олена</b>") && text.contains("067 123 45 67"), "{text}");
     }

@@ -21,6 +21,7 @@ use tokio::sync::Notify;
 
 use crate::config::Settings;
 use crate::metrics::Metrics;
+use crate::notice::{Channel, Event};
 use crate::store::{OutboxJob, Store, StoreError};
 
 pub use message::Message;
@@ -32,49 +33,11 @@ const LEASE: SignedDuration = SignedDuration::from_mins(2);
 const SEND_LIMIT: Duration = Duration::from_secs(90);
 /// How often the queue is looked at when nothing wakes the sender (retries, other instances' rows).
 const POLL: Duration = Duration::from_secs(2);
-/// How often open leads are checked for a reminder or an overdue notice.
-const REMINDER_SCAN: Duration = Duration::from_secs(10);
 /// Sends running at once, across channels.
 const IN_FLIGHT: usize = 16;
 /// Retries wait 5 s, 10 s, 20 s… up to this, so a channel back after an outage gets its
 /// backlog within minutes.
 const MAX_BACKOFF: Duration = Duration::from_secs(300);
-
-/// Where a notification goes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Channel {
-    Telegram,
-    Webhook,
-    Email,
-}
-
-impl Channel {
-    pub fn name(self) -> &'static str {
-        match self {
-            Channel::Telegram => "telegram",
-            Channel::Webhook => "webhook",
-            Channel::Email => "email",
-        }
-    }
-
-    pub fn from_name(name: &str) -> Option<Channel> {
-        [Channel::Telegram, Channel::Webhook, Channel::Email].into_iter().find(|c| c.name() == name)
-    }
-}
-
-/// The channels the settings configure, by name (what the outbox rows say).
-pub fn configured_channels(settings: &Settings) -> Arc<[&'static str]> {
-    let notify = &settings.notify;
-    [
-        notify.telegram.is_some().then_some(Channel::Telegram),
-        notify.webhook.is_some().then_some(Channel::Webhook),
-        notify.email.is_some().then_some(Channel::Email),
-    ]
-    .into_iter()
-    .flatten()
-    .map(Channel::name)
-    .collect()
-}
 
 /// Why a send failed, and when the channel asked to be tried again (Telegram's `retry_after`,
 /// an HTTP `Retry-After`).
@@ -100,7 +63,7 @@ pub struct Notifier {
     wake: Notify,
     /// Channels that asked to be left alone until then (Telegram's flood control, `Retry-After`):
     /// its other rows wait too, rather than each collecting its own refusal.
-    paused: Mutex<HashMap<&'static str, Instant>>,
+    paused: Mutex<HashMap<Channel, Instant>>,
 }
 
 impl Notifier {
@@ -129,7 +92,7 @@ impl Notifier {
 
     /// Starts the sender and the reminder scan, if any channel is configured.
     pub fn spawn(self: &Arc<Self>) {
-        if configured_channels(&self.settings).is_empty() {
+        if self.settings.notify.channels().is_empty() {
             return;
         }
         if self.settings.public_url.is_empty() {
@@ -152,7 +115,7 @@ impl Notifier {
     /// Claims due rows while fewer than `IN_FLIGHT` sends are running, so one channel that hangs
     /// (until its timeout) never holds back the others or the next lead.
     async fn send_loop(self: Arc<Self>) {
-        let channels = configured_channels(&self.settings);
+        let channels = self.settings.notify.channels();
         let mut sends = tokio::task::JoinSet::new();
         loop {
             while sends.try_join_next().is_some() {}
@@ -188,7 +151,7 @@ impl Notifier {
     }
 
     /// The channels not paused now.
-    fn unpaused(&self, channels: &[&'static str]) -> Arc<[&'static str]> {
+    fn unpaused(&self, channels: &[Channel]) -> Arc<[Channel]> {
         let now = Instant::now();
         let mut paused = self.paused.lock().unwrap_or_else(|e| e.into_inner());
         paused.retain(|_, until| *until > now);
@@ -198,14 +161,12 @@ impl Notifier {
     fn pause(&self, channel: Channel, wait: Duration) {
         let until = Instant::now() + wait;
         let mut paused = self.paused.lock().unwrap_or_else(|e| e.into_inner());
-        let entry = paused.entry(channel.name()).or_insert(until);
+        let entry = paused.entry(channel).or_insert(until);
         *entry = (*entry).max(until);
     }
 
     async fn send_one(&self, job: OutboxJob) {
-        let Some(channel) = Channel::from_name(&job.channel) else {
-            return; // only configured channels are claimed, and they are known ones
-        };
+        let channel = job.channel;
         let lead = match self.store.lead(job.lead_id).await {
             Ok(Some(lead)) => lead,
             Ok(None) => return, // erased meanwhile; its rows went with it
@@ -214,7 +175,7 @@ impl Notifier {
                 return; // the lease runs out and the row is tried again
             }
         };
-        if job.event != "new" && !crate::inbox::OPEN_STATUSES.contains(&lead.status.as_str()) {
+        if job.event != Event::New && !lead.status.is_open() {
             // A reminder or overdue notice that waited (a channel was down) while an operator
             // reached the person: nothing to remind of any more.
             if let Err(e) = self.store.outbox_sent(job.id).await {
@@ -222,7 +183,7 @@ impl Notifier {
             }
             return;
         }
-        let message = Message::new(&job.event, &lead, &self.settings);
+        let message = Message::new(job.event, &lead, &self.settings);
         let send = async {
             match channel {
                 Channel::Telegram => {
@@ -243,17 +204,17 @@ impl Notifier {
             .unwrap_or_else(|_| Err(SendError::new("no answer within the time allowed for a send")));
         let recorded = match result {
             Ok(()) => {
-                self.metrics.notification(channel.name(), true);
+                self.metrics.notification(channel, true);
                 tracing::info!(
                     id = job.lead_id,
-                    event = job.event,
+                    event = job.event.name(),
                     channel = channel.name(),
                     "notification sent"
                 );
                 self.store.outbox_sent(job.id).await
             }
             Err(error) => {
-                self.metrics.notification(channel.name(), false);
+                self.metrics.notification(channel, false);
                 let wait =
                     error.retry_after.unwrap_or_else(|| backoff(job.attempts)).min(Duration::from_secs(3600));
                 if error.retry_after.is_some() {
@@ -261,7 +222,7 @@ impl Notifier {
                 }
                 tracing::warn!(
                     id = job.lead_id,
-                    event = job.event,
+                    event = job.event.name(),
                     channel = channel.name(),
                     attempt = job.attempts,
                     retry_in_s = wait.as_secs(),
@@ -282,29 +243,37 @@ impl Notifier {
     /// Each looks back one day only, so a server that was off for weeks does not flood the
     /// channels with notices about long-closed days.
     async fn reminder_loop(self: Arc<Self>) {
-        let channels = configured_channels(&self.settings);
+        let channels = self.settings.notify.channels();
         let remind_after = SignedDuration::from_hours(i64::from(self.settings.remind_after_hours));
-        let mut every = tokio::time::interval(REMINDER_SCAN);
+        let scan = Duration::from_secs(self.settings.reminder_scan_seconds.into());
+        let mut every = tokio::time::interval(scan);
         loop {
             every.tick().await;
             let now = Timestamp::now();
+            if self.settings.working_hours.is_some_and(|hours| !hours.contains(now)) {
+                // Out of hours: the notices are queued at the first check once the team is back
+                // (each scan looks back a day, so none is lost overnight).
+                self.metrics.reminder_scan();
+                continue;
+            }
             let deadline = crate::inbox::PROMISE;
             let day = SignedDuration::from_hours(24);
             let scans = [
-                ("reminder", now - deadline, now - remind_after),
-                ("overdue", now - deadline - day, now - deadline),
+                (Event::Reminder, now - deadline, now - remind_after),
+                (Event::Overdue, now - deadline - day, now - deadline),
             ];
             for (event, from, to) in scans {
                 match self.store.queue_reminders(event, channels.clone(), from, to).await {
                     Ok(0) => {}
                     Ok(queued) => {
-                        tracing::info!(event, queued, "deadline notifications queued");
+                        tracing::info!(event = event.name(), queued, "deadline notifications queued");
                         self.wake();
                     }
                     Err(StoreError::Closed) => return,
                     Err(e) => tracing::warn!(error = %e, "queueing deadline notifications"),
                 }
             }
+            self.metrics.reminder_scan();
         }
     }
 }

@@ -21,7 +21,7 @@ pub async fn send(
 ) -> Result<(), SendError> {
     let webhook = webhook.ok_or_else(|| SendError::new("the webhook is not configured"))?;
     let body = serde_json::to_vec(&serde_json::json!({
-        "event": format!("lead.{}", message.event),
+        "event": format!("lead.{}", message.event.name()),
         "lead_id": message.lead_id,
         "created_at": message.created_at,
         "deadline_at": message.deadline_at,
@@ -35,7 +35,7 @@ pub async fn send(
         .post(&webhook.url)
         .header(reqwest::header::CONTENT_TYPE, "application/json")
         .header("Idempotency-Key", message.idempotency_key())
-        .header("X-Zayavka-Event", format!("lead.{}", message.event))
+        .header("X-Zayavka-Event", format!("lead.{}", message.event.name()))
         .header("X-Zayavka-Timestamp", &timestamp);
     if let Some(secret) = &webhook.secret {
         request = request.header("X-Zayavka-Signature", signature(secret, &timestamp, &body));

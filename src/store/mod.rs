@@ -1,5 +1,8 @@
-//! Where leads are kept: SQLite (default) or PostgreSQL. One `Store` whatever the engine; each engine lives in its own module with
-//! its own migrations under `migrations/<engine>/`.
+//! Where leads are kept: SQLite (default) or PostgreSQL. One `Store` whatever the engine: each
+//! method hands its call to the engine (`dispatch!`), which keeps its SQL in one file per entity
+//! (`leads`, `inbox`, `claims`, `operators`, `outbox`, `audit`) and its migrations under `migrations/<engine>/`.
+//! The rules themselves (a status after a call, the duplicate window, which channels) come from
+//! the layers below, so the engines only store what they are told.
 
 mod postgres;
 mod sqlite;
@@ -7,7 +10,10 @@ mod sqlite;
 use std::sync::Arc;
 
 use crate::config::DatabaseUrl;
+use crate::inbox::{LeadRecord, Outcome, Status};
 use crate::lead::{Lead, NewLead};
+use crate::notice::{Channel, Event};
+use crate::team::{AccountChange, Action, Role};
 
 /// Why the store could not do what was asked.
 #[derive(Debug, thiserror::Error)]
@@ -37,8 +43,8 @@ pub const IDEMPOTENCY_WINDOW: jiff::SignedDuration = jiff::SignedDuration::from_
 /// channels each new lead is queued for.
 #[derive(Debug, Clone)]
 pub struct InsertContext {
-    /// Notification channels (`crate::notify::Channel` names) configured now.
-    pub channels: Arc<[&'static str]>,
+    /// The notification channels configured now.
+    pub channels: Arc<[Channel]>,
     /// A hash of the privacy policy's text in force when the lead was sent (consent evidence).
     pub policy_version: Arc<str>,
     /// A lead whose phone (E.164) was first sent this recently is stored as a repeat of that
@@ -64,32 +70,6 @@ pub struct Stored {
     pub repeat_of: Option<i64>,
 }
 
-/// A lead as the operators see it: what the visitor sent, the consent evidence, where it stands.
-#[derive(Debug, Clone, serde::Serialize, PartialEq, Eq)]
-pub struct LeadRecord {
-    pub id: i64,
-    /// RFC 3339, UTC, microseconds (as every time the store hands out).
-    pub created_at: String,
-    pub name: String,
-    pub phone: String,
-    pub phone_e164: String,
-    pub confirmation: String,
-    pub comment: Option<String>,
-    /// Consent evidence: a hash of the privacy policy in force at `created_at`.
-    pub policy_version: String,
-    /// See `crate::inbox::Status`.
-    pub status: String,
-    /// When a call first reached the person.
-    pub reached_at: Option<String>,
-    pub attempt_count: i64,
-    /// The first lead of the same person, when this one is a repeat sent within the duplicate window.
-    pub repeat_of: Option<i64>,
-    /// The later submissions that name this lead in `repeat_of`.
-    pub repeat_count: i64,
-    /// Why the lead is held for review (`abuse::Signal` codes); `None` in the call list.
-    pub held: Option<Vec<String>>,
-}
-
 /// Which leads the inbox lists, newest first.
 #[derive(Debug, Clone)]
 pub struct LeadQuery {
@@ -105,7 +85,55 @@ pub struct LeadQuery {
     pub before_id: Option<i64>,
     /// The held leads instead of the call list.
     pub held: bool,
+    /// Only the leads of the call list someone (or no one) has.
+    pub holder: Holder,
     pub limit: u32,
+}
+
+/// Whose leads a list shows (`crate::inbox::Claim`; a claim past its time is no one's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Holder {
+    Anyone,
+    /// The leads this operator (an id) has at `now`.
+    Operator {
+        id: i64,
+        now: jiff::Timestamp,
+    },
+    /// The leads nobody has at `now`.
+    Nobody {
+        now: jiff::Timestamp,
+    },
+}
+
+impl Holder {
+    /// The operator whose leads, whether only leads nobody has, and the moment, as query parameters.
+    fn parameters(self) -> (Option<i64>, bool, Option<jiff::Timestamp>) {
+        match self {
+            Holder::Anyone => (None, false, None),
+            Holder::Operator { id, now } => (Some(id), false, Some(now)),
+            Holder::Nobody { now } => (None, true, Some(now)),
+        }
+    }
+}
+
+/// Leads and how many were reached within 48 hours, per stored `(utm_source, referrer)`; the
+/// caller names the source (`crate::inbox::source_of`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceCount {
+    pub utm_source: Option<String>,
+    pub referrer: Option<String>,
+    pub leads: i64,
+    pub reached: i64,
+}
+
+/// One operator's calls (by the e-mail the call log keeps).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OperatorCount {
+    pub email: String,
+    /// Calls made.
+    pub calls: i64,
+    /// Leads this operator's call reached within 48 hours of their sending.
+    pub reached: i64,
 }
 
 /// One call to a lead.
@@ -149,6 +177,22 @@ pub struct Operator {
     pub id: i64,
     pub email: String,
     pub password_hash: String,
+    pub role: Role,
+    /// The confirmed second-factor secret (base32), if the operator set one up.
+    pub totp_secret: Option<String>,
+    /// A secret being set up, until its first code is confirmed.
+    pub totp_pending: Option<String>,
+}
+
+/// An account as the admins' list shows it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Account {
+    pub email: String,
+    pub role: Role,
+    /// RFC 3339, UTC.
+    pub created_at: String,
+    /// Whether the account has a second factor set up.
+    pub second_factor: bool,
 }
 
 /// A signed-in operator, found by the hash of the session cookie.
@@ -156,7 +200,37 @@ pub struct Operator {
 pub struct Session {
     pub operator_id: i64,
     pub email: String,
+    pub role: Role,
     pub csrf_token: String,
+    /// Whether the operator has a second factor set up.
+    pub second_factor: bool,
+}
+
+/// One entry of the audit trail, to write.
+#[derive(Debug, Clone)]
+pub struct AuditEntry {
+    /// The operator's e-mail, or `command line` for the `zayavka` command.
+    pub actor: String,
+    pub action: Action,
+    pub lead_id: Option<i64>,
+    /// What else is worth knowing and names no visitor: a format, a count, a role.
+    pub detail: Option<String>,
+    /// The client's address (`None` for the command line).
+    pub address: Option<String>,
+}
+
+/// One entry of the audit trail, as kept.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct AuditRecord {
+    pub id: i64,
+    /// RFC 3339, UTC.
+    pub at: String,
+    pub actor: String,
+    /// An `Action` name; one this version does not know is shown as kept.
+    pub action: String,
+    pub lead_id: Option<i64>,
+    pub detail: Option<String>,
+    pub address: Option<String>,
 }
 
 /// A notification a sender has claimed.
@@ -164,9 +238,8 @@ pub struct Session {
 pub struct OutboxJob {
     pub id: i64,
     pub lead_id: i64,
-    /// `new`, `reminder` or `overdue`.
-    pub event: String,
-    pub channel: String,
+    pub event: Event,
+    pub channel: Channel,
     /// Including this one.
     pub attempts: i32,
 }
@@ -174,7 +247,7 @@ pub struct OutboxJob {
 /// What waits in the outbox for one channel.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChannelQueue {
-    pub channel: String,
+    pub channel: Channel,
     /// Notifications not yet sent.
     pub waiting: i64,
     /// Of those, the ones tried at least once without success.
@@ -192,6 +265,23 @@ fn held_text(codes: &[&str]) -> Option<String> {
 
 fn held_codes(text: Option<String>) -> Option<Vec<String>> {
     text.map(|text| text.split(' ').map(str::to_owned).collect())
+}
+
+/// A status as both engines keep it. The tables only admit known names (a CHECK constraint);
+/// were one ever unknown, the lead stays on the call list rather than vanish from it.
+fn status_of(name: &str) -> Status {
+    Status::from_name(name).unwrap_or(Status::New)
+}
+
+/// A role as both engines keep it (a CHECK constraint admits only known names); were one ever
+/// unknown, the account gets the lesser rights.
+fn role_of(name: &str) -> Role {
+    Role::from_name(name).unwrap_or(Role::Operator)
+}
+
+/// The names of `channels`, as the outbox rows keep them.
+fn channel_names(channels: &[Channel]) -> Vec<&'static str> {
+    channels.iter().map(|c| c.name()).collect()
 }
 
 /// Calls the same method on whichever engine this store runs.
@@ -248,10 +338,7 @@ impl Store {
         context: &InsertContext,
         idempotency: Option<Idempotency>,
     ) -> Result<Vec<Stored>, StoreError> {
-        match &*self.engine {
-            Engine::Sqlite(s) => s.insert(leads, context.clone(), idempotency).await,
-            Engine::Postgres(p) => p.insert(leads, context, idempotency.as_ref()).await,
-        }
+        dispatch!(self, insert(leads, context.clone(), idempotency))
     }
 
     /// The fingerprint and lead ids recorded under an `Idempotency-Key` since `since`.
@@ -260,53 +347,33 @@ impl Store {
         key: &str,
         since: jiff::Timestamp,
     ) -> Result<Option<(String, Vec<i64>)>, StoreError> {
-        match &*self.engine {
-            Engine::Sqlite(s) => s.idempotency_record(key, since).await,
-            Engine::Postgres(p) => p.idempotency_record(key, since).await,
-        }
+        dispatch!(self, idempotency_record(key, since))
     }
 
     /// Forgets `Idempotency-Key`s recorded before `before`.
     pub async fn purge_idempotency_keys(&self, before: jiff::Timestamp) -> Result<usize, StoreError> {
-        match &*self.engine {
-            Engine::Sqlite(s) => s.purge_idempotency_keys(before).await,
-            Engine::Postgres(p) => p.purge_idempotency_keys(before).await,
-        }
+        dispatch!(self, purge_idempotency_keys(before))
     }
 
     /// The leads with these ids that still exist, in the order given.
     pub async fn leads_by_ids(&self, ids: Vec<i64>) -> Result<Vec<Lead>, StoreError> {
-        match &*self.engine {
-            Engine::Sqlite(s) => s.leads_by_ids(ids).await,
-            Engine::Postgres(p) => p.leads_by_ids(ids).await,
-        }
+        dispatch!(self, leads_by_ids(ids))
     }
 
     /// Whether the database answers (readiness).
     pub async fn ping(&self) -> Result<(), StoreError> {
-        match &*self.engine {
-            Engine::Sqlite(s) => s.ping().await,
-            Engine::Postgres(p) => p.ping().await,
-        }
+        dispatch!(self, ping())
     }
 
     /// Copies the database to `path` while it is in use (SQLite's online backup). PostgreSQL has
     /// its own tools.
     pub async fn backup_to(&self, path: &std::path::Path) -> anyhow::Result<()> {
-        match &*self.engine {
-            Engine::Sqlite(s) => s.backup_to(path).await,
-            Engine::Postgres(_) => {
-                anyhow::bail!("zayavka backup copies SQLite databases; for PostgreSQL use pg_dump -Fc")
-            }
-        }
+        dispatch!(self, backup_to(path))
     }
 
     /// Up to `limit` leads with an id above `after_id`, oldest first: a page of an export.
     pub async fn leads_after(&self, after_id: i64, limit: u32) -> Result<Vec<LeadRecord>, StoreError> {
-        match &*self.engine {
-            Engine::Sqlite(s) => s.leads_after(after_id, limit).await,
-            Engine::Postgres(p) => p.leads_after(after_id, limit).await,
-        }
+        dispatch!(self, leads_after(after_id, limit))
     }
 
     /// The inbox's list: people's first leads matching `query`, newest first (a repeat is shown
@@ -329,13 +396,14 @@ impl Store {
         dispatch!(self, attempts(lead_id))
     }
 
-    /// Logs a call and moves the lead's status on (`crate::inbox::status_after`); `false` if
-    /// there is no such lead.
+    /// Logs a call and moves the lead's status on (`Outcome::status_after`); a call by the
+    /// operator who took the lead ends their claim (a lead handed to them stays theirs). `false`
+    /// if there is no such lead.
     pub async fn add_attempt(
         &self,
         lead_id: i64,
         operator: String,
-        outcome: crate::inbox::Outcome,
+        outcome: Outcome,
         note: String,
     ) -> Result<bool, StoreError> {
         dispatch!(self, add_attempt(lead_id, operator, outcome, note))
@@ -343,6 +411,55 @@ impl Store {
 
     pub async fn counts(&self, at: CountsAt) -> Result<Counts, StoreError> {
         dispatch!(self, counts(at))
+    }
+
+    /// Gives the lead to the operator until `until`, if it is an open first lead of the call list
+    /// that nobody else has at `now` (`crate::inbox::LeadRecord::take_refusal` says why not).
+    /// One already handed to them stays theirs without an end. `false` if it was not given.
+    pub async fn take(
+        &self,
+        id: i64,
+        operator_id: i64,
+        until: jiff::Timestamp,
+        now: jiff::Timestamp,
+    ) -> Result<bool, StoreError> {
+        dispatch!(self, take(id, operator_id, until, now))
+    }
+
+    /// Puts the lead back in the pool if this operator has it at `now`; `false` if not.
+    pub async fn give_back(
+        &self,
+        id: i64,
+        operator_id: i64,
+        now: jiff::Timestamp,
+    ) -> Result<bool, StoreError> {
+        dispatch!(self, give_back(id, operator_id, now))
+    }
+
+    /// Hands the lead to the operator (an id) with no end, or to nobody; `false` if there is no
+    /// such lead.
+    pub async fn hand_to(&self, id: i64, operator_id: Option<i64>) -> Result<bool, StoreError> {
+        dispatch!(self, hand_to(id, operator_id))
+    }
+
+    /// Hands each of these leads that is a first lead of the call list nobody has to the next
+    /// signed-in account of role `operator` after the one that got the previous lead (round-robin,
+    /// shared by instances through the database); with nobody signed in they stay in the pool.
+    /// Returns how many were handed out.
+    pub async fn hand_out_in_turn(&self, ids: Vec<i64>) -> Result<usize, StoreError> {
+        dispatch!(self, hand_out_in_turn(ids, jiff::Timestamp::now()))
+    }
+
+    /// Per source: the first leads of the call list sent since `at.window_start`, and how many of
+    /// them were reached within 48 hours. Most leads first.
+    pub async fn source_counts(&self, at: CountsAt) -> Result<Vec<SourceCount>, StoreError> {
+        dispatch!(self, source_counts(at))
+    }
+
+    /// Per operator who made calls since `since`: the calls, and the leads they reached within
+    /// 48 hours. By e-mail.
+    pub async fn operator_counts(&self, since: jiff::Timestamp) -> Result<Vec<OperatorCount>, StoreError> {
+        dispatch!(self, operator_counts(since))
     }
 
     /// Deletes every lead with this phone (E.164) with its calls and notifications, and the
@@ -365,13 +482,49 @@ impl Store {
 
     /// Moves a held lead to the call list and queues its notifications (once: a lead already
     /// notified is not notified again); `false` if there is no such held lead.
-    pub async fn release(&self, id: i64, channels: Arc<[&'static str]>) -> Result<bool, StoreError> {
+    pub async fn release(&self, id: i64, channels: Arc<[Channel]>) -> Result<bool, StoreError> {
         dispatch!(self, release(id, channels))
     }
 
-    /// Adds an operator; `false` if the e-mail has an account already.
-    pub async fn add_operator(&self, email: String, password_hash: String) -> Result<bool, StoreError> {
-        dispatch!(self, add_operator(email, password_hash))
+    /// Adds an operator with `role`, or, without one, an admin if it is the first account and an
+    /// operator otherwise; `false` if the e-mail has an account already.
+    pub async fn add_operator(
+        &self,
+        email: String,
+        password_hash: String,
+        role: Option<Role>,
+    ) -> Result<bool, StoreError> {
+        dispatch!(self, add_operator(email, password_hash, role))
+    }
+
+    /// Every account, oldest first.
+    pub async fn accounts(&self) -> Result<Vec<Account>, StoreError> {
+        dispatch!(self, accounts())
+    }
+
+    /// Gives an account `role`; never takes the admin role from the last admin. A change of role
+    /// ends the account's sessions, so its rights change at once.
+    pub async fn set_role(&self, email: String, role: Role) -> Result<AccountChange, StoreError> {
+        dispatch!(self, set_role(email, role))
+    }
+
+    /// Removes an account with its sessions; never the last admin.
+    pub async fn remove_operator(&self, email: String) -> Result<AccountChange, StoreError> {
+        dispatch!(self, remove_operator(email))
+    }
+
+    /// Appends to the audit trail.
+    pub async fn audit(&self, entry: AuditEntry) -> Result<(), StoreError> {
+        dispatch!(self, audit(entry, jiff::Timestamp::now()))
+    }
+
+    /// Up to `limit` audit entries with an id below `before_id` (all, without one), newest first.
+    pub async fn audit_page(
+        &self,
+        before_id: Option<i64>,
+        limit: u32,
+    ) -> Result<Vec<AuditRecord>, StoreError> {
+        dispatch!(self, audit_page(before_id.unwrap_or(i64::MAX), limit))
     }
 
     /// Sets an operator's password and ends their sessions; `false` if there is no such account.
@@ -432,6 +585,45 @@ impl Store {
         dispatch!(self, purge_sessions(before))
     }
 
+    /// Keeps `secret` as the operator's second factor being set up (replacing one set up before
+    /// and never confirmed); `false` if they have a confirmed one.
+    pub async fn start_second_factor(&self, operator_id: i64, secret: String) -> Result<bool, StoreError> {
+        dispatch!(self, start_second_factor(operator_id, secret))
+    }
+
+    /// Makes the secret being set up the operator's second factor, `step` its first code used,
+    /// with these recovery codes (hashes); `false` if that secret is no longer the one being set up.
+    pub async fn confirm_second_factor(
+        &self,
+        operator_id: i64,
+        secret: String,
+        step: i64,
+        code_hashes: Vec<String>,
+    ) -> Result<bool, StoreError> {
+        dispatch!(self, confirm_second_factor(operator_id, secret, step, code_hashes))
+    }
+
+    /// Records a code's time step as used; `false` if it or a later one was used already (a code
+    /// signs in once).
+    pub async fn use_code_step(&self, operator_id: i64, step: i64) -> Result<bool, StoreError> {
+        dispatch!(self, use_code_step(operator_id, step))
+    }
+
+    /// Uses up a recovery code (by its hash); `false` if it is not one of theirs or was used.
+    pub async fn use_recovery_code(&self, operator_id: i64, code_hash: String) -> Result<bool, StoreError> {
+        dispatch!(self, use_recovery_code(operator_id, code_hash, jiff::Timestamp::now()))
+    }
+
+    pub async fn recovery_codes_left(&self, operator_id: i64) -> Result<i64, StoreError> {
+        dispatch!(self, recovery_codes_left(operator_id))
+    }
+
+    /// Forgets an operator's second factor and recovery codes and ends their sessions (a lost
+    /// phone); `false` if there is no such account.
+    pub async fn reset_second_factor(&self, email: String) -> Result<bool, StoreError> {
+        dispatch!(self, reset_second_factor(email))
+    }
+
     /// Claims up to `limit` due notifications on `channels` for this sender until `lease_until`;
     /// a row another sender holds is skipped (on PostgreSQL with `FOR UPDATE SKIP LOCKED`). Rows
     /// of a channel no longer configured wait, untouched, until it is configured again.
@@ -440,7 +632,7 @@ impl Store {
         now: jiff::Timestamp,
         lease_until: jiff::Timestamp,
         limit: u32,
-        channels: Arc<[&'static str]>,
+        channels: Arc<[Channel]>,
     ) -> Result<Vec<OutboxJob>, StoreError> {
         dispatch!(self, claim_outbox(now, lease_until, limit, channels))
     }
@@ -463,8 +655,8 @@ impl Store {
     /// it yet; returns how many notifications were queued.
     pub async fn queue_reminders(
         &self,
-        event: &'static str,
-        channels: Arc<[&'static str]>,
+        event: Event,
+        channels: Arc<[Channel]>,
         from: jiff::Timestamp,
         to: jiff::Timestamp,
     ) -> Result<usize, StoreError> {
@@ -483,17 +675,11 @@ impl Store {
         key: &str,
         make: impl FnOnce() -> String,
     ) -> Result<String, StoreError> {
-        match &*self.engine {
-            Engine::Sqlite(s) => s.meta_get_or_insert(key, make()).await,
-            Engine::Postgres(p) => p.meta_get_or_insert(key, make()).await,
-        }
+        dispatch!(self, meta_get_or_insert(key, make()))
     }
 
     /// Finishes the writes already queued and closes the database cleanly.
     pub async fn close(&self) {
-        match &*self.engine {
-            Engine::Sqlite(s) => s.close().await,
-            Engine::Postgres(p) => p.close(),
-        }
+        dispatch!(self, close())
     }
 }

@@ -14,6 +14,7 @@ use zayavka::config::{DatabaseUrl, Settings};
 
 use zayavka::store::Store;
 
+pub mod inbox;
 pub mod receivers;
 
 pub const KEY: &str = "test-anon-key";
@@ -29,6 +30,14 @@ pub async fn test_app() -> TestApp {
 }
 
 pub async fn test_app_with(adjust: impl FnOnce(&mut Settings)) -> TestApp {
+    let app = test_app_without_chores(adjust).await;
+    app.state.spawn_background();
+    app
+}
+
+/// The app without its background tasks (delivery, reminders, the hourly purges), for a test
+/// that runs one of those itself and must not race the real one.
+pub async fn test_app_without_chores(adjust: impl FnOnce(&mut Settings)) -> TestApp {
     let database = TestDatabase::new().await;
     let mut settings = Settings::defaults();
     settings.database_url = database.settings_url();
@@ -92,15 +101,20 @@ impl TestDatabase {
 
     /// Runs `sql` (one or more statements) straight on the database, beside any running server.
     pub async fn execute(&self, sql: &str) {
+        self.try_execute(sql).await.unwrap();
+    }
+
+    /// Runs `sql` on a connection of the test's own; the database's refusal as text.
+    pub async fn try_execute(&self, sql: &str) -> Result<(), String> {
         if self.schema.is_some() {
             let (client, connection) =
                 tokio_postgres::connect(&self.url, tokio_postgres::NoTls).await.unwrap();
             tokio::spawn(connection);
-            client.batch_execute(sql).await.unwrap();
+            client.batch_execute(sql).await.map_err(|e| format!("{e}: {:?}", e.as_db_error()))
         } else {
             let connection = rusqlite::Connection::open(self.dir.path().join("leads.db")).unwrap();
             connection.busy_timeout(std::time::Duration::from_secs(5)).unwrap();
-            connection.execute_batch(sql).unwrap();
+            connection.execute_batch(sql).map_err(|e| e.to_string())
         }
     }
 
@@ -219,7 +233,7 @@ impl TestApp {
         self.call(request.body(Body::from(body.to_owned())).unwrap()).await
     }
 
-    pub async fn stored(&self) -> Vec<zayavka::store::LeadRecord> {
+    pub async fn stored(&self) -> Vec<zayavka::inbox::LeadRecord> {
         self.state.store.leads_after(0, 10_000).await.unwrap()
     }
 }

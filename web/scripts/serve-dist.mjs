@@ -27,7 +27,9 @@ const escape = (s) =>
 const fill = (html) =>
   raw ? html : html.replace(new RegExp(Object.keys(values).join('|'), 'g'), (t) => escape(values[t]));
 
-const pages = { '/': 'index.html', '/thank-you': 'thank-you.html', '/privacy-policy': 'privacy-policy.html' };
+// The pages as the build lists them for the server (src/pages.ts).
+const manifest = JSON.parse(readFileSync(join(dist, 'pages.json'), 'utf8'));
+const pages = Object.fromEntries(manifest.routes.map(({ path, file }) => [path, file]));
 const types = { '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.txt': 'text/plain' };
 
 function csp(html) {
@@ -51,11 +53,12 @@ createServer((req, res) => {
   let status = 200;
   if (!file) {
     const candidate = normalize(join(dist, path));
-    if (candidate.startsWith(dist) && existsSync(candidate) && statSync(candidate).isFile() && !path.endsWith('.html')) {
+    const servable = !path.endsWith('.html') && path !== '/pages.json';
+    if (servable && candidate.startsWith(dist) && existsSync(candidate) && statSync(candidate).isFile()) {
       const type = types[extname(candidate)] ?? 'application/octet-stream';
       return res.writeHead(200, { 'Content-Type': type }).end(readFileSync(candidate));
     }
-    file = '404.html';
+    file = manifest.notFound;
     status = 404;
   }
   const html = fill(readFileSync(join(dist, file), 'utf8'));

@@ -1,31 +1,25 @@
-import { StrictMode } from 'react';
-import { Route, Routes } from 'react-router';
+import { StrictMode, type ComponentType } from 'react';
 import { ErrorBoundary } from './components/ErrorBoundary';
 import { ToastProvider } from './components/Toast';
 import { ConfigContext, type Config } from './config';
-import { HomePage } from './routes/home';
-import { NotFoundPage } from './routes/not-found';
-import { PrivacyPolicyPage } from './routes/privacy-policy';
-import { ThankYouPage } from './routes/thank-you';
+import { TextsContext, type Texts } from './texts';
 
 /**
- * The whole site, without its router: the browser wraps it in BrowserRouter, the prerender in
- * StaticRouter, tests in either. Routes here must match the files in src/pages.ts.
+ * The frame of every page around the page itself. There is no client router: the server answers
+ * each URL with its own prerendered page (src/pages.ts), that page's script hydrates only it, and
+ * pages link to each other with plain <a> (a full load of a small page).
  */
-export function App({ config }: { config: Config }) {
+export function App({ config, texts, page: Page }: { config: Config; texts: Texts; page: ComponentType }) {
   return (
     <StrictMode>
       <ConfigContext value={config}>
-        <ToastProvider>
-          <ErrorBoundary>
-            <Routes>
-              <Route path="/" element={<HomePage />} />
-              <Route caseSensitive path="/thank-you" element={<ThankYouPage />} />
-              <Route caseSensitive path="/privacy-policy" element={<PrivacyPolicyPage />} />
-              <Route path="*" element={<NotFoundPage />} />
-            </Routes>
-          </ErrorBoundary>
-        </ToastProvider>
+        <TextsContext value={texts}>
+          <ToastProvider>
+            <ErrorBoundary>
+              <Page />
+            </ErrorBoundary>
+          </ToastProvider>
+        </TextsContext>
       </ConfigContext>
     </StrictMode>
   );

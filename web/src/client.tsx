@@ -1,17 +1,23 @@
+// What every page's script does (src/entries/*.tsx): read the settings and the texts the page carries
+// and hydrate it with the same component the prerender rendered.
+import './styles.css';
+import type { ComponentType } from 'react';
 import { createRoot, hydrateRoot, type HydrationOptions, type Root } from 'react-dom/client';
-import { BrowserRouter } from 'react-router';
 import { App } from './App';
 import { readConfig } from './config';
+import { readTexts, type Texts } from './texts';
 
-/** Reads the server-filled config and hydrates the prerendered page. */
-export function start(doc: Document = document, options?: HydrationOptions): Root | null {
+interface Hydration {
+  doc?: Document;
+  options?: HydrationOptions;
+  /** `vite dev` only (src/main.tsx): the bare template carries no texts block. */
+  texts?: Texts;
+}
+
+export function hydratePage(page: ComponentType, { doc = document, options, texts }: Hydration = {}): Root | null {
   const container = doc.getElementById('root');
   if (!container) return null;
-  const app = (
-    <BrowserRouter>
-      <App config={readConfig(doc)} />
-    </BrowserRouter>
-  );
+  const app = <App config={readConfig(doc)} texts={texts ?? readTexts(doc)} page={page} />;
   // `vite dev` serves the bare template; everything built is prerendered and hydrates.
   if (!container.firstElementChild) {
     const root = createRoot(container);

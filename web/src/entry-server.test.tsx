@@ -1,20 +1,22 @@
 // @vitest-environment jsdom
 // Renders every page the way scripts/prerender.mjs does and checks what the server and the
 // visitor's browser rely on.
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { within } from '@testing-library/dom';
 import { describe, expect, it, vi } from 'vitest';
 import { CONFIG_KEYS, TOKENS } from './config';
 import { uk } from './content/uk';
-import { PAGES, prerenderAll, stylesheetHrefs } from './entry-server';
+import { PAGES, pagesManifest, prerenderAll, readManifest, type Manifest } from './entry-server';
 import { REFUSAL_TOKENS } from './form/refusal';
 
 const src = dirname(fileURLToPath(import.meta.url));
 const template = readFileSync(join(src, '..', 'index.html'), 'utf8');
 const css = readFileSync(join(src, 'styles.css'), 'utf8');
-const files = Object.fromEntries(prerenderAll(template, css).map(({ file, html }) => [file, html]));
+/** Each page's scripts as the build manifest would name them. */
+const scripts = (entry: string) => ({ src: `/assets/${entry}-h4sh.js`, preload: ['/assets/client-h4sh.js'] });
+const files = Object.fromEntries(prerenderAll(template, css, scripts).map(({ file, html }) => [file, html]));
 
 function parse(html: string): Document {
   return new DOMParser().parseFromString(html, 'text/html');
@@ -40,11 +42,27 @@ describe('prerenderAll', () => {
     ]);
   });
 
+  it('lists for the server (dist/pages.json) which page it serves where', () => {
+    expect(pagesManifest()).toEqual({
+      routes: [
+        { path: '/', file: 'index.html', form: true },
+        { path: '/thank-you', file: 'thank-you.html', form: false },
+        { path: '/privacy-policy', file: 'privacy-policy.html', form: false },
+      ],
+      notFound: '404.html',
+      formRefused: 'form-refused.html',
+      error: 'error.html',
+      policy: 'privacy-policy.html',
+    });
+    const withoutErrorPage = PAGES.filter((page) => page.serves !== 'error');
+    expect(() => pagesManifest(withoutErrorPage)).toThrow('exactly one page serving error, not 0');
+  });
+
   it('asks the network for nothing: the page-load proof is fetched in the browser, after hydration', () => {
     const fetchMock = vi.fn(() => Promise.reject(new Error('no network at build time')));
     vi.stubGlobal('fetch', fetchMock);
     try {
-      const again = prerenderAll(template, css);
+      const again = prerenderAll(template, css, scripts);
       expect(fetchMock).not.toHaveBeenCalled();
       // And so the markup is the same on every build: nothing fetched or timed is in it.
       expect(again.map(({ html }) => html)).toEqual(Object.values(files));
@@ -54,18 +72,28 @@ describe('prerenderAll', () => {
   });
 
   it('refuses a template without its markers', () => {
-    expect(() => prerenderAll('<html></html>', '')).toThrow('<!--app-head-->');
+    expect(() => prerenderAll('<html></html>', '', scripts)).toThrow('<!--app-head-->');
+    expect(() => prerenderAll(template.replace('/src/main.tsx', '/src/other.tsx'), '', scripts)).toThrow('main.tsx');
   });
 
-  it('inlines stylesheet links that Vite adds', () => {
-    const built = template.replace(
-      '</head>',
-      '<link rel="stylesheet" crossorigin href="/assets/index-abc.css">\n</head>',
-    );
-    expect(stylesheetHrefs(built)).toEqual(['/assets/index-abc.css']);
-    const html = prerenderAll(built, 'body{color:red}')[0].html;
-    expect(html).not.toContain('<link rel="stylesheet"');
-    expect(html).toContain('<style>body{color:red}</style>');
+  it('reads each entry\'s files from the build manifest, every chunk it imports preloaded once', () => {
+    const manifest: Manifest = {
+      'src/entries/home.tsx': { file: 'assets/home-1.js', isEntry: true, imports: ['_client-2.js', '_form-3.js'] },
+      'src/entries/thank-you.tsx': { file: 'assets/thank-you-4.js', isEntry: true, imports: ['_client-2.js'] },
+      '_form-3.js': { file: 'assets/form-3.js', imports: ['_client-2.js'] },
+      '_client-2.js': { file: 'assets/client-2.js', css: ['assets/client-5.css'] },
+    };
+    const read = readManifest(manifest);
+    expect(read.scripts('home')).toEqual({ src: '/assets/home-1.js', preload: ['/assets/client-2.js', '/assets/form-3.js'] });
+    expect(read.scripts('thank-you')).toEqual({ src: '/assets/thank-you-4.js', preload: ['/assets/client-2.js'] });
+    expect(read.css).toEqual(['assets/client-5.css']);
+    expect(() => read.scripts('not-found')).toThrow('src/entries/not-found.tsx');
+  });
+
+  it('gives every entry of the build (src/entries/) a page, and every hydrated page its own entry', () => {
+    const built = readdirSync(join(src, 'entries')).filter((name) => /^[\w-]+\.tsx$/.test(name));
+    const entries = PAGES.flatMap((page) => (page.entry === null ? [] : [`${page.entry}.tsx`]));
+    expect([...entries].sort()).toEqual(built.sort());
   });
 
   for (const page of PAGES) {
@@ -89,10 +117,10 @@ describe('prerenderAll', () => {
         expect(doc.querySelectorAll('link[rel="stylesheet"]')).toHaveLength(0);
       });
 
-      it('has no inline script but the config data block, which holds every token', () => {
+      it('has no inline script but its data blocks: the config, which holds every token, and its texts', () => {
         const inline = [...doc.querySelectorAll('script:not([src])')];
-        expect(inline.map((s) => s.id)).toEqual(['zayavka-config']);
-        expect(inline[0].getAttribute('type')).toBe('application/json');
+        expect(inline.map((s) => s.id)).toEqual(page.entry === null ? ['zayavka-config'] : ['zayavka-config', 'zayavka-texts']);
+        for (const block of inline) expect(block.getAttribute('type')).toBe('application/json');
         const config = JSON.parse(inline[0].textContent ?? '');
         expect(Object.keys(config)).toEqual([...CONFIG_KEYS]);
         expect(config).toEqual({ ...TOKENS, today: page.usesToday ? TOKENS.today : '' });
@@ -100,9 +128,33 @@ describe('prerenderAll', () => {
         expect(html.includes('__ZAYAVKA_TODAY__')).toBe(page.usesToday);
       });
 
-      it(page.hydrate ? 'loads the app script' : 'loads no script at all', () => {
-        expect(doc.querySelectorAll('script[type="module"][src]')).toHaveLength(page.hydrate ? 1 : 0);
-      });
+      if (page.entry !== null) {
+        const entry = page.entry;
+        it('carries the texts its script renders, and only those', () => {
+          const texts = JSON.parse(doc.getElementById('zayavka-texts')?.textContent ?? '');
+          expect(texts).toEqual(Object.fromEntries(page.texts.map((part) => [part, uk[part]])));
+          // The frame every page has: the footer, the toasts, the error boundary's screen.
+          expect(Object.keys(texts)).toEqual(expect.arrayContaining(['footer', 'toast', 'error']));
+        });
+
+        it('loads its own script and the chunks it imports at the end of the body, at low priority', () => {
+          const { src, preload } = scripts(entry);
+          const loaded = [...doc.querySelectorAll('script[src], link[rel="modulepreload"]')];
+          expect(loaded.map((el) => el.getAttribute('src') ?? el.getAttribute('href'))).toEqual([...preload, src]);
+          for (const el of loaded) {
+            expect(el.parentElement).toBe(doc.body);
+            expect(el.getAttribute('fetchpriority')).toBe('low');
+          }
+          expect(doc.querySelector('script[src]')?.getAttribute('type')).toBe('module');
+          expect(doc.body.lastElementChild?.getAttribute('src')).toBe(src);
+          expect(html).not.toContain('/src/main.tsx');
+        });
+      } else {
+        it('loads no script at all and carries no texts', () => {
+          expect(doc.querySelectorAll('script[src], link[rel="modulepreload"]')).toHaveLength(0);
+          expect(doc.getElementById('zayavka-texts')).toBeNull();
+        });
+      }
 
       it('has the header brand and the footer with three disclosures and the copyright', () => {
         const body = show(html);
@@ -219,7 +271,7 @@ describe('form-refused.html, the landing page the server fills in for a refused 
     );
   });
 
-  it("has a live region at the form's top with SPEC §8's texts for every case, each a slot", () => {
+  it("has a live region at the form's top with the toasts' texts for every case, each a slot", () => {
     const alert = form.querySelector('[role="alert"]')!;
     expect(form.querySelector('h2')?.compareDocumentPosition(alert)).toBe(Node.DOCUMENT_POSITION_FOLLOWING);
     expect(alert.getAttribute('tabindex')).toBe('-1');

@@ -1,15 +1,16 @@
 // Build-time rendering: scripts/prerender.mjs runs this (after `vite build --ssr`) to write every
 // page of dist/. Tests call the same functions.
 import { renderToString } from 'react-dom/server';
-import { StaticRouter } from 'react-router';
 import { App } from './App';
 import { ErrorScreen } from './components/ErrorScreen';
 import { ConfigContext, TOKENS, configScript, type Config } from './config';
-import { pageTitle } from './content/uk';
+import { pageTitle, uk } from './content/uk';
 import { RefusalTemplate } from './form/refusal';
-import { PAGES, type PageFile } from './pages';
+import { PAGES, pagesManifest, type PageFile } from './pages';
+import { TextsContext, textsScript } from './texts';
 
-export { PAGES, TOKENS };
+// `uk`: the prerender checks that no visitor text ended up in a script (they travel in the pages).
+export { PAGES, TOKENS, pagesManifest, uk };
 
 /**
  * React escapes ' as &#x27; although text and double-quoted attributes (all React writes) allow it
@@ -20,25 +21,27 @@ function plainApostrophes(html: string): string {
   return html.replace(/&#x27;/g, "'");
 }
 
-/** The markup inside #root for a URL; `refusal` renders the form's slots for the server (form/refusal.ts). */
-export function renderApp(url: string, config: Config, refusal = false): string {
+/**
+ * The markup inside #root for a page, rendered with every text; form-refused.html renders the form's
+ * slots for the server (form/refusal.ts), error.html the error screen without the app around it.
+ */
+export function renderApp(page: PageFile, config: Config): string {
+  if (page.page === null) {
+    return plainApostrophes(
+      renderToString(
+        <ConfigContext value={config}>
+          <TextsContext value={uk}>
+            <ErrorScreen />
+          </TextsContext>
+        </ConfigContext>,
+      ),
+    );
+  }
   return plainApostrophes(
     renderToString(
-      <RefusalTemplate value={refusal}>
-        <StaticRouter location={url}>
-          <App config={config} />
-        </StaticRouter>
+      <RefusalTemplate value={page.serves === 'form-refused'}>
+        <App config={config} texts={uk} page={page.page} />
       </RefusalTemplate>,
-    ),
-  );
-}
-
-export function renderErrorScreen(config: Config): string {
-  return plainApostrophes(
-    renderToString(
-      <ConfigContext value={config}>
-        <ErrorScreen />
-      </ConfigContext>,
     ),
   );
 }
@@ -51,39 +54,97 @@ function escapeHtml(value: string): string {
     .replace(/"/g, '&quot;');
 }
 
-const STYLESHEET_LINK = /[ \t]*<link\b[^>]*\brel="stylesheet"[^>]*>\n?/g;
-const MODULE_SCRIPT = /[ \t]*<script\b[^>]*\btype="module"[^>]*><\/script>\n?/g;
-const MODULE_PRELOAD = /[ \t]*<link\b[^>]*\brel="modulepreload"[^>]*>\n?/g;
+/** The part of Vite's build manifest (`build.manifest`) read here, by source path. */
+export type Manifest = Record<string, { file: string; isEntry?: boolean; imports?: string[]; css?: string[] }>;
 
-/** The hrefs of the stylesheet links Vite put into the template (the prerender inlines them). */
-export function stylesheetHrefs(template: string): string[] {
-  return [...template.matchAll(STYLESHEET_LINK)].map((m) => /\bhref="([^"]+)"/.exec(m[0])?.[1] ?? '');
+/** What a page loads besides its HTML: its entry script and the chunks that script imports. */
+export interface PageScripts {
+  src: string;
+  /** Every chunk the entry imports, however deep, so the browser asks for all at once, not in turns. */
+  preload: string[];
+}
+
+/** The source file of an entry (the key of the build manifest). */
+export const entrySource = (entry: string) => `src/entries/${entry}.tsx`;
+
+/** Every page's scripts, and all CSS files the build wrote (the prerender inlines them). */
+export function readManifest(manifest: Manifest): { scripts: (entry: string) => PageScripts; css: string[] } {
+  const css = new Set<string>();
+  for (const chunk of Object.values(manifest)) for (const file of chunk.css ?? []) css.add(file);
+  const scripts = (entry: string): PageScripts => {
+    const root = manifest[entrySource(entry)];
+    if (!root?.isEntry) throw new Error(`the client build has no entry ${entrySource(entry)}`);
+    const preload: string[] = [];
+    const visit = (imports: string[] = []) => {
+      for (const key of imports) {
+        const file = `/${manifest[key].file}`;
+        if (preload.includes(file)) continue;
+        preload.push(file);
+        visit(manifest[key].imports);
+      }
+    };
+    visit(root.imports);
+    return { src: `/${root.file}`, preload };
+  };
+  return { scripts, css: [...css] };
+}
+
+/**
+ * Where the template (index.html) loads the app in `vite dev`; each built page gets its own
+ * scripts here instead, or none.
+ */
+export const DEV_SCRIPT = '<script type="module" src="/src/main.tsx"></script>';
+const DEV_SCRIPT_LINE = /([ \t]*)<script type="module" src="\/src\/main\.tsx"><\/script>\n?/;
+
+/**
+ * A page's script tags. At the end of the body and fetched at low priority: the page paints from
+ * its HTML and inline CSS, and the form works without JavaScript, so the script must not compete
+ * with them for the first round trips; it hydrates whenever it arrives.
+ */
+export function scriptTags({ src, preload }: PageScripts): string {
+  return [
+    ...preload.map((href) => `<link rel="modulepreload" crossorigin fetchpriority="low" href="${escapeHtml(href)}" />`),
+    `<script type="module" crossorigin fetchpriority="low" src="${escapeHtml(src)}"></script>`,
+  ].join('\n    ');
 }
 
 /**
  * One page's HTML: the template with the title and description, all CSS in one <style> in the head
- * (one round trip paints the page; the server hashes this element for its CSP), the app markup, and
- * the config data block. No other inline script and no style attributes.
+ * (one round trip paints the page; the server hashes this element for its CSP), the app markup,
+ * the config data block and, on a page with a script, its texts block and its script tags. No other
+ * inline script and no style attributes.
  */
-export function renderPage(template: string, css: string, page: PageFile, config: Config = TOKENS): string {
+export function renderPage(
+  template: string,
+  css: string,
+  page: PageFile,
+  scripts: (entry: string) => PageScripts,
+  config: Config = TOKENS,
+): string {
   const pageConfig: Config = { ...config, today: page.usesToday ? config.today : '' };
-  const appHtml = page.url === null ? renderErrorScreen(pageConfig) : renderApp(page.url, pageConfig, page.refusal);
   const head =
     `<title>${escapeHtml(pageTitle(page.title, pageConfig.brand))}</title>\n` +
     `    <meta name="description" content="${escapeHtml(page.description)}" />\n` +
     `    <style>${css.trim()}</style>`;
-  let html = template.replace(STYLESHEET_LINK, '');
-  if (!page.hydrate) html = html.replace(MODULE_SCRIPT, '').replace(MODULE_PRELOAD, '');
-  return html
+  return template
     .replace('<!--app-head-->', () => head)
-    .replace('<!--app-html-->', () => appHtml)
-    .replace('<!--app-config-->', () => configScript(pageConfig));
+    .replace('<!--app-html-->', () => renderApp(page, pageConfig))
+    .replace('<!--app-config-->', () =>
+      page.entry === null ? configScript(pageConfig) : `${configScript(pageConfig)}\n    ${textsScript(uk, page.texts)}`,
+    )
+    .replace(DEV_SCRIPT_LINE, (_, indent: string) =>
+      page.entry === null ? '' : `${indent}${scriptTags(scripts(page.entry))}\n`,
+    );
 }
 
 /** Every page of dist/, rendered with the placeholder tokens. */
-export function prerenderAll(template: string, css: string): { file: string; html: string }[] {
-  for (const marker of ['<!--app-head-->', '<!--app-html-->', '<!--app-config-->']) {
+export function prerenderAll(
+  template: string,
+  css: string,
+  scripts: (entry: string) => PageScripts,
+): { file: string; html: string }[] {
+  for (const marker of ['<!--app-head-->', '<!--app-html-->', '<!--app-config-->', DEV_SCRIPT]) {
     if (!template.includes(marker)) throw new Error(`index.html template lacks ${marker}`);
   }
-  return PAGES.map((page) => ({ file: page.file, html: renderPage(template, css, page) }));
+  return PAGES.map((page) => ({ file: page.file, html: renderPage(template, css, page, scripts) }));
 }

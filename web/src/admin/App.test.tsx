@@ -1,9 +1,8 @@
 // @vitest-environment jsdom
 // The inbox as an operator uses it: the real app under its /admin router, the server replaced at
 // `fetch` by recorded answers shaped as docs/admin-api.md says.
-import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { AdminRoot } from './App';
+import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SEARCH_DEBOUNCE_MS } from './LeadList';
 import {
   ATTEMPT_1,
@@ -17,7 +16,6 @@ import {
   SESSION,
   STATS,
   apiError,
-  expectNoUnexpectedRequests,
   fakeServer,
   heldRoutes,
   json,
@@ -25,16 +23,9 @@ import {
   leadPage,
   signedInRoutes,
 } from './test-server';
+import { isolateEachTest, openInbox } from './test-inbox';
 
-function open(path: string) {
-  window.history.replaceState(null, '', path);
-  render(<AdminRoot />);
-}
-
-beforeEach(() => {
-  window.history.replaceState(null, '', '/');
-  sessionStorage.clear();
-});
+isolateEachTest();
 
 /** The call notes this tab's storage holds, by key. */
 function storedDrafts(): Record<string, string> {
@@ -54,20 +45,13 @@ async function signInAs(email: string) {
   fireEvent.click(screen.getByRole('button', { name: 'Увійти' }));
 }
 
-afterEach(() => {
-  cleanup();
-  vi.unstubAllGlobals();
-  vi.restoreAllMocks();
-  expectNoUnexpectedRequests();
-});
-
 describe('signing in', () => {
   it('shows the login when nobody is signed in, and the server\'s sentence when the password is wrong', async () => {
     const server = fakeServer({
       'GET /admin/api/session': () => apiError(401, 'Потрібно увійти.'),
       'POST /admin/api/login': () => apiError(401, 'Неправильна електронна пошта або пароль.'),
     });
-    open('/admin');
+    openInbox('/admin');
 
     const email = await screen.findByRole('textbox', { name: 'Електронна пошта' });
     const password = screen.getByLabelText('Пароль');
@@ -91,7 +75,7 @@ describe('signing in', () => {
       'GET /admin/api/session': () => apiError(401, 'Потрібно увійти.'),
       'POST /admin/api/login': () => apiError(429, 'Забагато спроб входу. Спробуйте за 15 хв.'),
     });
-    open('/admin');
+    openInbox('/admin');
     fireEvent.change(await screen.findByLabelText('Електронна пошта'), { target: { value: SESSION.email } });
     fireEvent.change(screen.getByLabelText('Пароль'), { target: { value: 'guess' } });
     fireEvent.click(screen.getByRole('button', { name: 'Увійти' }));
@@ -108,7 +92,7 @@ describe('signing in', () => {
         return json(SESSION);
       },
     });
-    open('/admin/leads/42');
+    openInbox('/admin/leads/42');
     fireEvent.change(await screen.findByLabelText('Електронна пошта'), { target: { value: SESSION.email } });
     fireEvent.change(screen.getByLabelText('Пароль'), { target: { value: 'correct horse' } });
     fireEvent.click(screen.getByRole('button', { name: 'Увійти' }));
@@ -119,7 +103,7 @@ describe('signing in', () => {
 
   it("says there is no connection when the server can't be reached", async () => {
     vi.stubGlobal('fetch', () => Promise.reject(new TypeError('Failed to fetch')));
-    open('/admin');
+    openInbox('/admin');
     expect(await screen.findByRole('alert')).toHaveProperty(
       'textContent',
       "Немає з'єднання з сервером. Спробуйте ще раз.",
@@ -130,7 +114,7 @@ describe('signing in', () => {
 describe('the header bar', () => {
   it('shows who is signed in, the CSV download, and signs out with the CSRF token', async () => {
     const server = fakeServer({ ...signedInRoutes(), 'POST /admin/api/logout': () => new Response(null, { status: 204 }) });
-    open('/admin');
+    openInbox('/admin');
 
     expect(await screen.findByText('operator@example.org')).toBeTruthy();
     const csv = screen.getByRole('link', { name: 'Завантажити CSV' });
@@ -172,7 +156,7 @@ describe('the header bar', () => {
         }),
     });
     const saved = recordDownloads();
-    open('/admin');
+    openInbox('/admin');
 
     fireEvent.click(await screen.findByRole('link', { name: 'Завантажити CSV' }));
     await waitFor(() => expect(saved.map((file) => file.filename)).toEqual(['zayavky-2026-11-22.csv']));
@@ -185,7 +169,7 @@ describe('the header bar', () => {
   it('"Завантажити CSV" after the session ended goes to the login instead of saving the refusal', async () => {
     fakeServer({ ...signedInRoutes(), 'GET /admin/api/export.csv': () => apiError(401, 'Увійдіть, щоб продовжити.') });
     const saved = recordDownloads();
-    open('/admin');
+    openInbox('/admin');
     fireEvent.click(await screen.findByRole('link', { name: 'Завантажити CSV' }));
     expect(await screen.findByText(/^Сесія завершилася\. Увійдіть знову/)).toBeTruthy();
     expect(saved).toEqual([]);
@@ -197,7 +181,7 @@ describe('the header bar', () => {
       'GET /admin/api/export.csv': () => apiError(503, 'Не вдалося зібрати файл. Спробуйте ще раз.'),
     });
     const saved = recordDownloads();
-    open('/admin');
+    openInbox('/admin');
     fireEvent.click(await screen.findByRole('link', { name: 'Завантажити CSV' }));
     expect((await screen.findByRole('alert')).textContent).toBe('Не вдалося зібрати файл. Спробуйте ще раз.');
     expect(saved).toEqual([]);
@@ -205,7 +189,7 @@ describe('the header bar', () => {
 
   it('goes back to the login when any answer says the session is over (401)', async () => {
     fakeServer({ ...signedInRoutes(), 'GET /admin/api/leads': () => apiError(401, 'Сесія закінчилася.') });
-    open('/admin');
+    openInbox('/admin');
     expect(await screen.findByRole('button', { name: 'Увійти' })).toBeTruthy();
     expect(screen.queryByRole('button', { name: 'Вийти' })).toBeNull();
   });
@@ -224,7 +208,7 @@ describe('the header bar', () => {
         return json(SESSION);
       },
     });
-    open('/admin/leads/42');
+    openInbox('/admin/leads/42');
     fireEvent.click(await screen.findByRole('radio', { name: 'Не відповіли' }));
     fireEvent.change(screen.getByRole('textbox', { name: 'Нотатка' }), { target: { value: 'Передзвонити о 18:00' } });
     fireEvent.click(screen.getByRole('button', { name: 'Записати дзвінок' }));
@@ -256,13 +240,14 @@ describe('the header bar', () => {
         return json(SESSION);
       },
     });
-    open('/admin/leads/42');
+    openInbox('/admin/leads/42');
     await writeCall('Має діабет 2 типу, передзвонити');
     await waitFor(() => expect(Object.values(storedDrafts()).join()).toContain('діабет'));
 
     fireEvent.click(screen.getByRole('button', { name: 'Вийти' }));
     expect(await screen.findByRole('button', { name: 'Увійти' })).toBeTruthy();
-    expect(storedDrafts()).toEqual({});
+    // Cleared as the sign-in screen comes up: watch for it rather than race it.
+    await waitFor(() => expect(storedDrafts()).toEqual({}));
 
     await signInAs(SESSION.email);
     expect(await screen.findByRole('textbox', { name: 'Нотатка' })).toHaveProperty('value', '');
@@ -282,11 +267,12 @@ describe('the header bar', () => {
         return json({ ...SESSION, email: (request.body as { email: string }).email });
       },
     });
-    open('/admin/leads/42');
+    openInbox('/admin/leads/42');
     await writeCall('Має діабет 2 типу, передзвонити');
     fireEvent.click(screen.getByRole('button', { name: 'Записати дзвінок' }));
     expect(await screen.findByText(/^Сесія завершилася\. Увійдіть знову/)).toBeTruthy();
-    expect(storedDrafts()).toEqual({});
+    // Cleared as the sign-in screen comes up: watch for it rather than race it.
+    await waitFor(() => expect(storedDrafts()).toEqual({}));
 
     await signInAs('colleague@example.org');
     expect(await screen.findByRole('textbox', { name: 'Нотатка' })).toHaveProperty('value', '');
@@ -297,14 +283,15 @@ describe('the header bar', () => {
   it('removes call notes left in the tab when it opens signed out', async () => {
     sessionStorage.setItem('zayavka.call-draft.42', JSON.stringify({ outcome: 'no_answer', note: 'Має діабет' }));
     fakeServer({ 'GET /admin/api/session': () => apiError(401, 'Потрібно увійти.') });
-    open('/admin/leads/42');
+    openInbox('/admin/leads/42');
     expect(await screen.findByRole('button', { name: 'Увійти' })).toBeTruthy();
-    expect(storedDrafts()).toEqual({});
+    // Cleared as the sign-in screen comes up: watch for it rather than race it.
+    await waitFor(() => expect(storedDrafts()).toEqual({}));
   });
 
   it('says nothing about an ended session after "Вийти"', async () => {
     fakeServer({ ...signedInRoutes(), 'POST /admin/api/logout': () => new Response(null, { status: 204 }) });
-    open('/admin');
+    openInbox('/admin');
     fireEvent.click(await screen.findByRole('button', { name: 'Вийти' }));
     expect(await screen.findByRole('button', { name: 'Увійти' })).toBeTruthy();
     expect(screen.queryByRole('status')).toBeNull();
@@ -324,7 +311,7 @@ describe('a page left open', () => {
 
   it("counts down by the device's wall clock, which keeps running while a phone sleeps", async () => {
     fakeServer(signedInRoutes());
-    open('/admin/leads/42');
+    openInbox('/admin/leads/42');
     expect(await screen.findByText('Залишилось 5 год 12 хв')).toBeTruthy();
 
     // Three hours in a pocket: timers did not run, the wall clock did.
@@ -336,7 +323,7 @@ describe('a page left open', () => {
 
   it('asks the server again when shown after a minute or more hidden, not after a glance away', async () => {
     const server = fakeServer(signedInRoutes());
-    open('/admin');
+    openInbox('/admin');
     await screen.findByText('Олена');
     // StrictMode runs the first fetch twice (one aborted): count from what is there now.
     const first = server.calls('GET /admin/api/leads').length;
@@ -362,7 +349,7 @@ describe('a page left open', () => {
 describe('the list', () => {
   it('shows each lead with its link, Kyiv time, status and time left; an overdue one stands out', async () => {
     const server = fakeServer(signedInRoutes());
-    open('/admin');
+    openInbox('/admin');
 
     const items = await screen.findAllByRole('listitem');
     expect(items).toHaveLength(3);
@@ -370,7 +357,10 @@ describe('the list', () => {
 
     expect(within(fresh).getByRole('link', { name: /^Заявка №42/ }).getAttribute('href')).toBe('/admin/leads/42');
     expect(within(fresh).getByText('Олена')).toBeTruthy();
-    expect(within(fresh).getByRole('link', { name: '067 123 45 67' }).getAttribute('href')).toBe('tel:+380671234567');
+    // The number grouped for reading out, whatever way the visitor typed it; the link says it calls.
+    expect(within(fresh).getByRole('link', { name: 'Подзвонити +380 67 123 45 67' }).getAttribute('href')).toBe(
+      'tel:+380671234567',
+    );
     expect(within(fresh).getByText('20.11.2026, 11:15')).toBeTruthy();
     expect(within(fresh).getByText('Спроба 1')).toBeTruthy();
     expect(within(fresh).getByText('Залишилось 5 год 12 хв')).toBeTruthy();
@@ -390,7 +380,7 @@ describe('the list', () => {
 
   it('shows the statistics and a bar per day', async () => {
     fakeServer(signedInRoutes());
-    open('/admin');
+    openInbox('/admin');
 
     expect(await screen.findByText('Передзвонили вчасно за 30 днів: 50 % (1 з 2)')).toBeTruthy();
     expect(screen.getByText('Відкриті: 2')).toBeTruthy();
@@ -408,7 +398,7 @@ describe('the list', () => {
       ...signedInRoutes(),
       'GET /admin/api/stats': () => json({ ...STATS, reached_in_time: { reached: 0, due: 0 } }),
     });
-    open('/admin');
+    openInbox('/admin');
     expect(await screen.findByText('Передзвонили вчасно за 30 днів: —')).toBeTruthy();
   });
 
@@ -425,7 +415,7 @@ describe('the list', () => {
       { channel: 'webhook', waiting: 1, failing: 0, oldest_at: '2026-11-22T11:59:58.000000Z', last_error: null },
     ];
     fakeServer({ ...signedInRoutes(), 'GET /admin/api/stats': () => json({ ...STATS, notifications: queues }) });
-    open('/admin');
+    openInbox('/admin');
     const warning = await screen.findByRole('alert');
     expect(warning.textContent).toContain('Сповіщення не доходять.');
     const items = within(warning).getAllByRole('listitem').map((item) => item.textContent);
@@ -436,14 +426,14 @@ describe('the list', () => {
 
   it('shows no warning when every channel delivers', async () => {
     fakeServer(signedInRoutes());
-    open('/admin');
+    openInbox('/admin');
     await screen.findByText('Відкриті: 2');
     expect(screen.queryByText(/Сповіщення не доходять/)).toBeNull();
   });
 
   it('says when there are no leads', async () => {
     fakeServer({ ...signedInRoutes(), 'GET /admin/api/leads': () => json(leadPage([])) });
-    open('/admin');
+    openInbox('/admin');
     expect(await screen.findByText('Заявок немає')).toBeTruthy();
     expect(screen.queryByRole('button', { name: 'Показати ще' })).toBeNull();
   });
@@ -454,7 +444,7 @@ describe('the list', () => {
       'GET /admin/api/leads': ({ params }) =>
         json(leadPage(params.get('filter') === 'overdue' ? [LEAD_OVERDUE] : [LEAD_OPEN, LEAD_OVERDUE, LEAD_CLOSED])),
     });
-    open('/admin');
+    openInbox('/admin');
     await screen.findByText('Олена');
     expect(screen.getByRole('button', { name: 'Усі', pressed: true })).toBeTruthy();
 
@@ -473,17 +463,20 @@ describe('the list', () => {
       'GET /admin/api/leads': ({ params }) =>
         json(leadPage(params.get('q') === '067' ? [LEAD_OPEN] : [LEAD_OPEN, LEAD_OVERDUE, LEAD_CLOSED])),
     });
-    open('/admin');
+    openInbox('/admin');
     await screen.findByText('Петро');
     const search = screen.getByRole('searchbox', { name: "Пошук за ім'ям або телефоном" });
     const searches = () => server.calls('GET /admin/api/leads').filter((r) => r.params.has('q'));
 
+    // Fake time that still moves on by itself, so that findBy and waitFor keep polling.
+    vi.useFakeTimers({ shouldAdvanceTime: true });
     fireEvent.change(search, { target: { value: '0' } });
     fireEvent.change(search, { target: { value: '06' } });
     fireEvent.change(search, { target: { value: '067' } });
-    await new Promise((resolve) => setTimeout(resolve, SEARCH_DEBOUNCE_MS / 2));
+    await act(async () => vi.advanceTimersByTime(SEARCH_DEBOUNCE_MS / 2));
     expect(searches()).toHaveLength(0);
 
+    await act(async () => vi.advanceTimersByTime(SEARCH_DEBOUNCE_MS / 2));
     await waitFor(() => expect(screen.queryByText('Петро')).toBeNull());
     expect(searches().map((r) => r.params.get('q'))).toEqual(['067']);
     expect(screen.getByText('Олена')).toBeTruthy();
@@ -498,7 +491,7 @@ describe('the list', () => {
         return json(leadPage(params.get('q') === 'Ірина' ? [LEAD_CLOSED] : [LEAD_OPEN, LEAD_OVERDUE, LEAD_CLOSED]));
       },
     });
-    open('/admin');
+    openInbox('/admin');
     await screen.findByText('Олена');
     offline = true;
     fireEvent.change(screen.getByRole('searchbox'), { target: { value: 'Ірина' } });
@@ -514,14 +507,16 @@ describe('the list', () => {
 
   it('the "Заявки" link clears the search box and the search', async () => {
     const server = fakeServer(signedInRoutes());
-    open('/admin?q=067');
+    openInbox('/admin?q=067');
     const search = await screen.findByRole('searchbox');
     expect(search).toHaveProperty('value', '067');
     await screen.findByText('Олена');
 
+    vi.useFakeTimers({ shouldAdvanceTime: true });
     fireEvent.click(screen.getByRole('link', { name: 'Заявки' }));
     await waitFor(() => expect(search).toHaveProperty('value', ''));
-    await new Promise((resolve) => setTimeout(resolve, SEARCH_DEBOUNCE_MS * 2));
+    // Past the pause a search would wait for: none was started by the emptied box.
+    await act(async () => vi.advanceTimersByTime(SEARCH_DEBOUNCE_MS * 2));
     expect(window.location.search).toBe('');
     expect(server.calls('GET /admin/api/leads').at(-1)?.params.has('q')).toBe(false);
   });
@@ -532,7 +527,7 @@ describe('the list', () => {
       'GET /admin/api/leads': ({ params }) =>
         json(params.get('before_id') === '41' ? leadPage([LEAD_CLOSED]) : leadPage([LEAD_OPEN, LEAD_OVERDUE], 41)),
     });
-    open('/admin');
+    openInbox('/admin');
     expect(await screen.findAllByRole('listitem')).toHaveLength(2);
 
     fireEvent.click(screen.getByRole('button', { name: 'Показати ще' }));
@@ -545,7 +540,7 @@ describe('the list', () => {
   it('renders what a visitor typed as text, never as markup', async () => {
     const hostile = { ...LEAD_OPEN, name: '<img src=x onerror="alert(1)">Олена' };
     fakeServer({ ...signedInRoutes(), 'GET /admin/api/leads': () => json(leadPage([hostile])) });
-    open('/admin');
+    openInbox('/admin');
     expect(await screen.findByText('<img src=x onerror="alert(1)">Олена')).toBeTruthy();
     expect(document.querySelector('img')).toBeNull();
   });
@@ -555,11 +550,14 @@ describe('a lead', () => {
   it('shows every field, the consent evidence and the calls', async () => {
     const withComment = { ...LEAD_OVERDUE, id: 42, comment: 'Дзвонити після 18:00\nабо в суботу' };
     fakeServer({ ...signedInRoutes(), 'GET /admin/api/leads/42': () => json(leadDetail(withComment, [ATTEMPT_1])) });
-    open('/admin/leads/42');
+    openInbox('/admin/leads/42');
 
     expect(await screen.findByText('Петро')).toBeTruthy();
     expect(screen.getByRole('heading', { name: 'Заявка №42' })).toBeTruthy();
-    expect(screen.getByRole('link', { name: '+38 050 765 43 21' }).getAttribute('href')).toBe('tel:+380507654321');
+    expect(screen.getByRole('link', { name: 'Подзвонити +380 50 765 43 21' }).getAttribute('href')).toBe(
+      'tel:+380507654321',
+    );
+    expect(screen.getByText('Коментар').nextElementSibling?.textContent).toBe('Дзвонити після 18:00\nабо в суботу');
     const question = screen.getByText('Чи є у Вас діагноз, підтверджений лікарем?');
     expect(question.nextElementSibling?.textContent).toBe('Ні');
     expect(screen.getByText(/^Дзвонити після 18:00/).textContent).toBe('Дзвонити після 18:00\nабо в суботу');
@@ -569,6 +567,8 @@ describe('a lead', () => {
       screen.getByText('Згода: надіслано 20.11.2026, 02:58, версія політики конфіденційності 3f2a9b0c41d2e7aa'),
     ).toBeTruthy();
 
+    expect(screen.queryByText('Звідки'), 'no source when the landing page knew none').toBeNull();
+
     const log = screen.getByRole('heading', { name: 'Дзвінки' }).parentElement as HTMLElement;
     const [call] = within(log).getAllByRole('listitem');
     expect(call.textContent).toContain('21.11.2026, 09:00');
@@ -576,6 +576,13 @@ describe('a lead', () => {
     expect(call.textContent).toContain('Не відповіли');
     expect(call.textContent).toContain('Не бере слухавку');
     expect(screen.getByRole('link', { name: '← До списку' }).getAttribute('href')).toBe('/admin');
+  });
+
+  it('says where the lead came from: the campaign tags and the linking site', async () => {
+    const attributed = { ...LEAD_OPEN, id: 42, utm_source: 'viber', utm_campaign: 'зима', referrer: 'l.facebook.com' };
+    fakeServer({ ...signedInRoutes(), 'GET /admin/api/leads/42': () => json(leadDetail(attributed, [])) });
+    openInbox('/admin/leads/42');
+    expect((await screen.findByText('Звідки')).nextElementSibling?.textContent).toBe('viber / зима, з l.facebook.com');
   });
 
   it('records a call with the CSRF token and shows the answer', async () => {
@@ -587,7 +594,7 @@ describe('a lead', () => {
       ...signedInRoutes(),
       'POST /admin/api/leads/42/attempts': () => json(answered, 201),
     });
-    open('/admin/leads/42');
+    openInbox('/admin/leads/42');
     expect(await screen.findByText('Залишилось 5 год 12 хв')).toBeTruthy();
 
     const outcomes = screen.getByRole('radiogroup', { name: 'Результат дзвінка' });
@@ -627,7 +634,7 @@ describe('a lead', () => {
         return json(leadDetail({ ...LEAD_OPEN, status: calls === 2 ? 'attempt_2' : 'attempt_3', attempt_count: calls }, attempts), 201);
       },
     });
-    open('/admin/leads/42');
+    openInbox('/admin/leads/42');
     const status = await screen.findByRole('status');
     const outcomes = await screen.findByRole('radiogroup', { name: 'Результат дзвінка' });
     const spoken: string[] = [];
@@ -652,7 +659,7 @@ describe('a lead', () => {
       ...signedInRoutes(),
       'POST /admin/api/leads/42/attempts': () => apiError(400, 'Нотатка задовга: не більше 1000 символів.'),
     });
-    open('/admin/leads/42');
+    openInbox('/admin/leads/42');
     const send = await screen.findByRole('button', { name: 'Записати дзвінок' });
 
     fireEvent.click(send);
@@ -667,9 +674,76 @@ describe('a lead', () => {
     expect(screen.getByText('Спроба 1')).toBeTruthy();
   });
 
+  it('records the outcome with one tap on it under the call button, with the note being written', async () => {
+    const server = fakeServer({
+      ...signedInRoutes(),
+      'POST /admin/api/leads/42/attempts': () =>
+        json(leadDetail({ ...LEAD_OPEN, status: 'attempt_2', attempt_count: 2 }, [ATTEMPT_1, { ...ATTEMPT_1, id: 8 }]), 201),
+    });
+    openInbox('/admin/leads/42');
+    const taps = await screen.findByRole('group', { name: 'Записати результат одним натисканням' });
+    expect(within(taps).getAllByRole('button').map((button) => button.textContent)).toEqual([
+      'Не відповіли',
+      'Зацікавлені',
+      'Не зацікавлені',
+      'Не відповідає умовам',
+      "Не вдалося зв'язатися (закрити)",
+    ]);
+    fireEvent.change(screen.getByRole('textbox', { name: 'Нотатка' }), { target: { value: 'Зайнято' } });
+
+    fireEvent.click(within(taps).getByRole('button', { name: 'Не відповіли' }));
+    // A second tap before the answer is the same call.
+    fireEvent.click(within(taps).getByRole('button', { name: 'Не відповіли' }));
+
+    expect(await screen.findByText('Спроба 2')).toBeTruthy();
+    const posts = server.calls('POST /admin/api/leads/42/attempts');
+    expect(posts.map((post) => post.body)).toEqual([{ outcome: 'no_answer', note: 'Зайнято' }]);
+    expect(posts[0].headers.get('X-CSRF-Token')).toBe(CSRF);
+    await waitFor(() => expect(screen.getByRole('status').textContent).toBe('Дзвінок записано.'));
+    expect(screen.getByRole('textbox', { name: 'Нотатка' })).toHaveProperty('value', '');
+  });
+
+  it('says beside the outcome buttons when a tap could not be recorded', async () => {
+    fakeServer({
+      ...signedInRoutes(),
+      'POST /admin/api/leads/42/attempts': () => apiError(503, 'База даних зараз недоступна. Спробуйте за хвилину.'),
+    });
+    openInbox('/admin/leads/42');
+    const taps = await screen.findByRole('group', { name: 'Записати результат одним натисканням' });
+
+    fireEvent.click(within(taps).getByRole('button', { name: 'Зацікавлені' }));
+
+    await waitFor(() =>
+      expect(within(taps).getByRole('alert').textContent).toBe('База даних зараз недоступна. Спробуйте за хвилину.'),
+    );
+    expect(screen.getAllByRole('alert')).toHaveLength(1);
+    expect(screen.getByText('Спроба 1')).toBeTruthy();
+  });
+
+  it('puts the call first: status and time left, name, the call button, the comment, the outcome taps', async () => {
+    const withComment = { ...LEAD_OPEN, comment: 'Після 18:00' };
+    fakeServer({ ...signedInRoutes(), 'GET /admin/api/leads/42': () => json(leadDetail(withComment, [])) });
+    openInbox('/admin/leads/42');
+    const call = await screen.findByRole('link', { name: 'Подзвонити +380 67 123 45 67' });
+
+    const order = [
+      screen.getByText('Залишилось 5 год 12 хв'),
+      screen.getByText('Олена'),
+      call,
+      screen.getByText('Після 18:00'),
+      screen.getByRole('group', { name: 'Записати результат одним натисканням' }),
+      screen.getByText('Чи є у Вас діагноз, підтверджений лікарем?'),
+      screen.getByRole('heading', { name: 'Дзвінки' }),
+      screen.getByRole('form', { name: 'Записати дзвінок' }),
+    ];
+    for (const [before, after] of order.slice(0, -1).map((node, i) => [node, order[i + 1]])) {
+      expect(before.compareDocumentPosition(after) & Node.DOCUMENT_POSITION_FOLLOWING, after.textContent ?? '').toBeTruthy();
+    }
+  });
+
   it("shows the server's sentence for a lead that does not exist", async () => {
     fakeServer({ ...signedInRoutes(), 'GET /admin/api/leads/999': () => apiError(404, 'Заявку не знайдено.') });
-    open('/admin/leads/999');
+    openInbox('/admin/leads/999');
     expect((await screen.findByRole('alert')).textContent).toBe('Заявку не знайдено.');
     // Asking again cannot bring it back.
     expect(screen.queryByRole('button', { name: 'Спробувати ще раз' })).toBeNull();
@@ -680,10 +754,10 @@ describe('a lead', () => {
       ...signedInRoutes(),
       'POST /admin/api/erase': () => json({ erased: 2 }),
     });
-    open('/admin/leads/42');
+    openInbox('/admin/leads/42');
 
     fireEvent.click(await screen.findByRole('button', { name: 'Видалити дані цієї людини' }));
-    expect(screen.getByText(/назавжди видалено всі заявки з номером 067 123 45 67/)).toBeTruthy();
+    expect(screen.getByText(/назавжди видалено всі заявки з номером \+380 67 123 45 67 /)).toBeTruthy();
     expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Скасувати' }));
 
     fireEvent.click(screen.getByRole('button', { name: 'Скасувати' }));
@@ -704,7 +778,7 @@ describe('a lead', () => {
 
   it('keeps the list\'s search and filter on the way there and back', async () => {
     fakeServer(signedInRoutes());
-    open('/admin?filter=open&q=067');
+    openInbox('/admin?filter=open&q=067');
     fireEvent.click(await screen.findByRole('link', { name: /^Заявка №42/ }));
     const back = await screen.findByRole('link', { name: '← До списку' });
     expect(back.getAttribute('href')).toBe('/admin?filter=open&q=067');
@@ -724,7 +798,7 @@ describe('held leads', () => {
 
   it('the front counts them and links to the held view, which says why each is held', async () => {
     const server = fakeServer(heldRoutes());
-    open('/admin');
+    openInbox('/admin');
 
     const count = await screen.findByRole('link', { name: 'На перевірці: 2' });
     expect(count.getAttribute('href')).toBe('/admin/held');
@@ -752,7 +826,7 @@ describe('held leads', () => {
 
   it('"Передати в роботу" releases one with the CSRF token: it leaves the view, then is in the call list and the count drops', async () => {
     const server = fakeServer(heldRoutes());
-    open('/admin/held');
+    openInbox('/admin/held');
     await screen.findByText('Галина');
 
     fireEvent.click(within(heldItem(44)).getByRole('button', { name: 'Передати в роботу' }));
@@ -773,11 +847,11 @@ describe('held leads', () => {
 
   it('erases one after the confirmation: every lead with its phone leaves the view', async () => {
     const server = fakeServer(heldRoutes());
-    open('/admin/held');
+    openInbox('/admin/held');
     await screen.findByText('Bot Botenko');
 
     fireEvent.click(within(heldItem(45)).getByRole('button', { name: 'Видалити дані цієї людини' }));
-    expect(within(heldItem(45)).getByText(/назавжди видалено всі заявки з номером \+380001234567/)).toBeTruthy();
+    expect(within(heldItem(45)).getByText(/назавжди видалено всі заявки з номером \+380 00 123 45 67 /)).toBeTruthy();
     expect(document.activeElement).toBe(within(heldItem(45)).getByRole('button', { name: 'Скасувати' }));
     expect(server.calls('POST /admin/api/erase')).toHaveLength(0);
     fireEvent.click(within(heldItem(45)).getByRole('button', { name: 'Так, видалити назавжди' }));
@@ -792,7 +866,7 @@ describe('held leads', () => {
 
   it('says so when none is held', async () => {
     fakeServer({ ...signedInRoutes(), 'GET /admin/api/leads': () => json(leadPage([])) });
-    open('/admin/held');
+    openInbox('/admin/held');
     expect(await screen.findByText('Заявок на перевірці немає')).toBeTruthy();
   });
 
@@ -801,7 +875,7 @@ describe('held leads', () => {
       ...heldRoutes(),
       'POST /admin/api/leads/45/release': () => apiError(503, 'База даних зараз недоступна. Спробуйте за хвилину.'),
     });
-    open('/admin/held');
+    openInbox('/admin/held');
     await screen.findByText('Bot Botenko');
     fireEvent.click(within(heldItem(45)).getByRole('button', { name: 'Передати в роботу' }));
     expect((await screen.findByRole('alert')).textContent).toBe('База даних зараз недоступна. Спробуйте за хвилину.');
@@ -811,7 +885,7 @@ describe('held leads', () => {
 
   it("a held lead's page says it is held and why, with no countdown and no call form; released, it is on the clock", async () => {
     const server = fakeServer(heldRoutes());
-    open('/admin/leads/44');
+    openInbox('/admin/leads/44');
 
     const held = await screen.findByRole('region', { name: 'Заявка на перевірці' });
     expect(screen.getByText('На перевірці')).toBeTruthy();
@@ -821,6 +895,10 @@ describe('held leads', () => {
     ]);
     expect(screen.queryByText(/Залишилось|Прострочено/)).toBeNull();
     expect(screen.queryByRole('button', { name: 'Записати дзвінок' })).toBeNull();
+    expect(screen.queryByRole('group', { name: 'Записати результат одним натисканням' })).toBeNull();
+    // The number is there to read, but not as the big call button: nobody calls before the release.
+    expect(document.querySelector('.call-button')).toBeNull();
+    expect(screen.getByRole('link', { name: /^Подзвонити \+380 / })).toBeTruthy();
     expect(screen.getByRole('button', { name: 'Видалити дані цієї людини' })).toBeTruthy();
 
     fireEvent.click(within(held).getByRole('button', { name: 'Передати в роботу' }));
@@ -830,13 +908,15 @@ describe('held leads', () => {
     expect(screen.getByText('Нова')).toBeTruthy();
     expect(screen.getByText('Залишилось 38 год 2 хв')).toBeTruthy();
     expect(screen.getByRole('button', { name: 'Записати дзвінок' })).toBeTruthy();
+    expect(screen.getByRole('group', { name: 'Записати результат одним натисканням' })).toBeTruthy();
+    expect(document.querySelector('.call-button')).not.toBeNull();
     expect(document.activeElement).toBe(screen.getByRole('heading', { level: 1, name: 'Заявка №44' }));
     await waitFor(() => expect(screen.getByRole('status').textContent).toBe('Заявку передано в роботу.'));
   });
 
   it("from the held view, a lead's page leads back there, and its erasure too", async () => {
     fakeServer(heldRoutes());
-    open('/admin/held');
+    openInbox('/admin/held');
     fireEvent.click(await screen.findByRole('link', { name: 'Заявка №45' }));
     const back = await screen.findByRole('link', { name: '← До списку' });
     expect(back.getAttribute('href')).toBe('/admin/held');
@@ -853,7 +933,7 @@ describe('held leads', () => {
 describe('repeats', () => {
   it('the list marks a lead whose person wrote again with "+N", said in full to a screen reader', async () => {
     fakeServer({ ...signedInRoutes(), 'GET /admin/api/leads': () => json(leadPage([LEAD_WITH_REPEATS, LEAD_OVERDUE])) });
-    open('/admin');
+    openInbox('/admin');
     const [withRepeats, single] = await screen.findAllByRole('listitem');
     const marker = within(withRepeats).getByText('+2');
     expect(marker.getAttribute('aria-hidden')).toBe('true');
@@ -867,7 +947,7 @@ describe('repeats', () => {
       ...signedInRoutes(),
       'GET /admin/api/leads/42': () => json(leadDetail(LEAD_WITH_REPEATS, [ATTEMPT_1], REPEATS)),
     });
-    open('/admin/leads/42');
+    openInbox('/admin/leads/42');
 
     const repeats = await screen.findByRole('region', { name: 'Заявок від цієї людини: 3' });
     const [same, changed] = within(repeats).getAllByRole('listitem');
@@ -884,7 +964,7 @@ describe('repeats', () => {
 
   it('a single submission shows no count', async () => {
     fakeServer(signedInRoutes());
-    open('/admin/leads/42');
+    openInbox('/admin/leads/42');
     await screen.findByText('Олена');
     expect(screen.queryByText(/Заявок від цієї людини/)).toBeNull();
   });
@@ -895,7 +975,7 @@ describe('repeats', () => {
       ...signedInRoutes(),
       'GET /admin/api/leads/46': () => json(leadDetail({ ...repeat, open: true, deadline_at: '2026-11-22T09:20:00.000000Z' }, [])),
     });
-    open('/admin/leads/46');
+    openInbox('/admin/leads/46');
     const first = await screen.findByRole('link', { name: 'Заявка №42' });
     expect(first.getAttribute('href')).toBe('/admin/leads/42');
     expect(screen.queryByText(/Залишилось|Прострочено/)).toBeNull();

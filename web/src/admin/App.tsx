@@ -39,7 +39,6 @@ function SessionApp() {
 
   useEffect(() => {
     const controller = new AbortController();
-    setState({ kind: 'checking' });
     getSession(controller.signal).then(
       (session) => setState(session ? { kind: 'signed-in', session } : { kind: 'signed-out' }),
       (error: unknown) => {
@@ -66,6 +65,14 @@ function SessionApp() {
   }, []);
   const signOut = useCallback(() => setState({ kind: 'signed-out' }), []);
   const expire = useCallback((email: string) => setState({ kind: 'signed-out', expiredFor: email }), []);
+  // Set up on the second-factor page: the session the server holds says so from now on.
+  const secondFactorOn = useCallback(() => {
+    setState((current) => {
+      if (current.kind !== 'signed-in') return current;
+      const secondFactor = { ...current.session.second_factor, on: true };
+      return { kind: 'signed-in', session: { ...current.session, second_factor: secondFactor } };
+    });
+  }, []);
 
   switch (state.kind) {
     case 'checking':
@@ -76,7 +83,14 @@ function SessionApp() {
           <p role="alert" className="error">
             {state.message}
           </p>
-          <button type="button" className="button" onClick={() => setCheck((n) => n + 1)}>
+          <button
+            type="button"
+            className="button"
+            onClick={() => {
+              setState({ kind: 'checking' });
+              setCheck((n) => n + 1);
+            }}
+          >
             Спробувати ще раз
           </button>
         </div>
@@ -84,7 +98,9 @@ function SessionApp() {
     case 'signed-out':
       return <Login onSignedIn={signIn} expired={state.expiredFor !== undefined} />;
     case 'signed-in':
-      return <Inbox session={state.session} onSignedOut={signOut} onExpired={expire} />;
+      return (
+        <Inbox session={state.session} onSignedOut={signOut} onExpired={expire} onSecondFactorOn={secondFactorOn} />
+      );
   }
 }
 

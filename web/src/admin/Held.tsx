@@ -1,72 +1,41 @@
 import { useEffect, useRef, useState } from 'react';
 import { Link, useLocation } from 'react-router';
-import { errorText, isAbort, type LeadDetail, type LeadPage, type LeadView } from './api';
+import { errorText, type LeadDetail, type LeadView, type Received } from './api';
 import { useRefreshWhenShown } from './clock';
 import { useInbox } from './context';
 import { EraseConfirm } from './Erase';
 import { formatKyiv, heldReasonLabel } from './format';
 import { RepeatMarker } from './LeadList';
 import { LoadError } from './LoadError';
+import { usePagedList } from './pages';
+import { PhoneLink } from './Phone';
+import { ShowMore } from './ShowMore';
 
 /** Where a held lead's page leads back to, handed over by the held view's links. */
 export const FROM_HELD = { from: 'held' } as const;
 
 /**
  * /admin/held: the leads held for review, newest first, each with why it was held and the two ways
- * out: "Передати в роботу" (to the call list; its notifications go out then) or erasure.
+ * out: "Передати в роботу" (to the call list; its notifications go out then) or erasure (admins only).
  */
 export function HeldList() {
-  const { client, notify } = useInbox();
+  const { client, notify, role } = useInbox();
   const { pathname } = useLocation();
-  const [page, setPage] = useState<LeadPage | null>(null);
-  const [loading, setLoading] = useState(true);
-  const [loadingMore, setLoadingMore] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [retry, setRetry] = useState(0);
+  const { page, loading, loadingMore, error, again, showMore, drop } = usePagedList<LeadView>(
+    (beforeId, signal) =>
+      client
+        .leads({ q: '', filter: 'held', beforeId }, signal)
+        .then((answer) => ({ items: answer.leads, next_before_id: answer.next_before_id })),
+    client,
+  );
   const heading = useRef<HTMLHeadingElement>(null);
 
   useEffect(() => heading.current?.focus(), []);
-
-  useEffect(() => {
-    const controller = new AbortController();
-    setLoading(true);
-    setError(null);
-    client.leads({ q: '', filter: 'held' }, controller.signal).then(
-      (answer) => {
-        setPage(answer);
-        setLoading(false);
-      },
-      (caught: unknown) => {
-        if (isAbort(caught)) return;
-        setError(errorText(caught));
-        setLoading(false);
-      },
-    );
-    return () => controller.abort();
-  }, [client, retry]);
-  useRefreshWhenShown(() => setRetry((n) => n + 1));
-
-  async function showMore() {
-    if (page?.next_before_id == null) return;
-    setLoadingMore(true);
-    setError(null);
-    try {
-      const answer = await client.leads({ q: '', filter: 'held', beforeId: page.next_before_id });
-      setPage((current) => {
-        const seen = new Set(current?.leads.map((lead) => lead.id));
-        const leads = [...(current?.leads ?? []), ...answer.leads.filter((lead) => !seen.has(lead.id))];
-        return { ...answer, leads };
-      });
-    } catch (caught) {
-      setError(errorText(caught));
-    } finally {
-      setLoadingMore(false);
-    }
-  }
+  useRefreshWhenShown(again);
 
   /** A lead has left the view: it goes from the list, focus to the heading, the status line says why. */
   function gone(leaves: (lead: LeadView) => boolean, message: string) {
-    setPage((current) => current && { ...current, leads: current.leads.filter((lead) => !leaves(lead)) });
+    drop(leaves);
     heading.current?.focus();
     notify(message, pathname);
   }
@@ -81,19 +50,20 @@ export function HeldList() {
       </h1>
       <p className="muted">
         Ці заявки збережено, але не передано в роботу: вони схожі на надіслані програмою. Сповіщень про них не було, 48
-        годин не рахуються. Заявку людини передайте в роботу, іншу видаліть.
+        годин не рахуються. Заявку людини передайте в роботу, {role === 'admin' ? 'іншу видаліть.' : 'іншу видалить адміністратор.'}
       </p>
-      {error && <LoadError message={error} onRetry={() => setRetry((n) => n + 1)} />}
+      {error && <LoadError message={error} onRetry={again} />}
       {!page && loading && <p className="muted">Завантаження…</p>}
       {page &&
-        (page.leads.length === 0 ? (
+        (page.items.length === 0 ? (
           <p className="empty">Заявок на перевірці немає</p>
         ) : (
           <ul className="leads" aria-busy={loading} aria-label="Заявки на перевірці">
-            {page.leads.map((lead) => (
+            {page.items.map((lead) => (
               <HeldItem
                 key={lead.id}
                 lead={lead}
+                mayErase={role === 'admin'}
                 onReleased={() => gone((other) => other.id === lead.id, `Заявку №${lead.id} передано в роботу.`)}
                 // Erasure takes every lead with the phone, held or not.
                 onErased={(erased) =>
@@ -103,21 +73,20 @@ export function HeldList() {
             ))}
           </ul>
         ))}
-      {page && page.next_before_id !== null && (
-        <button type="button" className="button more" onClick={showMore} disabled={loadingMore}>
-          Показати ще
-        </button>
-      )}
+      <ShowMore page={page} loading={loadingMore} onShowMore={showMore} />
     </>
   );
 }
 
 function HeldItem({
   lead,
+  mayErase,
   onReleased,
   onErased,
 }: {
   lead: LeadView;
+  /** Admins only: an operator releases, an admin erases. */
+  mayErase: boolean;
   onReleased: () => void;
   onErased: (erased: number) => void;
 }) {
@@ -131,15 +100,13 @@ function HeldItem({
       </div>
       <p className="lead-name">{lead.name}</p>
       <p className="lead-meta">
-        <a className="tel" href={`tel:${lead.phone_e164}`}>
-          {lead.phone}
-        </a>
+        <PhoneLink lead={lead} />
         <time dateTime={lead.created_at}>{formatKyiv(lead.created_at)}</time>
       </p>
       <HeldReasons reasons={lead.held ?? []} />
       <div className="actions held-actions">
         <ReleaseButton leadId={lead.id} onReleased={onReleased} />
-        <EraseConfirm lead={lead} onErased={onErased} />
+        {mayErase && <EraseConfirm lead={lead} onErased={onErased} />}
       </div>
     </li>
   );
@@ -165,7 +132,7 @@ export function ReleaseButton({
   onReleased,
 }: {
   leadId: number;
-  onReleased: (answer: LeadDetail) => void;
+  onReleased: (answer: Received<LeadDetail>) => void;
 }) {
   const { client } = useInbox();
   const [pending, setPending] = useState(false);

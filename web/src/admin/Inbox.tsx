@@ -1,10 +1,14 @@
-import { useCallback, useEffect, useMemo, useRef, useState, type MouseEvent } from 'react';
-import { Link, Route, Routes, useLocation } from 'react-router';
-import { ApiError, EXPORT_CSV_URL, createClient, errorText, type SavedFile, type Session } from './api';
+import { useCallback, useLayoutEffect, useMemo, useRef, useState, type MouseEvent } from 'react';
+import { Link, Route, Routes, useLocation, useNavigate } from 'react-router';
+import { ApiError, EXPORT_CSV_URL, createClient, errorText, isAdmin, type SavedFile, type Session } from './api';
+import { AuditLog } from './Audit';
 import { InboxContext, type Inbox as InboxValue } from './context';
 import { HeldList } from './Held';
 import { LeadList } from './LeadList';
 import { LeadPage } from './LeadPage';
+import { AdminOnly, NotFound } from './NotFound';
+import { SecondFactor } from './SecondFactor';
+import { Team } from './Team';
 
 /** Long enough for screen readers to notice the status line was emptied before it speaks again. */
 const ANNOUNCE_GAP_MS = 100;
@@ -12,17 +16,24 @@ const ANNOUNCE_GAP_MS = 100;
 /**
  * The signed-in inbox: the header bar, one status line, and the routes under /admin. `onSignedOut`
  * runs after "Вийти"; `onExpired` when any call finds the session over (401), with whose it was.
+ * An admin also has the export, erasure and the "Команда" and "Журнал дій" pages; an operator sees
+ * none of them (the server refuses them to operators anyway). The e-mail in the bar leads to the
+ * account's second factor; where the server requires one and the account has none, that page is
+ * all the inbox shows until it is on (`onSecondFactorOn`).
  */
 export function Inbox({
   session,
   onSignedOut,
   onExpired,
+  onSecondFactorOn,
 }: {
   session: Session;
   onSignedOut: () => void;
   onExpired: (email: string) => void;
+  onSecondFactorOn: () => void;
 }) {
   const { pathname } = useLocation();
+  const navigate = useNavigate();
   const client = useMemo(
     () => createClient(session.csrf_token, () => onExpired(session.email)),
     [session.csrf_token, session.email, onExpired],
@@ -30,22 +41,40 @@ export function Inbox({
 
   // A notice belongs to one page: leaving it clears the notice, so coming back shows nothing stale.
   const [notice, setNotice] = useState<{ text: string; path: string } | null>(null);
+  const [noticedPath, setNoticedPath] = useState(pathname);
+  if (noticedPath !== pathname) {
+    setNoticedPath(pathname);
+    if (notice !== null && notice.path !== pathname) setNotice(null);
+  }
+  // The page on screen, as of the last commit.
   const shownPath = useRef(pathname);
-  useEffect(() => {
+  useLayoutEffect(() => {
     shownPath.current = pathname;
-    setNotice((current) => (current?.path === pathname ? current : null));
   }, [pathname]);
   // Emptied first and filled a moment later: a screen reader announces a live region only when it
   // changes, and the second "Дзвінок записано." in a row would otherwise be silent. A notice for a
-  // page the operator has left meanwhile is dropped.
+  // page the operator has left meanwhile is dropped; one for the page being navigated to (after an
+  // erasure, the list) waits for it, however slowly the device draws it.
   const notify = useCallback((text: string, path: string) => {
+    const from = shownPath.current;
     setNotice(null);
     window.setTimeout(() => {
-      if (shownPath.current === path) setNotice({ text, path });
+      if (shownPath.current === path || shownPath.current === from) setNotice({ text, path });
     }, ANNOUNCE_GAP_MS);
   }, []);
 
-  const inbox = useMemo<InboxValue>(() => ({ email: session.email, client, notify }), [session.email, client, notify]);
+  const expire = useCallback(() => onExpired(session.email), [onExpired, session.email]);
+  const inbox = useMemo<InboxValue>(
+    () => ({ email: session.email, role: session.role, client, expire, notify }),
+    [session.email, session.role, client, expire, notify],
+  );
+  const admin = isAdmin(session);
+  const mustSetUpSecondFactor = session.second_factor.required && !session.second_factor.on;
+  const secondFactorOn = useCallback(() => {
+    onSecondFactorOn();
+    navigate('/');
+    notify('Двоетапну перевірку увімкнено.', '/');
+  }, [onSecondFactorOn, navigate, notify]);
 
   // What went wrong with the header bar's actions (signing out, the export).
   const [barError, setBarError] = useState<string | null>(null);
@@ -85,10 +114,29 @@ export function Inbox({
         <Link to="/" className="brand">
           Заявки
         </Link>
-        <span className="who">{session.email}</span>
-        <a className="button" href={EXPORT_CSV_URL} download onClick={exportCsv} aria-busy={exporting}>
-          Завантажити CSV
-        </a>
+        {admin && !mustSetUpSecondFactor && (
+          <nav className="topnav" aria-label="Адміністрування">
+            <Link to="/team" aria-current={pathname === '/team' ? 'page' : undefined}>
+              Команда
+            </Link>
+            <Link to="/audit" aria-current={pathname === '/audit' ? 'page' : undefined}>
+              Журнал дій
+            </Link>
+          </nav>
+        )}
+        <Link
+          to="/second-factor"
+          className="who"
+          aria-current={pathname === '/second-factor' ? 'page' : undefined}
+          title="Двоетапна перевірка"
+        >
+          {session.email}
+        </Link>
+        {admin && !mustSetUpSecondFactor && (
+          <a className="button" href={EXPORT_CSV_URL} download onClick={exportCsv} aria-busy={exporting}>
+            Завантажити CSV
+          </a>
+        )}
         <button type="button" className="button logout" onClick={logout}>
           Вийти
         </button>
@@ -103,12 +151,19 @@ export function Inbox({
             {barError}
           </p>
         )}
-        <Routes>
-          <Route index element={<LeadList />} />
-          <Route path="held" element={<HeldList />} />
-          <Route path="leads/:id" element={<LeadPage />} />
-          <Route path="*" element={<NotFound />} />
-        </Routes>
+        {mustSetUpSecondFactor ? (
+          <SecondFactor required onTurnedOn={secondFactorOn} />
+        ) : (
+          <Routes>
+            <Route index element={<LeadList />} />
+            <Route path="held" element={<HeldList />} />
+            <Route path="leads/:id" element={<LeadPage />} />
+            <Route path="team" element={admin ? <Team /> : <AdminOnly title="Команда" />} />
+            <Route path="audit" element={admin ? <AuditLog /> : <AdminOnly title="Журнал дій" />} />
+            <Route path="second-factor" element={<SecondFactor required={false} onTurnedOn={secondFactorOn} />} />
+            <Route path="*" element={<NotFound />} />
+          </Routes>
+        )}
       </main>
     </InboxContext>
   );
@@ -123,15 +178,4 @@ function save({ blob, filename }: SavedFile) {
   link.click();
   // Later, not at once: the download may still be reading it.
   setTimeout(() => URL.revokeObjectURL(url), 60_000);
-}
-
-export function NotFound() {
-  return (
-    <>
-      <h1>Сторінку не знайдено</h1>
-      <p>
-        <Link to="/">← До списку</Link>
-      </p>
-    </>
-  );
 }

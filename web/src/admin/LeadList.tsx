@@ -1,9 +1,11 @@
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link, useLocation, useSearchParams } from 'react-router';
-import { errorText, isAbort, type Filter, type LeadPage, type LeadView } from './api';
+import { errorText, isAbort, type Filter, type LeadPage, type LeadView, type Received } from './api';
 import { useRefreshWhenShown, useServerNow } from './clock';
 import { useInbox } from './context';
+import { ClaimMarker } from './Claims';
 import { LoadError } from './LoadError';
+import { PhoneLink } from './Phone';
 import { formatKyiv, isOverdue, statusLabel, timeLeft } from './format';
 import { Stats } from './Stats';
 
@@ -14,10 +16,12 @@ const FILTERS: { value: Filter; label: string }[] = [
   { value: 'all', label: 'Усі' },
   { value: 'open', label: 'Відкриті' },
   { value: 'overdue', label: 'Прострочені' },
+  { value: 'mine', label: 'Мої' },
+  { value: 'free', label: 'Вільні' },
 ];
 
 function readFilter(value: string | null): Filter {
-  return value === 'open' || value === 'overdue' ? value : 'all';
+  return FILTERS.find((filter) => filter.value === value)?.value ?? 'all';
 }
 
 /**
@@ -41,79 +45,80 @@ export function LeadList() {
       setText(q);
     }
   }, [q]);
-  const [page, setPage] = useState<LeadPage | null>(null);
-  const [loading, setLoading] = useState(true);
-  const [loadingMore, setLoadingMore] = useState(false);
-  const [error, setError] = useState<string | null>(null);
   const [retry, setRetry] = useState(0);
+  // What the list asks for; a new key is a new first page.
+  const key = JSON.stringify([q, filter, retry]);
+  // The answer for `key`: the leads (those of an older key stay on screen, dimmed, while the new
+  // ones load) or why there are none.
+  const [shown, setShown] = useState<{ key: string; page: Received<LeadPage> | null; error: string | null } | null>(
+    null,
+  );
+  const loading = shown?.key !== key;
+  const page = shown?.page ?? null;
+  const error = loading ? null : (shown?.error ?? null);
+  const [loadingMore, setLoadingMore] = useState(false);
   // Bumped for every new first page, so a "more" answer for an older query is dropped.
   const generation = useRef(0);
 
-  function update(next: { q?: string; filter?: Filter }) {
-    setParams(
-      (current) => {
-        const out = new URLSearchParams(current);
-        const nextQ = next.q ?? q;
-        written.current = nextQ;
-        const nextFilter = next.filter ?? filter;
-        if (nextQ) out.set('q', nextQ);
-        else out.delete('q');
-        if (nextFilter !== 'all') out.set('filter', nextFilter);
-        else out.delete('filter');
-        return out;
-      },
-      { replace: true },
-    );
-  }
+  const update = useCallback(
+    (next: { q?: string; filter?: Filter }) => {
+      setParams(
+        (current) => {
+          const out = new URLSearchParams(current);
+          const nextQ = next.q ?? q;
+          written.current = nextQ;
+          const nextFilter = next.filter ?? filter;
+          if (nextQ) out.set('q', nextQ);
+          else out.delete('q');
+          if (nextFilter !== 'all') out.set('filter', nextFilter);
+          else out.delete('filter');
+          return out;
+        },
+        { replace: true },
+      );
+    },
+    [q, filter, setParams],
+  );
 
-  // The search box asks again after a pause in typing, not on every key. `update` is rebuilt on
-  // every render; the effect reruns when what it reads (q, filter) changes, so it is never stale.
+  // The search box asks again after a pause in typing, not on every key.
   useEffect(() => {
     if (text.trim() === q) return;
     const timer = window.setTimeout(() => update({ q: text.trim() }), SEARCH_DEBOUNCE_MS);
     return () => window.clearTimeout(timer);
-  }, [text, q, filter]);
+  }, [text, q, update]);
 
   useEffect(() => {
     const controller = new AbortController();
     generation.current += 1;
-    setLoading(true);
-    setError(null);
     client.leads({ q, filter }, controller.signal).then(
-      (answer) => {
-        setPage(answer);
-        setLoading(false);
-      },
+      (answer) => setShown({ key, page: answer, error: null }),
       (caught: unknown) => {
-        if (isAbort(caught)) return;
         // The leads on screen belong to another search or filter: not to be read as this one's.
-        setPage(null);
-        setError(errorText(caught));
-        setLoading(false);
+        if (!isAbort(caught)) setShown({ key, page: null, error: errorText(caught) });
       },
     );
     return () => controller.abort();
-  }, [client, q, filter, retry]);
+  }, [client, q, filter, key]);
 
   async function showMore() {
     if (page?.next_before_id == null) return;
     const mine = generation.current;
+    const setError = (message: string | null) => {
+      if (mine === generation.current) setShown((current) => current && { ...current, error: message });
+    };
     setLoadingMore(true);
     setError(null);
     try {
       const answer = await client.leads({ q, filter, beforeId: page.next_before_id });
       if (mine !== generation.current) return;
-      setPage((current) => {
-        if (!current) return answer;
-        const seen = new Set(current.leads.map((lead) => lead.id));
-        return {
-          now: answer.now,
-          leads: [...current.leads, ...answer.leads.filter((lead) => !seen.has(lead.id))],
-          next_before_id: answer.next_before_id,
-        };
+      setShown((current) => {
+        if (!current?.page) return current && { ...current, page: answer };
+        const seen = new Set(current.page.leads.map((lead) => lead.id));
+        const leads = [...current.page.leads, ...answer.leads.filter((lead) => !seen.has(lead.id))];
+        return { ...current, page: { ...answer, leads } };
       });
     } catch (caught) {
-      if (mine === generation.current) setError(errorText(caught));
+      setError(errorText(caught));
     } finally {
       setLoadingMore(false);
     }
@@ -125,7 +130,7 @@ export function LeadList() {
   }
 
   useRefreshWhenShown(() => setRetry((n) => n + 1));
-  const now = useServerNow(page?.now);
+  const now = useServerNow(page);
 
   // Back from a lead (or from erasing one), focus goes to the list rather than being lost. Only
   // when the list mounts: typing a search changes the URL too, and must keep the focus in the box.
@@ -210,12 +215,11 @@ function LeadItem({ lead, now, listSearch }: { lead: LeadView; now: number; list
       </div>
       <p className="lead-name">{lead.name}</p>
       <p className="lead-meta">
-        <a className="tel" href={`tel:${lead.phone_e164}`}>
-          {lead.phone}
-        </a>
+        <PhoneLink lead={lead} />
         <time dateTime={lead.created_at}>{formatKyiv(lead.created_at)}</time>
       </p>
       {left && <p className="due">{left}</p>}
+      {lead.open && <ClaimMarker lead={lead} />}
     </li>
   );
 }

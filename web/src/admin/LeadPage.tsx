@@ -1,11 +1,19 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router';
-import { ApiError, errorText, isAbort, type LeadDetail, type LeadRecord, type LeadView } from './api';
+import {
+  ApiError,
+  errorText,
+  isAbort,
+  type LeadDetail,
+  type LeadRecord,
+  type LeadView,
+  type Outcome,
+  type Received,
+} from './api';
 import { useRefreshWhenShown, useServerNow } from './clock';
 import { useInbox } from './context';
-import { LoadError } from './LoadError';
-import { NotFound } from './Inbox';
 import { type CallDraft, readDraft, saveDraft } from './drafts';
+import { ClaimPanel } from './Claims';
 import { EraseConfirm } from './Erase';
 import {
   HELD_LABEL,
@@ -18,6 +26,9 @@ import {
   timeLeft,
 } from './format';
 import { FROM_HELD, HeldReasons, ReleaseButton } from './Held';
+import { LoadError } from './LoadError';
+import { NotFound } from './NotFound';
+import { CallButton, PhoneLink } from './Phone';
 
 /**
  * /admin/leads/:id — one lead, the person's later submissions, its calls, the call form and
@@ -30,7 +41,6 @@ export function LeadPage() {
 }
 
 function Lead({ id }: { id: string }) {
-  const { client, notify } = useInbox();
   const location = useLocation();
   // The list's ?q=&filter=, handed over by its link, so the way back keeps the operator's search;
   // from the held view, the way back leads there.
@@ -40,17 +50,21 @@ function Lead({ id }: { id: string }) {
       ? { pathname: '/held', search: '' }
       : { pathname: '/', search: typeof state?.list === 'string' ? state.list : '' };
 
-  const [detail, setDetail] = useState<LeadDetail | null>(null);
+  const { client } = useInbox();
+  const [detail, setDetail] = useState<Received<LeadDetail> | null>(null);
   // A lead that is not there (404: never was, or erased) is not worth asking for again.
   const [error, setError] = useState<{ message: string; missing: boolean } | null>(null);
   const [retry, setRetry] = useState(0);
+  const again = () => {
+    setError(null);
+    setRetry((n) => n + 1);
+  };
   const heading = useRef<HTMLHeadingElement>(null);
 
   useEffect(() => heading.current?.focus(), []);
 
   useEffect(() => {
     const controller = new AbortController();
-    setError(null);
     client.lead(id, controller.signal).then(setDetail, (caught: unknown) => {
       if (isAbort(caught)) return;
       const missing = caught instanceof ApiError && caught.status === 404;
@@ -60,8 +74,8 @@ function Lead({ id }: { id: string }) {
     return () => controller.abort();
   }, [client, id, retry]);
 
-  useRefreshWhenShown(() => setRetry((n) => n + 1));
-  const now = useServerNow(detail?.now);
+  useRefreshWhenShown(again);
+  const now = useServerNow(detail);
 
   return (
     <article className="lead-page">
@@ -71,68 +85,104 @@ function Lead({ id }: { id: string }) {
       <h1 ref={heading} tabIndex={-1}>
         Заявка №{id}
       </h1>
-      {error && (
-        <LoadError message={error.message} onRetry={error.missing ? undefined : () => setRetry((n) => n + 1)} />
-      )}
+      {error && <LoadError message={error.message} onRetry={error.missing ? undefined : again} />}
       {!detail && !error && <p className="muted">Завантаження…</p>}
       {detail && now !== null && (
-        <>
-          <LeadFacts lead={detail.lead} now={now} />
-          {detail.lead.held && (
-            <HeldNotice
-              reasons={detail.lead.held}
-              leadId={detail.lead.id}
-              onReleased={(answer) => {
-                setDetail(answer);
-                // The button goes with the notice: focus to the page's heading, not lost.
-                heading.current?.focus();
-                notify('Заявку передано в роботу.', location.pathname);
-              }}
-            />
-          )}
-          {detail.lead.repeat_of !== null && <RepeatOf firstId={detail.lead.repeat_of} />}
-          {detail.repeats.length > 0 && <Repeats lead={detail.lead} repeats={detail.repeats} />}
-          <section aria-labelledby="calls-heading">
-            <h2 id="calls-heading">Дзвінки</h2>
-            {detail.attempts.length === 0 ? (
-              <p className="muted">Дзвінків ще не було.</p>
-            ) : (
-              <ol className="calls">
-                {detail.attempts.map((attempt) => (
-                  <li key={attempt.id}>
-                    <p className="call-head">
-                      <time dateTime={attempt.at}>{formatKyiv(attempt.at)}</time>
-                      <span>{attempt.operator}</span>
-                    </p>
-                    <p className="call-outcome">{outcomeLabel(attempt.outcome)}</p>
-                    {attempt.note && <p className="note">{attempt.note}</p>}
-                  </li>
-                ))}
-              </ol>
-            )}
-          </section>
-          {/* A held lead is released before anyone calls; a repeat's calls go on its first lead. */}
-          {!detail.lead.held && detail.lead.repeat_of === null && (
-            <AttemptForm
-              lead={detail.lead}
-              onRecorded={(answer) => {
-                setDetail(answer);
-                notify('Дзвінок записано.', location.pathname);
-              }}
-            />
-          )}
-          <Erase lead={detail.lead} back={back} />
-        </>
+        <LeadBody
+          detail={detail}
+          now={now}
+          back={back}
+          onChange={setDetail}
+          // A held lead's notice goes with its release button: focus to the page's heading, not lost.
+          onReleased={() => heading.current?.focus()}
+        />
       )}
     </article>
   );
 }
 
-function LeadFacts({ lead, now }: { lead: LeadView; now: number }) {
-  const left = timeLeft(lead, now);
-  const sent = formatKyiv(lead.created_at);
+type Back = { pathname: string; search: string };
+
+/**
+ * One lead, phone first: what the operator needs for the call and the call itself at the top
+ * (status, time left, name, the call button, the visitor's comment, the outcome one tap away),
+ * then the rest of the lead, its calls, the call form with a note, and erasure.
+ */
+function LeadBody({
+  detail,
+  now,
+  back,
+  onChange,
+  onReleased,
+}: {
+  detail: Received<LeadDetail>;
+  now: number;
+  back: Back;
+  onChange: (answer: Received<LeadDetail>) => void;
+  onReleased: () => void;
+}) {
+  const { notify } = useInbox();
+  const { pathname } = useLocation();
+  const { lead } = detail;
+  // A held lead is released before anyone calls; a repeat's calls go on its first lead.
+  const callable = !lead.held && lead.repeat_of === null;
+  const recorder = useCallRecorder(lead.id, (answer) => {
+    onChange(answer);
+    notify('Дзвінок записано.', pathname);
+  });
+
   return (
-    <section className="lead-facts" data-overdue={isOverdue(lead, now) ? 'true' : undefined}>
+    <>
+      <CallCard lead={lead} now={now} recorder={callable ? recorder : null} />
+      {callable && lead.open && <ClaimPanel lead={lead} onChange={onChange} />}
+      <LeadFacts lead={lead} />
+      {lead.held && (
+        <HeldNotice
+          reasons={lead.held}
+          leadId={lead.id}
+          onReleased={(answer) => {
+            onChange(answer);
+            onReleased();
+            notify('Заявку передано в роботу.', pathname);
+          }}
+        />
+      )}
+      {lead.repeat_of !== null && <RepeatOf firstId={lead.repeat_of} />}
+      {detail.repeats.length > 0 && <Repeats lead={lead} repeats={detail.repeats} />}
+      <section aria-labelledby="calls-heading">
+        <h2 id="calls-heading">Дзвінки</h2>
+        {detail.attempts.length === 0 ? (
+          <p className="muted">Дзвінків ще не було.</p>
+        ) : (
+          <ol className="calls">
+            {detail.attempts.map((attempt) => (
+              <li key={attempt.id}>
+                <p className="call-head">
+                  <time dateTime={attempt.at}>{formatKyiv(attempt.at)}</time>
+                  <span>{attempt.operator}</span>
+                </p>
+                <p className="call-outcome">{outcomeLabel(attempt.outcome)}</p>
+                {attempt.note && <p className="note">{attempt.note}</p>}
+              </li>
+            ))}
+          </ol>
+        )}
+      </section>
+      {callable && <AttemptForm recorder={recorder} />}
+      <Erase lead={lead} back={back} />
+    </>
+  );
+}
+
+/**
+ * The top of a lead's page, sized for a phone's first screen: the status and the time left on the
+ * 48 hours, the name, the call button (a plain number for a lead nobody should call yet), the
+ * visitor's comment, and the outcomes, each recorded with one tap.
+ */
+function CallCard({ lead, now, recorder }: { lead: LeadView; now: number; recorder: CallRecorder | null }) {
+  const left = timeLeft(lead, now);
+  return (
+    <section className="call-card" data-overdue={isOverdue(lead, now) ? 'true' : undefined}>
       <p className="badges">
         {lead.held ? (
           <span className="status held-badge">{HELD_LABEL}</span>
@@ -141,19 +191,34 @@ function LeadFacts({ lead, now }: { lead: LeadView; now: number }) {
         )}
         {left && <span className="due">{left}</span>}
       </p>
-      <dl className="facts">
-        <dt>Ім'я</dt>
-        <dd>{lead.name}</dd>
-        <dt>Телефон</dt>
-        <dd>
-          <a className="tel" href={`tel:${lead.phone_e164}`}>
-            {lead.phone}
-          </a>
-        </dd>
-        <dt>Чи є у Вас діагноз, підтверджений лікарем?</dt>
-        <dd>{lead.confirmation}</dd>
+      <dl className="facts call-facts">
+        <dt className="visually-hidden">Ім'я</dt>
+        <dd className="call-name">{lead.name}</dd>
+        <dt className="visually-hidden">Телефон</dt>
+        <dd>{recorder ? <CallButton lead={lead} /> : <PhoneLink lead={lead} />}</dd>
         <dt>Коментар</dt>
         <dd className="note">{lead.comment ?? '—'}</dd>
+      </dl>
+      {recorder && <QuickOutcomes recorder={recorder} />}
+    </section>
+  );
+}
+
+/** Where the lead came from, in one line: the campaign's tags, then the linking site. */
+function source(lead: LeadView): string {
+  const tags = [lead.utm_source, lead.utm_medium, lead.utm_campaign, lead.utm_content, lead.utm_term].filter(Boolean);
+  const parts = [tags.join(' / '), lead.referrer ? `з ${lead.referrer}` : ''].filter(Boolean);
+  return parts.join(', ');
+}
+
+/** The rest of what the visitor sent, and the consent evidence. */
+function LeadFacts({ lead }: { lead: LeadView }) {
+  const sent = formatKyiv(lead.created_at);
+  return (
+    <section className="lead-facts">
+      <dl className="facts">
+        <dt>Чи є у Вас діагноз, підтверджений лікарем?</dt>
+        <dd>{lead.confirmation}</dd>
         <dt>Надіслано</dt>
         <dd>
           <time dateTime={lead.created_at}>{sent}</time>
@@ -164,6 +229,12 @@ function LeadFacts({ lead, now }: { lead: LeadView; now: number }) {
             <dd>
               <time dateTime={lead.reached_at}>{formatKyiv(lead.reached_at)}</time>
             </dd>
+          </>
+        )}
+        {source(lead) && (
+          <>
+            <dt>Звідки</dt>
+            <dd>{source(lead)}</dd>
           </>
         )}
       </dl>
@@ -184,29 +255,93 @@ function useCallDraft(leadId: number) {
   return [draft, setDraft] as const;
 }
 
-function AttemptForm({ lead, onRecorded }: { lead: LeadView; onRecorded: (answer: LeadDetail) => void }) {
-  const { client } = useInbox();
-  const [{ outcome, note }, setDraft] = useCallDraft(lead.id);
-  const [pending, setPending] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+/** Where a call was recorded from: the outcome buttons at the top, or the form with its note. */
+type RecordedFrom = 'tap' | 'form';
 
-  async function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
+/**
+ * Records calls on a lead, from either place: one at a time, with the note being written (if any);
+ * a failure is said where the operator asked.
+ */
+function useCallRecorder(leadId: number, onRecorded: (answer: Received<LeadDetail>) => void) {
+  const { client } = useInbox();
+  const [draft, setDraft] = useCallDraft(leadId);
+  const [pending, setPending] = useState(false);
+  // A second tap before the first answer is the same call, not another.
+  const busy = useRef(false);
+  const [failure, setFailure] = useState<{ from: RecordedFrom; message: string } | null>(null);
+
+  async function record(outcome: Outcome | null, from: RecordedFrom) {
+    if (busy.current) return;
     if (!outcome) {
-      setError('Виберіть результат дзвінка.');
+      setFailure({ from, message: 'Виберіть результат дзвінка.' });
       return;
     }
+    busy.current = true;
     setPending(true);
-    setError(null);
+    setFailure(null);
     try {
-      const answer = await client.recordAttempt(lead.id, outcome, note);
+      const answer = await client.recordAttempt(leadId, outcome, draft.note);
       setDraft({ outcome: null, note: '' });
       onRecorded(answer);
     } catch (caught) {
-      setError(errorText(caught));
+      setFailure({ from, message: errorText(caught) });
     } finally {
+      busy.current = false;
       setPending(false);
     }
+  }
+
+  return { draft, setDraft, pending, failure, record };
+}
+
+type CallRecorder = ReturnType<typeof useCallRecorder>;
+
+/**
+ * After the call, its outcome in one tap, right under the call button. The buttons stay enabled
+ * to the eye and to focus while a call is sent (a disabled button would drop the focus); a tap
+ * then does nothing.
+ */
+function QuickOutcomes({ recorder }: { recorder: CallRecorder }) {
+  const { pending, failure, record } = recorder;
+  return (
+    <div className="quick-outcomes" role="group" aria-labelledby="quick-heading">
+      <p id="quick-heading" className="quick-heading">
+        Записати результат одним натисканням
+      </p>
+      <div className="quick-buttons">
+        {OUTCOMES.map((value) => (
+          <button
+            key={value}
+            type="button"
+            className="button"
+            aria-disabled={pending ? 'true' : undefined}
+            onClick={() => record(value, 'tap')}
+          >
+            {OUTCOME_LABELS[value]}
+          </button>
+        ))}
+      </div>
+      {failure?.from === 'tap' && (
+        <p role="alert" className="error">
+          {failure.message}
+        </p>
+      )}
+    </div>
+  );
+}
+
+function AttemptForm({ recorder }: { recorder: CallRecorder }) {
+  const {
+    draft: { outcome, note },
+    setDraft,
+    pending,
+    failure,
+    record,
+  } = recorder;
+
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    void record(outcome, 'form');
   }
 
   return (
@@ -229,11 +364,17 @@ function AttemptForm({ lead, onRecorded }: { lead: LeadView; onRecorded: (answer
       </fieldset>
       <label className="field">
         <span>Нотатка</span>
-        <textarea name="note" rows={3} maxLength={1000} value={note} onChange={(event) => setDraft((draft) => ({ ...draft, note: event.target.value }))} />
+        <textarea
+          name="note"
+          rows={3}
+          maxLength={1000}
+          value={note}
+          onChange={(event) => setDraft((draft) => ({ ...draft, note: event.target.value }))}
+        />
       </label>
-      {error && (
+      {failure?.from === 'form' && (
         <p role="alert" className="error">
-          {error}
+          {failure.message}
         </p>
       )}
       <button type="submit" className="button primary" disabled={pending}>
@@ -243,9 +384,11 @@ function AttemptForm({ lead, onRecorded }: { lead: LeadView; onRecorded: (answer
   );
 }
 
-function Erase({ lead, back }: { lead: LeadView; back: { pathname: string; search: string } }) {
-  const { notify } = useInbox();
+/** Erasure, for admins only (an operator does not see it; the server would refuse it). */
+function Erase({ lead, back }: { lead: LeadView; back: Back }) {
+  const { notify, role } = useInbox();
   const navigate = useNavigate();
+  if (role !== 'admin') return null;
   return (
     <section className="erase" aria-labelledby="erase-heading">
       <h2 id="erase-heading">Видалення даних</h2>
@@ -269,14 +412,16 @@ function HeldNotice({
 }: {
   reasons: string[];
   leadId: number;
-  onReleased: (answer: LeadDetail) => void;
+  onReleased: (answer: Received<LeadDetail>) => void;
 }) {
+  const { role } = useInbox();
   return (
     <section className="held" aria-labelledby="held-heading">
       <h2 id="held-heading">Заявка на перевірці</h2>
       <p>
         Її збережено, але не передано в роботу: вона схожа на надіслану програмою. Сповіщень про неї не було, 48 годин
-        не рахуються. Якщо це людина, передайте заявку в роботу; якщо ні, видаліть.
+        не рахуються. Якщо це людина, передайте заявку в роботу; якщо ні,{' '}
+        {role === 'admin' ? 'видаліть.' : 'її видалить адміністратор.'}
       </p>
       <HeldReasons reasons={reasons} />
       <div className="actions">

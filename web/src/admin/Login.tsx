@@ -1,20 +1,38 @@
-import { useState, type FormEvent } from 'react';
-import { errorText, login, type Session } from './api';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { EmailField, PasswordField } from './AccountFields';
+import { ApiError, errorText, login, type Session } from './api';
+import { FormError } from './FormError';
 
-/** The sign-in form; `expired` when the operator was signed in and the session ended meanwhile. */
+/**
+ * The sign-in form; `expired` when the operator was signed in and the session ended meanwhile. An
+ * account with a second factor: once the server says the password is right and asks for the code,
+ * a field for it appears (the e-mail and password stay filled) and takes the focus.
+ */
 export function Login({ onSignedIn, expired }: { onSignedIn: (session: Session) => void; expired: boolean }) {
   const [error, setError] = useState<string | null>(null);
   const [pending, setPending] = useState(false);
+  const [codeAsked, setCodeAsked] = useState(false);
+  const codeField = useRef<HTMLInputElement>(null);
+
+  useEffect(() => {
+    if (codeAsked) codeField.current?.focus();
+  }, [codeAsked]);
 
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const data = new FormData(event.currentTarget);
+    const field = (name: string) => String(data.get(name) ?? '');
     setPending(true);
     setError(null);
     try {
-      onSignedIn(await login(String(data.get('email') ?? ''), String(data.get('password') ?? '')));
+      onSignedIn(await login(field('email'), field('password'), codeAsked ? field('code') : undefined));
     } catch (caught) {
-      // 401 (wrong e-mail or password) and 429 (too many tries) carry the server's own sentence.
+      // 401 (wrong e-mail or password, a code asked or wrong) and 429 (too many tries) carry the
+      // server's own sentence.
+      if (caught instanceof ApiError && caught.flags.includes('code_required')) {
+        setCodeAsked(true);
+        codeField.current?.select();
+      }
       setError(errorText(caught));
       setPending(false);
     }
@@ -29,26 +47,22 @@ export function Login({ onSignedIn, expired }: { onSignedIn: (session: Session) 
         </p>
       )}
       <form className="stack" onSubmit={submit}>
-        <label className="field">
-          <span>Електронна пошта</span>
-          <input
-            name="email"
-            type="email"
-            autoComplete="username"
-            autoCapitalize="none"
-            spellCheck={false}
-            required
-          />
-        </label>
-        <label className="field">
-          <span>Пароль</span>
-          <input name="password" type="password" autoComplete="current-password" required />
-        </label>
-        {error && (
-          <p role="alert" className="error">
-            {error}
-          </p>
+        <EmailField autoComplete="username" />
+        <PasswordField kind="current" />
+        {codeAsked && (
+          <label className="field">
+            <span>Код із застосунку або код відновлення</span>
+            <input
+              ref={codeField}
+              name="code"
+              autoComplete="one-time-code"
+              autoCapitalize="none"
+              spellCheck={false}
+              required
+            />
+          </label>
         )}
+        <FormError error={error} />
         <button type="submit" className="button primary" disabled={pending}>
           Увійти
         </button>

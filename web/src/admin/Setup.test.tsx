@@ -1,23 +1,16 @@
 // @vitest-environment jsdom
 // The first start's setup screen as a newcomer meets it: the real app under its /admin router at
 // the logged link, the server replaced at `fetch` by answers shaped as docs/admin-api.md says.
-import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { AdminRoot } from './App';
-import { SESSION, apiError, expectNoUnexpectedRequests, fakeServer, json, signedInRoutes } from './test-server';
+import { fireEvent, screen, waitFor } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { isolateEachTest, openInbox } from './test-inbox';
+import { SESSION, apiError, fakeServer, json, signedInRoutes } from './test-server';
 
 const TOKEN = 'LqKbOjjC0prZ4Phiq2V2s6YP4FPkI_ZUf6MXre_ukgw';
+/** The link the server logs on the first start. */
+const SETUP_LINK = `/admin/setup?token=${TOKEN}`;
 
-beforeEach(() => {
-  window.history.replaceState(null, '', `/admin/setup?token=${TOKEN}`);
-});
-
-afterEach(() => {
-  cleanup();
-  vi.unstubAllGlobals();
-  vi.restoreAllMocks();
-  expectNoUnexpectedRequests();
-});
+isolateEachTest();
 
 function fill(email: string, password: string, repeat: string) {
   fireEvent.change(screen.getByRole('textbox', { name: 'Електронна пошта' }), { target: { value: email } });
@@ -37,7 +30,7 @@ describe('the first start', () => {
       },
       'GET /admin/api/session': () => (signedIn ? json(SESSION) : apiError(401, 'Увійдіть, щоб продовжити.')),
     });
-    render(<AdminRoot />);
+    openInbox(SETUP_LINK);
 
     expect(screen.getByRole('heading', { level: 1, name: 'Перший запуск' })).toBeTruthy();
     const password = screen.getByLabelText(/^Пароль \(/);
@@ -58,7 +51,7 @@ describe('the first start', () => {
 
   it('says what is wrong before asking the server: a short password, two passwords that differ', async () => {
     const server = fakeServer({});
-    render(<AdminRoot />);
+    openInbox(SETUP_LINK);
 
     fill('first@example.org', 'short', 'short');
     expect(screen.getByRole('alert').textContent).toBe('Пароль має містити щонайменше 10 символів.');
@@ -69,7 +62,7 @@ describe('the first start', () => {
 
   it('shows the server\'s sentence when the link was used meanwhile, and lets the operator try again', async () => {
     fakeServer({ 'POST /admin/api/setup': () => apiError(404, 'Не знайдено.') });
-    render(<AdminRoot />);
+    openInbox(SETUP_LINK);
 
     fill('first@example.org', 'a long enough secret', 'a long enough secret');
     await waitFor(() => expect(screen.getByRole('alert').textContent).toBe('Не знайдено.'));

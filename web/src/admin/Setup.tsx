@@ -1,8 +1,7 @@
 import { useState, type FormEvent } from 'react';
+import { EmailField, PasswordField, shortPasswordError } from './AccountFields';
 import { errorText, setup, type Session } from './api';
-
-/** Shortest password the server takes (as `zayavka admin add-user` does). */
-export const MIN_PASSWORD_CHARS = 10;
+import { FormError } from './FormError';
 
 /**
  * The first start's setup page: the link the server logged while no operator exists opens it; it
@@ -17,12 +16,10 @@ export function Setup({ token, onSignedIn }: { token: string; onSignedIn: (sessi
     const data = new FormData(event.currentTarget);
     const email = String(data.get('email') ?? '');
     const password = String(data.get('password') ?? '');
-    if ([...password].length < MIN_PASSWORD_CHARS) {
-      setError(`Пароль має містити щонайменше ${MIN_PASSWORD_CHARS} символів.`);
-      return;
-    }
-    if (password !== String(data.get('repeat') ?? '')) {
-      setError('Паролі не збігаються.');
+    const refusal =
+      shortPasswordError(password) ?? (password !== String(data.get('repeat') ?? '') ? 'Паролі не збігаються.' : null);
+    if (refusal) {
+      setError(refusal);
       return;
     }
     setPending(true);
@@ -40,34 +37,14 @@ export function Setup({ token, onSignedIn }: { token: string; onSignedIn: (sessi
     <main className="login">
       <h1>Перший запуск</h1>
       <p>
-        Створіть обліковий запис першого оператора. Посилання діє один раз; інших операторів додають командою{' '}
-        <code>zayavka admin add-user</code>.
+        Створіть обліковий запис першого оператора: він буде адміністратором. Посилання діє один раз; інших
+        операторів додасте на сторінці «Команда» або командою <code>zayavka admin add-user</code>.
       </p>
       <form className="stack" onSubmit={submit}>
-        <label className="field">
-          <span>Електронна пошта</span>
-          <input
-            name="email"
-            type="email"
-            autoComplete="username"
-            autoCapitalize="none"
-            spellCheck={false}
-            required
-          />
-        </label>
-        <label className="field">
-          <span>Пароль (щонайменше {MIN_PASSWORD_CHARS} символів)</span>
-          <input name="password" type="password" autoComplete="new-password" required />
-        </label>
-        <label className="field">
-          <span>Пароль ще раз</span>
-          <input name="repeat" type="password" autoComplete="new-password" required />
-        </label>
-        {error && (
-          <p role="alert" className="error">
-            {error}
-          </p>
-        )}
+        <EmailField autoComplete="username" />
+        <PasswordField kind="new" />
+        <PasswordField kind="repeat" />
+        <FormError error={error} />
         <button type="submit" className="button primary" disabled={pending}>
           Створити й увійти
         </button>

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { Link } from 'react-router';
 import { errorText, isAbort, type ChannelQueue, type Stats as StatsData } from './api';
 import { useRefreshWhenShown } from './clock';
+import { BreakdownFigures } from './Claims';
 import { useInbox } from './context';
 import { channelLabel, formatKyiv, reachedInTime } from './format';
 import { LoadError } from './LoadError';
@@ -15,23 +16,26 @@ export function Stats() {
   const [stats, setStats] = useState<StatsData | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [retry, setRetry] = useState(0);
+  const again = () => {
+    setError(null);
+    setRetry((n) => n + 1);
+  };
 
   useEffect(() => {
     const controller = new AbortController();
-    setError(null);
     client.stats(controller.signal).then(setStats, (caught: unknown) => {
       if (!isAbort(caught)) setError(errorText(caught));
     });
     return () => controller.abort();
   }, [client, retry]);
-  useRefreshWhenShown(() => setRetry((n) => n + 1));
+  useRefreshWhenShown(again);
 
   return (
     <section className="stats" aria-labelledby="stats-heading">
       <h2 id="stats-heading" className="visually-hidden">
         Статистика
       </h2>
-      {error && <LoadError message={error} onRetry={() => setRetry((n) => n + 1)} />}
+      {error && <LoadError message={error} onRetry={again} />}
       {stats && (
         <>
           <DeliveryWarning queues={stats.notifications.filter((queue) => queue.failing > 0)} />
@@ -44,6 +48,7 @@ export function Stats() {
             <Link to="/held">На перевірці: {stats.held}</Link>
           </p>
           <PerDayChart days={stats.per_day} />
+          <BreakdownFigures />
         </>
       )}
     </section>

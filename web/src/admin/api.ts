@@ -13,8 +13,8 @@ export type Status =
 
 export type Outcome = 'no_answer' | 'interested' | 'not_interested' | 'not_eligible' | 'unreachable';
 
-/** The call list's filters. */
-export type Filter = 'all' | 'open' | 'overdue';
+/** The call list's filters: `mine` and `free` are open leads the operator has, or nobody has. */
+export type Filter = 'all' | 'open' | 'overdue' | 'mine' | 'free';
 
 /** What `GET /admin/api/leads` lists: the call list, filtered, or the leads held for review. */
 export type ListFilter = Filter | 'held';
@@ -31,9 +31,71 @@ export type HeldReason =
   | 'burst'
   | 'automation';
 
+/** What an account may do (docs/admin-api.md, "The team"): admins also export, erase, manage the team. */
+export type Role = 'admin' | 'operator';
+
 export interface Session {
   email: string;
+  role: Role;
   csrf_token: string;
+  /** `required`: the server lets an account without one only set it up (ZAYAVKA_REQUIRE_2FA). */
+  second_factor: { on: boolean; required: boolean };
+}
+
+/** The signed-in account's second factor, as `GET /admin/api/second-factor` tells it. */
+export interface SecondFactorStatus {
+  on: boolean;
+  required: boolean;
+  recovery_codes_left: number;
+}
+
+/** A new secret for an authenticator app: to type in, and the same as a QR code (an SVG data URL). */
+export interface Enrolment {
+  secret: string;
+  uri: string;
+  qr: string;
+}
+
+/** An account of the inbox, as `GET /admin/api/operators` lists it. */
+export interface Account {
+  email: string;
+  role: Role;
+  created_at: string;
+  /** Whether the account signs in with a second factor. */
+  second_factor: boolean;
+}
+
+/** What the audit trail records (the server may add more; the inbox shows an unknown one as its code). */
+export type AuditAction =
+  | 'signed_in'
+  | 'sign_in_failed'
+  | 'opened_lead'
+  | 'exported'
+  | 'erased'
+  | 'released'
+  | 'added_operator'
+  | 'changed_role'
+  | 'removed_operator'
+  | 'second_factor_on'
+  | 'second_factor_reset'
+  | 'handed_over';
+
+/** One entry of the audit trail: never a visitor's name, phone or comment. */
+export interface AuditEntry {
+  id: number;
+  at: string;
+  /** The account's e-mail (for a failed sign-in, what was typed), or `command line (USER)`. */
+  actor: string;
+  action: string;
+  lead_id: number | null;
+  detail: string | null;
+  /** The client's address; null from the command line. */
+  address: string | null;
+}
+
+export interface AuditPage {
+  entries: AuditEntry[];
+  next_before_id: number | null;
 }
 
 /** One submission as stored. */
@@ -55,12 +117,32 @@ export interface LeadRecord {
   repeat_count: number;
   /** Null in the call list; else why the lead is held for review (codes the server may add to). */
   held: string[] | null;
+  /** Where the lead came from, when the landing page knew (its own utm_* and the linking site). */
+  utm_source?: string | null;
+  utm_medium?: string | null;
+  utm_campaign?: string | null;
+  utm_content?: string | null;
+  utm_term?: string | null;
+  referrer?: string | null;
 }
 
 /** A lead as the inbox shows it: the record plus where it stands with the 48 hours. */
 export interface LeadView extends LeadRecord {
   open: boolean;
   deadline_at: string | null;
+  /** Who has the lead now (took it before calling, or was handed it); null: nobody. */
+  claimed_by?: string | null;
+  /** Until when they took it; null for a lead handed to them (no end). */
+  claimed_until?: string | null;
+}
+
+/** The figures per source and per operator over 30 days (`GET /admin/api/stats/breakdown`). */
+export interface Breakdown {
+  now: string;
+  /** `source`: utm_source, else the linking site's host; null: came directly. Most leads first. */
+  sources: { source: string | null; leads: number; reached: number }[];
+  /** Every account for an admin, one's own for an operator. */
+  operators: { email: string; calls: number; reached: number }[];
 }
 
 export interface Attempt {
@@ -106,15 +188,33 @@ export interface ChannelQueue {
   last_error: string | null;
 }
 
+/**
+ * An answer with the server's clock, and when it arrived by this device's clock (ms since the
+ * epoch): together they give the server's time later on (`useServerNow`).
+ */
+export type Received<T extends { now: string }> = T & { receivedAt: number };
+
+/** Stamps an answer with the time it arrived. */
+async function received<T extends { now: string }>(answer: Promise<T>): Promise<Received<T>> {
+  const body = await answer;
+  return { ...body, receivedAt: Date.now() };
+}
+
 export const EXPORT_CSV_URL = '/admin/api/export.csv';
+
+/** What an error answer may flag besides its sentence (docs/admin-api.md). */
+export type ErrorFlag = 'code_required' | 'second_factor_required';
 
 /** The server answered with an error status; `message` is its `error` sentence (or our fallback). */
 export class ApiError extends Error {
   readonly status: number;
-  constructor(status: number, message: string) {
+  /** `code_required`: the password was right, the second factor's code is asked. */
+  readonly flags: readonly ErrorFlag[];
+  constructor(status: number, message: string, flags: readonly ErrorFlag[] = []) {
     super(message);
     this.name = 'ApiError';
     this.status = status;
+    this.flags = flags;
   }
 }
 
@@ -182,19 +282,25 @@ async function request<T>(
     if (isAbort(error) || options.signal?.aborted) throw error;
     throw new NetworkError();
   }
-  if (!res.ok) throw new ApiError(res.status, await serverError(res));
+  if (!res.ok) throw await serverError(res);
   return read(res);
 }
 
-/** The `error` sentence of an error answer; a proxy's HTML page or an empty body gets ours. */
-async function serverError(res: Response): Promise<string> {
+const ERROR_FLAGS: readonly ErrorFlag[] = ['code_required', 'second_factor_required'];
+
+/** An error answer's `error` sentence and flags; a proxy's HTML page or an empty body gets ours. */
+async function serverError(res: Response): Promise<ApiError> {
   try {
-    const error: unknown = (await res.json())?.error;
-    if (typeof error === 'string' && error.trim() !== '') return error;
+    const body: unknown = await res.json();
+    if (typeof body === 'object' && body !== null && 'error' in body) {
+      const { error } = body;
+      const flags = ERROR_FLAGS.filter((flag) => (body as Record<string, unknown>)[flag] === true);
+      if (typeof error === 'string' && error.trim() !== '') return new ApiError(res.status, error, flags);
+    }
   } catch {
     // not JSON: fall through
   }
-  return `Сервер відповів помилкою (${res.status}). Спробуйте ще раз.`;
+  return new ApiError(res.status, `Сервер відповів помилкою (${res.status}). Спробуйте ще раз.`);
 }
 
 /** The current session, or null when nobody is signed in (401). */
@@ -207,9 +313,14 @@ export async function getSession(signal?: AbortSignal): Promise<Session | null> 
   }
 }
 
-/** Signs in; a wrong password (401) or too many tries (429) reject with the server's sentence. */
-export function login(email: string, password: string): Promise<Session> {
-  return request<Session>('/admin/api/login', { method: 'POST', body: { email, password } });
+/**
+ * Signs in; a wrong password (401) or too many tries (429) reject with the server's sentence. An
+ * account with a second factor answers the password alone with 401 and `codeRequired`: sign in
+ * again with the app's code (or a recovery code) as `code`.
+ */
+export function login(email: string, password: string, code?: string): Promise<Session> {
+  const body = code === undefined ? { email, password } : { email, password, code };
+  return request<Session>('/admin/api/login', { method: 'POST', body });
 }
 
 /**
@@ -218,6 +329,11 @@ export function login(email: string, password: string): Promise<Session> {
  */
 export function setup(token: string, email: string, password: string): Promise<Session> {
   return request<Session>('/admin/api/setup', { method: 'POST', body: { token, email, password } });
+}
+
+/** Whether a session may export, erase and manage the team. */
+export function isAdmin(session: Pick<Session, 'role'>): boolean {
+  return session.role === 'admin';
 }
 
 export interface LeadQuery {
@@ -265,19 +381,46 @@ export function createClient(csrf: string, onUnauthorized: () => void) {
   }
   return {
     logout: () => call<void>('/admin/api/logout', { method: 'POST' }),
-    leads: (query: LeadQuery, signal?: AbortSignal) => call<LeadPage>(leadsPath(query), { signal }),
-    lead: (id: string, signal?: AbortSignal) => call<LeadDetail>(`/admin/api/leads/${id}`, { signal }),
+    leads: (query: LeadQuery, signal?: AbortSignal) => received(call<LeadPage>(leadsPath(query), { signal })),
+    lead: (id: string, signal?: AbortSignal) => received(call<LeadDetail>(`/admin/api/leads/${id}`, { signal })),
     stats: (signal?: AbortSignal) => call<Stats>('/admin/api/stats', { signal }),
     recordAttempt: (id: number, outcome: Outcome, note: string) =>
-      call<LeadDetail>(`/admin/api/leads/${id}/attempts`, { method: 'POST', body: { outcome, note } }),
+      received(call<LeadDetail>(`/admin/api/leads/${id}/attempts`, { method: 'POST', body: { outcome, note } })),
+    /** "Я телефоную": 409 when someone else has it, it is closed or held. */
+    take: (id: number) => received(call<LeadDetail>(`/admin/api/leads/${id}/take`, { method: 'POST' })),
+    /** Puts a lead the operator has back in the pool; 409 when it is not theirs. */
+    giveBack: (id: number) => received(call<LeadDetail>(`/admin/api/leads/${id}/give-back`, { method: 'POST' })),
+    /** Hands a lead to an account, or (null) back to the pool (admins). */
+    assign: (id: number, email: string | null) =>
+      received(call<LeadDetail>(`/admin/api/leads/${id}/assign`, { method: 'POST', body: { email } })),
+    breakdown: (signal?: AbortSignal) => call<Breakdown>('/admin/api/stats/breakdown', { signal }),
     /** Moves a held lead to the call list; 404 when it is not held (any more). */
-    release: (id: number) => call<LeadDetail>(`/admin/api/leads/${id}/release`, { method: 'POST' }),
+    release: (id: number) => received(call<LeadDetail>(`/admin/api/leads/${id}/release`, { method: 'POST' })),
     erase: (phone: string) => call<{ erased: number }>('/admin/api/erase', { method: 'POST', body: { phone } }),
     /**
      * The CSV export, fetched rather than followed as a link: a session that has ended or a failed
      * export then says so in the inbox instead of saving its error answer as the file.
      */
     exportCsv: () => call(EXPORT_CSV_URL, {}, readFile),
+    /** The accounts, oldest first (admins). */
+    accounts: (signal?: AbortSignal) => call<{ operators: Account[] }>('/admin/api/operators', { signal }),
+    /** 400 with the reason (address, password, role), 409 when the e-mail has an account. */
+    addAccount: (email: string, password: string, role: Role) =>
+      call<{ email: string; role: Role }>('/admin/api/operators', { method: 'POST', body: { email, password, role } }),
+    /** 404 no such account, 409 the last admin. */
+    setRole: (email: string, role: Role) =>
+      call<{ email: string; role: Role }>('/admin/api/operators/role', { method: 'POST', body: { email, role } }),
+    /** 404 no such account, 409 the last admin. */
+    removeAccount: (email: string) => call<void>('/admin/api/operators/remove', { method: 'POST', body: { email } }),
+    secondFactor: (signal?: AbortSignal) => call<SecondFactorStatus>('/admin/api/second-factor', { signal }),
+    /** A new secret for the app; 409 when the account has a second factor already. */
+    startSecondFactor: () => call<Enrolment>('/admin/api/second-factor/start', { method: 'POST' }),
+    /** The app's first code turns it on: the recovery codes, shown once. 400 for a wrong code. */
+    confirmSecondFactor: (code: string) =>
+      call<{ recovery_codes: string[] }>('/admin/api/second-factor/confirm', { method: 'POST', body: { code } }),
+    /** The audit trail, newest first (admins). */
+    audit: (beforeId: number | null, signal?: AbortSignal) =>
+      call<AuditPage>(beforeId == null ? '/admin/api/audit' : `/admin/api/audit?before_id=${beforeId}`, { signal }),
   };
 }
 

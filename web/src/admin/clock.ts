@@ -1,4 +1,5 @@
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useEffectEvent, useState } from 'react';
+import type { Received } from './api';
 import { parseTime } from './format';
 
 /** How often "time left" is recomputed while a page stays open. */
@@ -8,26 +9,30 @@ export const TICK_MS = 30_000;
 export const STALE_AFTER_MS = 60_000;
 
 /**
- * The server's clock now, in ms since the epoch: this device's clock plus the difference to the
- * server's `now` in the last answer, so a phone set to the wrong time shows the right time left.
- * The device's wall clock, not a monotonic one: on phones the monotonic clock stops while the
- * device sleeps, and a list left open in a pocket would show hours more time left than there is.
- * Redrawn every `TICK_MS` and at once when the page is shown again. Null before the first answer.
+ * The server's clock now, in ms since the epoch: the server's `now` in the last answer plus the
+ * time this device's clock has run since that answer arrived (`receivedAt`, stamped by the client
+ * in `api.ts`), so a phone set to the wrong time shows the right time left. The device's wall
+ * clock, not a monotonic one: on phones the monotonic clock stops while the device sleeps, and a
+ * list left open in a pocket would show hours more time left than there is. Redrawn every
+ * `TICK_MS` and at once when the page is shown again. Null before the first answer.
  */
-export function useServerNow(serverNow: string | undefined): number | null {
-  const offset = useMemo(() => (serverNow === undefined ? null : parseTime(serverNow) - Date.now()), [serverNow]);
-  const [, setTick] = useState(0);
+export function useServerNow(answer: Received<{ now: string }> | null | undefined): number | null {
+  // The device's clock at the last redraw; read in the timer and the event, never while rendering.
+  const [redrawnAt, setRedrawnAt] = useState<number | null>(null);
   useEffect(() => {
-    if (offset === null) return;
-    const redraw = () => setTick((tick) => tick + 1);
+    const redraw = () => setRedrawnAt(Date.now());
     const timer = window.setInterval(redraw, TICK_MS);
     document.addEventListener('visibilitychange', redraw);
     return () => {
       window.clearInterval(timer);
       document.removeEventListener('visibilitychange', redraw);
     };
-  }, [offset]);
-  return offset === null || Number.isNaN(offset) ? null : Date.now() + offset;
+  }, []);
+  if (!answer) return null;
+  const offset = parseTime(answer.now) - answer.receivedAt;
+  if (Number.isNaN(offset)) return null;
+  // A redraw before this answer came is older than the answer itself.
+  return Math.max(answer.receivedAt, redrawnAt ?? answer.receivedAt) + offset;
 }
 
 /**
@@ -36,15 +41,14 @@ export function useServerNow(serverNow: string | undefined): number | null {
  * appear without a reload.
  */
 export function useRefreshWhenShown(refresh: () => void): void {
-  const latest = useRef(refresh);
-  latest.current = refresh;
+  const shown = useEffectEvent(refresh);
   useEffect(() => {
     let hiddenAt: number | null = null;
     function changed() {
       if (document.visibilityState === 'hidden') {
         hiddenAt = Date.now();
       } else if (hiddenAt !== null) {
-        if (Date.now() - hiddenAt >= STALE_AFTER_MS) latest.current();
+        if (Date.now() - hiddenAt >= STALE_AFTER_MS) shown();
         hiddenAt = null;
       }
     }

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   OUTCOMES,
+  displayPhone,
+  formatPhone,
   formatKyiv,
   formatSpan,
   heldReasonLabel,
@@ -151,5 +153,35 @@ describe('parseTime', () => {
     expect(parseTime('2026-11-22T09:15:00Z')).toBe(Date.UTC(2026, 10, 22, 9, 15));
     expect(parseTime('не дата')).toBeNaN();
     expect(timeLeft({ open: true, deadline_at: 'не дата' }, 0)).toBeNull();
+  });
+});
+
+describe('phone numbers for reading out', () => {
+  it('groups a Ukrainian number as the form shows it: +380 67 123 45 01', () => {
+    expect(formatPhone('+380671234501')).toBe('+380 67 123 45 01');
+    expect(formatPhone('+380442345678')).toBe('+380 44 234 56 78');
+  });
+
+  it('splits another country\'s number after its calling code, then in threes with pairs at the end', () => {
+    expect(formatPhone('+48601234567')).toBe('+48 601 234 567');
+    expect(formatPhone('+4915112345678')).toBe('+49 151 123 456 78');
+    expect(formatPhone('+420601123456')).toBe('+420 601 123 456');
+    expect(formatPhone('+12125550123')).toBe('+1 212 555 01 23');
+    expect(formatPhone('+77012345678')).toBe('+7 701 234 56 78');
+    expect(formatPhone('+37360123456')).toBe('+373 601 234 56');
+    expect(formatPhone('+4412345')).toBe('+44 123 45');
+  });
+
+  it('leaves a number the server kept as +digits that is no Ukrainian one grouped the general way', () => {
+    expect(formatPhone('+3800012345')).toBe('+380 001 23 45');
+    expect(formatPhone('+99912345678')).toBe('+999 123 456 78');
+  });
+
+  it('answers null for what is not E.164, and the lead then shows the number as typed', () => {
+    for (const odd of ['', '380671234501', '+0671234501', '+38067', '+3806712345011234', '+380 67 123 45 01']) {
+      expect(formatPhone(odd), odd).toBeNull();
+    }
+    expect(displayPhone({ phone: '067 123 45 01', phone_e164: '+380671234501' })).toBe('+380 67 123 45 01');
+    expect(displayPhone({ phone: '(067) 123', phone_e164: '' })).toBe('(067) 123');
   });
 });

@@ -1,6 +1,6 @@
 // Pure functions: what the inbox shows for a status, an outcome, a reason a lead is held, a time, a
 // deadline.
-import type { HeldReason, LeadView, Outcome, Status } from './api';
+import type { AuditAction, HeldReason, LeadView, Outcome, Role, Status } from './api';
 
 export const STATUS_LABELS: Record<Status, string> = {
   new: 'Нова',
@@ -49,6 +49,36 @@ export const HELD_REASON_LABELS: Record<HeldReason, string> = {
 /** A reason the server may add later still shows, as its code, rather than nothing. */
 export function heldReasonLabel(code: string): string {
   return (HELD_REASON_LABELS as Record<string, string>)[code] ?? code;
+}
+
+export const ROLE_LABELS: Record<Role, string> = {
+  admin: 'Адміністратор',
+  operator: 'Оператор',
+};
+
+export function roleLabel(role: string): string {
+  return (ROLE_LABELS as Record<string, string>)[role] ?? role;
+}
+
+/** What an entry of the audit trail records, one noun phrase per action code. */
+export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
+  signed_in: 'Вхід',
+  sign_in_failed: 'Невдала спроба входу',
+  opened_lead: 'Відкрито заявку',
+  exported: 'Експорт заявок',
+  erased: 'Видалення даних',
+  released: 'Передано в роботу',
+  added_operator: 'Додано обліковий запис',
+  changed_role: 'Змінено роль',
+  removed_operator: 'Видалено обліковий запис',
+  second_factor_on: 'Увімкнено двоетапну перевірку',
+  second_factor_reset: 'Скинуто двоетапну перевірку',
+  handed_over: 'Передано заявку',
+};
+
+/** An action the server may add later still shows, as its code, rather than nothing. */
+export function auditActionLabel(action: string): string {
+  return (AUDIT_ACTION_LABELS as Record<string, string>)[action] ?? action;
 }
 
 /** The summary line of a held lead's reasons. */
@@ -136,4 +166,52 @@ export function timeLeft(lead: Clocked, now: number): string | null {
 export function reachedInTime({ reached, due }: { reached: number; due: number }): string {
   if (due === 0) return '—';
   return `${Math.round((reached / due) * 100)} % (${reached} з ${due})`;
+}
+
+/**
+ * Country calling codes of one and two digits (ITU-T E.164); every other code has three. The
+ * assignments have stood for decades, so this short list is all a number needs to be split after
+ * its code, without a numbering plan's metadata.
+ */
+const SHORT_CALLING_CODES = new Set([
+  ...['1', '7', '20', '27', '30', '31', '32', '33', '34', '36', '39', '40', '41', '43', '44', '45', '46', '47'],
+  ...['48', '49', '51', '52', '53', '54', '55', '56', '57', '58', '60', '61', '62', '63', '64', '65', '66'],
+  ...['81', '82', '84', '86', '90', '91', '92', '93', '94', '95', '98'],
+]);
+
+/** The digits in groups of three, the last four as two pairs (a group of one is hard to read out). */
+function groupDigits(digits: string): string[] {
+  const groups: string[] = [];
+  let rest = digits;
+  while (rest.length > 4) {
+    groups.push(rest.slice(0, 3));
+    rest = rest.slice(3);
+  }
+  if (rest.length === 4) groups.push(rest.slice(0, 2), rest.slice(2));
+  else if (rest !== '') groups.push(rest);
+  return groups;
+}
+
+/**
+ * A number in E.164 grouped for reading it out: a Ukrainian one as the form's placeholder shows
+ * it, "+380 67 123 45 01"; another as its calling code and the rest in threes, "+48 601 234 567".
+ * Null for anything that is not E.164.
+ *
+ * Not libphonenumber-js: its smallest metadata adds about 29 KB gzipped to the inbox's script (a
+ * third more) and still writes Ukrainian numbers as "+380 67 123 4501", not as Ukrainians read
+ * them. The server holds libphonenumber's metadata already (the `phonenumber` crate, for E.164);
+ * a national grouping for every country belongs in its answer if operators come to need one.
+ */
+export function formatPhone(e164: string): string | null {
+  if (!/^\+[1-9][0-9]{6,14}$/.test(e164)) return null;
+  const digits = e164.slice(1);
+  const ukrainian = /^380([0-9]{2})([0-9]{3})([0-9]{2})([0-9]{2})$/.exec(digits);
+  if (ukrainian) return `+380 ${ukrainian.slice(1).join(' ')}`;
+  const codeLength = [1, 2].find((length) => SHORT_CALLING_CODES.has(digits.slice(0, length))) ?? 3;
+  return ['+' + digits.slice(0, codeLength), ...groupDigits(digits.slice(codeLength))].join(' ');
+}
+
+/** The number an operator reads and dials: the lead's E.164 grouped, or as the visitor typed it. */
+export function displayPhone(lead: { phone: string; phone_e164: string }): string {
+  return formatPhone(lead.phone_e164) ?? lead.phone;
 }

@@ -2,11 +2,31 @@
 // docs/admin-api.md says, and a stand-in for `fetch` that routes by method and path and records
 // every request the inbox makes.
 import { vi } from 'vitest';
-import type { Attempt, LeadDetail, LeadPage, LeadRecord, LeadView, Session, Stats } from './api';
+import type {
+  Account,
+  Attempt,
+  AuditEntry,
+  AuditPage,
+  LeadDetail,
+  LeadPage,
+  LeadRecord,
+  LeadView,
+  Role,
+  Session,
+  Stats,
+} from './api';
 
 export const NOW = '2026-11-22T04:02:30.000000Z';
 export const CSRF = 'csrf-7f3a9c';
-export const SESSION: Session = { email: 'operator@example.org', csrf_token: CSRF };
+/** The first account: an admin (as `zayavka admin add-user` without `--role` makes it). */
+export const SESSION: Session = {
+  email: 'operator@example.org',
+  role: 'admin',
+  csrf_token: CSRF,
+  second_factor: { on: false, required: false },
+};
+/** An account that works leads only: no export, no erasure, no team, no audit trail. */
+export const OPERATOR_SESSION: Session = { ...SESSION, email: 'anna@example.org', role: 'operator' };
 
 /** Open, 5 h 12 min 30 s left at NOW; sent 20.11.2026, 11:15 Kyiv time. */
 export const LEAD_OPEN: LeadView = {
@@ -262,4 +282,104 @@ export function heldRoutes(): Record<string, Handler> {
     };
   }
   return routes;
+}
+
+/** The routes of an admin on the "Команда" page, the accounts kept as the server keeps them. */
+export function teamRoutes(): Record<string, Handler> {
+  const accounts: Account[] = [
+    { email: SESSION.email, role: 'admin', created_at: '2026-11-01T08:00:00.000000Z', second_factor: true },
+    { email: OPERATOR_SESSION.email, role: 'operator', created_at: '2026-11-02T09:30:00.000000Z', second_factor: false },
+  ];
+  const admins = () => accounts.filter((a) => a.role === 'admin').length;
+  const find = (email: string) => accounts.find((a) => a.email === email);
+  const noSuch = () => apiError(404, 'Такого облікового запису немає.');
+  const lastAdmin = () => apiError(409, 'Це останній адміністратор: спершу призначте іншого.');
+  return {
+    ...signedInRoutes(),
+    'GET /admin/api/operators': () => json({ operators: accounts }),
+    'POST /admin/api/operators': ({ body }) => {
+      const { email, role } = body as { email: string; password: string; role: Role };
+      if (!email.includes('@')) return apiError(400, 'Це не схоже на адресу електронної пошти.');
+      if (find(email)) return apiError(409, 'Обліковий запис із цією адресою вже є.');
+      accounts.push({ email, role, created_at: NOW, second_factor: false });
+      return json({ email, role }, 201);
+    },
+    'POST /admin/api/operators/role': ({ body }) => {
+      const { email, role } = body as { email: string; role: Role };
+      const account = find(email);
+      if (!account) return noSuch();
+      if (account.role === 'admin' && role !== 'admin' && admins() === 1) return lastAdmin();
+      account.role = role;
+      return json({ email, role });
+    },
+    'POST /admin/api/operators/remove': ({ body }) => {
+      const { email } = body as { email: string };
+      const account = find(email);
+      if (!account) return noSuch();
+      if (account.role === 'admin' && admins() === 1) return lastAdmin();
+      accounts.splice(accounts.indexOf(account), 1);
+      return new Response(null, { status: 204 });
+    },
+  };
+}
+
+/** `count` audit entries, newest (highest id) first, cycling through the actions. */
+export function auditEntries(count: number, newestId = count): AuditEntry[] {
+  return Array.from({ length: count }, (_, i) => {
+    const id = newestId - i;
+    return {
+      id,
+      at: new Date(Date.parse('2026-11-22T04:00:00.000Z') - i * 60_000).toISOString(),
+      actor: 'anna@example.org',
+      action: 'signed_in',
+      lead_id: null,
+      detail: null,
+      address: '192.0.2.7',
+    };
+  });
+}
+
+/** The newest entries of the trail: an opened lead, an export, an account added from the command line. */
+export const AUDIT_NEWEST: AuditEntry[] = [
+  {
+    id: 103,
+    at: '2026-11-22T04:01:00.000000Z',
+    actor: 'anna@example.org',
+    action: 'opened_lead',
+    lead_id: 42,
+    detail: null,
+    address: '192.0.2.7',
+  },
+  {
+    id: 102,
+    at: '2026-11-22T03:30:00.000000Z',
+    actor: SESSION.email,
+    action: 'exported',
+    lead_id: null,
+    detail: 'csv',
+    address: '198.51.100.4',
+  },
+  {
+    id: 101,
+    at: '2026-11-21T22:00:00.000000Z',
+    actor: 'command line (root)',
+    action: 'added_operator',
+    lead_id: null,
+    detail: 'anna@example.org (operator)',
+    address: null,
+  },
+];
+
+/** The routes of an admin on the "Журнал дій" page: AUDIT_NEWEST, then `older` on the next page. */
+export function auditRoutes(older: AuditEntry[]): Record<string, Handler> {
+  return {
+    ...signedInRoutes(),
+    'GET /admin/api/audit': ({ params }): Response => {
+      const page: AuditPage =
+        params.get('before_id') === null
+          ? { entries: AUDIT_NEWEST, next_before_id: AUDIT_NEWEST[AUDIT_NEWEST.length - 1].id }
+          : { entries: older, next_before_id: null };
+      return json(page);
+    },
+  };
 }

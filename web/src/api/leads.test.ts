@@ -103,3 +103,36 @@ describe('refusalDetails', () => {
     expect(refusalDetails(undefined)).toBeNull();
   });
 });
+
+describe('createLead with attribution', () => {
+  const endpoint = { backendUrl: '', anonKey: 'k' };
+  const attributed = { ...payload, attribution: { utm_source: 'viber', referrer: 't.me' } };
+
+  it('sends the attribution as optional columns', async () => {
+    const { calls, fetchImpl } = recordingFetch(async () => new Response(null, { status: 201 }));
+    await createLead(endpoint, attributed, undefined, fetchImpl);
+    expect(JSON.parse(String(calls[0].init.body))).toEqual({
+      name: 'Олена',
+      phone: '+380671234567',
+      confirmation: 'Так',
+      comment: null,
+      utm_source: 'viber',
+      referrer: 't.me',
+    });
+  });
+
+  it('goes again without it when the table has no such columns (an older hosted Supabase schema)', async () => {
+    const unknown = JSON.stringify({ code: 'PGRST204', message: "Could not find the 'utm_source' column", details: null, hint: null });
+    let n = 0;
+    const { calls, fetchImpl } = recordingFetch(async () => (n++ === 0 ? new Response(unknown, { status: 400 }) : new Response(null, { status: 201 })));
+    await createLead(endpoint, attributed, undefined, fetchImpl);
+    expect(calls).toHaveLength(2);
+    expect(JSON.parse(String(calls[1].init.body))).toEqual({ name: 'Олена', phone: '+380671234567', confirmation: 'Так', comment: null });
+  });
+
+  it('does not send twice for any other refusal', async () => {
+    const { calls, fetchImpl } = recordingFetch(async () => new Response('{"code":"23514"}', { status: 400 }));
+    await expect(createLead(endpoint, attributed, undefined, fetchImpl)).rejects.toThrow(LeadRequestError);
+    expect(calls).toHaveLength(1);
+  });
+});

@@ -1,4 +1,4 @@
-// The product's one backend call (SPEC §7): insert one lead row into the CRN table through a
+// The product's one backend call (docs/product.md, Sending): insert one lead row into the CRN table through a
 // PostgREST-compatible endpoint — the zayavka server itself, or a hosted Supabase project.
 import type { AutomationFlag, LeadPayload } from '../form/lead';
 
@@ -56,6 +56,7 @@ export function leadRequest(endpoint: LeadEndpoint, payload: LeadPayload, eviden
       phone: payload.phone,
       confirmation: payload.confirmation,
       comment: payload.comment,
+      ...payload.attribution,
     }),
   };
 }
@@ -73,15 +74,30 @@ export async function createLead(
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), REQUEST_TIMEOUT_MS);
   try {
-    const res = await fetchImpl(leadsUrl(endpoint.backendUrl), {
-      ...leadRequest(endpoint, payload, evidence),
-      signal: controller.signal,
-    });
+    const send = (lead: LeadPayload) =>
+      fetchImpl(leadsUrl(endpoint.backendUrl), { ...leadRequest(endpoint, lead, evidence), signal: controller.signal });
+    let res = await send(payload);
+    let body = res.ok ? '' : await res.text().catch(() => '');
+    // A hosted Supabase table made before the attribution columns refuses them (PGRST204): the lead
+    // matters more than where it came from, so it goes again without them.
+    const attributed = Object.keys(payload.attribution ?? {}).length > 0;
+    if (res.status === 400 && attributed && unknownColumn(body)) {
+      res = await send({ ...payload, attribution: undefined });
+      body = res.ok ? '' : await res.text().catch(() => '');
+    }
     if (!res.ok) {
-      throw new LeadRequestError(res.status, await res.text().catch(() => ''));
+      throw new LeadRequestError(res.status, body);
     }
   } finally {
     clearTimeout(timer);
+  }
+}
+
+function unknownColumn(body: string): boolean {
+  try {
+    return JSON.parse(body)?.code === 'PGRST204';
+  } catch {
+    return false;
   }
 }
 

@@ -1,6 +1,6 @@
 import { useConfig } from '../config';
-import { uk } from '../content/uk';
-import { Shell, usePageTitle } from './Shell';
+import { useTexts } from '../texts';
+import { Shell } from './Shell';
 
 /**
  * The generic 'Unexpected Application Error!' screen: shown by ErrorBoundary, and prerendered as
@@ -9,21 +9,21 @@ import { Shell, usePageTitle } from './Shell';
  */
 export function ErrorScreen() {
   const config = useConfig();
-  usePageTitle(uk.meta.error.title);
+  const text = useTexts().error;
   return (
     <Shell>
       <div className="container narrow message">
-        <h1 lang="en">{uk.error.title}</h1>
-        <p>{uk.error.text}</p>
+        <h1 lang="en">{text.title}</h1>
+        <p>{text.text}</p>
         <p>
-          {uk.error.phone}
+          {text.phone}
           <a className="phone" href={config.phoneHref}>
             {config.phone}
           </a>
         </p>
         <p>
           <a className="button button-primary" href="/">
-            {uk.error.home}
+            {text.home}
           </a>
         </p>
       </div>

@@ -1,11 +1,11 @@
 // The lead form. Without JavaScript it is a plain POST to /leads (the server validates and redirects).
-// After hydration it validates on submit, shows toasts and makes the one call (SPEC §4, §5), with the
+// After hydration it validates on submit, shows toasts and makes the one call (docs/product.md, Sending), with the
 // page-load proof the backend handed out (api/proof.ts) when it has one.
 import { useContext, useEffect, useRef, useState, type FormEvent, type MouseEvent } from 'react';
+import { pageAttribution } from '../api/attribution';
 import { createLead, refusalDetails, type LeadEvidence } from '../api/leads';
 import { PageProof } from '../api/proof';
 import { useConfig } from '../config';
-import { uk } from '../content/uk';
 import {
   FIELD,
   MAX_LENGTH,
@@ -19,6 +19,7 @@ import {
   type RequiredField,
 } from '../form/lead';
 import { REFUSAL_CASES, REFUSAL_TOKENS, RefusalTemplate, SLOT } from '../form/refusal';
+import { useTexts } from '../texts';
 import { PUBLIC_OFFER_ID } from './Shell';
 import { useToast } from './Toast';
 
@@ -62,6 +63,7 @@ function openPublicOffer(event: MouseEvent<HTMLAnchorElement>): void {
 
 export function LeadForm() {
   const config = useConfig();
+  const uk = useTexts();
   const toast = useToast();
   // Prerendering form-refused.html: slots for the server instead of state (form/refusal.ts).
   const template = useContext(RefusalTemplate);
@@ -126,7 +128,8 @@ export function LeadForm() {
       const evidence: LeadEvidence | undefined = sendable
         ? { proof: sendable.token, flags: automationFlags(input, window.navigator) }
         : undefined;
-      await createLead(config, toPayload(input), evidence);
+      const attribution = pageAttribution(window.location, document.referrer);
+      await createLead(config, { ...toPayload(input), attribution }, evidence);
       succeed();
     } catch (error) {
       locked.current = false;

@@ -1,22 +1,13 @@
 // The frame every page shares: header with the brand, main, and the footer with its three
 // disclosure widgets (privacy summary, public offer, contacts) and the copyright line.
-import { useEffect, type ReactNode } from 'react';
+// Every page is a document of its own (the server routes, links are plain <a>), so its title is the
+// one the prerender wrote: nothing here sets document.title.
+import type { ReactNode } from 'react';
 import { useConfig, withRetention } from '../config';
-import { pageTitle, uk } from '../content/uk';
+import { useTexts } from '../texts';
 
 /** The id the form's "публічної оферти" link points at. */
 export const PUBLIC_OFFER_ID = 'public-offer';
-
-/**
- * Keeps document.title right after client-side navigation (the prerender writes the first one).
- * An effect, so it never changes what hydration compares.
- */
-export function usePageTitle(title: string): void {
-  const { brand } = useConfig();
-  useEffect(() => {
-    document.title = pageTitle(title, brand);
-  }, [title, brand]);
-}
 
 function Logo() {
   return (
@@ -29,7 +20,7 @@ function Logo() {
 
 export function Shell({ children }: { children: ReactNode }) {
   const config = useConfig();
-  const footer = uk.footer;
+  const footer = useTexts().footer;
   return (
     <>
       <header className="site-header">

@@ -2,7 +2,7 @@
 // already in the prerendered HTML (a region must exist before its content changes to be announced):
 // a polite one for ordinary toasts and an assertive one (role="alert") for destructive ones.
 import { createContext, useCallback, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
-import { uk } from '../content/uk';
+import { useTexts } from '../texts';
 
 export type ToastVariant = 'default' | 'destructive';
 
@@ -71,6 +71,7 @@ export function ToastProvider({ children }: { children: ReactNode }) {
 function Toast({ toast, onDismiss }: { toast: ToastEntry; onDismiss: (id: number) => void }) {
   // Paused while hovered or focused, so nobody loses a message they are reading.
   const [paused, setPaused] = useState(false);
+  const close = useTexts().toast.close;
 
   useEffect(() => {
     if (paused) return;
@@ -94,7 +95,7 @@ function Toast({ toast, onDismiss }: { toast: ToastEntry; onDismiss: (id: number
       <button
         type="button"
         className="toast-close"
-        aria-label={uk.toast.close}
+        aria-label={close}
         onClick={() => onDismiss(toast.id)}
       >
         <svg viewBox="0 0 16 16" width="16" height="16" aria-hidden="true" focusable="false">

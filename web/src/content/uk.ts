@@ -1,7 +1,7 @@
 // Every string a visitor can see or hear, in one place, so a translator or an editor finds them all.
-// The form's labels are a contract (see shared/DESIGN.md, "The form's accessible names"): browser tests
-// and screen-reader users rely on them, so change them only together with that table.
-// The apostrophe is always U+0027 ('), as in DESIGN.md and SPEC.md.
+// The form's labels are a contract (the accessible names in docs/product.md, "The form's fields"):
+// browser tests and screen-reader users rely on them, so change them only together with that list.
+// The apostrophe is always U+0027 (').
 
 const PHONE_SHAPE = 'Номер телефону має складатися з цифр (від 7 до 15), можна з пробілами, дужками, дефісами та «+».';
 
@@ -96,7 +96,7 @@ export const uk = {
     privacyLink: 'Як ми захищаємо Ваші дані',
   },
 
-  /** Texts exactly as SPEC §8. */
+  /** The toasts (docs/product.md, Messages), word for word. */
   toast: {
     invalid: {
       title: 'Будь ласка, заповніть всі поля',
@@ -106,7 +106,7 @@ export const uk = {
       title: 'Сталася помилка',
       description: 'Спробуйте, будь ласка, ще раз.',
     },
-    /** Beyond SPEC: the phone is not a number the server accepts, so nothing is sent. */
+    /** Ours: the phone is not a number the server accepts, so nothing is sent. */
     badPhone: {
       title: 'Перевірте номер телефону',
       description: PHONE_SHAPE,
@@ -153,7 +153,7 @@ export const uk = {
     title: 'Політика конфіденційності',
     back: 'Назад',
     lastRevised: 'Дата останньої редакції: ',
-    // Eight sections, in the order SPEC §2 gives. `phone` marks where the contact phone link goes.
+    // Eight sections, in the product's order (docs/product.md, Pages). `phone` marks where the contact phone link goes.
     sections: [
       {
         title: '1. Загальні положення',
@@ -166,6 +166,7 @@ export const uk = {
         title: '2. Яку інформацію ми збираємо',
         paragraphs: [
           'Лише те, що Ви самі вказуєте у формі: ім\'я, номер телефону, відповідь «Так» чи «Ні» на запитання форми та, за бажанням, коментар. Разом із заявкою зберігаються час її надходження та факт Вашої згоди з умовами.',
+          'Якщо Ви перейшли на сайт за посиланням кампанії, разом із заявкою зберігаються мітки цього посилання (наприклад, utm_source чи utm_campaign) і назва сайту, з якого Ви прийшли, без адреси його сторінки. Ці відомості не вказують на Вас особисто, нікуди не передаються і потрібні лише для того, щоб знати, звідки люди дізнаються про програму.',
           'Ми не використовуємо рекламних чи аналітичних файлів cookie, лічильників відвідувань, пікселів чи інших засобів стеження, а сторінки сайту не звертаються до сторонніх сервісів.',
           'Відвідувачам сайт встановлює лише один суворо необхідний файл cookie — підтвердження завантаження сторінки. У ньому тільки час, коли Ви відкрили сторінку, і підпис сервера: жодного ідентифікатора, жодного стеження. Він зберігається одну добу й потрібен лише для того, щоб відрізнити заявки людей від автоматичних надсилань; третім особам його не передаємо.',
         ],
@@ -217,7 +218,7 @@ export const uk = {
     title: 'Oops! Page not found',
     text: 'Сторінку не знайдено. Можливо, посилання застаріло або в адресі є помилка.',
     home: 'Return to Home',
-    /** Written to the console with the attempted path (SPEC §2). */
+    /** Written to the console with the attempted path (docs/product.md, Pages). */
     log: '404 Error: User attempted to access non-existent route:',
   },
 

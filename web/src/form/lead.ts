@@ -1,4 +1,6 @@
-// The lead form's rules, as pure functions (SPEC §3, §5). The component only wires them to the DOM.
+// The lead form's rules, as pure functions (docs/product.md: the form's fields, sending). The
+// component only wires them to the DOM.
+import type { Attribution } from '../api/attribution';
 
 /** What the visitor entered, as read from the form. */
 export interface LeadInput {
@@ -19,6 +21,8 @@ export interface LeadPayload {
   phone: string;
   confirmation: 'Так' | 'Ні';
   comment: string | null;
+  /** Where the lead came from (api/attribution.ts); optional columns, sent only when known. */
+  attribution?: Attribution;
 }
 
 /** The form's `name` attributes; the no-JavaScript POST /leads uses the same ones. */
@@ -90,7 +94,7 @@ export function missingFields(input: LeadInput): RequiredField[] {
 export function isPhoneShaped(phone: string): boolean {
   const cleaned = phone
     .replace(/[\t\n\r]/g, ' ')
-    .replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\ufeff]/g, '')
+    .replace(/[\p{Cc}\u202a-\u202e\u2066-\u2069\ufeff]/gu, '')
     .normalize('NFC')
     .trim();
   const digits = cleaned.replace(/[^0-9]/g, '').length;

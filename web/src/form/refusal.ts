@@ -25,5 +25,5 @@ export const SLOT = {
   checked: 'data-zayavka-checked',
 } as const;
 
-/** The live region's cases, each with SPEC §8's toast texts (uk.toast). */
+/** The live region's cases, each with its toast's texts (uk.toast). */
 export const REFUSAL_CASES = ['invalid', 'badPhone', 'failed'] as const;

@@ -1,11 +1,10 @@
 import { LEAD_FORM_ID, LeadForm } from '../components/LeadForm';
-import { Shell, usePageTitle } from '../components/Shell';
-import { uk } from '../content/uk';
+import { Shell } from '../components/Shell';
+import { useTexts } from '../texts';
 
 /** `/`: the landing page with the lead form. */
 export function HomePage() {
-  usePageTitle(uk.meta.home.title);
-  const home = uk.home;
+  const home = useTexts().home;
   return (
     <Shell>
       <div className="container home">

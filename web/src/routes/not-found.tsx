@@ -1,29 +1,27 @@
 import { useEffect } from 'react';
-import { Link, useLocation } from 'react-router';
-import { Shell, usePageTitle } from '../components/Shell';
-import { uk } from '../content/uk';
+import { Shell } from '../components/Shell';
+import { useTexts } from '../texts';
 
 /** Any other path (the server answers it with status 404 and this page). */
 export function NotFoundPage() {
-  const location = useLocation();
-  usePageTitle(uk.meta.notFound.title);
-
+  const text = useTexts().notFound;
+  // After hydration, so the page's markup stays the same for every path it stands for.
   useEffect(() => {
-    console.error(uk.notFound.log, location.pathname);
-  }, [location.pathname]);
+    console.error(text.log, window.location.pathname);
+  }, [text.log]);
 
   return (
     <Shell>
       <div className="container narrow message">
         <p className="big-code" aria-hidden="true">
-          {uk.notFound.code}
+          {text.code}
         </p>
-        <h1 lang="en">{uk.notFound.title}</h1>
-        <p>{uk.notFound.text}</p>
+        <h1 lang="en">{text.title}</h1>
+        <p>{text.text}</p>
         <p>
-          <Link className="button button-primary" to="/" lang="en">
-            {uk.notFound.home}
-          </Link>
+          <a className="button button-primary" href="/" lang="en">
+            {text.home}
+          </a>
         </p>
       </div>
     </Shell>

@@ -1,18 +1,15 @@
 import { useSyncExternalStore, type MouseEvent } from 'react';
-import { useNavigate } from 'react-router';
-import { Shell, usePageTitle } from '../components/Shell';
+import { Shell } from '../components/Shell';
 import { useConfig, withRetention } from '../config';
-import { uk } from '../content/uk';
+import { useTexts } from '../texts';
 
 const noSubscription = () => () => {};
 /** The visitor's local date, in the same format the server writes (dd.mm.yyyy). */
 export const localToday = () => new Date().toLocaleDateString('uk-UA');
 
-/** `/privacy-policy`: the full policy (SPEC §2: a Back button, eight sections, today's date). */
+/** `/privacy-policy`: the full policy (a Back button, eight sections, today's date). */
 export function PrivacyPolicyPage() {
   const config = useConfig();
-  const navigate = useNavigate();
-  usePageTitle(uk.meta.privacy.title);
   // Hydration uses the server's date (config.today, also written into the HTML), then React
   // re-renders with the visitor's own date, so the two never disagree during hydration.
   const today = useSyncExternalStore(noSubscription, localToday, () => config.today);
@@ -20,11 +17,11 @@ export function PrivacyPolicyPage() {
   function goBack(event: MouseEvent<HTMLButtonElement>): void {
     event.preventDefault();
     // Opened directly (nothing to go back to): go to the landing page instead of doing nothing.
-    if (window.history.length > 1) navigate(-1);
-    else navigate('/');
+    if (window.history.length > 1) window.history.back();
+    else window.location.assign('/');
   }
 
-  const policy = uk.privacy;
+  const policy = useTexts().privacy;
   return (
     <Shell>
       <article className="container narrow prose">

@@ -1,10 +1,9 @@
-import { Shell, usePageTitle } from '../components/Shell';
-import { uk } from '../content/uk';
+import { Shell } from '../components/Shell';
+import { useTexts } from '../texts';
 
 /** `/thank-you`: the default redirect target after a successful submit. */
 export function ThankYouPage() {
-  usePageTitle(uk.meta.thankYou.title);
-  const text = uk.thankYou;
+  const text = useTexts().thankYou;
   return (
     <Shell>
       <div className="container narrow message">

@@ -180,7 +180,7 @@ impl ApiError {
             ),
             ApiError::TimedOut => (
                 None,
-                format!("The request took longer than {} s", crate::app::REQUEST_TIME_LIMIT.as_secs()),
+                format!("The request took longer than {} s", crate::http::REQUEST_TIME_LIMIT.as_secs()),
                 Some("Запит тривав задовго і був перерваний. Спробуйте, будь ласка, ще раз.".to_owned()),
                 None,
             ),

@@ -1,0 +1,158 @@
+//! Who has a lead (taken, or handed out) and the figures per source and per operator.
+
+use super::*;
+
+impl PostgresStore {
+    pub async fn take(
+        &self,
+        id: i64,
+        operator_id: i64,
+        until: jiff::Timestamp,
+        now: jiff::Timestamp,
+    ) -> Result<bool, StoreError> {
+        let client = self.client().await?;
+        // SET reads the row as it was: a lead handed to this operator keeps having no end. The
+        // row's lock makes two operators taking it at once one after the other: the second sees
+        // the first's claim.
+        let changed = client
+            .execute(
+                &format!(
+                    "UPDATE \"CRN\" SET claimed_by = $2, claimed_until = \
+                     CASE WHEN claimed_by = $2 AND claimed_until IS NULL THEN NULL ELSE to_timestamp($3) END \
+                     WHERE id = $1 AND repeat_of IS NULL AND held IS NULL AND status IN ({open}) \
+                     AND NOT (claimed_by IS NOT NULL AND claimed_by <> $2 \
+                              AND (claimed_until IS NULL OR claimed_until > to_timestamp($4)))",
+                    open = open_statuses_sql()
+                ),
+                &[&id, &operator_id, &seconds(until), &seconds(now)],
+            )
+            .await
+            .map_err(unavailable)?;
+        Ok(changed == 1)
+    }
+
+    pub async fn give_back(
+        &self,
+        id: i64,
+        operator_id: i64,
+        now: jiff::Timestamp,
+    ) -> Result<bool, StoreError> {
+        let client = self.client().await?;
+        let changed = client
+            .execute(
+                "UPDATE \"CRN\" SET claimed_by = NULL, claimed_until = NULL \
+                 WHERE id = $1 AND claimed_by = $2 \
+                 AND (claimed_until IS NULL OR claimed_until > to_timestamp($3))",
+                &[&id, &operator_id, &seconds(now)],
+            )
+            .await
+            .map_err(unavailable)?;
+        Ok(changed == 1)
+    }
+
+    pub async fn hand_to(&self, id: i64, operator_id: Option<i64>) -> Result<bool, StoreError> {
+        let client = self.client().await?;
+        let changed = client
+            .execute(
+                "UPDATE \"CRN\" SET claimed_by = $2, claimed_until = NULL WHERE id = $1",
+                &[&id, &operator_id],
+            )
+            .await
+            .map_err(unavailable)?;
+        Ok(changed == 1)
+    }
+
+    pub async fn hand_out_in_turn(&self, ids: Vec<i64>, now: jiff::Timestamp) -> Result<usize, StoreError> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(unavailable)?;
+        // Instances share the turn: its row's lock makes them take turns one after the other.
+        tx.execute(
+            "INSERT INTO zayavka_meta (key, value) VALUES ('assign_turn', '0') ON CONFLICT (key) DO NOTHING",
+            &[],
+        )
+        .await
+        .map_err(unavailable)?;
+        let previous: String = tx
+            .query_one("SELECT value FROM zayavka_meta WHERE key = 'assign_turn' FOR UPDATE", &[])
+            .await
+            .map_err(unavailable)?
+            .get(0);
+        let mut previous: i64 = previous.parse().unwrap_or(0);
+        let mut handed = 0;
+        for id in ids {
+            // The first signed-in operator after the previous one, else the first of all.
+            let next = tx
+                .query_opt(
+                    "SELECT id FROM operators WHERE role = 'operator' AND EXISTS \
+                     (SELECT 1 FROM operator_sessions WHERE operator_id = operators.id \
+                      AND expires_at > to_timestamp($2)) \
+                     ORDER BY id > $1 DESC, id LIMIT 1",
+                    &[&previous, &seconds(now)],
+                )
+                .await
+                .map_err(unavailable)?;
+            let Some(next) = next.map(|row| row.get::<_, i64>(0)) else { break };
+            let changed = tx
+                .execute(
+                    "UPDATE \"CRN\" SET claimed_by = $2, claimed_until = NULL \
+                     WHERE id = $1 AND claimed_by IS NULL AND repeat_of IS NULL AND held IS NULL",
+                    &[&id, &next],
+                )
+                .await
+                .map_err(unavailable)?;
+            if changed == 1 {
+                previous = next;
+                handed += 1;
+            }
+        }
+        tx.execute("UPDATE zayavka_meta SET value = $1 WHERE key = 'assign_turn'", &[&previous.to_string()])
+            .await
+            .map_err(unavailable)?;
+        tx.commit().await.map_err(unavailable)?;
+        Ok(handed)
+    }
+
+    pub async fn source_counts(&self, at: CountsAt) -> Result<Vec<SourceCount>, StoreError> {
+        let client = self.client().await?;
+        let rows = client
+            .query(
+                "SELECT utm_source, referrer, count(*), \
+                 count(*) FILTER (WHERE reached_at <= created_at + interval '48 hours') AS reached \
+                 FROM \"CRN\" WHERE repeat_of IS NULL AND held IS NULL AND created_at >= to_timestamp($1) \
+                 GROUP BY utm_source, referrer ORDER BY count(*) DESC, reached DESC",
+                &[&seconds(at.window_start)],
+            )
+            .await
+            .map_err(unavailable)?;
+        Ok(rows
+            .iter()
+            .map(|row| SourceCount {
+                utm_source: row.get(0),
+                referrer: row.get(1),
+                leads: row.get(2),
+                reached: row.get(3),
+            })
+            .collect())
+    }
+
+    pub async fn operator_counts(&self, since: jiff::Timestamp) -> Result<Vec<OperatorCount>, StoreError> {
+        let client = self.client().await?;
+        let rows = client
+            .query(
+                &format!(
+                    "SELECT a.operator, count(*), count(DISTINCT a.lead_id) FILTER (WHERE a.outcome IN ({reached}) \
+                     AND a.at <= l.created_at + interval '48 hours') \
+                     FROM call_attempts AS a JOIN \"CRN\" AS l ON l.id = a.lead_id \
+                     WHERE a.at >= to_timestamp($1) GROUP BY a.operator ORDER BY a.operator",
+                    reached = reached_outcomes_sql()
+                ),
+                &[&seconds(since)],
+            )
+            .await
+            .map_err(unavailable)?;
+        Ok(rows
+            .iter()
+            .map(|row| OperatorCount { email: row.get(0), calls: row.get(1), reached: row.get(2) })
+            .collect())
+    }
+}

@@ -1,0 +1,199 @@
+//! PostgreSQL: a connection pool; PostgreSQL's own commit is durable (fsync'd WAL) and groups
+//! concurrent commits by itself. Several zayavka instances may share one database: migrations
+//! take an advisory lock, ids come from an identity column.
+
+mod audit;
+mod claims;
+mod inbox;
+mod leads;
+mod operators;
+mod outbox;
+mod second_factor;
+
+use std::time::Duration;
+
+use anyhow::Context;
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
+use tokio_postgres::{NoTls, Row};
+
+use super::{
+    Account, Attempt, AuditEntry, AuditRecord, ChannelQueue, Counts, CountsAt, IDEMPOTENCY_WINDOW,
+    Idempotency, InsertContext, LOCK_WAIT, LeadQuery, LeadRecord, Operator, OperatorCount, OutboxJob,
+    Session, SourceCount, StoreError, Stored, channel_names, held_codes, held_text, role_of, status_of,
+};
+use crate::inbox::{Claim, Outcome, open_statuses_sql, reached_outcomes_sql};
+use crate::lead::{Attribution, Lead, NewLead};
+use crate::notice::{Channel, Event};
+use crate::team::{AccountChange, Role};
+
+const MIGRATIONS: &[&str] = &[
+    include_str!("../../../migrations/postgres/0001_leads.sql"),
+    include_str!("../../../migrations/postgres/0002_idempotency_keys.sql"),
+    include_str!("../../../migrations/postgres/0003_operators.sql"),
+    include_str!("../../../migrations/postgres/0004_repeat_submissions.sql"),
+    include_str!("../../../migrations/postgres/0005_held.sql"),
+    include_str!("../../../migrations/postgres/0006_setup_tokens.sql"),
+    include_str!("../../../migrations/postgres/0007_attribution.sql"),
+    include_str!("../../../migrations/postgres/0008_roles_and_audit.sql"),
+    include_str!("../../../migrations/postgres/0009_claims.sql"),
+    include_str!("../../../migrations/postgres/0010_second_factor.sql"),
+];
+
+/// Any constant: instances that start together run the migrations one at a time.
+const MIGRATION_LOCK: i64 = 0x007a_6179_6176_6b61;
+
+/// `created_at` as RFC 3339 in UTC with microseconds, as the SQLite store writes it.
+const LEAD_COLUMNS: &str = "id, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), \
+                            name, phone, confirmation, comment";
+
+/// A `timestamptz` column as the SQLite store writes times: RFC 3339, UTC, microseconds.
+macro_rules! text_time {
+    ($column:literal) => {
+        concat!("to_char(", $column, " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')")
+    };
+}
+// By path, so that the entity modules have it too.
+use text_time;
+
+/// The columns `record_from` reads.
+const RECORD_COLUMNS: &str = concat!(
+    "id, ",
+    text_time!("created_at"),
+    ", name, phone, phone_e164, confirmation, comment, policy_version, status, ",
+    text_time!("reached_at"),
+    ", (SELECT count(*) FROM call_attempts WHERE lead_id = \"CRN\".id), repeat_of, ",
+    "(SELECT count(*) FROM \"CRN\" AS later WHERE later.repeat_of = \"CRN\".id), held, ",
+    "utm_source, utm_medium, utm_campaign, utm_content, utm_term, referrer, ",
+    "(SELECT email FROM operators WHERE id = \"CRN\".claimed_by), ",
+    text_time!("claimed_until")
+);
+
+pub struct PostgresStore {
+    pool: Pool,
+}
+
+impl PostgresStore {
+    pub async fn open(url: &str) -> anyhow::Result<PostgresStore> {
+        let mut config: tokio_postgres::Config =
+            url.parse().map_err(|e| anyhow::anyhow!("ZAYAVKA_DATABASE_URL: not a PostgreSQL URL: {e}"))?;
+        // A table or row lock held elsewhere waits at most LOCK_WAIT. First, so that an `options`
+        // in the URL can still set its own.
+        let options =
+            format!("-c lock_timeout={}ms {}", LOCK_WAIT.as_millis(), config.get_options().unwrap_or(""));
+        config.options(options.trim_end());
+        let manager =
+            Manager::from_config(config, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
+        let pool = Pool::builder(manager)
+            .max_size(16)
+            .runtime(Runtime::Tokio1)
+            .wait_timeout(Some(Duration::from_secs(5)))
+            .create_timeout(Some(Duration::from_secs(5)))
+            .recycle_timeout(Some(Duration::from_secs(5)))
+            .build()
+            .context("cannot set up the PostgreSQL connection pool")?;
+        let mut client =
+            pool.get().await.map_err(|e| anyhow::anyhow!("cannot connect to PostgreSQL: {e}"))?;
+        migrate(&mut client).await.context("cannot migrate the PostgreSQL database")?;
+        Ok(PostgresStore { pool })
+    }
+
+    async fn client(&self) -> Result<deadpool_postgres::Object, StoreError> {
+        self.pool.get().await.map_err(|e| StoreError::Unavailable(e.to_string()))
+    }
+
+    pub async fn ping(&self) -> Result<(), StoreError> {
+        self.client().await?.simple_query("SELECT 1").await.map_err(unavailable)?;
+        Ok(())
+    }
+
+    pub async fn meta_get_or_insert(&self, key: &str, value: String) -> Result<String, StoreError> {
+        let client = self.client().await?;
+        // Two instances starting together: the first insert wins and both read it back.
+        client
+            .execute(
+                "INSERT INTO zayavka_meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING",
+                &[&key, &value],
+            )
+            .await
+            .map_err(unavailable)?;
+        let row = client
+            .query_one("SELECT value FROM zayavka_meta WHERE key = $1", &[&key])
+            .await
+            .map_err(unavailable)?;
+        Ok(row.get(0))
+    }
+
+    pub async fn close(&self) {
+        self.pool.close();
+    }
+
+    pub async fn backup_to(&self, _path: &std::path::Path) -> anyhow::Result<()> {
+        anyhow::bail!("zayavka backup copies SQLite databases; for PostgreSQL use pg_dump -Fc")
+    }
+}
+
+async fn migrate(client: &mut deadpool_postgres::Object) -> Result<(), tokio_postgres::Error> {
+    // Another instance may be migrating, and a migration may wait for locks: no lock timeout here
+    // (RESET below gives the pooled connection its own back).
+    client.batch_execute("SET lock_timeout = 0").await?;
+    client.execute("SELECT pg_advisory_lock($1)", &[&MIGRATION_LOCK]).await?;
+    let result = async {
+        client.batch_execute("CREATE TABLE IF NOT EXISTS zayavka_schema (version INTEGER NOT NULL)").await?;
+        let applied: i32 =
+            client.query_one("SELECT coalesce(max(version), 0) FROM zayavka_schema", &[]).await?.get(0);
+        for (version, sql) in (1..).zip(MIGRATIONS).skip(usize::try_from(applied).unwrap_or(0)) {
+            let tx = client.transaction().await?;
+            tx.batch_execute(sql).await?;
+            tx.execute("INSERT INTO zayavka_schema (version) VALUES ($1)", &[&version]).await?;
+            tx.commit().await?;
+        }
+        Ok(())
+    }
+    .await;
+    client.execute("SELECT pg_advisory_unlock($1)", &[&MIGRATION_LOCK]).await?;
+    client.batch_execute("RESET lock_timeout").await?;
+    result
+}
+
+fn record_from(row: &Row) -> LeadRecord {
+    LeadRecord {
+        id: row.get(0),
+        created_at: row.get(1),
+        name: row.get(2),
+        phone: row.get(3),
+        phone_e164: row.get(4),
+        confirmation: row.get(5),
+        comment: row.get(6),
+        policy_version: row.get(7),
+        status: status_of(row.get(8)),
+        reached_at: row.get(9),
+        attempt_count: row.get(10),
+        repeat_of: row.get(11),
+        repeat_count: row.get(12),
+        held: held_codes(row.get(13)),
+        attribution: Attribution::from_values([
+            row.get(14),
+            row.get(15),
+            row.get(16),
+            row.get(17),
+            row.get(18),
+            row.get(19),
+        ]),
+        claim: row.get::<_, Option<String>>(20).map(|by| Claim { by, until: row.get(21) }),
+    }
+}
+
+/// Seconds since the epoch, for `to_timestamp()` (microseconds survive in an f64).
+fn seconds(at: jiff::Timestamp) -> f64 {
+    at.as_microsecond() as f64 / 1_000_000.0
+}
+
+fn unavailable(e: tokio_postgres::Error) -> StoreError {
+    // The error's text goes to the log. PostgreSQL's DETAIL may quote a row ("Failing row contains
+    // (…)"), a lead's name and phone with it: keep only the message and the code.
+    let text = match e.as_db_error() {
+        Some(db) => format!("{}: {} ({})", db.severity(), db.message(), db.code().code()),
+        None => e.to_string(),
+    };
+    StoreError::Unavailable(text)
+}

@@ -1,0 +1,137 @@
+//! The notification outbox: claiming due rows, marking them sent or for a retry, reminders.
+
+use super::*;
+
+impl PostgresStore {
+    pub async fn claim_outbox(
+        &self,
+        now: jiff::Timestamp,
+        lease_until: jiff::Timestamp,
+        limit: u32,
+        channels: std::sync::Arc<[Channel]>,
+    ) -> Result<Vec<OutboxJob>, StoreError> {
+        let client = self.client().await?;
+        let channels = channel_names(&channels);
+        // The database's clock, not this instance's, says what is due and whose lease has run
+        // out: instances whose clocks disagree must still agree on that, or a row being sent by
+        // one is claimed again by another. The lease's length is the caller's.
+        let lease_seconds = seconds(lease_until) - seconds(now);
+        // SKIP LOCKED: instances claiming at the same moment take different rows, never wait.
+        let rows = client
+            .query(
+                "UPDATE outbox SET locked_until = now() + make_interval(secs => $1), attempts = attempts + 1 \
+                 WHERE id IN ( \
+                   SELECT id FROM outbox WHERE sent_at IS NULL AND next_attempt_at <= now() \
+                   AND (locked_until IS NULL OR locked_until <= now()) \
+                   AND channel = ANY($3) ORDER BY next_attempt_at, id LIMIT $2 FOR UPDATE SKIP LOCKED) \
+                 RETURNING id, lead_id, event, channel, attempts",
+                &[&lease_seconds, &i64::from(limit), &channels],
+            )
+            .await
+            .map_err(unavailable)?;
+        // Only known names are ever written; a row that says otherwise waits out its lease.
+        let mut jobs: Vec<OutboxJob> = rows
+            .iter()
+            .filter_map(|row| {
+                Some(OutboxJob {
+                    id: row.get(0),
+                    lead_id: row.get(1),
+                    event: Event::from_name(row.get(2))?,
+                    channel: Channel::from_name(row.get(3))?,
+                    attempts: row.get(4),
+                })
+            })
+            .collect();
+        jobs.sort_by_key(|job| job.id);
+        Ok(jobs)
+    }
+
+    pub async fn outbox_sent(&self, id: i64, now: jiff::Timestamp) -> Result<(), StoreError> {
+        let client = self.client().await?;
+        client
+            .execute(
+                "UPDATE outbox SET sent_at = to_timestamp($2), locked_until = NULL, last_error = NULL WHERE id = $1",
+                &[&id, &seconds(now)],
+            )
+            .await
+            .map_err(unavailable)?;
+        Ok(())
+    }
+
+    pub async fn outbox_retry(
+        &self,
+        id: i64,
+        next_attempt_at: jiff::Timestamp,
+        error: String,
+    ) -> Result<(), StoreError> {
+        let client = self.client().await?;
+        // As a wait from the database's clock (see `claim_outbox`).
+        let wait_seconds = (seconds(next_attempt_at) - seconds(jiff::Timestamp::now())).max(0.0);
+        client
+            .execute(
+                "UPDATE outbox SET next_attempt_at = now() + make_interval(secs => $2), locked_until = NULL, \
+                 last_error = $3 WHERE id = $1",
+                &[&id, &wait_seconds, &error],
+            )
+            .await
+            .map_err(unavailable)?;
+        Ok(())
+    }
+
+    pub async fn queue_reminders(
+        &self,
+        event: Event,
+        channels: std::sync::Arc<[Channel]>,
+        from: jiff::Timestamp,
+        to: jiff::Timestamp,
+    ) -> Result<usize, StoreError> {
+        let client = self.client().await?;
+        let channels = channel_names(&channels);
+        let queued = client
+            .execute(
+                &format!(
+                    "INSERT INTO outbox (lead_id, event, channel) \
+                     SELECT id, $1, channel FROM \"CRN\", unnest($2::text[]) AS channel \
+                     WHERE repeat_of IS NULL AND held IS NULL AND status IN ({}) \
+                     AND created_at >= to_timestamp($3) AND created_at < to_timestamp($4) \
+                     ON CONFLICT (lead_id, event, channel) DO NOTHING",
+                    open_statuses_sql()
+                ),
+                &[&event.name(), &channels, &seconds(from), &seconds(to)],
+            )
+            .await
+            .map_err(unavailable)?;
+        Ok(queued as usize)
+    }
+
+    pub async fn outbox_queues(&self) -> Result<Vec<ChannelQueue>, StoreError> {
+        let client = self.client().await?;
+        // Per channel: unsent rows, those that failed, the oldest's time, the newest failure's reason.
+        let rows = client
+            .query(
+                concat!(
+                    "SELECT channel, count(*), count(last_error), ",
+                    text_time!("min(created_at)"),
+                    ", (SELECT newest.last_error FROM outbox AS newest WHERE newest.channel = queued.channel \
+                     AND newest.sent_at IS NULL AND newest.last_error IS NOT NULL ORDER BY newest.id DESC LIMIT 1) \
+                     FROM outbox AS queued WHERE sent_at IS NULL GROUP BY channel ORDER BY channel"
+                ),
+                &[],
+            )
+            .await
+            .map_err(unavailable)?;
+        // A channel this version does not know (rows written by hand) is left out.
+        Ok(rows
+            .iter()
+            .filter_map(|row| {
+                Some(ChannelQueue {
+                    channel: Channel::from_name(row.get(0))?,
+                    waiting: row.get(1),
+                    failing: row.get(2),
+                    oldest_at: row.get(3),
+                    last_error: row.get(4),
+                })
+            })
+            .collect())
+    }
+}

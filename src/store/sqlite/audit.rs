@@ -1,0 +1,45 @@
+//! The audit trail: appended to, read newest first; the table's triggers refuse any change.
+
+use super::*;
+
+impl SqliteStore {
+    pub async fn audit(&self, entry: AuditEntry, now: jiff::Timestamp) -> Result<(), StoreError> {
+        self.write(move |conn| {
+            conn.prepare_cached(
+                "INSERT INTO audit (at, actor, action, lead_id, detail, address) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?
+            .execute(params![
+                text(now),
+                entry.actor,
+                entry.action.name(),
+                entry.lead_id,
+                entry.detail,
+                entry.address
+            ])?;
+            Ok(())
+        })
+        .await
+    }
+
+    pub async fn audit_page(&self, before_id: i64, limit: u32) -> Result<Vec<AuditRecord>, StoreError> {
+        self.read(move |conn| {
+            let mut stmt = conn.prepare_cached(
+                "SELECT id, at, actor, action, lead_id, detail, address FROM audit WHERE id < ?1 \
+                 ORDER BY id DESC LIMIT ?2",
+            )?;
+            let rows = stmt.query_map(params![before_id, limit], |row| {
+                Ok(AuditRecord {
+                    id: row.get(0)?,
+                    at: row.get(1)?,
+                    actor: row.get(2)?,
+                    action: row.get(3)?,
+                    lead_id: row.get(4)?,
+                    detail: row.get(5)?,
+                    address: row.get(6)?,
+                })
+            })?;
+            rows.collect()
+        })
+        .await
+    }
+}

@@ -1,0 +1,143 @@
+//! Who has a lead (taken, or handed out) and the figures per source and per operator.
+
+use rusqlite::named_params;
+
+use super::*;
+
+/// A claim that holds at `:now`: a lead handed out (no end) or taken until a later time.
+const LIVE: &str = "(claimed_by IS NOT NULL AND (claimed_until IS NULL OR claimed_until > :now))";
+
+impl SqliteStore {
+    pub async fn take(
+        &self,
+        id: i64,
+        operator_id: i64,
+        until: jiff::Timestamp,
+        now: jiff::Timestamp,
+    ) -> Result<bool, StoreError> {
+        self.write(move |conn| {
+            // SET reads the row as it was: a lead handed to this operator keeps having no end.
+            let sql = format!(
+                "UPDATE \"CRN\" SET claimed_by = :operator, claimed_until = \
+                 CASE WHEN claimed_by = :operator AND claimed_until IS NULL THEN NULL ELSE :until END \
+                 WHERE id = :id AND repeat_of IS NULL AND held IS NULL AND status IN ({open}) \
+                 AND NOT ({LIVE} AND claimed_by <> :operator)",
+                open = open_statuses_sql()
+            );
+            let changed = conn.prepare_cached(&sql)?.execute(named_params! {
+                ":id": id, ":operator": operator_id, ":until": text(until), ":now": text(now),
+            })?;
+            Ok(changed == 1)
+        })
+        .await
+    }
+
+    pub async fn give_back(
+        &self,
+        id: i64,
+        operator_id: i64,
+        now: jiff::Timestamp,
+    ) -> Result<bool, StoreError> {
+        self.write(move |conn| {
+            let sql = format!(
+                "UPDATE \"CRN\" SET claimed_by = NULL, claimed_until = NULL \
+                 WHERE id = :id AND claimed_by = :operator AND {LIVE}"
+            );
+            let changed = conn
+                .prepare_cached(&sql)?
+                .execute(named_params! { ":id": id, ":operator": operator_id, ":now": text(now) })?;
+            Ok(changed == 1)
+        })
+        .await
+    }
+
+    pub async fn hand_to(&self, id: i64, operator_id: Option<i64>) -> Result<bool, StoreError> {
+        self.write(move |conn| {
+            let changed = conn.execute(
+                "UPDATE \"CRN\" SET claimed_by = ?2, claimed_until = NULL WHERE id = ?1",
+                params![id, operator_id],
+            )?;
+            Ok(changed == 1)
+        })
+        .await
+    }
+
+    pub async fn hand_out_in_turn(&self, ids: Vec<i64>, now: jiff::Timestamp) -> Result<usize, StoreError> {
+        self.write(move |conn| {
+            let mut handed = 0;
+            for id in ids {
+                let previous: i64 = conn
+                    .query_row("SELECT value FROM zayavka_meta WHERE key = 'assign_turn'", [], |row| {
+                        row.get::<_, String>(0)
+                    })
+                    .optional()?
+                    .and_then(|value| value.parse().ok())
+                    .unwrap_or(0);
+                // The first signed-in operator after the previous one, else the first of all.
+                let next: Option<i64> = conn
+                    .prepare_cached(
+                        "SELECT id FROM operators WHERE role = 'operator' AND EXISTS \
+                         (SELECT 1 FROM operator_sessions WHERE operator_id = operators.id AND expires_at > ?2) \
+                         ORDER BY id > ?1 DESC, id LIMIT 1",
+                    )?
+                    .query_row(params![previous, text(now)], |row| row.get(0))
+                    .optional()?;
+                let Some(next) = next else { break };
+                let changed = conn.execute(
+                    "UPDATE \"CRN\" SET claimed_by = ?2, claimed_until = NULL \
+                     WHERE id = ?1 AND claimed_by IS NULL AND repeat_of IS NULL AND held IS NULL",
+                    params![id, next],
+                )?;
+                if changed == 1 {
+                    conn.execute(
+                        "INSERT INTO zayavka_meta (key, value) VALUES ('assign_turn', ?1) \
+                         ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                        [next.to_string()],
+                    )?;
+                    handed += 1;
+                }
+            }
+            Ok(handed)
+        })
+        .await
+    }
+
+    pub async fn source_counts(&self, at: CountsAt) -> Result<Vec<SourceCount>, StoreError> {
+        self.read(move |conn| {
+            // julianday() days: 2.0 is the 48-hour promise.
+            let mut stmt = conn.prepare_cached(
+                "SELECT utm_source, referrer, count(*), \
+                 coalesce(sum(julianday(reached_at) - julianday(created_at) <= 2.0), 0) AS reached \
+                 FROM \"CRN\" WHERE repeat_of IS NULL AND held IS NULL AND created_at >= ?1 \
+                 GROUP BY utm_source, referrer ORDER BY count(*) DESC, reached DESC",
+            )?;
+            let rows = stmt.query_map([text(at.window_start)], |row| {
+                Ok(SourceCount {
+                    utm_source: row.get(0)?,
+                    referrer: row.get(1)?,
+                    leads: row.get(2)?,
+                    reached: row.get(3)?,
+                })
+            })?;
+            rows.collect()
+        })
+        .await
+    }
+
+    pub async fn operator_counts(&self, since: jiff::Timestamp) -> Result<Vec<OperatorCount>, StoreError> {
+        self.read(move |conn| {
+            let mut stmt = conn.prepare_cached(&format!(
+                "SELECT a.operator, count(*), count(DISTINCT CASE WHEN a.outcome IN ({reached}) \
+                 AND julianday(a.at) - julianday(l.created_at) <= 2.0 THEN a.lead_id END) \
+                 FROM call_attempts AS a JOIN \"CRN\" AS l ON l.id = a.lead_id \
+                 WHERE a.at >= ?1 GROUP BY a.operator ORDER BY a.operator",
+                reached = reached_outcomes_sql()
+            ))?;
+            let rows = stmt.query_map([text(since)], |row| {
+                Ok(OperatorCount { email: row.get(0)?, calls: row.get(1)?, reached: row.get(2)? })
+            })?;
+            rows.collect()
+        })
+        .await
+    }
+}

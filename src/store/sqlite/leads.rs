@@ -1,0 +1,247 @@
+//! The visitor's leads: the insert (with its idempotency record and outbox rows), the pages of an
+//! export, erasure, retention and release from quarantine.
+
+use super::*;
+
+impl SqliteStore {
+    pub async fn insert(
+        &self,
+        leads: Vec<NewLead>,
+        context: InsertContext,
+        idempotency: Option<Idempotency>,
+    ) -> Result<Vec<Stored>, StoreError> {
+        self.write(move |conn| insert_leads(conn, &leads, &context, idempotency.as_ref())).await
+    }
+
+    pub async fn purge_idempotency_keys(&self, before: jiff::Timestamp) -> Result<usize, StoreError> {
+        let before = format!("{before:.6}");
+        self.write(move |conn| conn.execute("DELETE FROM idempotency_keys WHERE created_at < ?1", [before]))
+            .await
+    }
+
+    pub async fn idempotency_record(
+        &self,
+        key: &str,
+        since: jiff::Timestamp,
+    ) -> Result<Option<(String, Vec<i64>)>, StoreError> {
+        let (key, since) = (key.to_owned(), format!("{since:.6}"));
+        self.read(move |conn| {
+            let record: Option<(String, String)> = conn
+                .query_row(
+                    "SELECT fingerprint, lead_ids FROM idempotency_keys WHERE key = ?1 AND created_at >= ?2",
+                    params![key, since],
+                    |row| Ok((row.get(0)?, row.get(1)?)),
+                )
+                .optional()?;
+            Ok(record.map(|(fingerprint, ids)| (fingerprint, parse_ids(&ids))))
+        })
+        .await
+    }
+
+    pub async fn leads_by_ids(&self, ids: Vec<i64>) -> Result<Vec<Lead>, StoreError> {
+        self.read(move |conn| {
+            let mut stmt =
+                conn.prepare_cached(&format!("SELECT {LEAD_COLUMNS} FROM \"CRN\" WHERE id = ?1"))?;
+            let mut leads = Vec::with_capacity(ids.len());
+            for id in ids {
+                if let Some(lead) = stmt.query_row([id], lead_from).optional()? {
+                    leads.push(lead);
+                }
+            }
+            Ok(leads)
+        })
+        .await
+    }
+
+    pub async fn leads_after(&self, after_id: i64, limit: u32) -> Result<Vec<LeadRecord>, StoreError> {
+        self.read(move |conn| {
+            let mut stmt = conn.prepare_cached(&format!(
+                "SELECT {RECORD_COLUMNS} FROM \"CRN\" WHERE id > ?1 ORDER BY id LIMIT ?2"
+            ))?;
+            let rows = stmt.query_map(params![after_id, limit], record_from)?;
+            rows.collect()
+        })
+        .await
+    }
+
+    pub async fn erase_phone(&self, phone_e164: String) -> Result<usize, StoreError> {
+        let erased = self.write(move |conn| delete_leads(conn, "phone_e164 = ?1", &phone_e164)).await?;
+        self.checkpoint().await?;
+        Ok(erased)
+    }
+
+    pub async fn purge_leads(&self, before: jiff::Timestamp) -> Result<usize, StoreError> {
+        let purged = self.write(move |conn| delete_leads(conn, "created_at < ?1", &text(before))).await?;
+        if purged > 0 {
+            self.checkpoint().await?;
+        }
+        Ok(purged)
+    }
+
+    pub async fn purge_held(&self, before: jiff::Timestamp) -> Result<usize, StoreError> {
+        let purged = self
+            .write(move |conn| delete_leads(conn, "held IS NOT NULL AND created_at < ?1", &text(before)))
+            .await?;
+        if purged > 0 {
+            self.checkpoint().await?;
+        }
+        Ok(purged)
+    }
+
+    pub async fn release(&self, id: i64, channels: std::sync::Arc<[Channel]>) -> Result<bool, StoreError> {
+        self.write(move |conn| {
+            if conn.execute("UPDATE \"CRN\" SET held = NULL WHERE id = ?1 AND held IS NOT NULL", [id])? == 0 {
+                return Ok(false);
+            }
+            let now = text(jiff::Timestamp::now());
+            let mut queue = conn.prepare_cached(
+                "INSERT INTO outbox (lead_id, event, channel, created_at, next_attempt_at) \
+                 VALUES (?1, 'new', ?2, ?3, ?3) ON CONFLICT (lead_id, event, channel) DO NOTHING",
+            )?;
+            for channel in channels.iter() {
+                queue.execute(params![id, channel.name(), now])?;
+            }
+            Ok(true)
+        })
+        .await
+    }
+
+    /// Moves the WAL into the main file and empties it, so deleted (and zeroed) rows leave no
+    /// copy behind in the WAL. A reader in the middle of a query (another process's, say) makes the
+    /// checkpoint answer "busy" and leave the WAL as it is: tried again for a few seconds, then an
+    /// error, never a quiet success with the bytes still there.
+    async fn checkpoint(&self) -> Result<(), StoreError> {
+        let busy = self
+            .read(|conn| {
+                for _ in 0..50 {
+                    let busy: i64 =
+                        conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |row| row.get(0))?;
+                    if busy == 0 {
+                        return Ok(false);
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(100));
+                }
+                Ok(true)
+            })
+            .await?;
+        if busy {
+            return Err(StoreError::Unavailable(
+                "the database is busy: the deleted rows may still be in its log; try again".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Deletes the leads `condition` (with `?1` bound to `value`) picks and the repeats that name
+/// them, their calls and notifications (by cascade) and the idempotency records that name them.
+fn delete_leads(conn: &Connection, condition: &str, value: &str) -> rusqlite::Result<usize> {
+    // Chosen first: a cascade would delete a repeat without a RETURNING row to say so.
+    let ids: Vec<i64> = conn
+        .prepare(&format!(
+            "SELECT id FROM \"CRN\" WHERE ({condition}) OR repeat_of IN (SELECT id FROM \"CRN\" WHERE {condition})"
+        ))?
+        .query_map([value], |row| row.get(0))?
+        .collect::<Result<_, _>>()?;
+    let mut delete = conn.prepare_cached("DELETE FROM \"CRN\" WHERE id = ?1")?;
+    let mut forget = conn.prepare_cached(
+        "DELETE FROM idempotency_keys WHERE ',' || lead_ids || ',' LIKE '%,' || ?1 || ',%'",
+    )?;
+    for id in &ids {
+        delete.execute([id])?;
+        forget.execute([id])?;
+    }
+    Ok(ids.len())
+}
+
+fn insert_leads(
+    conn: &Connection,
+    leads: &[NewLead],
+    context: &InsertContext,
+    idempotency: Option<&Idempotency>,
+) -> rusqlite::Result<Vec<Stored>> {
+    let now = jiff::Timestamp::now();
+    let created_at = format!("{now:.6}");
+    // Same text format as created_at, so comparing the text compares the times.
+    let duplicates_since = context.duplicate_window.and_then(|window| {
+        let window = jiff::SignedDuration::try_from(window).ok()?;
+        Some(format!("{:.6}", now.checked_sub(window).ok()?))
+    });
+    let mut find_first = conn.prepare_cached(
+        "SELECT id FROM \"CRN\" WHERE phone_e164 = ?1 AND created_at >= ?2 AND repeat_of IS NULL \
+         AND held IS NULL ORDER BY id LIMIT 1",
+    )?;
+    let mut insert = conn.prepare_cached(
+        "INSERT INTO \"CRN\" \
+         (created_at, name, phone, phone_e164, confirmation, comment, policy_version, repeat_of, held, \
+          utm_source, utm_medium, utm_campaign, utm_content, utm_term, referrer) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) RETURNING id",
+    )?;
+    let mut queue = conn.prepare_cached(
+        "INSERT INTO outbox (lead_id, event, channel, created_at, next_attempt_at) VALUES (?1, 'new', ?2, ?3, ?3)",
+    )?;
+    let mut stored = Vec::with_capacity(leads.len());
+    for lead in leads {
+        let held = held_text(&lead.held);
+        // A held lead stands alone: it must not make a person's real lead its repeat.
+        let repeat_of: Option<i64> = match &duplicates_since {
+            Some(since) if held.is_none() => {
+                find_first.query_row(params![lead.phone_e164, since], |row| row.get(0)).optional()?
+            }
+            _ => None,
+        };
+        let source = lead.attribution.values();
+        let id = insert.query_row(
+            params![
+                created_at,
+                lead.name,
+                lead.phone,
+                lead.phone_e164,
+                lead.confirmation,
+                lead.comment,
+                &*context.policy_version,
+                repeat_of,
+                held,
+                source[0],
+                source[1],
+                source[2],
+                source[3],
+                source[4],
+                source[5],
+            ],
+            |row| row.get(0),
+        )?;
+        // A repeat's first lead was notified already; a held lead is notified once released.
+        if repeat_of.is_none() && held.is_none() {
+            for channel in context.channels.iter() {
+                queue.execute(params![id, channel.name(), created_at])?;
+            }
+        }
+        stored.push(Stored { lead: lead.stored_as(id, created_at.clone()), repeat_of });
+    }
+    if let Some(idempotency) = idempotency {
+        let ids = stored.iter().map(|row| row.lead.id.to_string()).collect::<Vec<_>>().join(",");
+        conn.prepare_cached(
+            "INSERT INTO idempotency_keys (key, fingerprint, lead_ids, created_at) VALUES (?1, ?2, ?3, ?4) \
+             ON CONFLICT (key) DO NOTHING",
+        )?
+        .execute(params![idempotency.key, idempotency.fingerprint, ids, created_at])?;
+    }
+    Ok(stored)
+}
+
+/// `lead_ids` as written by `insert_leads`.
+fn parse_ids(ids: &str) -> Vec<i64> {
+    ids.split(',').filter_map(|id| id.parse().ok()).collect()
+}
+
+fn lead_from(row: &rusqlite::Row) -> rusqlite::Result<Lead> {
+    Ok(Lead {
+        id: row.get(0)?,
+        created_at: row.get(1)?,
+        name: row.get(2)?,
+        phone: row.get(3)?,
+        confirmation: row.get(4)?,
+        comment: row.get(5)?,
+    })
+}

@@ -1,0 +1,409 @@
+//! SQLite: one writer thread with group commit, one reader connection.
+//!
+//! Every acknowledged insert is fsync'd (WAL, `synchronous=FULL`). An fsync per request would cap
+//! throughput at the disk's fsync rate, so the writer takes every insert waiting in its queue,
+//! writes them in one transaction and commits once; each request still gets its own savepoint, so
+//! one bad request cannot fail its neighbours.
+
+mod audit;
+mod claims;
+mod inbox;
+mod leads;
+mod operators;
+mod outbox;
+mod second_factor;
+
+use std::path::Path;
+use std::sync::Mutex;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use rusqlite::{Connection, OptionalExtension, params};
+use tokio::sync::{mpsc, oneshot};
+
+use super::{
+    Account, Attempt, AuditEntry, AuditRecord, ChannelQueue, Counts, CountsAt, Idempotency, InsertContext,
+    LOCK_WAIT, LeadQuery, LeadRecord, Operator, OperatorCount, OutboxJob, Session, SourceCount, StoreError,
+    Stored, channel_names, held_codes, held_text, role_of, status_of,
+};
+use crate::inbox::{Claim, Outcome, open_statuses_sql, reached_outcomes_sql};
+use crate::lead::{Attribution, Lead, NewLead};
+use crate::notice::{Channel, Event};
+use crate::team::{AccountChange, Role};
+
+const MIGRATIONS: &[&str] = &[
+    include_str!("../../../migrations/sqlite/0001_leads.sql"),
+    include_str!("../../../migrations/sqlite/0002_idempotency_keys.sql"),
+    include_str!("../../../migrations/sqlite/0003_operators.sql"),
+    include_str!("../../../migrations/sqlite/0004_repeat_submissions.sql"),
+    include_str!("../../../migrations/sqlite/0005_held.sql"),
+    include_str!("../../../migrations/sqlite/0006_setup_tokens.sql"),
+    include_str!("../../../migrations/sqlite/0007_attribution.sql"),
+    include_str!("../../../migrations/sqlite/0008_roles_and_audit.sql"),
+    include_str!("../../../migrations/sqlite/0009_claims.sql"),
+    include_str!("../../../migrations/sqlite/0010_second_factor.sql"),
+];
+
+const RECORD_COLUMNS: &str = "id, created_at, name, phone, phone_e164, confirmation, comment, policy_version, \
+     status, reached_at, (SELECT count(*) FROM call_attempts WHERE lead_id = \"CRN\".id), repeat_of, \
+     (SELECT count(*) FROM \"CRN\" AS later WHERE later.repeat_of = \"CRN\".id), held, \
+     utm_source, utm_medium, utm_campaign, utm_content, utm_term, referrer, \
+     (SELECT email FROM operators WHERE id = \"CRN\".claimed_by), claimed_until";
+
+const LEAD_COLUMNS: &str = "id, created_at, name, phone, confirmation, comment";
+/// Most inserts waiting in the queue that one commit takes.
+const MAX_BATCH: usize = 512;
+/// Inserts that may wait for the writer before callers wait to enqueue.
+const QUEUE_CAPACITY: usize = 8192;
+
+/// One write, run by the writer thread inside the batch's transaction (in a savepoint of its own);
+/// `run` hands back how to answer its caller once the commit's outcome is known.
+struct Job {
+    queued_at: Instant,
+    run: Run,
+}
+type Run = Box<dyn FnOnce(Result<&mut rusqlite::Transaction, &rusqlite::Error>) -> Deliver + Send>;
+type Deliver = Box<dyn FnOnce(Result<(), &rusqlite::Error>) + Send>;
+
+pub struct SqliteStore {
+    jobs: Mutex<Option<mpsc::Sender<Job>>>,
+    writer: Mutex<Option<JoinHandle<()>>>,
+    reader: std::sync::Arc<Mutex<Connection>>,
+}
+
+impl SqliteStore {
+    pub fn open(path: &Path) -> anyhow::Result<SqliteStore> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create the data folder {}", dir.display()))?;
+        }
+        let mut writer = Connection::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+        configure(&writer).with_context(|| format!("cannot use {} as a database", path.display()))?;
+        migrate(&mut writer).with_context(|| format!("cannot migrate {}", path.display()))?;
+        let reader = Connection::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+        configure(&reader)?;
+
+        let (tx, rx) = mpsc::channel(QUEUE_CAPACITY);
+        let handle = std::thread::Builder::new()
+            .name("sqlite-writer".into())
+            .spawn(move || write_loop(writer, rx))
+            .context("cannot start the database writer thread")?;
+        Ok(SqliteStore {
+            jobs: Mutex::new(Some(tx)),
+            writer: Mutex::new(Some(handle)),
+            reader: std::sync::Arc::new(Mutex::new(reader)),
+        })
+    }
+
+    pub async fn meta_get_or_insert(&self, key: &str, value: String) -> Result<String, StoreError> {
+        let key = key.to_owned();
+        self.write(move |conn| meta_get_or_insert(conn, &key, &value)).await
+    }
+
+    /// Queues `work` for the writer thread and waits for the commit that holds it.
+    async fn write<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        let sender = self.jobs.lock().expect("jobs lock").clone().ok_or(StoreError::Closed)?;
+        let (reply, answer) = oneshot::channel::<Result<T, StoreError>>();
+        let run: Run = Box::new(move |tx| match tx {
+            Err(begin_failed) => {
+                let _ = reply.send(Err(unavailable(begin_failed)));
+                Box::new(|_| {})
+            }
+            Ok(tx) => {
+                let result = in_savepoint(tx, work);
+                Box::new(move |commit| {
+                    let _ = reply.send(commit.map_err(unavailable).and(result));
+                })
+            }
+        });
+        sender.send(Job { queued_at: Instant::now(), run }).await.map_err(|_| StoreError::Closed)?;
+        answer.await.map_err(|_| StoreError::Closed)?
+    }
+
+    pub async fn ping(&self) -> Result<(), StoreError> {
+        self.read(|conn| conn.query_row("SELECT count(*) FROM zayavka_meta", [], |_| Ok(()))).await
+    }
+
+    pub async fn backup_to(&self, path: &Path) -> anyhow::Result<()> {
+        let path = path.to_owned();
+        let reader = self.reader.clone();
+        tokio::task::spawn_blocking(move || -> anyhow::Result<()> {
+            if path.exists() {
+                anyhow::bail!("{} exists already; choose a new file", path.display());
+            }
+            let mut copy =
+                Connection::open(&path).with_context(|| format!("cannot create {}", path.display()))?;
+            let source = reader.lock().expect("reader lock");
+            // All pages in one step: in WAL mode that reads one snapshot without blocking the
+            // server's writes, where copying in steps would start over after each of them.
+            let backup = rusqlite::backup::Backup::new(&source, &mut copy)?;
+            while backup.step(-1)? != rusqlite::backup::StepResult::Done {
+                std::thread::sleep(std::time::Duration::from_millis(10)); // busy or locked: again
+            }
+            Ok(())
+        })
+        .await?
+    }
+
+    async fn read<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        let reader = self.reader.clone();
+        tokio::task::spawn_blocking(move || {
+            f(&reader.lock().expect("reader lock")).map_err(|e| unavailable(&e))
+        })
+        .await
+        .map_err(|e| StoreError::Unavailable(e.to_string()))?
+    }
+
+    pub async fn close(&self) {
+        // Dropping the last sender ends the writer's loop once the queue is empty.
+        drop(self.jobs.lock().expect("jobs lock").take());
+        let handle = self.writer.lock().expect("writer lock").take();
+        if let Some(handle) = handle {
+            let _ = tokio::task::spawn_blocking(move || handle.join()).await;
+        }
+    }
+}
+
+fn configure(conn: &Connection) -> rusqlite::Result<()> {
+    conn.busy_timeout(LOCK_WAIT)?;
+    conn.pragma_update(None, "journal_mode", "WAL")?;
+    // FULL: the WAL is fsync'd at every commit, so an acknowledged lead survives power loss.
+    conn.pragma_update(None, "synchronous", "FULL")?;
+    conn.pragma_update(None, "foreign_keys", "ON")?;
+    // Erased leads are overwritten with zeros, not just unlinked (privacy: erasure means gone).
+    conn.pragma_update(None, "secure_delete", "ON")?;
+    conn.create_scalar_function(
+        "zayavka_fold",
+        1,
+        rusqlite::functions::FunctionFlags::SQLITE_UTF8
+            | rusqlite::functions::FunctionFlags::SQLITE_DETERMINISTIC,
+        |ctx| Ok(crate::inbox::fold(&ctx.get::<String>(0)?)),
+    )?;
+    Ok(())
+}
+
+/// A time as the store keeps it: RFC 3339 in UTC with microseconds, so text order is time order.
+fn text(at: jiff::Timestamp) -> String {
+    format!("{at:.6}")
+}
+
+/// Applies the migrations not yet applied; `user_version` counts those that were.
+fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
+    let applied: i64 = conn.pragma_query_value(None, "user_version", |row| row.get(0))?;
+    for (version, sql) in (1..).zip(MIGRATIONS).skip(usize::try_from(applied).unwrap_or(0)) {
+        let tx = conn.transaction()?;
+        tx.execute_batch(sql)?;
+        tx.pragma_update(None, "user_version", version)?;
+        tx.commit()?;
+    }
+    Ok(())
+}
+
+fn write_loop(mut conn: Connection, mut jobs: mpsc::Receiver<Job>) {
+    let mut batch = Vec::with_capacity(MAX_BATCH);
+    while let Some(first) = jobs.blocking_recv() {
+        batch.push(first);
+        while batch.len() < MAX_BATCH {
+            match jobs.try_recv() {
+                Ok(job) => batch.push(job),
+                Err(_) => break,
+            }
+        }
+        commit_batch(&mut conn, batch.drain(..));
+    }
+    // A clean close checkpoints the WAL into the main file.
+    if let Err((_, e)) = conn.close() {
+        tracing::warn!(error = %e, "closing the database");
+    }
+}
+
+/// Runs every job in one transaction, each in its own savepoint, and answers them all only after
+/// the commit (or with the commit's error).
+fn commit_batch(conn: &mut Connection, batch: std::vec::Drain<'_, Job>) {
+    // LOCK_WAIT counts from when a write was queued: the batch waits only what is left of its
+    // oldest write's, so a write queued behind a batch that waited does not wait that long again.
+    let oldest = batch.as_slice().first().map_or(Duration::ZERO, |job| job.queued_at.elapsed());
+    if let Err(e) = conn.busy_timeout(LOCK_WAIT.saturating_sub(oldest)) {
+        tracing::warn!(error = %e, "setting the database's busy timeout");
+    }
+    let mut tx = match conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate) {
+        Ok(tx) => tx,
+        Err(e) => {
+            tracing::error!(error = %e, "cannot start a database write");
+            batch.for_each(|job| (job.run)(Err(&e))(Err(&e)));
+            return;
+        }
+    };
+    let deliveries: Vec<Deliver> = batch.map(|job| (job.run)(Ok(&mut tx))).collect();
+    let committed = tx.commit();
+    if let Err(e) = &committed {
+        tracing::error!(error = %e, "database commit failed");
+    }
+    for deliver in deliveries {
+        deliver(committed.as_ref().map(|_| ()));
+    }
+}
+
+/// Runs `f` so that its failure undoes only its own writes.
+fn in_savepoint<T>(
+    tx: &mut rusqlite::Transaction,
+    f: impl FnOnce(&Connection) -> rusqlite::Result<T>,
+) -> Result<T, StoreError> {
+    // After some I/O errors (a full disk, a failed read) SQLite rolls back the whole transaction,
+    // not only the failing write. A write run after that would be outside the batch: committed on
+    // its own by its savepoint while its caller is told the batch failed. So it is not run.
+    if tx.is_autocommit() {
+        return Err(StoreError::Unavailable("an earlier write of this batch failed and undid it".into()));
+    }
+    let sp = tx.savepoint().map_err(|e| unavailable(&e))?;
+    let value = f(&sp).map_err(|e| unavailable(&e))?; // dropping `sp` rolls it back
+    sp.commit().map_err(|e| unavailable(&e))?;
+    Ok(value)
+}
+
+fn meta_get_or_insert(conn: &Connection, key: &str, value: &str) -> rusqlite::Result<String> {
+    let existing: Option<String> = conn
+        .query_row("SELECT value FROM zayavka_meta WHERE key = ?1", [key], |row| row.get(0))
+        .optional()?;
+    match existing {
+        Some(existing) => Ok(existing),
+        None => {
+            conn.execute("INSERT INTO zayavka_meta (key, value) VALUES (?1, ?2)", [key, value])?;
+            Ok(value.to_owned())
+        }
+    }
+}
+
+fn record_from(row: &rusqlite::Row) -> rusqlite::Result<LeadRecord> {
+    let claimed_until: Option<String> = row.get(21)?;
+    Ok(LeadRecord {
+        id: row.get(0)?,
+        created_at: row.get(1)?,
+        name: row.get(2)?,
+        phone: row.get(3)?,
+        phone_e164: row.get(4)?,
+        confirmation: row.get(5)?,
+        comment: row.get(6)?,
+        policy_version: row.get(7)?,
+        status: status_of(&row.get::<_, String>(8)?),
+        reached_at: row.get(9)?,
+        attempt_count: row.get(10)?,
+        repeat_of: row.get(11)?,
+        repeat_count: row.get(12)?,
+        held: held_codes(row.get(13)?),
+        attribution: Attribution::from_values([
+            row.get(14)?,
+            row.get(15)?,
+            row.get(16)?,
+            row.get(17)?,
+            row.get(18)?,
+            row.get(19)?,
+        ]),
+        claim: row.get::<_, Option<String>>(20)?.map(|by| Claim { by, until: claimed_until }),
+    })
+}
+
+/// A column holding one of a few names (`Event`, `Channel`).
+fn named<T>(row: &rusqlite::Row, index: usize, parse: fn(&str) -> Option<T>) -> rusqlite::Result<T> {
+    let name: String = row.get(index)?;
+    parse(&name).ok_or_else(|| {
+        rusqlite::Error::FromSqlConversionFailure(
+            index,
+            rusqlite::types::Type::Text,
+            format!("unknown name {name:?}").into(),
+        )
+    })
+}
+
+fn unavailable(e: &rusqlite::Error) -> StoreError {
+    StoreError::Unavailable(e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// SQLite undoes a whole batch when one of its writes meets an I/O error (see `in_savepoint`).
+    /// The failing write here does that with a ROLLBACK: the state SQLite leaves behind, made at
+    /// a known point of the batch. Every write queued behind it must be answered as it is stored.
+    #[tokio::test]
+    async fn a_batch_undone_by_a_failing_write_answers_each_write_as_it_is_stored() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(&dir.path().join("leads.db")).unwrap();
+        let store = std::sync::Arc::new(store);
+        // The writer waits inside a first write until the three below are queued: one batch.
+        let (release, held) = std::sync::mpsc::channel::<()>();
+        let (started, writer_waits) = oneshot::channel();
+        let holding = tokio::spawn({
+            let store = store.clone();
+            async move {
+                store
+                    .write(move |_| {
+                        started.send(()).unwrap();
+                        held.recv().unwrap();
+                        Ok(())
+                    })
+                    .await
+            }
+        });
+        writer_waits.await.unwrap();
+        let before = tokio::spawn({
+            let store = store.clone();
+            async move { store.meta_get_or_insert("before", "1".into()).await }
+        });
+        while store.queued() < 1 {
+            tokio::task::yield_now().await;
+        }
+        let failing = tokio::spawn({
+            let store = store.clone();
+            async move {
+                store
+                    .write(|conn| {
+                        conn.execute_batch("ROLLBACK")?;
+                        conn.execute_batch("SELECT * FROM a_disk_that_failed")
+                    })
+                    .await
+            }
+        });
+        while store.queued() < 2 {
+            tokio::task::yield_now().await;
+        }
+        let after = tokio::spawn({
+            let store = store.clone();
+            async move { store.meta_get_or_insert("after", "1".into()).await }
+        });
+        while store.queued() < 3 {
+            tokio::task::yield_now().await;
+        }
+        release.send(()).unwrap();
+        holding.await.unwrap().unwrap();
+        assert!(failing.await.unwrap().is_err());
+
+        for (key, answer) in [("before", before.await.unwrap()), ("after", after.await.unwrap())] {
+            let stored = store
+                .read(move |conn| {
+                    conn.query_row("SELECT 1 FROM zayavka_meta WHERE key = ?1", [key], |_| Ok(())).optional()
+                })
+                .await
+                .unwrap()
+                .is_some();
+            assert_eq!(answer.is_ok(), stored, "{key}: answered {answer:?}, stored: {stored}");
+        }
+        store.close().await;
+    }
+
+    impl SqliteStore {
+        /// Writes waiting for the writer thread.
+        fn queued(&self) -> usize {
+            let jobs = self.jobs.lock().unwrap();
+            jobs.as_ref().map_or(0, |sender| sender.max_capacity() - sender.capacity())
+        }
+    }
+}

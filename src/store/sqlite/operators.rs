@@ -1,0 +1,254 @@
+//! Operator accounts, the first start's setup token, and sessions.
+
+use super::*;
+
+impl SqliteStore {
+    pub async fn add_operator(
+        &self,
+        email: String,
+        password_hash: String,
+        role: Option<Role>,
+    ) -> Result<bool, StoreError> {
+        self.write(move |conn| {
+            let role = match role {
+                Some(role) => role,
+                None if has_operator(conn)? => Role::Operator,
+                None => Role::Admin,
+            };
+            let added = conn.execute(
+                "INSERT INTO operators (email, password_hash, created_at, role) VALUES (?1, ?2, ?3, ?4) \
+                 ON CONFLICT (email) DO NOTHING",
+                params![email, password_hash, text(jiff::Timestamp::now()), role.name()],
+            )?;
+            Ok(added == 1)
+        })
+        .await
+    }
+
+    pub async fn accounts(&self) -> Result<Vec<Account>, StoreError> {
+        self.read(|conn| {
+            let mut stmt = conn.prepare(
+                "SELECT email, role, created_at, totp_secret IS NOT NULL FROM operators ORDER BY id",
+            )?;
+            let rows = stmt.query_map([], |row| {
+                Ok(Account {
+                    email: row.get(0)?,
+                    role: role_of(&row.get::<_, String>(1)?),
+                    created_at: row.get(2)?,
+                    second_factor: row.get(3)?,
+                })
+            })?;
+            rows.collect()
+        })
+        .await
+    }
+
+    pub async fn set_role(&self, email: String, role: Role) -> Result<AccountChange, StoreError> {
+        self.write(move |conn| {
+            let Some((id, current)) = account_role(conn, &email)? else {
+                return Ok(AccountChange::NoSuchOperator);
+            };
+            if current == Role::Admin && role != Role::Admin && admins(conn)? <= 1 {
+                return Ok(AccountChange::LastAdmin);
+            }
+            if current != role {
+                conn.execute("UPDATE operators SET role = ?2 WHERE id = ?1", params![id, role.name()])?;
+                conn.execute("DELETE FROM operator_sessions WHERE operator_id = ?1", [id])?;
+            }
+            Ok(AccountChange::Done)
+        })
+        .await
+    }
+
+    pub async fn remove_operator(&self, email: String) -> Result<AccountChange, StoreError> {
+        self.write(move |conn| {
+            let Some((id, current)) = account_role(conn, &email)? else {
+                return Ok(AccountChange::NoSuchOperator);
+            };
+            if current == Role::Admin && admins(conn)? <= 1 {
+                return Ok(AccountChange::LastAdmin);
+            }
+            conn.execute("DELETE FROM operator_sessions WHERE operator_id = ?1", [id])?;
+            conn.execute("DELETE FROM operators WHERE id = ?1", [id])?;
+            Ok(AccountChange::Done)
+        })
+        .await
+    }
+
+    pub async fn set_password(&self, email: String, password_hash: String) -> Result<bool, StoreError> {
+        self.write(move |conn| {
+            let changed =
+                conn.execute("UPDATE operators SET password_hash = ?2 WHERE email = ?1", params![email, password_hash])?;
+            conn.execute(
+                "DELETE FROM operator_sessions WHERE operator_id IN (SELECT id FROM operators WHERE email = ?1)",
+                [&email],
+            )?;
+            Ok(changed == 1)
+        })
+        .await
+    }
+
+    pub async fn operator(&self, email: String) -> Result<Option<Operator>, StoreError> {
+        self.read(move |conn| {
+            conn.query_row(
+                "SELECT id, email, password_hash, role, totp_secret, totp_pending FROM operators WHERE email = ?1",
+                [email],
+                |row| {
+                    Ok(Operator {
+                        id: row.get(0)?,
+                        email: row.get(1)?,
+                        password_hash: row.get(2)?,
+                        role: role_of(&row.get::<_, String>(3)?),
+                        totp_secret: row.get(4)?,
+                        totp_pending: row.get(5)?,
+                    })
+                },
+            )
+            .optional()
+        })
+        .await
+    }
+
+    pub async fn offer_setup(
+        &self,
+        token_hash: String,
+        expires_at: jiff::Timestamp,
+    ) -> Result<bool, StoreError> {
+        self.write(move |conn| {
+            if has_operator(conn)? {
+                conn.execute("DELETE FROM setup_tokens", [])?;
+                return Ok(false);
+            }
+            conn.execute("DELETE FROM setup_tokens WHERE expires_at <= ?1", [text(jiff::Timestamp::now())])?;
+            conn.execute(
+                "INSERT INTO setup_tokens (token_hash, expires_at) VALUES (?1, ?2)",
+                params![token_hash, text(expires_at)],
+            )?;
+            Ok(true)
+        })
+        .await
+    }
+
+    pub async fn setup_token_valid(
+        &self,
+        token_hash: String,
+        now: jiff::Timestamp,
+    ) -> Result<bool, StoreError> {
+        self.read(move |conn| {
+            let found = conn
+                .query_row(
+                    "SELECT 1 FROM setup_tokens WHERE token_hash = ?1 AND expires_at > ?2",
+                    params![token_hash, text(now)],
+                    |_| Ok(()),
+                )
+                .optional()?;
+            Ok(found.is_some() && !has_operator(conn)?)
+        })
+        .await
+    }
+
+    pub async fn add_first_operator(
+        &self,
+        token_hash: String,
+        email: String,
+        password_hash: String,
+        now: jiff::Timestamp,
+    ) -> Result<Option<Operator>, StoreError> {
+        self.write(move |conn| {
+            let used = conn.execute(
+                "DELETE FROM setup_tokens WHERE token_hash = ?1 AND expires_at > ?2",
+                params![token_hash, text(now)],
+            )?;
+            if used == 0 || has_operator(conn)? {
+                return Ok(None);
+            }
+            conn.execute(
+                "INSERT INTO operators (email, password_hash, created_at, role) VALUES (?1, ?2, ?3, ?4)",
+                params![email, password_hash, text(now), Role::Admin.name()],
+            )?;
+            conn.execute("DELETE FROM setup_tokens", [])?;
+            Ok(Some(Operator {
+                id: conn.last_insert_rowid(),
+                email,
+                password_hash,
+                role: Role::Admin,
+                totp_secret: None,
+                totp_pending: None,
+            }))
+        })
+        .await
+    }
+
+    pub async fn create_session(
+        &self,
+        token_hash: String,
+        operator_id: i64,
+        csrf_token: String,
+        expires_at: jiff::Timestamp,
+    ) -> Result<(), StoreError> {
+        self.write(move |conn| {
+            conn.execute(
+                "INSERT INTO operator_sessions (token_hash, operator_id, csrf_token, created_at, expires_at) \
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![token_hash, operator_id, csrf_token, text(jiff::Timestamp::now()), text(expires_at)],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
+    pub async fn session(
+        &self,
+        token_hash: String,
+        now: jiff::Timestamp,
+    ) -> Result<Option<Session>, StoreError> {
+        self.read(move |conn| {
+            conn.prepare_cached(
+                "SELECT s.operator_id, o.email, s.csrf_token, o.role, o.totp_secret IS NOT NULL \
+                 FROM operator_sessions s \
+                 JOIN operators o ON o.id = s.operator_id WHERE s.token_hash = ?1 AND s.expires_at > ?2",
+            )?
+            .query_row(params![token_hash, text(now)], |row| {
+                Ok(Session {
+                    operator_id: row.get(0)?,
+                    email: row.get(1)?,
+                    csrf_token: row.get(2)?,
+                    role: role_of(&row.get::<_, String>(3)?),
+                    second_factor: row.get(4)?,
+                })
+            })
+            .optional()
+        })
+        .await
+    }
+
+    pub async fn delete_session(&self, token_hash: String) -> Result<(), StoreError> {
+        self.write(move |conn| {
+            conn.execute("DELETE FROM operator_sessions WHERE token_hash = ?1", [token_hash])?;
+            Ok(())
+        })
+        .await
+    }
+
+    pub async fn purge_sessions(&self, before: jiff::Timestamp) -> Result<usize, StoreError> {
+        self.write(move |conn| {
+            conn.execute("DELETE FROM operator_sessions WHERE expires_at < ?1", [text(before)])
+        })
+        .await
+    }
+}
+
+fn account_role(conn: &Connection, email: &str) -> rusqlite::Result<Option<(i64, Role)>> {
+    conn.query_row("SELECT id, role FROM operators WHERE email = ?1", [email], |row| {
+        Ok((row.get(0)?, role_of(&row.get::<_, String>(1)?)))
+    })
+    .optional()
+}
+
+fn admins(conn: &Connection) -> rusqlite::Result<i64> {
+    conn.query_row("SELECT count(*) FROM operators WHERE role = 'admin'", [], |row| row.get(0))
+}
+
+fn has_operator(conn: &Connection) -> rusqlite::Result<bool> {
+    conn.query_row("SELECT EXISTS (SELECT 1 FROM operators)", [], |row| row.get(0))
+}

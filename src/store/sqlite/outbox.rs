@@ -1,0 +1,116 @@
+//! The notification outbox: claiming due rows, marking them sent or for a retry, reminders.
+
+use super::*;
+
+/// Per channel: unsent rows, those that failed, the oldest's time, the newest failure's reason.
+const OUTBOX_QUEUES: &str = "SELECT channel, count(*), count(last_error), min(created_at), \
+     (SELECT newest.last_error FROM outbox AS newest WHERE newest.channel = queued.channel \
+      AND newest.sent_at IS NULL AND newest.last_error IS NOT NULL ORDER BY newest.id DESC LIMIT 1) \
+     FROM outbox AS queued WHERE sent_at IS NULL GROUP BY channel ORDER BY channel";
+
+impl SqliteStore {
+    pub async fn claim_outbox(
+        &self,
+        now: jiff::Timestamp,
+        lease_until: jiff::Timestamp,
+        limit: u32,
+        channels: std::sync::Arc<[Channel]>,
+    ) -> Result<Vec<OutboxJob>, StoreError> {
+        self.write(move |conn| {
+            let now = text(now);
+            // The channels as a JSON array, read by json_each: one statement whatever their number.
+            let channels = serde_json::to_string(&channel_names(&channels)).expect("strings serialise");
+            let mut stmt = conn.prepare_cached(
+                "UPDATE outbox SET locked_until = ?2, attempts = attempts + 1 WHERE id IN ( \
+                   SELECT id FROM outbox WHERE sent_at IS NULL AND next_attempt_at <= ?1 \
+                   AND (locked_until IS NULL OR locked_until <= ?1) \
+                   AND channel IN (SELECT value FROM json_each(?4)) ORDER BY next_attempt_at, id LIMIT ?3) \
+                 RETURNING id, lead_id, event, channel, attempts",
+            )?;
+            let rows = stmt.query_map(params![now, text(lease_until), limit, channels], |row| {
+                Ok(OutboxJob {
+                    id: row.get(0)?,
+                    lead_id: row.get(1)?,
+                    event: named(row, 2, Event::from_name)?,
+                    channel: named(row, 3, Channel::from_name)?,
+                    attempts: row.get(4)?,
+                })
+            })?;
+            let mut jobs: Vec<OutboxJob> = rows.collect::<Result<_, _>>()?;
+            jobs.sort_by_key(|job| job.id);
+            Ok(jobs)
+        })
+        .await
+    }
+
+    pub async fn outbox_sent(&self, id: i64, now: jiff::Timestamp) -> Result<(), StoreError> {
+        self.write(move |conn| {
+            conn.execute(
+                "UPDATE outbox SET sent_at = ?2, locked_until = NULL, last_error = NULL WHERE id = ?1",
+                params![id, text(now)],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
+    pub async fn outbox_retry(
+        &self,
+        id: i64,
+        next_attempt_at: jiff::Timestamp,
+        error: String,
+    ) -> Result<(), StoreError> {
+        self.write(move |conn| {
+            conn.execute(
+                "UPDATE outbox SET next_attempt_at = ?2, locked_until = NULL, last_error = ?3 WHERE id = ?1",
+                params![id, text(next_attempt_at), error],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
+    pub async fn queue_reminders(
+        &self,
+        event: Event,
+        channels: std::sync::Arc<[Channel]>,
+        from: jiff::Timestamp,
+        to: jiff::Timestamp,
+    ) -> Result<usize, StoreError> {
+        self.write(move |conn| {
+            let now = text(jiff::Timestamp::now());
+            let mut stmt = conn.prepare_cached(&format!(
+                "INSERT INTO outbox (lead_id, event, channel, created_at, next_attempt_at) \
+                 SELECT id, ?1, ?2, ?3, ?3 FROM \"CRN\" \
+                 WHERE repeat_of IS NULL AND held IS NULL AND status IN ({}) AND created_at >= ?4 AND created_at < ?5 \
+                 ON CONFLICT (lead_id, event, channel) DO NOTHING",
+                open_statuses_sql()
+            ))?;
+            let mut queued = 0;
+            for channel in channels.iter() {
+                queued += stmt.execute(params![event.name(), channel.name(), now, text(from), text(to)])?;
+            }
+            Ok(queued)
+        })
+        .await
+    }
+
+    pub async fn outbox_queues(&self) -> Result<Vec<ChannelQueue>, StoreError> {
+        self.read(|conn| {
+            let mut stmt = conn.prepare_cached(OUTBOX_QUEUES)?;
+            // A channel this version does not know (rows written by hand) is left out.
+            let rows = stmt.query_map([], |row| {
+                let Some(channel) = Channel::from_name(&row.get::<_, String>(0)?) else { return Ok(None) };
+                Ok(Some(ChannelQueue {
+                    channel,
+                    waiting: row.get(1)?,
+                    failing: row.get(2)?,
+                    oldest_at: row.get(3)?,
+                    last_error: row.get(4)?,
+                }))
+            })?;
+            rows.filter_map(Result::transpose).collect()
+        })
+        .await
+    }
+}

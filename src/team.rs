@@ -1,0 +1,125 @@
+//! The team's rules: who may do what (roles), and what the audit trail records. No HTTP, no
+//! storage here.
+
+use serde::Serialize;
+
+/// What an operator account may do. Operators work leads; admins also manage the accounts,
+/// export, erase and read the audit trail. The first account is an admin, and the last admin
+/// cannot be removed or made an operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    Admin,
+    Operator,
+}
+
+impl Role {
+    pub const ALL: [Role; 2] = [Role::Admin, Role::Operator];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Admin => "admin",
+            Role::Operator => "operator",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Role> {
+        Role::ALL.into_iter().find(|r| r.name() == name)
+    }
+}
+
+impl Serialize for Role {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
+/// What happened, as the audit trail names it. An entry names the lead by id only, never a
+/// visitor's name, phone or comment, and it outlives the lead's erasure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    SignedIn,
+    SignInFailed,
+    OpenedLead,
+    Exported,
+    Erased,
+    Released,
+    AddedOperator,
+    ChangedRole,
+    RemovedOperator,
+    /// An admin handed a lead to an account, or back to the pool.
+    HandedOver,
+    SecondFactorOn,
+    SecondFactorReset,
+}
+
+impl Action {
+    pub const ALL: [Action; 12] = [
+        Action::SignedIn,
+        Action::SignInFailed,
+        Action::OpenedLead,
+        Action::Exported,
+        Action::Erased,
+        Action::Released,
+        Action::AddedOperator,
+        Action::ChangedRole,
+        Action::RemovedOperator,
+        Action::SecondFactorOn,
+        Action::SecondFactorReset,
+        Action::HandedOver,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Action::SignedIn => "signed_in",
+            Action::SignInFailed => "sign_in_failed",
+            Action::OpenedLead => "opened_lead",
+            Action::Exported => "exported",
+            Action::Erased => "erased",
+            Action::Released => "released",
+            Action::AddedOperator => "added_operator",
+            Action::ChangedRole => "changed_role",
+            Action::RemovedOperator => "removed_operator",
+            Action::SecondFactorOn => "second_factor_on",
+            Action::SecondFactorReset => "second_factor_reset",
+            Action::HandedOver => "handed_over",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Action> {
+        Action::ALL.into_iter().find(|a| a.name() == name)
+    }
+}
+
+impl Serialize for Action {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
+/// How an audit entry's `detail` names an account and its role.
+pub fn account_detail(email: &str, role: Role) -> String {
+    format!("{email} ({})", role.name())
+}
+
+/// What a change of accounts came to: the last admin stays an admin.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AccountChange {
+    Done,
+    NoSuchOperator,
+    LastAdmin,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_read_back() {
+        for role in Role::ALL {
+            assert_eq!(Role::from_name(role.name()), Some(role));
+        }
+        for action in Action::ALL {
+            assert_eq!(Action::from_name(action.name()), Some(action));
+        }
+    }
+}

@@ -1,0 +1,214 @@
+//! The second factor: an operator sets up an authenticator app (the code from it confirms it and
+//! gives recovery codes, shown once); from then on signing in asks for a code, each code works
+//! once, a recovery code works once, wrong codes count against the login limit, a setting makes
+//! it required, and `zayavka admin reset-2fa` clears a lost phone's. Runs on SQLite, and on
+//! PostgreSQL with ZAYAVKA_TEST_ENGINE=postgres.
+
+mod common;
+
+use axum::http::StatusCode;
+use common::TestApp;
+use common::inbox::{PASSWORD, SignedIn, sign_in, sign_in_from, signed_in, signed_in_with};
+use serde_json::{Value, json};
+
+const EMAIL: &str = "olena@example.org";
+
+async fn app_with_operator(require_2fa: bool) -> TestApp {
+    let app = common::test_app_with(|s| {
+        s.trusted_proxies = vec!["127.0.0.1/32".parse().unwrap()];
+        s.require_2fa = require_2fa;
+    })
+    .await;
+    let hash = zayavka::auth::hash_password(PASSWORD).unwrap();
+    assert!(app.state.store.add_operator(EMAIL.into(), hash, None).await.unwrap());
+    app
+}
+
+/// The code an authenticator app with this secret shows `seconds_from_now`.
+fn app_code(secret: &str, seconds_from_now: i64) -> String {
+    let totp = totp_rs::Builder::new()
+        .with_secret(totp_rs::Secret::try_from_base32(secret).unwrap())
+        .build()
+        .unwrap();
+    totp.generate((jiff::Timestamp::now().as_second() + seconds_from_now) as u64).to_string()
+}
+
+struct Factor {
+    secret: String,
+    /// The code that confirmed it: its time step is spent.
+    first_code: String,
+    recovery_codes: Vec<String>,
+}
+
+/// Sets the factor up through the API as the inbox does.
+async fn set_up(app: &TestApp, operator: &SignedIn) -> Factor {
+    let started = operator.post(app, "/admin/api/second-factor/start", json!({})).await;
+    assert_eq!(started.status, StatusCode::OK, "{}", started.text());
+    let started = started.json();
+    let secret = started["secret"].as_str().unwrap().to_owned();
+    assert!(started["uri"].as_str().unwrap().starts_with("otpauth://totp/zayavka:"));
+    assert!(started["qr"].as_str().unwrap().starts_with("data:image/svg+xml;base64,"));
+    let first_code = app_code(&secret, 0);
+    let confirmed =
+        operator.post(app, "/admin/api/second-factor/confirm", json!({ "code": first_code })).await;
+    assert_eq!(confirmed.status, StatusCode::OK, "{}", confirmed.text());
+    let recovery_codes = confirmed.json()["recovery_codes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap().to_owned())
+        .collect();
+    Factor { secret, first_code, recovery_codes }
+}
+
+#[tokio::test]
+async fn once_set_up_signing_in_asks_for_a_code_and_each_code_works_once() {
+    let app = app_with_operator(false).await;
+    let operator = signed_in(&app, EMAIL).await;
+    let session = operator.get(&app, "/admin/api/session").await.json();
+    assert_eq!(session["second_factor"], json!({ "on": false, "required": false }));
+
+    // A wrong first code does not turn it on.
+    operator.post(&app, "/admin/api/second-factor/start", json!({})).await;
+    let wrong = operator.post(&app, "/admin/api/second-factor/confirm", json!({ "code": "000000" })).await;
+    assert_eq!(wrong.status, StatusCode::BAD_REQUEST);
+    assert!(wrong.json()["error"].as_str().unwrap().contains("Код не підходить"));
+    assert_eq!(sign_in(&app, EMAIL, PASSWORD, "").await.status, StatusCode::OK, "still the password alone");
+
+    let Factor { secret, first_code, recovery_codes: codes } = set_up(&app, &operator).await;
+    assert_eq!(codes.len(), 10);
+    let again = operator.post(&app, "/admin/api/second-factor/start", json!({})).await;
+    assert_eq!(again.status, StatusCode::CONFLICT, "set up already: a new secret needs reset-2fa");
+    let status = operator.get(&app, "/admin/api/second-factor").await.json();
+    assert_eq!(status, json!({ "on": true, "required": false, "recovery_codes_left": 10 }));
+    let accounts = operator.get(&app, "/admin/api/operators").await.json();
+    assert_eq!(accounts["operators"][0]["second_factor"], true, "the team page shows it: {accounts}");
+
+    // The password alone: asked for the code, no session.
+    let asked = sign_in(&app, EMAIL, PASSWORD, "").await;
+    assert_eq!(asked.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(asked.json()["code_required"], true);
+    assert!(asked.header("set-cookie").is_empty());
+    // A wrong password with a right code is refused as any wrong password.
+    let wrong_password = sign_in(&app, EMAIL, "not the password", &app_code(&secret, 30)).await;
+    assert_eq!(wrong_password.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(wrong_password.json()["code_required"], Value::Null);
+
+    // The code that confirmed it is spent; a later one (the phone's clock a little ahead, within
+    // one step) works, once. (From another address: this one has used its five tries at once.)
+    let elsewhere = "198.51.100.9";
+    assert_eq!(
+        sign_in_from(&app, elsewhere, EMAIL, PASSWORD, &first_code).await.status,
+        StatusCode::UNAUTHORIZED
+    );
+    let code = app_code(&secret, 30);
+    let signed = signed_in_with(&app, elsewhere, EMAIL, &code).await;
+    let session = signed.get(&app, "/admin/api/session").await.json();
+    assert_eq!(session["second_factor"]["on"], true);
+    let replayed = sign_in_from(&app, elsewhere, EMAIL, PASSWORD, &code).await;
+    assert_eq!(replayed.status, StatusCode::UNAUTHORIZED, "a code seen once is no good to whoever saw it");
+    assert_eq!(replayed.json()["code_required"], true);
+
+    // A recovery code, typed from paper in capitals with a space, works once.
+    let typed = codes[3].to_uppercase().replace('-', " ");
+    let another = "192.0.2.44";
+    signed_in_with(&app, another, EMAIL, &typed).await;
+    assert_eq!(sign_in_from(&app, another, EMAIL, PASSWORD, &typed).await.status, StatusCode::UNAUTHORIZED);
+    let status = signed.get(&app, "/admin/api/second-factor").await.json();
+    assert_eq!(status["recovery_codes_left"], 9);
+
+    // The audit trail says what happened, and never a code.
+    let trail: Vec<(String, String)> = app
+        .state
+        .store
+        .audit_page(None, 100)
+        .await
+        .unwrap()
+        .iter()
+        .map(|e| (e.action.clone(), e.detail.clone().unwrap_or_default()))
+        .collect();
+    assert!(trail.contains(&("second_factor_on".into(), String::new())), "{trail:?}");
+    assert!(trail.contains(&("sign_in_failed".into(), "wrong second-factor code".into())), "{trail:?}");
+    assert!(trail.contains(&("signed_in".into(), "with a recovery code, 9 left".into())), "{trail:?}");
+    let stored = format!("{trail:?}");
+    assert!(!codes.iter().any(|c| stored.contains(c.as_str())) && !stored.contains(&code));
+}
+
+#[tokio::test]
+async fn wrong_codes_count_against_the_login_limit() {
+    let app = app_with_operator(false).await;
+    let operator = signed_in(&app, EMAIL).await;
+    set_up(&app, &operator).await;
+    // The sign-in above was one of the five an address may make at once.
+    let mut statuses = Vec::new();
+    for _ in 0..5 {
+        statuses.push(sign_in(&app, EMAIL, PASSWORD, "123456").await.status);
+    }
+    assert_eq!(statuses[..4], [StatusCode::UNAUTHORIZED; 4]);
+    assert_eq!(
+        statuses[4],
+        StatusCode::TOO_MANY_REQUESTS,
+        "a guesser of codes is slowed like one of passwords"
+    );
+}
+
+#[tokio::test]
+async fn when_required_an_operator_without_it_may_only_set_it_up() {
+    let app = app_with_operator(true).await;
+    let operator = signed_in(&app, EMAIL).await;
+    let session = operator.get(&app, "/admin/api/session").await.json();
+    assert_eq!(session["second_factor"], json!({ "on": false, "required": true }));
+    for path in ["/admin/api/leads", "/admin/api/stats"] {
+        let refused = operator.get(&app, path).await;
+        assert_eq!(refused.status, StatusCode::FORBIDDEN, "{path}");
+        assert_eq!(refused.json()["second_factor_required"], true);
+        assert_eq!(refused.json()["error"], "Спершу увімкніть двоетапну перевірку.");
+    }
+    set_up(&app, &operator).await;
+    assert_eq!(
+        operator.get(&app, "/admin/api/leads").await.status,
+        StatusCode::OK,
+        "the same session, now set up"
+    );
+}
+
+#[tokio::test]
+async fn reset_2fa_clears_a_lost_phones_factor_and_ends_the_sessions() {
+    let app = app_with_operator(false).await;
+    let operator = signed_in(&app, EMAIL).await;
+    let factor = set_up(&app, &operator).await;
+
+    let output = common::zayavka()
+        .args(["admin", "reset-2fa", "Olena@Example.org"])
+        .env("ZAYAVKA_DATABASE_URL", &app.database.url)
+        .env("USER", "maria")
+        .output()
+        .await
+        .unwrap();
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{said}");
+    assert!(said.contains("second factor of olena@example.org is off"), "{said}");
+
+    assert_eq!(operator.get(&app, "/admin/api/session").await.status, StatusCode::UNAUTHORIZED);
+    let signed = signed_in(&app, EMAIL).await;
+    assert_eq!(signed.get(&app, "/admin/api/session").await.json()["second_factor"]["on"], false);
+    assert_eq!(
+        sign_in(&app, EMAIL, PASSWORD, &factor.recovery_codes[0]).await.status,
+        StatusCode::OK,
+        "the code is ignored: the account has no second factor now"
+    );
+    assert_ne!(set_up(&app, &signed).await.secret, factor.secret);
+
+    let trail = app.state.store.audit_page(None, 100).await.unwrap();
+    let reset = trail.iter().find(|e| e.action == "second_factor_reset").expect("the reset is in the trail");
+    assert_eq!((reset.actor.as_str(), reset.detail.as_deref()), ("command line (maria)", Some(EMAIL)));
+
+    let unknown = common::zayavka()
+        .args(["admin", "reset-2fa", "nobody@example.org"])
+        .env("ZAYAVKA_DATABASE_URL", &app.database.url)
+        .output()
+        .await
+        .unwrap();
+    assert!(!unknown.status.success());
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("there is no operator nobody@example.org"));
+}

@@ -1,0 +1,32 @@
+import { displayPhone } from './format';
+
+type Phone = { phone: string; phone_e164: string };
+
+/**
+ * What a screen reader hears of a link that dials a lead, "Подзвонити +380 67 123 45 01": the
+ * verb, then the number as shown (said in words, not pieced together from the link's parts).
+ */
+function callName(number: string): string {
+  return `Подзвонити ${number}`;
+}
+
+/** A lead's number in reading groups, as a link that dials it: in the lists, a finger-sized pill. */
+export function PhoneLink({ lead }: { lead: Phone }) {
+  const number = displayPhone(lead);
+  return (
+    <a className="tel" href={`tel:${lead.phone_e164}`} aria-label={callName(number)}>
+      {number}
+    </a>
+  );
+}
+
+/** The lead page's call: the widest, tallest control of the screen, the number under its verb. */
+export function CallButton({ lead }: { lead: Phone }) {
+  const number = displayPhone(lead);
+  return (
+    <a className="call-button" href={`tel:${lead.phone_e164}`} aria-label={callName(number)}>
+      <span className="call-verb">Подзвонити</span>
+      <span className="call-number">{number}</span>
+    </a>
+  );
+}
