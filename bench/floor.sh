@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The machine's floor against an insert, as #23 measures it: on one server (one binary, one fresh
 # SQLite database), `GET /healthz` and the durable `POST /rest/v1/CRN`, alternating, each for the
-# same seconds at the same connections (wrk, one thread, loopback); medians and their ratio.
+# same seconds at the same connections (wrk, one thread, loopback), with a POST the rules refuse
+# between them (what an insert costs before storage); medians and their ratios.
 #   bench/floor.sh [--seconds 5] [--conns 64] [--reps 3]        ZAYAVKA_BIN picks the binary
 set -euo pipefail
 source "$(dirname "$0")/lib/setup.sh"
@@ -31,21 +32,38 @@ server=$!
 trap 'kill $server 2>/dev/null; wait $server 2>/dev/null; rm -rf "$dir"' EXIT
 for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/readyz" >/dev/null && break; sleep 0.1; done
 
-rate() { awk '/Requests\/sec/ {print $2}'; }
-gets=() posts=()
+# Each load prints wrk's WRKJSON line (lib/wrk-report.lua): "requests/s p99_ms" from it.
+load() {
+  wrk -t1 -c"$conns" -d"${seconds}s" "$@" | python3 -c '
+import json, sys
+for line in sys.stdin:
+    if line.startswith("WRKJSON "):
+        r = json.loads(line[8:])
+        errors = r["err_connect"] + r["err_read"] + r["err_write"] + r["err_timeout"]
+        rate, p99 = r["requests"] / r["duration_us"] * 1e6, r["p99_us"] / 1000
+        print(f"{rate:.0f} {p99:.2f} {errors}")'
+}
+gets=() refused=() posts=()
 codes=(67 68 63 66 73 93 95 96 97 98)
 for rep in $(seq "$reps"); do
-  gets+=("$(wrk -t1 -c"$conns" -d"${seconds}s" "http://127.0.0.1:$port/healthz" | rate)")
+  gets+=("$(load -s "$BENCH_DIR/lib/wrk-get.lua" "http://127.0.0.1:$port/healthz")")
+  refused+=("$(load -s "$BENCH_DIR/lib/wrk-refused.lua" "http://127.0.0.1:$port/rest/v1/CRN" -- bench-anon-key)")
   # A mobile code of its own each repetition: no insert repeats an earlier phone.
-  posts+=("$(wrk -t1 -c"$conns" -d"${seconds}s" -s "$BENCH_DIR/lib/wrk-post.lua" \
-    "http://127.0.0.1:$port/rest/v1/CRN" -- zayavka bench-anon-key "${codes[$(( (rep - 1) % 10 ))]}" | rate)")
-  echo "repetition $rep: GET /healthz ${gets[-1]}/s, POST ${posts[-1]}/s"
+  posts+=("$(load -s "$BENCH_DIR/lib/wrk-post.lua" "http://127.0.0.1:$port/rest/v1/CRN" \
+    -- zayavka bench-anon-key "${codes[$(( (rep - 1) % 10 ))]}")")
+  echo "repetition $rep (requests/s, p99 ms, socket errors): GET /healthz ${gets[-1]}; POST refused (400) ${refused[-1]}; POST stored (201) ${posts[-1]}"
 done
 rss=$(ps -o rss= -p "$server")
-python3 - "$conns" "$rss" "${gets[*]}" "${posts[*]}" <<'PY'
+python3 - "$conns" "$rss" "$(IFS=,; echo "${gets[*]}")" "$(IFS=,; echo "${refused[*]}")" "$(IFS=,; echo "${posts[*]}")" <<'PY'
 import statistics, sys
-conns, rss, gets, posts = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4].split()
-get, post = statistics.median(map(float, gets)), statistics.median(map(float, posts))
-print(f"{conns} connections, medians: GET /healthz {get:,.0f}/s, POST {post:,.0f}/s, "
-      f"POST / GET {post / get:.2f}; server RSS after {rss / 1024:.1f} MiB")
+conns, rss = sys.argv[1], int(sys.argv[2])
+def medians(arg):
+    runs = [list(map(float, run.split())) for run in arg.split(",")]
+    return statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
+(get, get_p99), (refused, refused_p99), (post, post_p99) = map(medians, sys.argv[3:6])
+print(f"{conns} connections, medians (requests/s, p99):")
+print(f"  GET /healthz             {get:>8,.0f}/s  p99 {get_p99:.2f} ms")
+print(f"  POST refused, 400        {refused:>8,.0f}/s  p99 {refused_p99:.2f} ms  ({refused / get:.2f} of GET)")
+print(f"  POST stored, 201         {post:>8,.0f}/s  p99 {post_p99:.2f} ms  ({post / get:.2f} of GET)")
+print(f"server RSS after: {rss / 1024:.1f} MiB")
 PY

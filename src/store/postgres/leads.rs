@@ -39,71 +39,71 @@ impl PostgresStore {
                 return Err(StoreError::IdempotencyKeyTaken);
             }
         }
+        // One statement per lead: the duplicate lookup is its subquery and the outbox rows its
+        // second part, so a lead costs one round trip (plus the lock's, sent in the same flight).
         let insert = tx
             .prepare_cached(&format!(
-                "INSERT INTO \"CRN\" \
-                 (name, phone, phone_e164, confirmation, comment, policy_version, repeat_of, held, \
-                  utm_source, utm_medium, utm_campaign, utm_content, utm_term, referrer) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING {LEAD_COLUMNS}"
+                "WITH new AS ( \
+                   INSERT INTO \"CRN\" \
+                   (name, phone, phone_e164, confirmation, comment, policy_version, repeat_of, held, \
+                    utm_source, utm_medium, utm_campaign, utm_content, utm_term, referrer) \
+                   VALUES ($1, $2, $3, $4, $5, $6, \
+                     (SELECT id FROM \"CRN\" WHERE $7::float8 IS NOT NULL AND phone_e164 = $3 \
+                      AND repeat_of IS NULL AND held IS NULL \
+                      AND created_at >= now() - make_interval(secs => $7) ORDER BY id LIMIT 1), \
+                     $8, $9, $10, $11, $12, $13, $14) \
+                   RETURNING id, created_at, name, phone, confirmation, comment, repeat_of, held), \
+                 queued AS ( \
+                   INSERT INTO outbox (lead_id, event, channel) \
+                   SELECT new.id, 'new', channel FROM new, unnest($15::text[]) AS channel \
+                   WHERE new.repeat_of IS NULL AND new.held IS NULL) \
+                 SELECT {LEAD_COLUMNS}, repeat_of FROM new"
             ))
             .await
             .map_err(unavailable)?;
+        let lock =
+            tx.prepare_cached("SELECT pg_advisory_xact_lock(hashtext($1))").await.map_err(unavailable)?;
         let window_seconds = context.duplicate_window.map(|w| w.as_secs_f64());
+        // A repeat's first lead was notified already and a held lead is notified once released:
+        // the statement writes outbox rows for neither.
+        let channels = channel_names(&context.channels);
         let mut stored = Vec::with_capacity(leads.len());
         for lead in &leads {
             let held = held_text(&lead.held);
-            let mut repeat_of: Option<i64> = None;
             // A held lead stands alone: it must not make a person's real lead its repeat.
-            if let Some(seconds) = window_seconds.filter(|_| held.is_none()) {
-                // Two instances taking the same phone at once: the lock (held until commit) makes
-                // the second see the first's row.
-                tx.execute("SELECT pg_advisory_xact_lock(hashtext($1))", &[&lead.phone_e164])
-                    .await
-                    .map_err(unavailable)?;
-                repeat_of = tx
-                    .query_opt(
-                        "SELECT id FROM \"CRN\" WHERE phone_e164 = $1 AND repeat_of IS NULL AND held IS NULL \
-                         AND created_at >= now() - make_interval(secs => $2) ORDER BY id LIMIT 1",
-                        &[&lead.phone_e164, &seconds],
-                    )
-                    .await
-                    .map_err(unavailable)?
-                    .map(|row| row.get(0));
-            }
+            let window = window_seconds.filter(|_| held.is_none());
             let source = lead.attribution.values();
-            let row = tx
-                .query_one(
-                    &insert,
-                    &[
-                        &lead.name,
-                        &lead.phone,
-                        &lead.phone_e164,
-                        &lead.confirmation,
-                        &lead.comment,
-                        &&*context.policy_version,
-                        &repeat_of,
-                        &held,
-                        &source[0],
-                        &source[1],
-                        &source[2],
-                        &source[3],
-                        &source[4],
-                        &source[5],
-                    ],
-                )
-                .await
-                .map_err(unavailable)?;
+            let params: [&(dyn tokio_postgres::types::ToSql + Sync); 15] = [
+                &lead.name,
+                &lead.phone,
+                &lead.phone_e164,
+                &lead.confirmation,
+                &lead.comment,
+                &&*context.policy_version,
+                &window,
+                &held,
+                &source[0],
+                &source[1],
+                &source[2],
+                &source[3],
+                &source[4],
+                &source[5],
+                &channels,
+            ];
+            // Two instances taking the same phone at once: the lock (held until commit) makes the
+            // second see the first's row. The insert is sent without waiting for the lock's answer
+            // (tokio-postgres pipelines queries polled together); PostgreSQL still runs it after
+            // the lock is taken, so its snapshot sees every row committed before.
+            let row = if window.is_some() {
+                let phone: [&(dyn tokio_postgres::types::ToSql + Sync); 1] = [&lead.phone_e164];
+                let (_, row) = tokio::try_join!(tx.execute(&lock, &phone), tx.query_one(&insert, &params))
+                    .map_err(unavailable)?;
+                row
+            } else {
+                tx.query_one(&insert, &params).await.map_err(unavailable)?
+            };
             let lead = lead_from(&row);
-            // A repeat's first lead was notified already; a held lead is notified once released.
-            if repeat_of.is_none() && held.is_none() && !context.channels.is_empty() {
-                let channels = channel_names(&context.channels);
-                tx.execute(
-                    "INSERT INTO outbox (lead_id, event, channel) SELECT $1, 'new', unnest($2::text[])",
-                    &[&lead.id, &channels],
-                )
-                .await
-                .map_err(unavailable)?;
-            }
+            let repeat_of: Option<i64> = row.get(6);
             stored.push(Stored { lead, repeat_of });
         }
         if let Some(idempotency) = &idempotency {
