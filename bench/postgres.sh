@@ -37,14 +37,7 @@ cleanup() {
   rm -rf "$dir"
 }
 trap cleanup EXIT
-# The settings of the other insert benchmarks (bench/lib/common.py: zayavka_env).
-env -i PATH="$PATH" ZAYAVKA_LISTEN="127.0.0.1:$port" \
-  ZAYAVKA_DATABASE_URL="$base?options=-csearch_path%3D$schema" \
-  ZAYAVKA_ANON_KEY=bench-anon-key ZAYAVKA_LOG=warn ZAYAVKA_RATE_LIMIT_PER_MINUTE=0 \
-  ZAYAVKA_MIN_FILL_SECONDS=0 ZAYAVKA_HOLD_WITHOUT_PROOF=false "$bin" serve >"$dir/log" 2>&1 &
-server=$!
-for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/readyz" >/dev/null && break; sleep 0.1; done
-curl -sf "http://127.0.0.1:$port/readyz" >/dev/null || { echo "postgres: the server did not start" >&2; cat "$dir/log" >&2; exit 1; }
+start_zayavka "$bin" "$port" "$base?options=-csearch_path%3D$schema" "$dir/log"
 
 # pgbench's transaction: the lead's row as zayavka writes it, a phone of its own each time.
 cat >"$dir/insert.sql" <<'SQL'
@@ -53,18 +46,7 @@ INSERT INTO "CRN" (name, phone, phone_e164, confirmation, comment, policy_versio
   VALUES ('Олена', '+38050' || :n, '+38050' || :n, 'Так', NULL, 'bench');
 SQL
 
-# "requests/s p99_ms errors" from wrk's WRKJSON line (lib/wrk-report.lua).
-wrk_load() {
-  wrk -t1 -c"$conns" -d"${seconds}s" "$@" | python3 -c '
-import json, sys
-for line in sys.stdin:
-    if line.startswith("WRKJSON "):
-        r = json.loads(line[8:])
-        errors = r["err_connect"] + r["err_read"] + r["err_write"] + r["err_timeout"] + r["err_status"]
-        rate, p99 = r["requests"] / r["duration_us"] * 1e6, r["p99_us"] / 1000
-        print(f"{rate:.0f} {p99:.2f} {errors}")'
-}
-# "transactions/s p99_ms failures" from pgbench (-j 1 like wrk's one thread; prepared statements).
+# "transactions/s p99_ms failures 0" from pgbench, in wrk_load's shape (-j 1 like wrk's one thread; prepared statements).
 pgbench_load() {
   PGOPTIONS="-c search_path=$schema" pgbench -n -M prepared -c "$conns" -j 1 -T "$seconds" \
     -f "$dir/insert.sql" -l --log-prefix="$dir/latency" "$base" >"$dir/pgbench.out" 2>&1 \
@@ -75,7 +57,7 @@ out = open(f"{sys.argv[1]}/pgbench.out").read()
 tps = float(re.search(r"tps = ([0-9.]+) \(without initial connection time\)", out).group(1))
 failed = int(re.search(r"number of failed transactions: (\d+)", out).group(1))
 latencies = sorted(int(line.split()[2]) for path in glob.glob(f"{sys.argv[1]}/latency.*") for line in open(path))
-print(f"{tps:.0f} {latencies[int(len(latencies) * 0.99)] / 1000:.2f} {failed}")
+print(f"{tps:.0f} {latencies[int(len(latencies) * 0.99)] / 1000:.2f} {failed} 0")
 PY
   rm -f "$dir"/latency.*
 }
@@ -86,7 +68,7 @@ for rep in $(seq "$reps"); do
   zayavka+=("$(wrk_load -s "$BENCH_DIR/lib/wrk-post.lua" "http://127.0.0.1:$port/rest/v1/CRN" \
     -- zayavka bench-anon-key "${codes[$(( (rep - 1) % 10 ))]}")")
   pg+=("$(pgbench_load)")
-  echo "repetition $rep (per second, p99 ms, errors): zayavka POST ${zayavka[-1]}; pgbench INSERT ${pg[-1]}"
+  echo "repetition $rep (per second, p99 ms, errors, non-2xx): zayavka POST ${zayavka[-1]}; pgbench INSERT ${pg[-1]}"
 done
 stored=$(psql -qtA "$base" -c "SELECT count(*) FROM $schema.\"CRN\"")
 python3 - "$conns" "$stored" "$(IFS=,; echo "${zayavka[*]}")" "$(IFS=,; echo "${pg[*]}")" <<'PY'
@@ -94,7 +76,7 @@ import statistics, sys
 conns, stored = sys.argv[1], int(sys.argv[2])
 runs = {name: [list(map(float, run.split())) for run in arg.split(",")]
         for name, arg in (("zayavka", sys.argv[3]), ("pgbench", sys.argv[4]))}
-errors = sum(run[2] for r in runs.values() for run in r)
+errors = sum(run[2] + run[3] for r in runs.values() for run in r)
 median = {name: (statistics.median(r[0] for r in rs), statistics.median(r[1] for r in rs)) for name, rs in runs.items()}
 print(f"{conns} connections, PostgreSQL, medians:")
 print(f"  zayavka POST /rest/v1/CRN   {median['zayavka'][0]:>8,.0f}/s  p99 {median['zayavka'][1]:.2f} ms")

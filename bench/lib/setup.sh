@@ -53,3 +53,31 @@ need_zayavka() {
     make -C "$REPO_DIR" release >&2
   fi
 }
+
+# Starts the zayavka binary `$1` on 127.0.0.1:`$2` with the database URL `$3`, its log in `$4`,
+# with the settings of the other insert benchmarks (lib/common.py: zayavka_env), and waits until
+# it is ready. Sets `server` to its pid.
+start_zayavka() {
+  env -i PATH="$PATH" ZAYAVKA_LISTEN="127.0.0.1:$2" ZAYAVKA_DATABASE_URL="$3" \
+    ZAYAVKA_ANON_KEY=bench-anon-key ZAYAVKA_LOG=warn ZAYAVKA_RATE_LIMIT_PER_MINUTE=0 \
+    ZAYAVKA_MIN_FILL_SECONDS=0 ZAYAVKA_HOLD_WITHOUT_PROOF=false "$1" serve >"$4" 2>&1 &
+  server=$!
+  for _ in $(seq 100); do curl -sf "http://127.0.0.1:$2/readyz" >/dev/null && return 0; sleep 0.1; done
+  echo "bench: the server did not start" >&2
+  cat "$4" >&2
+  return 1
+}
+
+# One wrk load (one thread, `$conns` connections, `$seconds` s; the arguments name a lib/wrk-*.lua
+# script and the URL). Prints "requests/s p99_ms socket_errors non_2xx" from the script's WRKJSON
+# line (lib/wrk-report.lua).
+wrk_load() {
+  wrk -t1 -c"$conns" -d"${seconds}s" "$@" | python3 -c '
+import json, sys
+for line in sys.stdin:
+    if line.startswith("WRKJSON "):
+        r = json.loads(line[8:])
+        errors = r["err_connect"] + r["err_read"] + r["err_write"] + r["err_timeout"]
+        rate, p99, status = r["requests"] / r["duration_us"] * 1e6, r["p99_us"] / 1000, r["err_status"]
+        print(f"{rate:.0f} {p99:.2f} {errors} {status}")'
+}
