@@ -22,7 +22,7 @@ use tokio::sync::Notify;
 use crate::config::Settings;
 use crate::metrics::Metrics;
 use crate::notice::{Channel, Event};
-use crate::store::{OutboxJob, Store, StoreError};
+use crate::store::{Delivery, OutboxJob, Store, StoreError};
 
 pub use message::Message;
 
@@ -113,12 +113,21 @@ impl Notifier {
     }
 
     /// Claims due rows while fewer than `IN_FLIGHT` sends are running, so one channel that hangs
-    /// (until its timeout) never holds back the others or the next lead.
+    /// (until its timeout) never holds back the others or the next lead. The outcomes of the sends
+    /// that finished are recorded together before each claim: one write for many notifications,
+    /// where a write per notification made the outbox the database writer's second customer.
     async fn send_loop(self: Arc<Self>) {
         let channels = self.settings.notify.channels();
         let mut sends = tokio::task::JoinSet::new();
+        let mut finished = Vec::new();
         loop {
-            while sends.try_join_next().is_some() {}
+            while let Some(outcome) = sends.try_join_next() {
+                finished.extend(outcome.ok().flatten());
+            }
+            if let Err(e) = self.store.outbox_done(std::mem::take(&mut finished)).await {
+                // The leases run out and the rows are claimed again: at worst sent twice, never lost.
+                tracing::warn!(error = %e, "recording how notifications went");
+            }
             let room = IN_FLIGHT.saturating_sub(sends.len());
             let now = Timestamp::now();
             let jobs = if room == 0 {
@@ -145,7 +154,7 @@ impl Notifier {
             tokio::select! {
                 _ = self.wake.notified() => {}
                 _ = tokio::time::sleep(POLL) => {}
-                Some(_) = sends.join_next(), if !sends.is_empty() => {}
+                Some(outcome) = sends.join_next(), if !sends.is_empty() => finished.extend(outcome.ok().flatten()),
             }
         }
     }
@@ -165,23 +174,22 @@ impl Notifier {
         *entry = (*entry).max(until);
     }
 
-    async fn send_one(&self, job: OutboxJob) {
+    /// Sends one notification; says how it went, or nothing when the row is gone (its lead was
+    /// erased) or could not be read (its lease runs out and it is tried again).
+    async fn send_one(&self, job: OutboxJob) -> Option<Delivery> {
         let channel = job.channel;
         let lead = match self.store.lead(job.lead_id).await {
             Ok(Some(lead)) => lead,
-            Ok(None) => return, // erased meanwhile; its rows went with it
+            Ok(None) => return None,
             Err(e) => {
                 tracing::warn!(error = %e, "reading a lead to notify");
-                return; // the lease runs out and the row is tried again
+                return None;
             }
         };
         if job.event != Event::New && !lead.status.is_open() {
             // A reminder or overdue notice that waited (a channel was down) while an operator
             // reached the person: nothing to remind of any more.
-            if let Err(e) = self.store.outbox_sent(job.id).await {
-                tracing::warn!(error = %e, "dropping a reminder for a closed lead");
-            }
-            return;
+            return Some(Delivery::Sent(job.id));
         }
         let message = Message::new(job.event, &lead, &self.settings);
         let send = async {
@@ -202,7 +210,7 @@ impl Notifier {
         let result = tokio::time::timeout(SEND_LIMIT, send)
             .await
             .unwrap_or_else(|_| Err(SendError::new("no answer within the time allowed for a send")));
-        let recorded = match result {
+        match result {
             Ok(()) => {
                 self.metrics.notification(channel, true);
                 tracing::info!(
@@ -211,7 +219,7 @@ impl Notifier {
                     channel = channel.name(),
                     "notification sent"
                 );
-                self.store.outbox_sent(job.id).await
+                Some(Delivery::Sent(job.id))
             }
             Err(error) => {
                 self.metrics.notification(channel, false);
@@ -229,13 +237,9 @@ impl Notifier {
                     reason = error.reason,
                     "notification failed; will retry"
                 );
-                let next = Timestamp::now() + SignedDuration::try_from(wait).unwrap_or(SignedDuration::ZERO);
-                self.store.outbox_retry(job.id, next, error.reason).await
+                let at = Timestamp::now() + SignedDuration::try_from(wait).unwrap_or(SignedDuration::ZERO);
+                Some(Delivery::Retry { id: job.id, at, error: error.reason })
             }
-        };
-        if let Err(e) = recorded {
-            // The lease runs out and the row is claimed again: at worst sent twice, never lost.
-            tracing::warn!(error = %e, "recording a notification's outcome");
         }
     }
 

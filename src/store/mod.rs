@@ -244,6 +244,18 @@ pub struct OutboxJob {
     pub attempts: i32,
 }
 
+/// How a claimed notification went.
+#[derive(Debug)]
+pub enum Delivery {
+    Sent(i64),
+    /// Free it to be tried again at `at`; `error` is why this try failed.
+    Retry {
+        id: i64,
+        at: jiff::Timestamp,
+        error: String,
+    },
+}
+
 /// What waits in the outbox for one channel.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChannelQueue {
@@ -637,18 +649,13 @@ impl Store {
         dispatch!(self, claim_outbox(now, lease_until, limit, channels))
     }
 
-    pub async fn outbox_sent(&self, id: i64) -> Result<(), StoreError> {
-        dispatch!(self, outbox_sent(id, jiff::Timestamp::now()))
-    }
-
-    /// Frees a claimed notification to be tried again at `next_attempt_at`.
-    pub async fn outbox_retry(
-        &self,
-        id: i64,
-        next_attempt_at: jiff::Timestamp,
-        error: String,
-    ) -> Result<(), StoreError> {
-        dispatch!(self, outbox_retry(id, next_attempt_at, error))
+    /// Records how claimed notifications went, all in one write: a sender records every send
+    /// that finished since its last claim together, rather than one write per notification.
+    pub async fn outbox_done(&self, deliveries: Vec<Delivery>) -> Result<(), StoreError> {
+        if deliveries.is_empty() {
+            return Ok(());
+        }
+        dispatch!(self, outbox_done(deliveries, jiff::Timestamp::now()))
     }
 
     /// Queues `event` on every channel for the open leads sent in `[from, to)` that have not had

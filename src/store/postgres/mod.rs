@@ -17,7 +17,7 @@ use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use tokio_postgres::{NoTls, Row};
 
 use super::{
-    Account, Attempt, AuditEntry, AuditRecord, ChannelQueue, Counts, CountsAt, IDEMPOTENCY_WINDOW,
+    Account, Attempt, AuditEntry, AuditRecord, ChannelQueue, Counts, CountsAt, Delivery, IDEMPOTENCY_WINDOW,
     Idempotency, InsertContext, LOCK_WAIT, LeadQuery, LeadRecord, Operator, OperatorCount, OutboxJob,
     Session, SourceCount, StoreError, Stored, channel_names, held_codes, held_text, role_of, status_of,
 };

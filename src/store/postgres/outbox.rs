@@ -46,35 +46,48 @@ impl PostgresStore {
         Ok(jobs)
     }
 
-    pub async fn outbox_sent(&self, id: i64, now: jiff::Timestamp) -> Result<(), StoreError> {
-        let client = self.client().await?;
-        client
-            .execute(
-                "UPDATE outbox SET sent_at = to_timestamp($2), locked_until = NULL, last_error = NULL WHERE id = $1",
-                &[&id, &seconds(now)],
-            )
-            .await
-            .map_err(unavailable)?;
-        Ok(())
-    }
-
-    pub async fn outbox_retry(
+    pub async fn outbox_done(
         &self,
-        id: i64,
-        next_attempt_at: jiff::Timestamp,
-        error: String,
+        deliveries: Vec<Delivery>,
+        now: jiff::Timestamp,
     ) -> Result<(), StoreError> {
+        let now = seconds(now);
+        let mut sent = Vec::new();
+        let (mut retry_ids, mut waits, mut errors) = (Vec::new(), Vec::new(), Vec::new());
+        for delivery in deliveries {
+            match delivery {
+                Delivery::Sent(id) => sent.push(id),
+                Delivery::Retry { id, at, error } => {
+                    retry_ids.push(id);
+                    // As a wait from the database's clock (see `claim_outbox`).
+                    waits.push((seconds(at) - now).max(0.0));
+                    errors.push(error);
+                }
+            }
+        }
         let client = self.client().await?;
-        // As a wait from the database's clock (see `claim_outbox`).
-        let wait_seconds = (seconds(next_attempt_at) - seconds(jiff::Timestamp::now())).max(0.0);
-        client
-            .execute(
-                "UPDATE outbox SET next_attempt_at = now() + make_interval(secs => $2), locked_until = NULL, \
-                 last_error = $3 WHERE id = $1",
-                &[&id, &wait_seconds, &error],
-            )
-            .await
-            .map_err(unavailable)?;
+        if !sent.is_empty() {
+            client
+                .execute(
+                    "UPDATE outbox SET sent_at = to_timestamp($2), locked_until = NULL, last_error = NULL \
+                     WHERE id = ANY($1)",
+                    &[&sent, &now],
+                )
+                .await
+                .map_err(unavailable)?;
+        }
+        if !retry_ids.is_empty() {
+            client
+                .execute(
+                    "UPDATE outbox SET next_attempt_at = now() + make_interval(secs => retry.wait), \
+                     locked_until = NULL, last_error = retry.error \
+                     FROM unnest($1::bigint[], $2::float8[], $3::text[]) AS retry (id, wait, error) \
+                     WHERE outbox.id = retry.id",
+                    &[&retry_ids, &waits, &errors],
+                )
+                .await
+                .map_err(unavailable)?;
+        }
         Ok(())
     }
 

@@ -23,9 +23,9 @@ use rusqlite::{Connection, OptionalExtension, params};
 use tokio::sync::{mpsc, oneshot};
 
 use super::{
-    Account, Attempt, AuditEntry, AuditRecord, ChannelQueue, Counts, CountsAt, Idempotency, InsertContext,
-    LOCK_WAIT, LeadQuery, LeadRecord, Operator, OperatorCount, OutboxJob, Session, SourceCount, StoreError,
-    Stored, channel_names, held_codes, held_text, role_of, status_of,
+    Account, Attempt, AuditEntry, AuditRecord, ChannelQueue, Counts, CountsAt, Delivery, Idempotency,
+    InsertContext, LOCK_WAIT, LeadQuery, LeadRecord, Operator, OperatorCount, OutboxJob, Session,
+    SourceCount, StoreError, Stored, channel_names, held_codes, held_text, role_of, status_of,
 };
 use crate::inbox::{Claim, Outcome, open_statuses_sql, reached_outcomes_sql};
 use crate::lead::{Attribution, Lead, NewLead};

@@ -43,28 +43,25 @@ impl SqliteStore {
         .await
     }
 
-    pub async fn outbox_sent(&self, id: i64, now: jiff::Timestamp) -> Result<(), StoreError> {
-        self.write(move |conn| {
-            conn.execute(
-                "UPDATE outbox SET sent_at = ?2, locked_until = NULL, last_error = NULL WHERE id = ?1",
-                params![id, text(now)],
-            )?;
-            Ok(())
-        })
-        .await
-    }
-
-    pub async fn outbox_retry(
+    pub async fn outbox_done(
         &self,
-        id: i64,
-        next_attempt_at: jiff::Timestamp,
-        error: String,
+        deliveries: Vec<Delivery>,
+        now: jiff::Timestamp,
     ) -> Result<(), StoreError> {
         self.write(move |conn| {
-            conn.execute(
-                "UPDATE outbox SET next_attempt_at = ?2, locked_until = NULL, last_error = ?3 WHERE id = ?1",
-                params![id, text(next_attempt_at), error],
+            let now = text(now);
+            let mut sent = conn.prepare_cached(
+                "UPDATE outbox SET sent_at = ?2, locked_until = NULL, last_error = NULL WHERE id = ?1",
             )?;
+            let mut retry = conn.prepare_cached(
+                "UPDATE outbox SET next_attempt_at = ?2, locked_until = NULL, last_error = ?3 WHERE id = ?1",
+            )?;
+            for delivery in &deliveries {
+                match delivery {
+                    Delivery::Sent(id) => sent.execute(params![id, now])?,
+                    Delivery::Retry { id, at, error } => retry.execute(params![id, text(*at), error])?,
+                };
+            }
             Ok(())
         })
         .await
