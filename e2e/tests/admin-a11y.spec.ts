@@ -101,6 +101,9 @@ for (const screen of SCREENS) {
           await list.filter(filter).click();
           await expect(list.filter(filter)).toHaveAttribute('aria-pressed', 'true');
           await expect(list.links).toHaveText(shown.map((id) => `Заявка №${id}`));
+          // "Відкриті" lists the same leads as "Усі": the list must have loaded, not still be
+          // dimmed (aria-busy) with the old page's leads, which axe reads as low contrast.
+          await expect(list.list).toHaveAttribute('aria-busy', 'false');
           await expectNoA11yViolations(page, `the list (${filter})`);
         }
 
