@@ -23,10 +23,9 @@ done
 bin="${ZAYAVKA_BIN:-$REPO_DIR/target/release/zayavka}"
 mkdir -p "$BENCH_DIR/out"
 dir=$(mktemp -d "$BENCH_DIR/out/floor-XXXXXX")
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 server=
 trap '[ -n "$server" ] && kill $server 2>/dev/null; wait $server 2>/dev/null; rm -rf "$dir"' EXIT
-start_zayavka "$bin" "$port" "sqlite://$dir/b.db" "$dir/log"
+start_zayavka "$bin" "sqlite://$dir/b.db" "$dir/log"
 
 gets=() refused=() posts=()
 codes=(67 68 63 66 73 93 95 96 97 98)

@@ -28,7 +28,6 @@ bin="${ZAYAVKA_BIN:-$REPO_DIR/target/release/zayavka}"
 base="${BENCH_PG_URL:-postgres://postgres@127.0.0.1:5432/test}"
 schema="bench_$$"
 dir=$(mktemp -d)
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 psql -q "$base" -c "CREATE SCHEMA $schema"
 server=
 cleanup() {
@@ -37,7 +36,7 @@ cleanup() {
   rm -rf "$dir"
 }
 trap cleanup EXIT
-start_zayavka "$bin" "$port" "$base?options=-csearch_path%3D$schema" "$dir/log"
+start_zayavka "$bin" "$base?options=-csearch_path%3D$schema" "$dir/log"
 
 # pgbench's transaction: the lead's row as zayavka writes it, a phone of its own each time.
 cat >"$dir/insert.sql" <<'SQL'
@@ -52,7 +51,7 @@ pgbench_load() {
     -f "$dir/insert.sql" -l --log-prefix="$dir/latency" "$base" >"$dir/pgbench.out" 2>&1 \
     || { cat "$dir/pgbench.out" >&2; return 1; }
   python3 - "$dir" <<'PY'
-import glob, re, statistics, sys
+import glob, re, sys
 out = open(f"{sys.argv[1]}/pgbench.out").read()
 tps = float(re.search(r"tps = ([0-9.]+) \(without initial connection time\)", out).group(1))
 failed = int(re.search(r"number of failed transactions: (\d+)", out).group(1))
