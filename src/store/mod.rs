@@ -16,7 +16,7 @@ use crate::notice::{Channel, Event};
 use crate::team::{AccountChange, Action, Role};
 
 /// Why the store could not do what was asked.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum StoreError {
     /// The database cannot be reached or written now (disk full, file gone, server down); the
     /// caller may retry later.

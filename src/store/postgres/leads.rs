@@ -3,123 +3,315 @@
 
 use super::*;
 
+/// Most leads one batch writes: one transaction, its statements sent in one flight, one commit
+/// (one WAL flush) for them all.
+const BATCH_LEADS: usize = 64;
+/// Batches written at once, each on a pooled connection of its own: while one waits for its
+/// commit's flush, the others fill the next.
+pub(super) const BATCH_WRITERS: usize = 4;
+/// The longest a batch (or one of its requests written again alone) may take: a connection that
+/// stalls must not hold a writer, and the requests behind it, for longer. Above `LOCK_WAIT`, below
+/// the request's own time limit.
+const BATCH_TIME_LIMIT: std::time::Duration = std::time::Duration::from_secs(15);
+
+/// The insert of one lead. The duplicate lookup is its subquery and the outbox rows its second
+/// part, so a lead costs one statement. A repeat's first lead was notified already and a held lead
+/// is notified once released: the statement writes outbox rows for neither.
+const INSERT_LEAD: &str = concat!(
+    "WITH new AS ( \
+       INSERT INTO \"CRN\" \
+       (name, phone, phone_e164, confirmation, comment, policy_version, repeat_of, held, \
+        utm_source, utm_medium, utm_campaign, utm_content, utm_term, referrer) \
+       VALUES ($1, $2, $3, $4, $5, $6, \
+         (SELECT id FROM \"CRN\" WHERE $7::float8 IS NOT NULL AND phone_e164 = $3 \
+          AND repeat_of IS NULL AND held IS NULL \
+          AND created_at >= now() - make_interval(secs => $7) ORDER BY id LIMIT 1), \
+         $8, $9, $10, $11, $12, $13, $14) \
+       RETURNING id, created_at, name, phone, confirmation, comment, repeat_of, held), \
+     queued AS ( \
+       INSERT INTO outbox (lead_id, event, channel) \
+       SELECT new.id, 'new', channel FROM new, unnest($15::text[]) AS channel \
+       WHERE new.repeat_of IS NULL AND new.held IS NULL) \
+     SELECT id, ",
+    text_time!("created_at"),
+    ", name, phone, confirmation, comment, repeat_of FROM new"
+);
+
+/// Two instances taking the same phone at once: a lock on each phone, held until commit, makes the
+/// second see the first's row. Taken in one order (of the keys) so that two batches never wait
+/// for each other's locks in a circle.
+const LOCK_PHONES: &str = "SELECT pg_advisory_xact_lock(key) FROM \
+     (SELECT DISTINCT hashtext(phone) AS key FROM unnest($1::text[]) AS phone ORDER BY key) AS keys";
+
+/// Leads waiting for a batch writer, and where their answer goes.
+pub(super) struct InsertJob {
+    leads: Vec<NewLead>,
+    context: InsertContext,
+    reply: oneshot::Sender<Result<Vec<Stored>, StoreError>>,
+}
+
+/// The batch writers' shared end of the queue: one writer at a time takes what waits.
+pub(super) type InsertQueue = Arc<tokio::sync::Mutex<mpsc::Receiver<InsertJob>>>;
+
 impl PostgresStore {
+    /// Inserts with an `Idempotency-Key` (an API client's) are written on their own; the rest wait
+    /// for a batch writer, which writes the leads of many requests in one transaction.
     pub async fn insert(
         &self,
         leads: Vec<NewLead>,
         context: InsertContext,
         idempotency: Option<Idempotency>,
     ) -> Result<Vec<Stored>, StoreError> {
-        let mut client = self.client().await?;
-        let tx = client.transaction().await.map_err(unavailable)?;
-        if let Some(idempotency) = &idempotency {
-            // Instances share no memory: the key is claimed with a lock held until this commit.
-            // One that cannot take it, or takes it only after another request recorded the key,
-            // stores nothing and says so. Two statements: the record is read with a snapshot
-            // taken after the lock, which sees a commit that released it.
-            let locked: bool = tx
-                .query_one(
-                    "SELECT pg_try_advisory_xact_lock(hashtextextended('Idempotency-Key ' || $1, 0))",
-                    &[&idempotency.key],
+        if idempotency.is_some() {
+            return insert_alone(&self.pool, &leads, &context, idempotency.as_ref()).await;
+        }
+        let queue = self.inserts.lock().expect("inserts lock").clone().ok_or(StoreError::Closed)?;
+        let (reply, answer) = oneshot::channel();
+        queue.send(InsertJob { leads, context, reply }).await.map_err(|_| StoreError::Closed)?;
+        answer.await.map_err(|_| StoreError::Closed)?
+    }
+}
+
+/// One batch writer: takes every insert waiting (up to `BATCH_LEADS` leads) and writes them in one
+/// transaction. Ends when the store closes and the queue is empty.
+pub(super) async fn write_batches(pool: Pool, queue: InsertQueue) {
+    let mut batch = Vec::new();
+    loop {
+        {
+            let mut jobs = queue.lock().await;
+            let Some(first) = jobs.recv().await else { return };
+            let mut leads = first.leads.len();
+            batch.push(first);
+            while leads < BATCH_LEADS {
+                let Ok(job) = jobs.try_recv() else { break };
+                leads += job.leads.len();
+                batch.push(job);
+            }
+        }
+        // A request cut off while it waited (its client was told it failed) is not written.
+        batch.retain(|job| !job.reply.is_closed());
+        if batch.is_empty() {
+            continue;
+        }
+        match insert_batch(&pool, &batch).await {
+            Ok(stored) => {
+                for (job, stored) in batch.drain(..).zip(stored) {
+                    let _ = job.reply.send(Ok(stored));
+                }
+            }
+            // The database refused a row (or chose this batch to end a deadlock) and nothing was
+            // committed: each request is written on its own, so that one that fails fails alone.
+            Err(BatchError::Refused(e)) if batch.len() > 1 => {
+                // Through `unavailable`: the error's DETAIL may quote a row.
+                let reason = unavailable(e);
+                tracing::warn!(error = %reason, requests = batch.len(), "a batch of inserts was refused; writing them one by one");
+                for job in batch.drain(..).filter(|job| !job.reply.is_closed()) {
+                    let alone = tokio::time::timeout(
+                        BATCH_TIME_LIMIT,
+                        insert_alone(&pool, &job.leads, &job.context, None),
+                    );
+                    let _ = job.reply.send(alone.await.unwrap_or_else(|_| Err(no_answer())));
+                }
+            }
+            // No connection, a connection lost or stalled, the database shutting down, a lock
+            // not granted in time, a failed commit (whose outcome is not known): as for a lone
+            // insert, each caller is told it failed and may send again.
+            Err(error) => {
+                let e = match error {
+                    BatchError::Refused(e) => unavailable(e),
+                    BatchError::Failed(e) => e,
+                };
+                for job in batch.drain(..) {
+                    let _ = job.reply.send(Err(e.clone()));
+                }
+            }
+        }
+    }
+}
+
+enum BatchError {
+    /// Before the commit, the database refused a row (its data or a constraint: SQLSTATE classes
+    /// 22 and 23) or ended a deadlock with this batch: nothing was written, and written one by one
+    /// the other requests may well be stored.
+    Refused(tokio_postgres::Error),
+    /// Anything else, the commit included.
+    Failed(StoreError),
+}
+
+impl From<tokio_postgres::Error> for BatchError {
+    fn from(e: tokio_postgres::Error) -> BatchError {
+        BatchError::Failed(unavailable(e))
+    }
+}
+
+/// Writes the batch in one transaction: BEGIN, its leads (`write_leads`), COMMIT, within
+/// `BATCH_TIME_LIMIT`; a connection that did not answer in time is closed, not pooled again.
+async fn insert_batch(pool: &Pool, batch: &[InsertJob]) -> Result<Vec<Vec<Stored>>, BatchError> {
+    let mut client =
+        pool.get().await.map_err(|e| BatchError::Failed(StoreError::Unavailable(e.to_string())))?;
+    match tokio::time::timeout(BATCH_TIME_LIMIT, write_batch(&mut client, batch)).await {
+        Ok(written) => written,
+        Err(_) => {
+            drop(deadpool_postgres::Object::take(client));
+            Err(BatchError::Failed(no_answer()))
+        }
+    }
+}
+
+async fn write_batch(
+    client: &mut deadpool_postgres::Object,
+    batch: &[InsertJob],
+) -> Result<Vec<Vec<Stored>>, BatchError> {
+    let refused = |e: tokio_postgres::Error| match e.code().map(|code| code.code()) {
+        Some(code) if code.starts_with("22") || code.starts_with("23") || code == "40P01" => {
+            BatchError::Refused(e)
+        }
+        _ => BatchError::from(e),
+    };
+    let tx = client.transaction().await?;
+    let values: Vec<LeadValues> = batch
+        .iter()
+        .flat_map(|job| job.leads.iter().map(|lead| LeadValues::of(lead, &job.context)))
+        .collect();
+    let rows = write_leads(&tx, &values).await.map_err(refused)?;
+    tx.commit().await?;
+    let mut rows = rows.iter();
+    Ok(batch
+        .iter()
+        .map(|job| job.leads.iter().zip(&mut rows).map(|(_, row)| stored_from(row)).collect())
+        .collect())
+}
+
+fn no_answer() -> StoreError {
+    StoreError::Unavailable(format!("PostgreSQL did not answer within {} s", BATCH_TIME_LIMIT.as_secs()))
+}
+
+/// Writes one request's leads in a transaction of their own: an insert with an `Idempotency-Key`,
+/// or a batch's request written again on its own.
+async fn insert_alone(
+    pool: &Pool,
+    leads: &[NewLead],
+    context: &InsertContext,
+    idempotency: Option<&Idempotency>,
+) -> Result<Vec<Stored>, StoreError> {
+    let mut client = pool.get().await.map_err(|e| StoreError::Unavailable(e.to_string()))?;
+    let tx = client.transaction().await.map_err(unavailable)?;
+    if let Some(idempotency) = idempotency {
+        // Instances share no memory: the key is claimed with a lock held until this commit.
+        // One that cannot take it, or takes it only after another request recorded the key,
+        // stores nothing and says so. Two statements: the record is read with a snapshot
+        // taken after the lock, which sees a commit that released it.
+        let locked: bool = tx
+            .query_one(
+                "SELECT pg_try_advisory_xact_lock(hashtextextended('Idempotency-Key ' || $1, 0))",
+                &[&idempotency.key],
+            )
+            .await
+            .map_err(unavailable)?
+            .get(0);
+        let recorded = locked
+            && tx
+                .query_opt(
+                    "SELECT 1 FROM idempotency_keys WHERE key = $1 \
+                     AND created_at >= now() - make_interval(secs => $2)",
+                    &[&idempotency.key, &(IDEMPOTENCY_WINDOW.as_secs_f64())],
                 )
                 .await
                 .map_err(unavailable)?
-                .get(0);
-            let recorded = locked
-                && tx
-                    .query_opt(
-                        "SELECT 1 FROM idempotency_keys WHERE key = $1 \
-                         AND created_at >= now() - make_interval(secs => $2)",
-                        &[&idempotency.key, &(IDEMPOTENCY_WINDOW.as_secs_f64())],
-                    )
-                    .await
-                    .map_err(unavailable)?
-                    .is_some();
-            if !locked || recorded {
-                return Err(StoreError::IdempotencyKeyTaken);
-            }
+                .is_some();
+        if !locked || recorded {
+            return Err(StoreError::IdempotencyKeyTaken);
         }
-        // One statement per lead: the duplicate lookup is its subquery and the outbox rows its
-        // second part, so a lead costs one round trip (plus the lock's, sent in the same flight).
-        let insert = tx
-            .prepare_cached(&format!(
-                "WITH new AS ( \
-                   INSERT INTO \"CRN\" \
-                   (name, phone, phone_e164, confirmation, comment, policy_version, repeat_of, held, \
-                    utm_source, utm_medium, utm_campaign, utm_content, utm_term, referrer) \
-                   VALUES ($1, $2, $3, $4, $5, $6, \
-                     (SELECT id FROM \"CRN\" WHERE $7::float8 IS NOT NULL AND phone_e164 = $3 \
-                      AND repeat_of IS NULL AND held IS NULL \
-                      AND created_at >= now() - make_interval(secs => $7) ORDER BY id LIMIT 1), \
-                     $8, $9, $10, $11, $12, $13, $14) \
-                   RETURNING id, created_at, name, phone, confirmation, comment, repeat_of, held), \
-                 queued AS ( \
-                   INSERT INTO outbox (lead_id, event, channel) \
-                   SELECT new.id, 'new', channel FROM new, unnest($15::text[]) AS channel \
-                   WHERE new.repeat_of IS NULL AND new.held IS NULL) \
-                 SELECT {LEAD_COLUMNS}, repeat_of FROM new"
-            ))
-            .await
-            .map_err(unavailable)?;
-        let lock =
-            tx.prepare_cached("SELECT pg_advisory_xact_lock(hashtext($1))").await.map_err(unavailable)?;
-        let window_seconds = context.duplicate_window.map(|w| w.as_secs_f64());
-        // A repeat's first lead was notified already and a held lead is notified once released:
-        // the statement writes outbox rows for neither.
-        let channels = channel_names(&context.channels);
-        let mut stored = Vec::with_capacity(leads.len());
-        for lead in &leads {
-            let held = held_text(&lead.held);
-            // A held lead stands alone: it must not make a person's real lead its repeat.
-            let window = window_seconds.filter(|_| held.is_none());
-            let source = lead.attribution.values();
-            let params: [&(dyn tokio_postgres::types::ToSql + Sync); 15] = [
-                &lead.name,
-                &lead.phone,
-                &lead.phone_e164,
-                &lead.confirmation,
-                &lead.comment,
-                &&*context.policy_version,
-                &window,
-                &held,
-                &source[0],
-                &source[1],
-                &source[2],
-                &source[3],
-                &source[4],
-                &source[5],
-                &channels,
-            ];
-            // Two instances taking the same phone at once: the lock (held until commit) makes the
-            // second see the first's row. The insert is sent without waiting for the lock's answer
-            // (tokio-postgres pipelines queries polled together); PostgreSQL still runs it after
-            // the lock is taken, so its snapshot sees every row committed before.
-            let row = if window.is_some() {
-                let phone: [&(dyn tokio_postgres::types::ToSql + Sync); 1] = [&lead.phone_e164];
-                let (_, row) = tokio::try_join!(tx.execute(&lock, &phone), tx.query_one(&insert, &params))
-                    .map_err(unavailable)?;
-                row
-            } else {
-                tx.query_one(&insert, &params).await.map_err(unavailable)?
-            };
-            let lead = lead_from(&row);
-            let repeat_of: Option<i64> = row.get(6);
-            stored.push(Stored { lead, repeat_of });
+    }
+    let values: Vec<LeadValues> = leads.iter().map(|lead| LeadValues::of(lead, context)).collect();
+    let stored: Vec<Stored> =
+        write_leads(&tx, &values).await.map_err(unavailable)?.iter().map(stored_from).collect();
+    if let Some(idempotency) = idempotency {
+        let ids: Vec<i64> = stored.iter().map(|row| row.lead.id).collect();
+        tx.execute(
+            "INSERT INTO idempotency_keys (key, fingerprint, lead_ids) VALUES ($1, $2, $3) \
+             ON CONFLICT (key) DO NOTHING",
+            &[&idempotency.key, &idempotency.fingerprint, &ids],
+        )
+        .await
+        .map_err(unavailable)?;
+    }
+    tx.commit().await.map_err(unavailable)?;
+    Ok(stored)
+}
+
+/// Locks the leads' phones and inserts the leads, all sent in one flight (tokio-postgres pipelines
+/// queries polled together, in the order first polled). PostgreSQL runs them in that order: the
+/// inserts after the locks are taken, so their snapshots see every row committed before, and each
+/// sees the rows of those before it (a phone sent twice is stored as a repeat the second time).
+async fn write_leads(
+    tx: &deadpool_postgres::Transaction<'_>,
+    values: &[LeadValues<'_>],
+) -> Result<Vec<Row>, tokio_postgres::Error> {
+    let lock = tx.prepare_cached(LOCK_PHONES).await?;
+    let insert = tx.prepare_cached(INSERT_LEAD).await?;
+    let phones: Vec<&str> = values.iter().filter(|v| v.window.is_some()).map(|v| v.phone).collect();
+    let params: Vec<_> = values.iter().map(LeadValues::params).collect();
+    let inserts =
+        futures_util::future::try_join_all(params.iter().map(|params| tx.query_one(&insert, params)));
+    let lock_params: [&(dyn tokio_postgres::types::ToSql + Sync); 1] = [&phones];
+    let (_, rows) = tokio::try_join!(tx.execute(&lock, &lock_params), inserts)?;
+    Ok(rows)
+}
+
+/// One lead's parameters of `INSERT_LEAD`.
+struct LeadValues<'a> {
+    lead: &'a NewLead,
+    phone: &'a str,
+    policy_version: &'a str,
+    /// The duplicate window in seconds; none for a held lead, which stands alone: it must not make
+    /// a person's real lead its repeat.
+    window: Option<f64>,
+    held: Option<String>,
+    source: [Option<&'a str>; 6],
+    channels: Vec<&'static str>,
+}
+
+impl<'a> LeadValues<'a> {
+    fn of(lead: &'a NewLead, context: &'a InsertContext) -> LeadValues<'a> {
+        let held = held_text(&lead.held);
+        LeadValues {
+            lead,
+            phone: &lead.phone_e164,
+            policy_version: &context.policy_version,
+            window: context.duplicate_window.map(|w| w.as_secs_f64()).filter(|_| held.is_none()),
+            held,
+            source: lead.attribution.values(),
+            channels: channel_names(&context.channels),
         }
-        if let Some(idempotency) = &idempotency {
-            let ids: Vec<i64> = stored.iter().map(|row| row.lead.id).collect();
-            tx.execute(
-                "INSERT INTO idempotency_keys (key, fingerprint, lead_ids) VALUES ($1, $2, $3) \
-                 ON CONFLICT (key) DO NOTHING",
-                &[&idempotency.key, &idempotency.fingerprint, &ids],
-            )
-            .await
-            .map_err(unavailable)?;
-        }
-        tx.commit().await.map_err(unavailable)?;
-        Ok(stored)
     }
 
+    fn params(&self) -> [&(dyn tokio_postgres::types::ToSql + Sync); 15] {
+        [
+            &self.lead.name,
+            &self.lead.phone,
+            &self.phone,
+            &self.lead.confirmation,
+            &self.lead.comment,
+            &self.policy_version,
+            &self.window,
+            &self.held,
+            &self.source[0],
+            &self.source[1],
+            &self.source[2],
+            &self.source[3],
+            &self.source[4],
+            &self.source[5],
+            &self.channels,
+        ]
+    }
+}
+
+fn stored_from(row: &Row) -> Stored {
+    Stored { lead: lead_from(row), repeat_of: row.get(6) }
+}
+
+impl PostgresStore {
     pub async fn idempotency_record(
         &self,
         key: &str,

@@ -10,10 +10,12 @@ mod operators;
 mod outbox;
 mod second_factor;
 
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::Context;
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
+use tokio::sync::{mpsc, oneshot};
 use tokio_postgres::{NoTls, Row};
 
 use super::{
@@ -38,6 +40,9 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/postgres/0009_claims.sql"),
     include_str!("../../../migrations/postgres/0010_second_factor.sql"),
 ];
+
+/// Inserts that may wait for a batch writer before callers wait to enqueue.
+const INSERT_QUEUE: usize = 8192;
 
 /// Any constant: instances that start together run the migrations one at a time.
 const MIGRATION_LOCK: i64 = 0x007a_6179_6176_6b61;
@@ -70,6 +75,9 @@ const RECORD_COLUMNS: &str = concat!(
 
 pub struct PostgresStore {
     pool: Pool,
+    /// Where inserts wait for the batch writers (`leads.rs`); none once the store is closed.
+    inserts: Mutex<Option<mpsc::Sender<leads::InsertJob>>>,
+    writers: Mutex<Vec<tokio::task::JoinHandle<()>>>,
 }
 
 impl PostgresStore {
@@ -81,6 +89,9 @@ impl PostgresStore {
         let options =
             format!("-c lock_timeout={}ms {}", LOCK_WAIT.as_millis(), config.get_options().unwrap_or(""));
         config.options(options.trim_end());
+        // A connection whose peer vanished (a failover, a cut network) is noticed within about a
+        // minute rather than the system's two hours.
+        config.keepalives_idle(Duration::from_secs(30));
         let manager =
             Manager::from_config(config, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
         let pool = Pool::builder(manager)
@@ -94,7 +105,12 @@ impl PostgresStore {
         let mut client =
             pool.get().await.map_err(|e| anyhow::anyhow!("cannot connect to PostgreSQL: {e}"))?;
         migrate(&mut client).await.context("cannot migrate the PostgreSQL database")?;
-        Ok(PostgresStore { pool })
+        let (inserts, queue) = mpsc::channel(INSERT_QUEUE);
+        let queue: leads::InsertQueue = Arc::new(tokio::sync::Mutex::new(queue));
+        let writers = (0..leads::BATCH_WRITERS)
+            .map(|_| tokio::spawn(leads::write_batches(pool.clone(), queue.clone())))
+            .collect();
+        Ok(PostgresStore { pool, inserts: Mutex::new(Some(inserts)), writers: Mutex::new(writers) })
     }
 
     async fn client(&self) -> Result<deadpool_postgres::Object, StoreError> {
@@ -124,6 +140,12 @@ impl PostgresStore {
     }
 
     pub async fn close(&self) {
+        // The writers end once the queue is empty: every insert accepted is answered first.
+        drop(self.inserts.lock().expect("inserts lock").take());
+        let writers = std::mem::take(&mut *self.writers.lock().expect("writers lock"));
+        for writer in writers {
+            let _ = writer.await;
+        }
         self.pool.close();
     }
 
