@@ -70,6 +70,7 @@ test('one operator takes a lead, the other sees who has it and cannot take it; "
   browser,
   browserLog,
 }) => {
+  test.slow(); // two browsers, a dozen pages, four axe checks: 10–13 s on a quiet machine
   browserLog.allow(SIGNED_OUT_CHECK);
   browserLog.allow(TAKE_REFUSED);
   const first = await sendLead(server, { name: 'Олена Коваль', phone: '067 123 45 67' });
