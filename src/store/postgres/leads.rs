@@ -93,37 +93,46 @@ pub(super) async fn write_batches(pool: Pool, queue: InsertQueue) {
         if batch.is_empty() {
             continue;
         }
-        match insert_batch(&pool, &batch).await {
-            Ok(stored) => {
-                for (job, stored) in batch.drain(..).zip(stored) {
-                    let _ = job.reply.send(Ok(stored));
-                }
+        // In a task of its own: a batch that panics (a bug) drops its replies, so its requests are
+        // told it failed, and this writer goes on with the next batch.
+        if let Err(e) = tokio::spawn(answer_batch(pool.clone(), std::mem::take(&mut batch))).await {
+            tracing::error!(error = %e, "a batch of inserts failed with a panic");
+        }
+    }
+}
+
+/// Writes one batch and answers each of its requests.
+async fn answer_batch(pool: Pool, batch: Vec<InsertJob>) {
+    match insert_batch(&pool, &batch).await {
+        Ok(stored) => {
+            for (job, stored) in batch.into_iter().zip(stored) {
+                let _ = job.reply.send(Ok(stored));
             }
-            // The database refused a row (or chose this batch to end a deadlock) and nothing was
-            // committed: each request is written on its own, so that one that fails fails alone.
-            Err(BatchError::Refused(e)) if batch.len() > 1 => {
-                // Through `unavailable`: the error's DETAIL may quote a row.
-                let reason = unavailable(e);
-                tracing::warn!(error = %reason, requests = batch.len(), "a batch of inserts was refused; writing them one by one");
-                for job in batch.drain(..).filter(|job| !job.reply.is_closed()) {
-                    let alone = tokio::time::timeout(
-                        BATCH_TIME_LIMIT,
-                        insert_alone(&pool, &job.leads, &job.context, None),
-                    );
-                    let _ = job.reply.send(alone.await.unwrap_or_else(|_| Err(no_answer())));
-                }
+        }
+        // The database refused a row (or chose this batch to end a deadlock) and nothing was
+        // committed: each request is written on its own, so that one that fails fails alone.
+        Err(BatchError::Refused(e)) if batch.len() > 1 => {
+            // Through `unavailable`: the error's DETAIL may quote a row.
+            let reason = unavailable(e);
+            tracing::warn!(error = %reason, requests = batch.len(), "a batch of inserts was refused; writing them one by one");
+            for job in batch.into_iter().filter(|job| !job.reply.is_closed()) {
+                let alone = tokio::time::timeout(
+                    BATCH_TIME_LIMIT,
+                    insert_alone(&pool, &job.leads, &job.context, None),
+                );
+                let _ = job.reply.send(alone.await.unwrap_or_else(|_| Err(no_answer())));
             }
-            // No connection, a connection lost or stalled, the database shutting down, a lock
-            // not granted in time, a failed commit (whose outcome is not known): as for a lone
-            // insert, each caller is told it failed and may send again.
-            Err(error) => {
-                let e = match error {
-                    BatchError::Refused(e) => unavailable(e),
-                    BatchError::Failed(e) => e,
-                };
-                for job in batch.drain(..) {
-                    let _ = job.reply.send(Err(e.clone()));
-                }
+        }
+        // No connection, a connection lost or stalled, the database shutting down, a lock not
+        // granted in time, a failed commit (whose outcome is not known): as for a lone insert,
+        // each caller is told it failed and may send again.
+        Err(error) => {
+            let e = match error {
+                BatchError::Refused(e) => unavailable(e),
+                BatchError::Failed(e) => e,
+            };
+            for job in batch {
+                let _ = job.reply.send(Err(e.clone()));
             }
         }
     }

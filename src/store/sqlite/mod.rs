@@ -43,6 +43,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/sqlite/0008_roles_and_audit.sql"),
     include_str!("../../../migrations/sqlite/0009_claims.sql"),
     include_str!("../../../migrations/sqlite/0010_second_factor.sql"),
+    include_str!("../../../migrations/sqlite/0011_session_seen_at.sql"),
 ];
 
 const RECORD_COLUMNS: &str = "id, created_at, name, phone, phone_e164, confirmation, comment, policy_version, \
@@ -263,7 +264,11 @@ fn in_savepoint<T>(
         return Err(StoreError::Unavailable("an earlier write of this batch failed and undid it".into()));
     }
     let sp = tx.savepoint().map_err(|e| unavailable(&e))?;
-    let value = f(&sp).map_err(|e| unavailable(&e))?; // dropping `sp` rolls it back
+    // A write that panics (a bug) fails alone, as a refused one does: otherwise the panic would end
+    // the writer thread, and every later write would fail until a restart.
+    let value = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&sp)))
+        .map_err(|_| StoreError::Unavailable("a database write panicked".into()))?
+        .map_err(|e| unavailable(&e))?; // dropping `sp` rolls it back
     sp.commit().map_err(|e| unavailable(&e))?;
     Ok(value)
 }
@@ -396,6 +401,68 @@ mod tests {
                 .is_some();
             assert_eq!(answer.is_ok(), stored, "{key}: answered {answer:?}, stored: {stored}");
         }
+        store.close().await;
+    }
+
+    /// A bug in one write must cost that write alone: its neighbours in the batch are stored, and
+    /// the writer thread lives on for the writes after it.
+    #[tokio::test]
+    async fn a_write_that_panics_fails_alone_and_the_writer_goes_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = std::sync::Arc::new(SqliteStore::open(&dir.path().join("leads.db")).unwrap());
+        // The writer waits inside a first write until the three below are queued: one batch.
+        let (release, held) = std::sync::mpsc::channel::<()>();
+        let (started, writer_waits) = oneshot::channel();
+        let holding = tokio::spawn({
+            let store = store.clone();
+            async move {
+                store
+                    .write(move |_| {
+                        started.send(()).unwrap();
+                        held.recv().unwrap();
+                        Ok(())
+                    })
+                    .await
+            }
+        });
+        writer_waits.await.unwrap();
+        let before = tokio::spawn({
+            let store = store.clone();
+            async move { store.meta_get_or_insert("before", "1".into()).await }
+        });
+        while store.queued() < 1 {
+            tokio::task::yield_now().await;
+        }
+        let panicking = tokio::spawn({
+            let store = store.clone();
+            async move {
+                store
+                    .write(|conn| -> rusqlite::Result<()> {
+                        conn.execute("INSERT INTO zayavka_meta (key, value) VALUES ('half-done', '1')", [])?;
+                        panic!("a bug in a write")
+                    })
+                    .await
+            }
+        });
+        while store.queued() < 2 {
+            tokio::task::yield_now().await;
+        }
+        release.send(()).unwrap();
+        holding.await.unwrap().unwrap();
+
+        assert!(matches!(panicking.await.unwrap(), Err(StoreError::Unavailable(_))));
+        assert_eq!(before.await.unwrap().unwrap(), "1");
+        assert_eq!(store.meta_get_or_insert("after", "2".into()).await.unwrap(), "2");
+        let keys = store
+            .read(|conn| {
+                let mut stmt = conn.prepare(
+                    "SELECT key FROM zayavka_meta WHERE key IN ('before', 'half-done', 'after') ORDER BY key",
+                )?;
+                stmt.query_map([], |row| row.get::<_, String>(0))?.collect::<rusqlite::Result<Vec<_>>>()
+            })
+            .await
+            .unwrap();
+        assert_eq!(keys, ["after", "before"], "the panicking write's row is undone, the others kept");
         store.close().await;
     }
 
