@@ -3,6 +3,15 @@
 
 use serde::Serialize;
 
+/// Round-robin hands a new lead only to an operator who used the inbox this recently: someone at
+/// work now, not anyone whose week-long session has not yet expired. With nobody at work, the lead
+/// waits in the pool, where every operator sees it.
+pub const ON_SHIFT: jiff::SignedDuration = jiff::SignedDuration::from_mins(60);
+
+/// A session's use is written down at most this often, so a signed-in request adds a write only
+/// now and then.
+pub const SEEN_EVERY: jiff::SignedDuration = jiff::SignedDuration::from_mins(5);
+
 /// What an operator account may do. Operators work leads; admins also manage the accounts,
 /// export, erase and read the audit trail. The first account is an admin, and the last admin
 /// cannot be removed or made an operator.

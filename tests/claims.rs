@@ -249,6 +249,31 @@ async fn round_robin_hands_new_leads_in_turn_to_the_signed_in_operators() {
 }
 
 #[tokio::test]
+async fn round_robin_passes_over_an_operator_away_from_the_inbox_for_an_hour() {
+    let app = common::test_app_with(|s| s.assign = Assign::RoundRobin).await;
+    let (admin, olena, petro) = team(&app).await;
+    let holder = async |phone: &str| {
+        let id = submit(&app, person(phone)).await;
+        admin.lead(&app, id).await["claimed_by"].clone()
+    };
+    // Both signed in (sessions last a week) but away from the inbox for over an hour: the lead
+    // waits in the pool, where everyone sees it.
+    app.database.backdate_sessions(OLENA, 61).await;
+    app.database.backdate_sessions(PETRO, 61).await;
+    assert_eq!(holder("067 000 00 11").await, Value::Null);
+
+    // Petro comes back to the inbox: new leads are his, not Olena's.
+    assert_eq!(petro.get(&app, "/admin/api/session").await.status, StatusCode::OK);
+    assert_eq!(holder("067 000 00 12").await, PETRO);
+    assert_eq!(holder("067 000 00 13").await, PETRO);
+
+    // Then Olena: the two take turns again.
+    assert_eq!(olena.get(&app, "/admin/api/leads").await.status, StatusCode::OK);
+    assert_eq!(holder("067 000 00 14").await, OLENA);
+    assert_eq!(holder("067 000 00 15").await, PETRO);
+}
+
+#[tokio::test]
 async fn the_figures_per_source_and_per_operator() {
     let app = common::test_app().await;
     let (admin, olena, petro) = team(&app).await;

@@ -260,13 +260,19 @@ impl FromRequestParts<AppState> for AnySession {
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, AdminError> {
         let Ok(OverHttps(https)) = OverHttps::from_request_parts(parts, state).await;
         let token = session_token(&parts.headers, https).ok_or_else(AdminError::signed_out)?;
-        let session =
-            state.store.session(auth::token_hash(&token)).await?.ok_or_else(AdminError::signed_out)?;
+        let token_hash = auth::token_hash(&token);
+        let session = state.store.session(token_hash.clone()).await?.ok_or_else(AdminError::signed_out)?;
         if parts.method != Method::GET && parts.method != Method::HEAD {
             let sent = parts.headers.get(CSRF_HEADER).and_then(|v| v.to_str().ok()).unwrap_or("");
             if !auth::same_secret(sent, &session.csrf_token) || !same_origin(&parts.headers, https) {
                 return Err(AdminError::foreign_origin());
             }
+        }
+        // Who is at work now (round-robin asks): failing to write it down does not fail the request.
+        if session.seen_due
+            && let Err(e) = state.store.session_seen(token_hash).await
+        {
+            tracing::warn!(error = %e, "inbox: cannot write down a session's use");
         }
         Ok(AnySession(session))
     }
@@ -529,6 +535,7 @@ async fn sign_in(
         role: operator.role,
         csrf_token,
         second_factor: operator.totp_secret.is_some(),
+        seen_due: false,
     };
     state.store.audit(audit_entry(&session, client, Action::SignedIn, None, audit_detail)).await?;
     Ok(([(header::SET_COOKIE, cookie)], Json(session_answer(state, &session))).into_response())

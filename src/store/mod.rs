@@ -204,6 +204,8 @@ pub struct Session {
     pub csrf_token: String,
     /// Whether the operator has a second factor set up.
     pub second_factor: bool,
+    /// The session's use was last written down over `team::SEEN_EVERY` ago: this request does it.
+    pub seen_due: bool,
 }
 
 /// One entry of the audit trail, to write.
@@ -455,11 +457,12 @@ impl Store {
     }
 
     /// Hands each of these leads that is a first lead of the call list nobody has to the next
-    /// signed-in account of role `operator` after the one that got the previous lead (round-robin,
-    /// shared by instances through the database); with nobody signed in they stay in the pool.
-    /// Returns how many were handed out.
+    /// account of role `operator` at work (signed in, and used the inbox within `team::ON_SHIFT`)
+    /// after the one that got the previous lead (round-robin, shared by instances through the
+    /// database); with nobody at work they stay in the pool. Returns how many were handed out.
     pub async fn hand_out_in_turn(&self, ids: Vec<i64>) -> Result<usize, StoreError> {
-        dispatch!(self, hand_out_in_turn(ids, jiff::Timestamp::now()))
+        let now = jiff::Timestamp::now();
+        dispatch!(self, hand_out_in_turn(ids, now, now - crate::team::ON_SHIFT))
     }
 
     /// Per source: the first leads of the call list sent since `at.window_start`, and how many of
@@ -586,7 +589,13 @@ impl Store {
 
     /// The session with this token hash, if it has not expired.
     pub async fn session(&self, token_hash: String) -> Result<Option<Session>, StoreError> {
-        dispatch!(self, session(token_hash, jiff::Timestamp::now()))
+        let now = jiff::Timestamp::now();
+        dispatch!(self, session(token_hash, now, now - crate::team::SEEN_EVERY))
+    }
+
+    /// Writes down that the session was used now (`Session::seen_due`).
+    pub async fn session_seen(&self, token_hash: String) -> Result<(), StoreError> {
+        dispatch!(self, session_seen(token_hash, jiff::Timestamp::now()))
     }
 
     pub async fn delete_session(&self, token_hash: String) -> Result<(), StoreError> {

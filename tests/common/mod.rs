@@ -136,10 +136,25 @@ impl TestDatabase {
 
     /// Makes lead `id` look as if it had been sent `hours` ago.
     pub async fn backdate(&self, id: i64, hours: i64) {
-        let at = jiff::Timestamp::now() - jiff::SignedDuration::from_hours(hours);
-        // Each engine's own spelling of a time: timestamptz, or the RFC 3339 text SQLite stores.
-        let at = if self.schema.is_some() { format!("'{at}'::timestamptz") } else { format!("'{at:.6}'") };
+        let at = self.time_ago(jiff::SignedDuration::from_hours(hours));
         self.execute(&format!("UPDATE \"CRN\" SET created_at = {at} WHERE id = {id}")).await;
+    }
+
+    /// Makes every session of the account `email` look as if it was last used `minutes` ago.
+    pub async fn backdate_sessions(&self, email: &str, minutes: i64) {
+        let at = self.time_ago(jiff::SignedDuration::from_mins(minutes));
+        self.execute(&format!(
+            "UPDATE operator_sessions SET seen_at = {at} \
+             WHERE operator_id = (SELECT id FROM operators WHERE email = '{email}')"
+        ))
+        .await;
+    }
+
+    /// The time `ago` before now in each engine's own spelling: timestamptz, or the RFC 3339
+    /// text SQLite stores.
+    fn time_ago(&self, ago: jiff::SignedDuration) -> String {
+        let at = jiff::Timestamp::now() - ago;
+        if self.schema.is_some() { format!("'{at}'::timestamptz") } else { format!("'{at:.6}'") }
     }
 }
 

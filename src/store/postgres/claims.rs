@@ -62,7 +62,12 @@ impl PostgresStore {
         Ok(changed == 1)
     }
 
-    pub async fn hand_out_in_turn(&self, ids: Vec<i64>, now: jiff::Timestamp) -> Result<usize, StoreError> {
+    pub async fn hand_out_in_turn(
+        &self,
+        ids: Vec<i64>,
+        now: jiff::Timestamp,
+        on_shift_since: jiff::Timestamp,
+    ) -> Result<usize, StoreError> {
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(unavailable)?;
         // Instances share the turn: its row's lock makes them take turns one after the other.
@@ -80,14 +85,14 @@ impl PostgresStore {
         let mut previous: i64 = previous.parse().unwrap_or(0);
         let mut handed = 0;
         for id in ids {
-            // The first signed-in operator after the previous one, else the first of all.
+            // The first operator at work after the previous one, else the first of all.
             let next = tx
                 .query_opt(
                     "SELECT id FROM operators WHERE role = 'operator' AND EXISTS \
                      (SELECT 1 FROM operator_sessions WHERE operator_id = operators.id \
-                      AND expires_at > to_timestamp($2)) \
+                      AND expires_at > to_timestamp($2) AND seen_at >= to_timestamp($3)) \
                      ORDER BY id > $1 DESC, id LIMIT 1",
-                    &[&previous, &seconds(now)],
+                    &[&previous, &seconds(now), &seconds(on_shift_since)],
                 )
                 .await
                 .map_err(unavailable)?;

@@ -39,6 +39,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/postgres/0008_roles_and_audit.sql"),
     include_str!("../../../migrations/postgres/0009_claims.sql"),
     include_str!("../../../migrations/postgres/0010_second_factor.sql"),
+    include_str!("../../../migrations/postgres/0011_session_seen_at.sql"),
 ];
 
 /// Inserts that may wait for a batch writer before callers wait to enqueue.

@@ -249,14 +249,15 @@ impl PostgresStore {
         &self,
         token_hash: String,
         now: jiff::Timestamp,
+        seen_due_before: jiff::Timestamp,
     ) -> Result<Option<Session>, StoreError> {
         let client = self.client().await?;
         let row = client
             .query_opt(
-                "SELECT s.operator_id, o.email, s.csrf_token, o.role, o.totp_secret IS NOT NULL \
-                 FROM operator_sessions s \
+                "SELECT s.operator_id, o.email, s.csrf_token, o.role, o.totp_secret IS NOT NULL, \
+                 s.seen_at < to_timestamp($3) FROM operator_sessions s \
                  JOIN operators o ON o.id = s.operator_id WHERE s.token_hash = $1 AND s.expires_at > to_timestamp($2)",
-                &[&token_hash, &seconds(now)],
+                &[&token_hash, &seconds(now), &seconds(seen_due_before)],
             )
             .await
             .map_err(unavailable)?;
@@ -266,7 +267,20 @@ impl PostgresStore {
             csrf_token: row.get(2),
             role: role_of(row.get(3)),
             second_factor: row.get(4),
+            seen_due: row.get(5),
         }))
+    }
+
+    pub async fn session_seen(&self, token_hash: String, now: jiff::Timestamp) -> Result<(), StoreError> {
+        let client = self.client().await?;
+        client
+            .execute(
+                "UPDATE operator_sessions SET seen_at = to_timestamp($2) WHERE token_hash = $1",
+                &[&token_hash, &seconds(now)],
+            )
+            .await
+            .map_err(unavailable)?;
+        Ok(())
     }
 
     pub async fn delete_session(&self, token_hash: String) -> Result<(), StoreError> {

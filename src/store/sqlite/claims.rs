@@ -62,7 +62,12 @@ impl SqliteStore {
         .await
     }
 
-    pub async fn hand_out_in_turn(&self, ids: Vec<i64>, now: jiff::Timestamp) -> Result<usize, StoreError> {
+    pub async fn hand_out_in_turn(
+        &self,
+        ids: Vec<i64>,
+        now: jiff::Timestamp,
+        on_shift_since: jiff::Timestamp,
+    ) -> Result<usize, StoreError> {
         self.write(move |conn| {
             let mut handed = 0;
             for id in ids {
@@ -73,14 +78,15 @@ impl SqliteStore {
                     .optional()?
                     .and_then(|value| value.parse().ok())
                     .unwrap_or(0);
-                // The first signed-in operator after the previous one, else the first of all.
+                // The first operator at work after the previous one, else the first of all.
                 let next: Option<i64> = conn
                     .prepare_cached(
                         "SELECT id FROM operators WHERE role = 'operator' AND EXISTS \
-                         (SELECT 1 FROM operator_sessions WHERE operator_id = operators.id AND expires_at > ?2) \
+                         (SELECT 1 FROM operator_sessions WHERE operator_id = operators.id \
+                          AND expires_at > ?2 AND seen_at >= ?3) \
                          ORDER BY id > ?1 DESC, id LIMIT 1",
                     )?
-                    .query_row(params![previous, text(now)], |row| row.get(0))
+                    .query_row(params![previous, text(now), text(on_shift_since)], |row| row.get(0))
                     .optional()?;
                 let Some(next) = next else { break };
                 let changed = conn.execute(

@@ -188,8 +188,8 @@ impl SqliteStore {
     ) -> Result<(), StoreError> {
         self.write(move |conn| {
             conn.execute(
-                "INSERT INTO operator_sessions (token_hash, operator_id, csrf_token, created_at, expires_at) \
-                 VALUES (?1, ?2, ?3, ?4, ?5)",
+                "INSERT INTO operator_sessions (token_hash, operator_id, csrf_token, created_at, seen_at, expires_at) \
+                 VALUES (?1, ?2, ?3, ?4, ?4, ?5)",
                 params![token_hash, operator_id, csrf_token, text(jiff::Timestamp::now()), text(expires_at)],
             )?;
             Ok(())
@@ -201,23 +201,36 @@ impl SqliteStore {
         &self,
         token_hash: String,
         now: jiff::Timestamp,
+        seen_due_before: jiff::Timestamp,
     ) -> Result<Option<Session>, StoreError> {
         self.read(move |conn| {
             conn.prepare_cached(
-                "SELECT s.operator_id, o.email, s.csrf_token, o.role, o.totp_secret IS NOT NULL \
-                 FROM operator_sessions s \
+                "SELECT s.operator_id, o.email, s.csrf_token, o.role, o.totp_secret IS NOT NULL, \
+                 s.seen_at < ?3 FROM operator_sessions s \
                  JOIN operators o ON o.id = s.operator_id WHERE s.token_hash = ?1 AND s.expires_at > ?2",
             )?
-            .query_row(params![token_hash, text(now)], |row| {
+            .query_row(params![token_hash, text(now), text(seen_due_before)], |row| {
                 Ok(Session {
                     operator_id: row.get(0)?,
                     email: row.get(1)?,
                     csrf_token: row.get(2)?,
                     role: role_of(&row.get::<_, String>(3)?),
                     second_factor: row.get(4)?,
+                    seen_due: row.get(5)?,
                 })
             })
             .optional()
+        })
+        .await
+    }
+
+    pub async fn session_seen(&self, token_hash: String, now: jiff::Timestamp) -> Result<(), StoreError> {
+        self.write(move |conn| {
+            conn.execute(
+                "UPDATE operator_sessions SET seen_at = ?2 WHERE token_hash = ?1",
+                params![token_hash, text(now)],
+            )?;
+            Ok(())
         })
         .await
     }
