@@ -163,7 +163,8 @@ pub struct SettingArgs {
     pub claim_minutes: Option<String>,
 
     /// How new leads reach operators: `pool` (anyone takes one) or `round-robin` (each new lead
-    /// is handed to the next signed-in operator in turn) [default: pool]
+    /// is handed in turn to the next operator at work: one who used the inbox within the hour)
+    /// [default: pool]
     #[arg(long, env = "ZAYAVKA_ASSIGN", global = true, value_name = "pool|round-robin")]
     pub assign: Option<String>,
 
@@ -225,7 +226,7 @@ pub enum LogFormat {
 pub enum Assign {
     /// Every lead waits in the pool until someone takes it.
     Pool,
-    /// Each new lead is handed to the next signed-in operator in turn.
+    /// Each new lead is handed in turn to the next operator at work (`team::ON_SHIFT`).
     RoundRobin,
 }
 

@@ -274,6 +274,21 @@ async fn round_robin_passes_over_an_operator_away_from_the_inbox_for_an_hour() {
 }
 
 #[tokio::test]
+async fn round_robin_passes_over_an_operator_who_must_first_set_up_the_second_factor() {
+    let app = common::test_app_with(|s| {
+        s.assign = Assign::RoundRobin;
+        s.require_2fa = true;
+    })
+    .await;
+    let (_admin, olena, _petro) = team(&app).await;
+    // Signed in and at work, but the inbox opens no lead for them until they set it up.
+    let id = submit(&app, person("067 000 00 21")).await;
+    assert_eq!(app.state.store.lead(id).await.unwrap().unwrap().claim, None);
+    let refused = olena.get(&app, &format!("/admin/api/leads/{id}")).await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN);
+}
+
+#[tokio::test]
 async fn the_figures_per_source_and_per_operator() {
     let app = common::test_app().await;
     let (admin, olena, petro) = team(&app).await;

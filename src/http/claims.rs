@@ -108,7 +108,7 @@ pub async fn hand_out(state: &AppState, ids: Vec<i64>) {
     if state.settings.assign != Assign::RoundRobin || ids.is_empty() {
         return;
     }
-    match state.store.hand_out_in_turn(ids).await {
+    match state.store.hand_out_in_turn(ids, state.settings.require_2fa).await {
         Ok(handed) => tracing::debug!(handed, "leads handed out in turn"),
         Err(e) => tracing::warn!(error = %e, "handing out leads in turn failed; they stay in the pool"),
     }

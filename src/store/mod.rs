@@ -457,12 +457,13 @@ impl Store {
     }
 
     /// Hands each of these leads that is a first lead of the call list nobody has to the next
-    /// account of role `operator` at work (signed in, and used the inbox within `team::ON_SHIFT`)
-    /// after the one that got the previous lead (round-robin, shared by instances through the
-    /// database); with nobody at work they stay in the pool. Returns how many were handed out.
-    pub async fn hand_out_in_turn(&self, ids: Vec<i64>) -> Result<usize, StoreError> {
+    /// account of role `operator` at work (signed in, used the inbox within `team::ON_SHIFT`, and
+    /// with a second factor if one is required, so able to open the lead) after the one that got
+    /// the previous lead (round-robin, shared by instances through the database); with nobody at
+    /// work they stay in the pool. Returns how many were handed out.
+    pub async fn hand_out_in_turn(&self, ids: Vec<i64>, require_2fa: bool) -> Result<usize, StoreError> {
         let now = jiff::Timestamp::now();
-        dispatch!(self, hand_out_in_turn(ids, now, now - crate::team::ON_SHIFT))
+        dispatch!(self, hand_out_in_turn(ids, now, now - crate::team::ON_SHIFT, require_2fa))
     }
 
     /// Per source: the first leads of the call list sent since `at.window_start`, and how many of

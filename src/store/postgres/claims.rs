@@ -67,6 +67,7 @@ impl PostgresStore {
         ids: Vec<i64>,
         now: jiff::Timestamp,
         on_shift_since: jiff::Timestamp,
+        require_2fa: bool,
     ) -> Result<usize, StoreError> {
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(unavailable)?;
@@ -88,11 +89,12 @@ impl PostgresStore {
             // The first operator at work after the previous one, else the first of all.
             let next = tx
                 .query_opt(
-                    "SELECT id FROM operators WHERE role = 'operator' AND EXISTS \
+                    "SELECT id FROM operators WHERE role = 'operator' \
+                     AND (NOT $4 OR totp_secret IS NOT NULL) AND EXISTS \
                      (SELECT 1 FROM operator_sessions WHERE operator_id = operators.id \
                       AND expires_at > to_timestamp($2) AND seen_at >= to_timestamp($3)) \
                      ORDER BY id > $1 DESC, id LIMIT 1",
-                    &[&previous, &seconds(now), &seconds(on_shift_since)],
+                    &[&previous, &seconds(now), &seconds(on_shift_since), &require_2fa],
                 )
                 .await
                 .map_err(unavailable)?;

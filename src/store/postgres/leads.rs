@@ -9,9 +9,9 @@ const BATCH_LEADS: usize = 64;
 /// Batches written at once, each on a pooled connection of its own: while one waits for its
 /// commit's flush, the others fill the next.
 pub(super) const BATCH_WRITERS: usize = 4;
-/// The longest a batch (or one of its requests written again alone) may take: a connection that
-/// stalls must not hold a writer, and the requests behind it, for longer. Above `LOCK_WAIT`, below
-/// the request's own time limit.
+/// The longest a batch may take, and then all of its requests written again one by one: a
+/// connection that stalls must not hold a writer, and the requests behind it, for longer. Above
+/// `LOCK_WAIT`, below the request's own time limit.
 const BATCH_TIME_LIMIT: std::time::Duration = std::time::Duration::from_secs(15);
 
 /// The insert of one lead. The duplicate lookup is its subquery and the outbox rows its second
@@ -95,15 +95,17 @@ pub(super) async fn write_batches(pool: Pool, queue: InsertQueue) {
         }
         // In a task of its own: a batch that panics (a bug) drops its replies, so its requests are
         // told it failed, and this writer goes on with the next batch.
-        if let Err(e) = tokio::spawn(answer_batch(pool.clone(), std::mem::take(&mut batch))).await {
-            tracing::error!(error = %e, "a batch of inserts failed with a panic");
+        // The panic's message is not logged: it could quote a lead.
+        if tokio::spawn(answer_batch(pool.clone(), std::mem::take(&mut batch))).await.is_err() {
+            tracing::error!("a batch of inserts failed with a panic");
         }
     }
 }
 
 /// Writes one batch and answers each of its requests.
 async fn answer_batch(pool: Pool, batch: Vec<InsertJob>) {
-    match insert_batch(&pool, &batch).await {
+    let deadline = tokio::time::Instant::now() + BATCH_TIME_LIMIT;
+    match on_connection(&pool, deadline, async |client| write_batch(client, &batch).await).await {
         Ok(stored) => {
             for (job, stored) in batch.into_iter().zip(stored) {
                 let _ = job.reply.send(Ok(stored));
@@ -115,12 +117,13 @@ async fn answer_batch(pool: Pool, batch: Vec<InsertJob>) {
             // Through `unavailable`: the error's DETAIL may quote a row.
             let reason = unavailable(e);
             tracing::warn!(error = %reason, requests = batch.len(), "a batch of inserts was refused; writing them one by one");
+            let deadline = tokio::time::Instant::now() + BATCH_TIME_LIMIT;
             for job in batch.into_iter().filter(|job| !job.reply.is_closed()) {
-                let alone = tokio::time::timeout(
-                    BATCH_TIME_LIMIT,
-                    insert_alone(&pool, &job.leads, &job.context, None),
-                );
-                let _ = job.reply.send(alone.await.unwrap_or_else(|_| Err(no_answer())));
+                let (leads, context) = (&job.leads, &job.context);
+                let alone = on_connection(&pool, deadline, async |client| {
+                    write_alone(client, leads, context, None).await
+                });
+                let _ = job.reply.send(alone.await);
             }
         }
         // No connection, a connection lost or stalled, the database shutting down, a lock not
@@ -153,20 +156,30 @@ impl From<tokio_postgres::Error> for BatchError {
     }
 }
 
-/// Writes the batch in one transaction: BEGIN, its leads (`write_leads`), COMMIT, within
-/// `BATCH_TIME_LIMIT`; a connection that did not answer in time is closed, not pooled again.
-async fn insert_batch(pool: &Pool, batch: &[InsertJob]) -> Result<Vec<Vec<Stored>>, BatchError> {
-    let mut client =
-        pool.get().await.map_err(|e| BatchError::Failed(StoreError::Unavailable(e.to_string())))?;
-    match tokio::time::timeout(BATCH_TIME_LIMIT, write_batch(&mut client, batch)).await {
+impl From<StoreError> for BatchError {
+    fn from(e: StoreError) -> BatchError {
+        BatchError::Failed(e)
+    }
+}
+
+/// Runs `write` on a pooled connection until `deadline`. A connection that has not answered by
+/// then is closed, not pooled again: it may be stalled, or in the middle of a transaction.
+async fn on_connection<T, E: From<StoreError>>(
+    pool: &Pool,
+    deadline: tokio::time::Instant,
+    write: impl AsyncFnOnce(&mut deadpool_postgres::Object) -> Result<T, E>,
+) -> Result<T, E> {
+    let mut client = pool.get().await.map_err(|e| StoreError::Unavailable(e.to_string()))?;
+    match tokio::time::timeout_at(deadline, write(&mut client)).await {
         Ok(written) => written,
         Err(_) => {
             drop(deadpool_postgres::Object::take(client));
-            Err(BatchError::Failed(no_answer()))
+            Err(no_answer().into())
         }
     }
 }
 
+/// Writes the batch in one transaction: BEGIN, its leads (`write_leads`), COMMIT.
 async fn write_batch(
     client: &mut deadpool_postgres::Object,
     batch: &[InsertJob],
@@ -183,20 +196,21 @@ async fn write_batch(
         .flat_map(|job| job.leads.iter().map(|lead| LeadValues::of(lead, &job.context)))
         .collect();
     let rows = write_leads(&tx, &values).await.map_err(refused)?;
-    tx.commit().await?;
+    // The answers are read before the commit: should reading them fail, nothing is stored.
     let mut rows = rows.iter();
-    Ok(batch
+    let stored = batch
         .iter()
         .map(|job| job.leads.iter().zip(&mut rows).map(|(_, row)| stored_from(row)).collect())
-        .collect())
+        .collect();
+    tx.commit().await?;
+    Ok(stored)
 }
 
 fn no_answer() -> StoreError {
     StoreError::Unavailable(format!("PostgreSQL did not answer within {} s", BATCH_TIME_LIMIT.as_secs()))
 }
 
-/// Writes one request's leads in a transaction of their own: an insert with an `Idempotency-Key`,
-/// or a batch's request written again on its own.
+/// Writes one request's leads in a transaction of their own: an insert with an `Idempotency-Key`.
 async fn insert_alone(
     pool: &Pool,
     leads: &[NewLead],
@@ -204,6 +218,17 @@ async fn insert_alone(
     idempotency: Option<&Idempotency>,
 ) -> Result<Vec<Stored>, StoreError> {
     let mut client = pool.get().await.map_err(|e| StoreError::Unavailable(e.to_string()))?;
+    write_alone(&mut client, leads, context, idempotency).await
+}
+
+/// One request's leads in a transaction of their own: an insert with an `Idempotency-Key`, or a
+/// batch's request written again on its own.
+async fn write_alone(
+    client: &mut deadpool_postgres::Object,
+    leads: &[NewLead],
+    context: &InsertContext,
+    idempotency: Option<&Idempotency>,
+) -> Result<Vec<Stored>, StoreError> {
     let tx = client.transaction().await.map_err(unavailable)?;
     if let Some(idempotency) = idempotency {
         // Instances share no memory: the key is claimed with a lock held until this commit.
@@ -264,7 +289,9 @@ async fn write_leads(
     let inserts =
         futures_util::future::try_join_all(params.iter().map(|params| tx.query_one(&insert, params)));
     let lock_params: [&(dyn tokio_postgres::types::ToSql + Sync); 1] = [&phones];
-    let (_, rows) = tokio::try_join!(tx.execute(&lock, &lock_params), inserts)?;
+    // Biased: should the locks fail, their error is the one reported, not an insert's "current
+    // transaction is aborted" that follows from it.
+    let (_, rows) = tokio::try_join!(biased; tx.execute(&lock, &lock_params), inserts)?;
     Ok(rows)
 }
 

@@ -67,6 +67,7 @@ impl SqliteStore {
         ids: Vec<i64>,
         now: jiff::Timestamp,
         on_shift_since: jiff::Timestamp,
+        require_2fa: bool,
     ) -> Result<usize, StoreError> {
         self.write(move |conn| {
             let mut handed = 0;
@@ -81,12 +82,15 @@ impl SqliteStore {
                 // The first operator at work after the previous one, else the first of all.
                 let next: Option<i64> = conn
                     .prepare_cached(
-                        "SELECT id FROM operators WHERE role = 'operator' AND EXISTS \
+                        "SELECT id FROM operators WHERE role = 'operator' \
+                         AND (NOT ?4 OR totp_secret IS NOT NULL) AND EXISTS \
                          (SELECT 1 FROM operator_sessions WHERE operator_id = operators.id \
                           AND expires_at > ?2 AND seen_at >= ?3) \
                          ORDER BY id > ?1 DESC, id LIMIT 1",
                     )?
-                    .query_row(params![previous, text(now), text(on_shift_since)], |row| row.get(0))
+                    .query_row(params![previous, text(now), text(on_shift_since), require_2fa], |row| {
+                        row.get(0)
+                    })
                     .optional()?;
                 let Some(next) = next else { break };
                 let changed = conn.execute(

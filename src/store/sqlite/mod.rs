@@ -447,22 +447,35 @@ mod tests {
         while store.queued() < 2 {
             tokio::task::yield_now().await;
         }
+        let after = tokio::spawn({
+            let store = store.clone();
+            async move { store.meta_get_or_insert("after", "1".into()).await }
+        });
+        while store.queued() < 3 {
+            tokio::task::yield_now().await;
+        }
         release.send(()).unwrap();
         holding.await.unwrap().unwrap();
 
         assert!(matches!(panicking.await.unwrap(), Err(StoreError::Unavailable(_))));
         assert_eq!(before.await.unwrap().unwrap(), "1");
-        assert_eq!(store.meta_get_or_insert("after", "2".into()).await.unwrap(), "2");
+        assert_eq!(after.await.unwrap().unwrap(), "1");
+        assert_eq!(store.meta_get_or_insert("next batch", "1".into()).await.unwrap(), "1");
         let keys = store
             .read(|conn| {
                 let mut stmt = conn.prepare(
-                    "SELECT key FROM zayavka_meta WHERE key IN ('before', 'half-done', 'after') ORDER BY key",
+                    "SELECT key FROM zayavka_meta \
+                     WHERE key IN ('before', 'half-done', 'after', 'next batch') ORDER BY key",
                 )?;
                 stmt.query_map([], |row| row.get::<_, String>(0))?.collect::<rusqlite::Result<Vec<_>>>()
             })
             .await
             .unwrap();
-        assert_eq!(keys, ["after", "before"], "the panicking write's row is undone, the others kept");
+        assert_eq!(
+            keys,
+            ["after", "before", "next batch"],
+            "the panicking write's row undone, the others kept"
+        );
         store.close().await;
     }
 

@@ -203,10 +203,11 @@ impl SqliteStore {
         now: jiff::Timestamp,
         seen_due_before: jiff::Timestamp,
     ) -> Result<Option<Session>, StoreError> {
+        // A session without `seen_at` (written by hand, or by an older version) is written down now.
         self.read(move |conn| {
             conn.prepare_cached(
                 "SELECT s.operator_id, o.email, s.csrf_token, o.role, o.totp_secret IS NOT NULL, \
-                 s.seen_at < ?3 FROM operator_sessions s \
+                 coalesce(s.seen_at < ?3, 1) FROM operator_sessions s \
                  JOIN operators o ON o.id = s.operator_id WHERE s.token_hash = ?1 AND s.expires_at > ?2",
             )?
             .query_row(params![token_hash, text(now), text(seen_due_before)], |row| {
