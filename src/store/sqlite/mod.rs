@@ -335,15 +335,13 @@ fn unavailable(e: &rusqlite::Error) -> StoreError {
 mod tests {
     use super::*;
 
-    /// SQLite undoes a whole batch when one of its writes meets an I/O error (see `in_savepoint`).
-    /// The failing write here does that with a ROLLBACK: the state SQLite leaves behind, made at
-    /// a known point of the batch. Every write queued behind it must be answered as it is stored.
-    #[tokio::test]
-    async fn a_batch_undone_by_a_failing_write_answers_each_write_as_it_is_stored() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = SqliteStore::open(&dir.path().join("leads.db")).unwrap();
-        let store = std::sync::Arc::new(store);
-        // The writer waits inside a first write until the three below are queued: one batch.
+    /// Runs `middle` in one batch between two other writes (each storing its key in
+    /// `zayavka_meta`): the writer thread is held inside a first write until the three are
+    /// queued. Returns the three answers.
+    async fn between_two_writes<T: Send + 'static>(
+        store: &std::sync::Arc<SqliteStore>,
+        middle: impl FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
+    ) -> (Result<String, StoreError>, Result<T, StoreError>, Result<String, StoreError>) {
         let (release, held) = std::sync::mpsc::channel::<()>();
         let (started, writer_waits) = oneshot::channel();
         let holding = tokio::spawn({
@@ -359,39 +357,44 @@ mod tests {
             }
         });
         writer_waits.await.unwrap();
-        let before = tokio::spawn({
-            let store = store.clone();
-            async move { store.meta_get_or_insert("before", "1".into()).await }
-        });
-        while store.queued() < 1 {
-            tokio::task::yield_now().await;
-        }
-        let failing = tokio::spawn({
-            let store = store.clone();
-            async move {
-                store
-                    .write(|conn| {
-                        conn.execute_batch("ROLLBACK")?;
-                        conn.execute_batch("SELECT * FROM a_disk_that_failed")
-                    })
-                    .await
+        let queued = async |count: usize| {
+            while store.queued() < count {
+                tokio::task::yield_now().await;
             }
-        });
-        while store.queued() < 2 {
-            tokio::task::yield_now().await;
-        }
-        let after = tokio::spawn({
+        };
+        let store_key = |key: &'static str| {
             let store = store.clone();
-            async move { store.meta_get_or_insert("after", "1".into()).await }
+            tokio::spawn(async move { store.meta_get_or_insert(key, "1".into()).await })
+        };
+        let before = store_key("before");
+        queued(1).await;
+        let middle = tokio::spawn({
+            let store = store.clone();
+            async move { store.write(middle).await }
         });
-        while store.queued() < 3 {
-            tokio::task::yield_now().await;
-        }
+        queued(2).await;
+        let after = store_key("after");
+        queued(3).await;
         release.send(()).unwrap();
         holding.await.unwrap().unwrap();
-        assert!(failing.await.unwrap().is_err());
+        (before.await.unwrap(), middle.await.unwrap(), after.await.unwrap())
+    }
 
-        for (key, answer) in [("before", before.await.unwrap()), ("after", after.await.unwrap())] {
+    /// SQLite undoes a whole batch when one of its writes meets an I/O error (see `in_savepoint`).
+    /// The failing write here does that with a ROLLBACK: the state SQLite leaves behind, made at
+    /// a known point of the batch. Every write queued behind it must be answered as it is stored.
+    #[tokio::test]
+    async fn a_batch_undone_by_a_failing_write_answers_each_write_as_it_is_stored() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = std::sync::Arc::new(SqliteStore::open(&dir.path().join("leads.db")).unwrap());
+        let (before, failing, after) = between_two_writes(&store, |conn| {
+            conn.execute_batch("ROLLBACK")?;
+            conn.execute_batch("SELECT * FROM a_disk_that_failed")
+        })
+        .await;
+        assert!(failing.is_err());
+
+        for (key, answer) in [("before", before), ("after", after)] {
             let stored = store
                 .read(move |conn| {
                     conn.query_row("SELECT 1 FROM zayavka_meta WHERE key = ?1", [key], |_| Ok(())).optional()
@@ -410,56 +413,15 @@ mod tests {
     async fn a_write_that_panics_fails_alone_and_the_writer_goes_on() {
         let dir = tempfile::tempdir().unwrap();
         let store = std::sync::Arc::new(SqliteStore::open(&dir.path().join("leads.db")).unwrap());
-        // The writer waits inside a first write until the three below are queued: one batch.
-        let (release, held) = std::sync::mpsc::channel::<()>();
-        let (started, writer_waits) = oneshot::channel();
-        let holding = tokio::spawn({
-            let store = store.clone();
-            async move {
-                store
-                    .write(move |_| {
-                        started.send(()).unwrap();
-                        held.recv().unwrap();
-                        Ok(())
-                    })
-                    .await
-            }
-        });
-        writer_waits.await.unwrap();
-        let before = tokio::spawn({
-            let store = store.clone();
-            async move { store.meta_get_or_insert("before", "1".into()).await }
-        });
-        while store.queued() < 1 {
-            tokio::task::yield_now().await;
-        }
-        let panicking = tokio::spawn({
-            let store = store.clone();
-            async move {
-                store
-                    .write(|conn| -> rusqlite::Result<()> {
-                        conn.execute("INSERT INTO zayavka_meta (key, value) VALUES ('half-done', '1')", [])?;
-                        panic!("a bug in a write")
-                    })
-                    .await
-            }
-        });
-        while store.queued() < 2 {
-            tokio::task::yield_now().await;
-        }
-        let after = tokio::spawn({
-            let store = store.clone();
-            async move { store.meta_get_or_insert("after", "1".into()).await }
-        });
-        while store.queued() < 3 {
-            tokio::task::yield_now().await;
-        }
-        release.send(()).unwrap();
-        holding.await.unwrap().unwrap();
+        let (before, panicking, after) = between_two_writes(&store, |conn| -> rusqlite::Result<()> {
+            conn.execute("INSERT INTO zayavka_meta (key, value) VALUES ('half-done', '1')", [])?;
+            panic!("a bug in a write")
+        })
+        .await;
 
-        assert!(matches!(panicking.await.unwrap(), Err(StoreError::Unavailable(_))));
-        assert_eq!(before.await.unwrap().unwrap(), "1");
-        assert_eq!(after.await.unwrap().unwrap(), "1");
+        assert!(matches!(panicking, Err(StoreError::Unavailable(_))));
+        assert_eq!(before.unwrap(), "1");
+        assert_eq!(after.unwrap(), "1");
         assert_eq!(store.meta_get_or_insert("next batch", "1".into()).await.unwrap(), "1");
         let keys = store
             .read(|conn| {
