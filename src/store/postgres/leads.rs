@@ -94,8 +94,8 @@ pub(super) async fn write_batches(pool: Pool, queue: InsertQueue) {
             continue;
         }
         // In a task of its own: a batch that panics (a bug) drops its replies, so its requests are
-        // told it failed, and this writer goes on with the next batch.
-        // The panic's message is not logged: it could quote a lead.
+        // told it failed, and this writer goes on with the next batch. The panic's message is not
+        // logged: it could quote a lead.
         if tokio::spawn(answer_batch(pool.clone(), std::mem::take(&mut batch))).await.is_err() {
             tracing::error!("a batch of inserts failed with a panic");
         }
