@@ -3,6 +3,7 @@
 // `fetch` by recorded answers shaped as docs/admin-api.md says.
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { REFRESH_SHOWN_MS } from './clock';
 import { SEARCH_DEBOUNCE_MS } from './LeadList';
 import {
   ATTEMPT_1,
@@ -536,6 +537,39 @@ describe('the list', () => {
     expect(screen.getByText('Ірина')).toBeTruthy();
     expect(screen.queryByRole('button', { name: 'Показати ще' })).toBeNull();
     expect(server.calls('GET /admin/api/leads').at(-1)?.params.get('before_id')).toBe('41');
+  });
+
+  it('shows new leads on a list left open, every minute while shown, and keeps the pages shown with "Показати ще"', async () => {
+    // Fake time that still moves on by itself, so that findBy and waitFor keep polling; installed
+    // before the list starts its timer.
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    const NEW_LEAD = { ...LEAD_OPEN, id: 50, name: 'Ганна' };
+    let arrived = false;
+    const server = fakeServer({
+      ...signedInRoutes(),
+      'GET /admin/api/leads': ({ params }) => {
+        if (params.get('before_id') === '41') return json(leadPage([LEAD_CLOSED]));
+        return json(arrived ? leadPage([NEW_LEAD, LEAD_OPEN], 42) : leadPage([LEAD_OPEN, LEAD_OVERDUE], 41));
+      },
+    });
+    openInbox('/admin');
+    expect(await screen.findAllByRole('listitem')).toHaveLength(2);
+    fireEvent.click(screen.getByRole('button', { name: 'Показати ще' }));
+    await waitFor(() => expect(screen.getAllByRole('listitem')).toHaveLength(3));
+    const names = () => screen.getAllByRole('listitem').map((item) => item.querySelector('.lead-name')?.textContent);
+
+    arrived = true;
+    const asked = server.calls('GET /admin/api/leads').length;
+    // Hidden, it asks nothing.
+    Object.defineProperty(document, 'visibilityState', { value: 'hidden', configurable: true });
+    await act(async () => vi.advanceTimersByTime(REFRESH_SHOWN_MS));
+    expect(server.calls('GET /admin/api/leads')).toHaveLength(asked);
+    Object.defineProperty(document, 'visibilityState', { value: 'visible', configurable: true });
+    await act(async () => vi.advanceTimersByTime(REFRESH_SHOWN_MS));
+
+    await waitFor(() => expect(names()).toEqual(['Ганна', 'Олена', 'Петро', 'Ірина']));
+    expect(screen.getByRole('list').getAttribute('aria-busy')).toBe('false');
+    expect(screen.queryByRole('button', { name: 'Показати ще' })).toBeNull();
   });
 
   it('renders what a visitor typed as text, never as markup', async () => {

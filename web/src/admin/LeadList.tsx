@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link, useLocation, useSearchParams } from 'react-router';
 import { errorText, isAbort, type Filter, type LeadPage, type LeadView, type Received } from './api';
-import { useRefreshWhenShown, useServerNow } from './clock';
+import { useRefreshWhenShown, useRefreshWhileShown, useServerNow } from './clock';
 import { useInbox } from './context';
 import { ClaimMarker } from './Claims';
 import { LoadError } from './LoadError';
@@ -130,6 +130,21 @@ export function LeadList() {
   }
 
   useRefreshWhenShown(() => setRetry((n) => n + 1));
+  // On a list left open new leads appear: the first page is asked for again quietly (the list is
+  // not dimmed), and the older leads shown stay below it, those of "Показати ще" too.
+  useRefreshWhileShown(() => {
+    if (loading || !page) return;
+    const mine = generation.current;
+    client.leads({ q, filter }).then(
+      (fresh) => {
+        if (mine !== generation.current) return;
+        setShown((current) => (current?.key === key && current.page ? { ...current, page: withNewer(current.page, fresh) } : current));
+      },
+      () => {
+        // The next refresh tries again; a session that ended is handled by the client.
+      },
+    );
+  });
   const now = useServerNow(page);
 
   // Back from a lead (or from erasing one), focus goes to the list rather than being lost. Only
@@ -198,6 +213,15 @@ export function LeadList() {
       )}
     </>
   );
+}
+
+/** A first page asked for again, followed by the leads shown before that are older than all of it. */
+function withNewer(shown: Received<LeadPage>, fresh: Received<LeadPage>): Received<LeadPage> {
+  if (fresh.next_before_id === null || fresh.leads.length === 0) return fresh;
+  const oldest = Math.min(...fresh.leads.map((lead) => lead.id));
+  const older = shown.leads.filter((lead) => lead.id < oldest);
+  if (older.length === 0) return fresh;
+  return { ...fresh, leads: [...fresh.leads, ...older], next_before_id: shown.next_before_id };
 }
 
 function LeadItem({ lead, now, listSearch }: { lead: LeadView; now: number; listSearch: string }) {

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { Link } from 'react-router';
 import { errorText, isAbort, type ChannelQueue, type Stats as StatsData } from './api';
-import { useRefreshWhenShown } from './clock';
+import { useRefreshWhenShown, useRefreshWhileShown } from './clock';
 import { BreakdownFigures } from './Claims';
 import { useInbox } from './context';
 import { channelLabel, formatKyiv, reachedInTime } from './format';
@@ -29,6 +29,7 @@ export function Stats() {
     return () => controller.abort();
   }, [client, retry]);
   useRefreshWhenShown(again);
+  useRefreshWhileShown(again);
 
   return (
     <section className="stats" aria-labelledby="stats-heading">

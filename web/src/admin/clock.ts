@@ -8,6 +8,9 @@ export const TICK_MS = 30_000;
 /** A page hidden at least this long asks the server again when it is shown. */
 export const STALE_AFTER_MS = 60_000;
 
+/** The list and the figures, while shown, ask the server again this often. */
+export const REFRESH_SHOWN_MS = 60_000;
+
 /**
  * The server's clock now, in ms since the epoch: the server's `now` in the last answer plus the
  * time this device's clock has run since that answer arrived (`receivedAt`, stamped by the client
@@ -54,5 +57,19 @@ export function useRefreshWhenShown(refresh: () => void): void {
     }
     document.addEventListener('visibilitychange', changed);
     return () => document.removeEventListener('visibilitychange', changed);
+  }, []);
+}
+
+/**
+ * Calls `refresh` every `REFRESH_SHOWN_MS` while the page is shown, so that new leads appear on an
+ * inbox left open; a hidden page (a phone in a pocket) asks nothing.
+ */
+export function useRefreshWhileShown(refresh: () => void): void {
+  const due = useEffectEvent(refresh);
+  useEffect(() => {
+    const timer = window.setInterval(() => {
+      if (document.visibilityState === 'visible') due();
+    }, REFRESH_SHOWN_MS);
+    return () => window.clearInterval(timer);
   }, []);
 }
