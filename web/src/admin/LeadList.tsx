@@ -138,7 +138,9 @@ export function LeadList() {
     client.leads({ q, filter }).then(
       (fresh) => {
         if (mine !== generation.current) return;
-        setShown((current) => (current?.key === key && current.page ? { ...current, page: withNewer(current.page, fresh) } : current));
+        setShown((current) =>
+          current?.key === key && current.page ? { ...current, page: withNewer(current.page, fresh) } : current,
+        );
       },
       () => {
         // The next refresh tries again; a session that ended is handled by the client.
