@@ -614,6 +614,34 @@ async fn a_receiver_answering_500_for_a_while_gets_each_lead_delivered_once() {
     }
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_a_failed_send_the_channel_rests_a_moment_rather_than_fail_each_new_lead() {
+    let receiver = HttpReceiver::start(Reply::status(200)).await;
+    receiver.push_reply(Reply::status(503));
+    let database = TestDatabase::new().await;
+    let server = start(&database.url, &webhook_env(&receiver)).await;
+
+    let first = submit(server.port, "Перший", &phone(90)).await;
+    let refused = receiver.wait_for("the refusal", Duration::from_secs(10), |r| !r.is_empty()).await;
+    assert_eq!((refused[0].status, refused[0].lead_id()), (503, Some(first)));
+    // Leads sent while the channel rests wait in the outbox, then go out once it has rested.
+    let mut ids = Vec::new();
+    for n in 0..5 {
+        ids.push(submit(server.port, &format!("Лід {n}"), &phone(91 + n)).await);
+    }
+    let requests = receiver
+        .wait_for("the five delivered", Duration::from_secs(10), |r| {
+            let delivered = per_lead(r, Some(200));
+            ids.iter().all(|id| delivered.contains_key(id))
+        })
+        .await;
+    for request in &requests[1..] {
+        let gap = request.at - requests[0].at;
+        assert!(gap >= Duration::from_millis(950), "a call {gap:?} after a failed one: {requests:#?}");
+    }
+    assert_eq!(per_lead(&requests, Some(200)).values().max(), Some(&1), "{requests:#?}");
+}
+
 // 7. A slow receiver does not slow the submit
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

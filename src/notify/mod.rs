@@ -38,6 +38,12 @@ const IN_FLIGHT: usize = 16;
 /// Retries wait 5 s, 10 s, 20 s… up to this, so a channel back after an outage gets its
 /// backlog within minutes.
 const MAX_BACKOFF: Duration = Duration::from_secs(300);
+/// After a failed send its channel rests this long. While every channel rests (the one channel of
+/// most deployments is down), the queue is not read: the leads that keep coming wait in the outbox
+/// instead of each failing on its own (a send, a log line and a write apiece, thousands a second
+/// under load). Short, so that one lead a channel refuses holds back the others only briefly, and
+/// a channel that is back gets its backlog at once.
+const FAILURE_PAUSE: Duration = Duration::from_secs(1);
 
 /// Why a send failed, and when the channel asked to be tried again (Telegram's `retry_after`,
 /// an HTTP `Retry-After`).
@@ -61,9 +67,17 @@ pub struct Notifier {
     http: reqwest::Client,
     email: Option<email::Mailer>,
     wake: Notify,
-    /// Channels that asked to be left alone until then (Telegram's flood control, `Retry-After`):
-    /// its other rows wait too, rather than each collecting its own refusal.
-    paused: Mutex<HashMap<Channel, Instant>>,
+    /// Channels left alone for a while: as long as they asked (Telegram's flood control,
+    /// `Retry-After`), their other rows wait too, rather than each collecting its own refusal;
+    /// after a failure they rest (`FAILURE_PAUSE`).
+    paused: Mutex<HashMap<Channel, Pause>>,
+}
+
+/// Until when a channel is left alone, and whether it asked to be.
+#[derive(Clone, Copy)]
+struct Pause {
+    until: Instant,
+    asked: bool,
 }
 
 impl Notifier {
@@ -129,11 +143,12 @@ impl Notifier {
                 tracing::warn!(error = %e, "recording how notifications went");
             }
             let room = IN_FLIGHT.saturating_sub(sends.len());
+            let claimable = self.claimable(&channels);
             let now = Timestamp::now();
-            let jobs = if room == 0 {
+            let jobs = if room == 0 || claimable.is_empty() {
                 Vec::new()
             } else {
-                match self.store.claim_outbox(now, now + LEASE, room as u32, self.unpaused(&channels)).await {
+                match self.store.claim_outbox(now, now + LEASE, room as u32, claimable).await {
                     Ok(jobs) => jobs,
                     Err(StoreError::Closed) => return,
                     Err(e) => {
@@ -150,28 +165,43 @@ impl Notifier {
             if full {
                 continue; // more may be due
             }
-            // Wait for a new lead, a send to finish (room again), or the next poll.
+            // Wait for a new lead, a send to finish (room again), a pause's end, or the next poll.
             tokio::select! {
                 _ = self.wake.notified() => {}
-                _ = tokio::time::sleep(POLL) => {}
+                _ = tokio::time::sleep(self.next_look()) => {}
                 Some(outcome) = sends.join_next(), if !sends.is_empty() => finished.extend(outcome.ok().flatten()),
             }
         }
     }
 
-    /// The channels not paused now.
-    fn unpaused(&self, channels: &[Channel]) -> Arc<[Channel]> {
+    /// The channels whose rows may be claimed now: none while every channel is left alone, else
+    /// those that did not ask to be. A channel that only rests after a failure, beside others that
+    /// work, is still claimed: its rows would otherwise stay due and be passed over by every claim.
+    fn claimable(&self, channels: &[Channel]) -> Arc<[Channel]> {
         let now = Instant::now();
         let mut paused = self.paused.lock().unwrap_or_else(|e| e.into_inner());
-        paused.retain(|_, until| *until > now);
-        channels.iter().copied().filter(|c| !paused.contains_key(c)).collect()
+        paused.retain(|_, pause| pause.until > now);
+        if channels.iter().all(|channel| paused.contains_key(channel)) {
+            return Arc::from([]);
+        }
+        channels.iter().copied().filter(|channel| !paused.get(channel).is_some_and(|p| p.asked)).collect()
     }
 
-    fn pause(&self, channel: Channel, wait: Duration) {
-        let until = Instant::now() + wait;
+    /// When to look at the queue again unwoken: at the next poll, or when a pause ends before it.
+    fn next_look(&self) -> Duration {
+        let now = Instant::now();
+        let paused = self.paused.lock().unwrap_or_else(|e| e.into_inner());
+        paused.values().filter(|p| p.until > now).map(|p| p.until - now).fold(POLL, Duration::min)
+    }
+
+    /// Leaves `channel` alone for `wait`, unless a longer pause holds already.
+    fn pause(&self, channel: Channel, wait: Duration, asked: bool) {
+        let pause = Pause { until: Instant::now() + wait, asked };
         let mut paused = self.paused.lock().unwrap_or_else(|e| e.into_inner());
-        let entry = paused.entry(channel).or_insert(until);
-        *entry = (*entry).max(until);
+        let entry = paused.entry(channel).or_insert(pause);
+        if pause.until > entry.until {
+            *entry = pause;
+        }
     }
 
     /// Sends one notification; says how it went, or nothing when the row is gone (its lead was
@@ -225,8 +255,9 @@ impl Notifier {
                 self.metrics.notification(channel, false);
                 let wait =
                     error.retry_after.unwrap_or_else(|| backoff(job.attempts)).min(Duration::from_secs(3600));
-                if error.retry_after.is_some() {
-                    self.pause(channel, wait);
+                match error.retry_after {
+                    Some(_) => self.pause(channel, wait, true),
+                    None => self.pause(channel, FAILURE_PAUSE, false),
                 }
                 tracing::warn!(
                     id = job.lead_id,
