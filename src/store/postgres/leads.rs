@@ -75,8 +75,8 @@ impl PostgresStore {
 /// One batch writer: takes every insert waiting (up to `BATCH_LEADS` leads) and writes them in one
 /// transaction. Ends when the store closes and the queue is empty.
 pub(super) async fn write_batches(pool: Pool, queue: InsertQueue) {
-    let mut batch = Vec::new();
     loop {
+        let mut batch = Vec::new();
         {
             let mut jobs = queue.lock().await;
             let Some(first) = jobs.recv().await else { return };
@@ -96,7 +96,7 @@ pub(super) async fn write_batches(pool: Pool, queue: InsertQueue) {
         // In a task of its own: a batch that panics (a bug) drops its replies, so its requests are
         // told it failed, and this writer goes on with the next batch. The panic's message is not
         // logged: it could quote a lead.
-        if tokio::spawn(answer_batch(pool.clone(), std::mem::take(&mut batch))).await.is_err() {
+        if tokio::spawn(answer_batch(pool.clone(), batch)).await.is_err() {
             tracing::error!("a batch of inserts failed with a panic");
         }
     }
