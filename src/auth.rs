@@ -5,8 +5,8 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::num::NonZeroU32;
 use std::time::Duration;
 
-use argon2::password_hash::{PasswordHasher, PasswordVerifier, SaltString};
-use argon2::{Argon2, PasswordHash};
+use argon2::password_hash::{Output, ParamsString, SaltString};
+use argon2::{Algorithm, Argon2, Block, Params, PasswordHash, Version};
 use base64::Engine as _;
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
@@ -57,10 +57,26 @@ pub fn check_new_account(email: &str, password: &str) -> Result<(), NewAccountEr
 pub fn hash_password(password: &str) -> anyhow::Result<String> {
     let salt_bytes: [u8; 16] = rand::random();
     let salt = SaltString::encode_b64(&salt_bytes).map_err(|e| anyhow::anyhow!("salt: {e}"))?;
-    Ok(Argon2::default()
-        .hash_password(password.as_bytes(), &salt)
-        .map_err(|e| anyhow::anyhow!("hashing the password: {e}"))?
-        .to_string())
+    let params = Params::default();
+    let mut output = [0u8; Params::DEFAULT_OUTPUT_LEN];
+    with_hashing_memory(params.block_count(), |memory| {
+        Argon2::new(Algorithm::Argon2id, Version::V0x13, params.clone()).hash_password_into_with_memory(
+            password.as_bytes(),
+            &salt_bytes,
+            &mut output,
+            memory,
+        )
+    })
+    .map_err(|e| anyhow::anyhow!("hashing the password: {e}"))?;
+    let output = Output::new(&output).map_err(|e| anyhow::anyhow!("hashing the password: {e}"))?;
+    let hash = PasswordHash {
+        algorithm: Algorithm::Argon2id.ident(),
+        version: Some(Version::V0x13.into()),
+        params: ParamsString::try_from(&params).map_err(|e| anyhow::anyhow!("hashing the password: {e}"))?,
+        salt: Some(salt.as_salt()),
+        hash: Some(output),
+    };
+    Ok(hash.to_string())
 }
 
 /// Whether `password` matches `hash`. Without an account (`None`) a dummy hash is checked, so an
@@ -68,21 +84,70 @@ pub fn hash_password(password: &str) -> anyhow::Result<String> {
 pub fn verify_password(hash: Option<&str>, password: &str) -> bool {
     static DUMMY: std::sync::LazyLock<String> =
         std::sync::LazyLock::new(|| hash_password("not a password of anyone").expect("hashing works"));
-    let parsed = PasswordHash::new(hash.unwrap_or(&DUMMY));
-    let matches = parsed.is_ok_and(|h| Argon2::default().verify_password(password.as_bytes(), &h).is_ok());
-    matches && hash.is_some()
+    matches_hash(hash.unwrap_or(&DUMMY), password) && hash.is_some()
 }
 
-/// Password checks running at once: each takes 19 MiB and a core for a moment, so a flood of
-/// logins (many addresses, many e-mails: past the rate limits) waits in line instead of taking
-/// every core and the memory from the visitors' submits.
-const CONCURRENT_CHECKS: usize = 2;
+fn matches_hash(hash: &str, password: &str) -> bool {
+    let Ok(parsed) = PasswordHash::new(hash) else { return false };
+    let (Some(salt), Some(expected)) = (parsed.salt, parsed.hash) else { return false };
+    let Ok(algorithm) = Algorithm::try_from(parsed.algorithm) else { return false };
+    let version = match parsed.version.map(Version::try_from).transpose() {
+        Ok(version) => version.unwrap_or_default(),
+        Err(_) => return false,
+    };
+    let Ok(params) = Params::try_from(&parsed) else { return false };
+    // A hash asking for more memory than ours is not one we made.
+    if params.block_count() > Params::default().block_count() {
+        return false;
+    }
+    let mut salt_bytes = [0u8; 64];
+    let Ok(salt) = salt.decode_b64(&mut salt_bytes) else { return false };
+    let mut computed = vec![0u8; expected.len()];
+    let hashed = with_hashing_memory(params.block_count(), |memory| {
+        Argon2::new(algorithm, version, params.clone()).hash_password_into_with_memory(
+            password.as_bytes(),
+            salt,
+            &mut computed,
+            memory,
+        )
+    });
+    // `Output`'s equality takes the same time wherever the bytes differ.
+    hashed.is_ok() && Output::new(&computed).is_ok_and(|computed| computed == expected)
+}
 
-/// [`verify_password`] off the async threads, at most `CONCURRENT_CHECKS` at a time.
+/// Runs `hash` with the process's one argon2 working memory. Each hash needs 19 MiB; were every
+/// check to allocate its own, the allocator would keep a block per thread that ever hashed (40
+/// wrong logins took the server from 30 to 772 MB), so one block is allocated once and reused,
+/// and checks take turns for it.
+fn with_hashing_memory<T>(blocks: usize, hash: impl FnOnce(&mut [Block]) -> T) -> T {
+    static MEMORY: std::sync::Mutex<Vec<Block>> = std::sync::Mutex::new(Vec::new());
+    let mut memory = MEMORY.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if memory.len() < blocks {
+        memory.resize(blocks, Block::default());
+    }
+    hash(&mut memory[..blocks])
+}
+
+/// [`verify_password`] off the async threads. Checks take turns for the one hashing memory, in
+/// the order they came: a flood of logins (many addresses, many e-mails: past the rate limits)
+/// waits in line instead of taking the memory and every core from the visitors' submits.
 pub async fn check_password(hash: Option<String>, password: String) -> bool {
-    static CHECKS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(CONCURRENT_CHECKS);
-    let Ok(_permit) = CHECKS.acquire().await else { return false };
-    tokio::task::spawn_blocking(move || verify_password(hash.as_deref(), &password)).await.unwrap_or(false)
+    hashing(move || verify_password(hash.as_deref(), &password)).await.unwrap_or(false)
+}
+
+/// [`hash_password`] off the async threads, in the same line as the checks.
+pub async fn new_password_hash(password: String) -> anyhow::Result<String> {
+    hashing(move || hash_password(&password)).await.unwrap_or_else(|e| Err(e.into()))
+}
+
+async fn hashing<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, tokio::task::JoinError> {
+    // Fair: waiters are served first come, first served, and only one blocking thread waits on
+    // the memory at a time.
+    static TURNS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(1);
+    let _turn = TURNS.acquire().await.expect("never closed");
+    tokio::task::spawn_blocking(work).await
 }
 
 /// 32 random bytes, URL-safe base64: a session or CSRF token.

@@ -249,7 +249,7 @@ async fn admin(settings: &Settings, command: AdminCommand) -> anyhow::Result<()>
     let email = zayavka::auth::normalise_email(&account.email);
     let password = read_password(account.password_stdin)?;
     zayavka::auth::check_new_account(&email, &password)?;
-    let hash = tokio::task::spawn_blocking(move || zayavka::auth::hash_password(&password)).await??;
+    let hash = zayavka::auth::new_password_hash(password).await?;
     // add-user may create the database (a first operator before the first start); passwd may not.
     let store = if adding {
         Store::open(&settings.database_url).await?

@@ -505,14 +505,10 @@ pub async fn new_account(email: &str, password: String) -> Result<(String, Strin
             AdminError::bad_request("Пароль має містити щонайменше 10 символів.")
         }
     })?;
-    let hash = tokio::task::spawn_blocking(move || auth::hash_password(&password))
-        .await
-        .map_err(anyhow::Error::from)
-        .and_then(|hashed| hashed)
-        .map_err(|e| {
-            tracing::error!(error = %e, "inbox: hashing a new operator's password");
-            AdminError::new(StatusCode::INTERNAL_SERVER_ERROR, "Щось пішло не так. Спробуйте ще раз.")
-        })?;
+    let hash = auth::new_password_hash(password).await.map_err(|e| {
+        tracing::error!(error = %e, "inbox: hashing a new operator's password");
+        AdminError::new(StatusCode::INTERNAL_SERVER_ERROR, "Щось пішло не так. Спробуйте ще раз.")
+    })?;
     Ok((email, hash))
 }
 
