@@ -521,16 +521,23 @@ async fn sign_in(
     audit_detail: Option<String>,
 ) -> Result<Response, AdminError> {
     let (token, csrf_token) = (auth::new_token(), auth::new_token());
+    let token_hash = auth::token_hash(&token);
     let expires_at = Timestamp::now() + auth::SESSION_LIFETIME;
-    state.store.create_session(auth::token_hash(&token), operator.id, csrf_token.clone(), expires_at).await?;
+    // An account with a second factor gets here only once a code passed.
+    let second_factor = operator.totp_secret.is_some();
+    state
+        .store
+        .create_session(token_hash.clone(), operator.id, csrf_token.clone(), expires_at, second_factor)
+        .await?;
     tracing::info!(operator = operator.id, "inbox: signed in");
     let cookie = session_cookie(token, auth::SESSION_LIFETIME.as_secs(), https);
     let session = Session {
+        token_hash,
         operator_id: operator.id,
         email: operator.email,
         role: operator.role,
         csrf_token,
-        second_factor: operator.totp_secret.is_some(),
+        second_factor,
         seen_due: false,
     };
     state.store.audit(audit_entry(&session, client, Action::SignedIn, None, audit_detail)).await?;

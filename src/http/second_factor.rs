@@ -81,7 +81,11 @@ async fn confirm(
     };
     let codes = second_factor::new_recovery_codes();
     let hashes = codes.iter().map(|code| second_factor::recovery_code_hash(code)).collect();
-    if !state.store.confirm_second_factor(session.operator_id, secret, step, hashes).await? {
+    let confirmed = state
+        .store
+        .confirm_second_factor(session.operator_id, secret, step, hashes, session.token_hash.clone())
+        .await?;
+    if !confirmed {
         return Err(AdminError::new(StatusCode::CONFLICT, "Почніть налаштування спочатку."));
     }
     state.store.audit(audit_entry(&session, &client, Action::SecondFactorOn, None, None)).await?;

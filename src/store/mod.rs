@@ -198,11 +198,13 @@ pub struct Account {
 /// A signed-in operator, found by the hash of the session cookie.
 #[derive(Debug, Clone)]
 pub struct Session {
+    /// What the database keeps of the session's token.
+    pub token_hash: String,
     pub operator_id: i64,
     pub email: String,
     pub role: Role,
     pub csrf_token: String,
-    /// Whether the operator has a second factor set up.
+    /// Whether the operator has a second factor set up (and so this session passed it).
     pub second_factor: bool,
     /// The session's use was last written down over `team::SEEN_EVERY` ago: this request does it.
     pub seen_due: bool,
@@ -584,11 +586,13 @@ impl Store {
         operator_id: i64,
         csrf_token: String,
         expires_at: jiff::Timestamp,
+        second_factor_passed: bool,
     ) -> Result<(), StoreError> {
-        dispatch!(self, create_session(token_hash, operator_id, csrf_token, expires_at))
+        dispatch!(self, create_session(token_hash, operator_id, csrf_token, expires_at, second_factor_passed))
     }
 
-    /// The session with this token hash, if it has not expired.
+    /// The session with this token hash, if it has not expired and, for an account with a second
+    /// factor, passed it.
     pub async fn session(&self, token_hash: String) -> Result<Option<Session>, StoreError> {
         let now = jiff::Timestamp::now();
         dispatch!(self, session(token_hash, now, now - crate::team::SEEN_EVERY))
@@ -615,14 +619,17 @@ impl Store {
 
     /// Makes the secret being set up the operator's second factor, `step` its first code used,
     /// with these recovery codes (hashes); `false` if that secret is no longer the one being set up.
+    /// The session that confirmed it counts as having passed it; the operator's other sessions
+    /// end, as none of them did.
     pub async fn confirm_second_factor(
         &self,
         operator_id: i64,
         secret: String,
         step: i64,
         code_hashes: Vec<String>,
+        session_token_hash: String,
     ) -> Result<bool, StoreError> {
-        dispatch!(self, confirm_second_factor(operator_id, secret, step, code_hashes))
+        dispatch!(self, confirm_second_factor(operator_id, secret, step, code_hashes, session_token_hash))
     }
 
     /// Records a code's time step as used; `false` if it or a later one was used already (a code

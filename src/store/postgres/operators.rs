@@ -232,13 +232,14 @@ impl PostgresStore {
         operator_id: i64,
         csrf_token: String,
         expires_at: jiff::Timestamp,
+        second_factor_passed: bool,
     ) -> Result<(), StoreError> {
         let client = self.client().await?;
         client
             .execute(
-                "INSERT INTO operator_sessions (token_hash, operator_id, csrf_token, expires_at) \
-                 VALUES ($1, $2, $3, to_timestamp($4))",
-                &[&token_hash, &operator_id, &csrf_token, &seconds(expires_at)],
+                "INSERT INTO operator_sessions (token_hash, operator_id, csrf_token, expires_at, second_factor_passed) \
+                 VALUES ($1, $2, $3, to_timestamp($4), $5)",
+                &[&token_hash, &operator_id, &csrf_token, &seconds(expires_at), &second_factor_passed],
             )
             .await
             .map_err(unavailable)?;
@@ -256,12 +257,14 @@ impl PostgresStore {
             .query_opt(
                 "SELECT s.operator_id, o.email, s.csrf_token, o.role, o.totp_secret IS NOT NULL, \
                  s.seen_at < to_timestamp($3) FROM operator_sessions s \
-                 JOIN operators o ON o.id = s.operator_id WHERE s.token_hash = $1 AND s.expires_at > to_timestamp($2)",
+                 JOIN operators o ON o.id = s.operator_id WHERE s.token_hash = $1 AND s.expires_at > to_timestamp($2) \
+                 AND (o.totp_secret IS NULL OR s.second_factor_passed)",
                 &[&token_hash, &seconds(now), &seconds(seen_due_before)],
             )
             .await
             .map_err(unavailable)?;
         Ok(row.map(|row| Session {
+            token_hash: token_hash.clone(),
             operator_id: row.get(0),
             email: row.get(1),
             csrf_token: row.get(2),

@@ -22,6 +22,7 @@ impl PostgresStore {
         secret: String,
         step: i64,
         code_hashes: Vec<String>,
+        session_token_hash: String,
     ) -> Result<bool, StoreError> {
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(unavailable)?;
@@ -35,6 +36,18 @@ impl PostgresStore {
             .map_err(unavailable)?;
         if confirmed == 1 {
             replace_recovery_codes(&tx, operator_id, &code_hashes).await?;
+            tx.execute(
+                "DELETE FROM operator_sessions WHERE operator_id = $1 AND token_hash <> $2",
+                &[&operator_id, &session_token_hash],
+            )
+            .await
+            .map_err(unavailable)?;
+            tx.execute(
+                "UPDATE operator_sessions SET second_factor_passed = true WHERE token_hash = $1",
+                &[&session_token_hash],
+            )
+            .await
+            .map_err(unavailable)?;
         }
         tx.commit().await.map_err(unavailable)?;
         Ok(confirmed == 1)

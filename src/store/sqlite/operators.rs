@@ -185,12 +185,21 @@ impl SqliteStore {
         operator_id: i64,
         csrf_token: String,
         expires_at: jiff::Timestamp,
+        second_factor_passed: bool,
     ) -> Result<(), StoreError> {
         self.write(move |conn| {
             conn.execute(
-                "INSERT INTO operator_sessions (token_hash, operator_id, csrf_token, created_at, seen_at, expires_at) \
-                 VALUES (?1, ?2, ?3, ?4, ?4, ?5)",
-                params![token_hash, operator_id, csrf_token, text(jiff::Timestamp::now()), text(expires_at)],
+                "INSERT INTO operator_sessions \
+                 (token_hash, operator_id, csrf_token, created_at, seen_at, expires_at, second_factor_passed) \
+                 VALUES (?1, ?2, ?3, ?4, ?4, ?5, ?6)",
+                params![
+                    token_hash,
+                    operator_id,
+                    csrf_token,
+                    text(jiff::Timestamp::now()),
+                    text(expires_at),
+                    second_factor_passed
+                ],
             )?;
             Ok(())
         })
@@ -208,10 +217,12 @@ impl SqliteStore {
             conn.prepare_cached(
                 "SELECT s.operator_id, o.email, s.csrf_token, o.role, o.totp_secret IS NOT NULL, \
                  coalesce(s.seen_at < ?3, 1) FROM operator_sessions s \
-                 JOIN operators o ON o.id = s.operator_id WHERE s.token_hash = ?1 AND s.expires_at > ?2",
+                 JOIN operators o ON o.id = s.operator_id WHERE s.token_hash = ?1 AND s.expires_at > ?2 \
+                 AND (o.totp_secret IS NULL OR s.second_factor_passed)",
             )?
             .query_row(params![token_hash, text(now), text(seen_due_before)], |row| {
                 Ok(Session {
+                    token_hash: token_hash.clone(),
                     operator_id: row.get(0)?,
                     email: row.get(1)?,
                     csrf_token: row.get(2)?,

@@ -21,6 +21,7 @@ impl SqliteStore {
         secret: String,
         step: i64,
         code_hashes: Vec<String>,
+        session_token_hash: String,
     ) -> Result<bool, StoreError> {
         self.write(move |conn| {
             let confirmed = conn.execute(
@@ -30,6 +31,14 @@ impl SqliteStore {
             )?;
             if confirmed == 1 {
                 replace_recovery_codes(conn, operator_id, &code_hashes)?;
+                conn.execute(
+                    "DELETE FROM operator_sessions WHERE operator_id = ?1 AND token_hash <> ?2",
+                    params![operator_id, session_token_hash],
+                )?;
+                conn.execute(
+                    "UPDATE operator_sessions SET second_factor_passed = 1 WHERE token_hash = ?1",
+                    [&session_token_hash],
+                )?;
             }
             Ok(confirmed == 1)
         })
