@@ -696,7 +696,8 @@ async fn release(
         });
     }
     state.notifier.wake();
-    super::claims::hand_out(&state, vec![id]).await;
+    // At once, not queued: the answer shows who has the lead now.
+    super::hand_out::hand_out(&state.store, &state.settings, vec![id]).await;
     tracing::info!(id, operator = session.operator_id, "inbox: held lead released");
     state.store.audit(audit_entry(&session, &client, Action::Released, Some(id), None)).await?;
     Ok(Json(lead_answer(&state, id).await?).into_response())

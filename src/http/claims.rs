@@ -14,7 +14,6 @@ use serde_json::json;
 
 use super::admin::{AdminError, AdminOnly, STATS_DAYS, SignedIn, audit_entry, lead_answer, read_json};
 use super::client::ClientInfo;
-use crate::config::Assign;
 use crate::http::AppState;
 use crate::inbox::{PROMISE, TakeRefusal, claim_until, source_of};
 use crate::store::CountsAt;
@@ -100,18 +99,6 @@ async fn assign(
     let detail = Some(account.map_or_else(|| "pool".to_owned(), |a| account_detail(&a.email, a.role)));
     state.store.audit(audit_entry(&session, &client, Action::HandedOver, Some(id), detail)).await?;
     Ok(Json(lead_answer(&state, id).await?))
-}
-
-/// With `ZAYAVKA_ASSIGN=round-robin`, hands these new leads of the call list out in turn. The
-/// leads are stored already: a failure here leaves them in the pool, where anyone can take them.
-pub async fn hand_out(state: &AppState, ids: Vec<i64>) {
-    if state.settings.assign != Assign::RoundRobin || ids.is_empty() {
-        return;
-    }
-    match state.store.hand_out_in_turn(ids, state.settings.require_2fa).await {
-        Ok(handed) => tracing::debug!(handed, "leads handed out in turn"),
-        Err(e) => tracing::warn!(error = %e, "handing out leads in turn failed; they stay in the pool"),
-    }
 }
 
 /// The figures beside the inbox's totals, over the same 30 days: per source, leads and how many

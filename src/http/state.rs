@@ -7,6 +7,7 @@ use std::time::Duration;
 use rand::Rng;
 use rand::distr::Alphanumeric;
 
+use super::hand_out::HandOuts;
 use crate::abuse::{ProofKey, SubmitLimiter, Volume};
 use crate::auth::LoginLimiter;
 use crate::config::Settings;
@@ -50,6 +51,8 @@ pub struct Shared {
     pub proof_key: Arc<ProofKey>,
     /// Recent submissions per client, name and proof, for the burst and reuse signals.
     pub volume: Arc<Volume>,
+    /// New leads waiting to be handed out in turn.
+    pub hand_outs: HandOuts,
 }
 
 impl AppState {
@@ -76,6 +79,7 @@ impl AppState {
         let settings = Arc::new(settings);
         let metrics = Arc::new(Metrics::default());
         let notifier = Notifier::new(settings.clone(), store.clone(), metrics.clone())?;
+        let hand_outs = HandOuts::start(store.clone(), settings.clone());
         Ok(AppState(Arc::new(Shared {
             settings,
             store,
@@ -89,6 +93,7 @@ impl AppState {
             login_limiter,
             proof_key,
             volume,
+            hand_outs,
         })))
     }
 

@@ -116,7 +116,7 @@ pub async fn store(
                 .collect();
             if !call_list.is_empty() {
                 state.notifier.wake();
-                super::claims::hand_out(state, call_list).await;
+                state.hand_outs.queue(call_list);
             }
             Ok(stored)
         }
