@@ -59,10 +59,18 @@ pub enum Action {
     HandedOver,
     SecondFactorOn,
     SecondFactorReset,
+    /// A page of the lead list was read: `detail` names the filter and the ids shown.
+    ListedLeads,
+    /// An operator took a lead to call ("Я телефоную").
+    TookLead,
+    /// An operator gave a lead back to the pool.
+    GaveBack,
+    /// A call was recorded: `detail` is its outcome.
+    RecordedCall,
 }
 
 impl Action {
-    pub const ALL: [Action; 12] = [
+    pub const ALL: [Action; 16] = [
         Action::SignedIn,
         Action::SignInFailed,
         Action::OpenedLead,
@@ -75,6 +83,10 @@ impl Action {
         Action::SecondFactorOn,
         Action::SecondFactorReset,
         Action::HandedOver,
+        Action::ListedLeads,
+        Action::TookLead,
+        Action::GaveBack,
+        Action::RecordedCall,
     ];
 
     pub fn name(self) -> &'static str {
@@ -91,6 +103,10 @@ impl Action {
             Action::SecondFactorOn => "second_factor_on",
             Action::SecondFactorReset => "second_factor_reset",
             Action::HandedOver => "handed_over",
+            Action::ListedLeads => "listed_leads",
+            Action::TookLead => "took_lead",
+            Action::GaveBack => "gave_back",
+            Action::RecordedCall => "recorded_call",
         }
     }
 

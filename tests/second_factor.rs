@@ -251,3 +251,23 @@ async fn a_session_is_no_session_once_its_account_has_a_factor_it_did_not_pass()
     app.database.execute("UPDATE operators SET totp_secret = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP'").await;
     assert_eq!(before.get(&app, "/admin/api/session").await.status, StatusCode::UNAUTHORIZED);
 }
+
+#[tokio::test]
+async fn a_right_password_without_a_code_is_in_the_trail() {
+    let app = app_with_operator(false).await;
+    let operator = signed_in(&app, EMAIL).await;
+    set_up(&app, &operator).await;
+    let asked = sign_in_from(&app, "198.51.100.68", EMAIL, PASSWORD, "").await;
+    assert_eq!(asked.json()["code_required"], true);
+    let trail = operator.audit(&app).await;
+    let newest = &trail[0];
+    assert_eq!(
+        (&newest["action"], &newest["actor"], &newest["detail"], &newest["address"]),
+        (
+            &json!("sign_in_failed"),
+            &json!(EMAIL),
+            &json!("right password, no second-factor code"),
+            &json!("198.51.100.68")
+        )
+    );
+}

@@ -246,3 +246,53 @@ async fn the_command_line_manages_roles_and_prints_the_trail() {
     let (ok, text, _) = run(&["admin", "audit"]).await;
     assert!(ok && text.lines().count() == 6 && text.contains("changed_role"), "{text}");
 }
+
+#[tokio::test]
+async fn reading_the_list_taking_giving_back_and_calling_are_in_the_trail_without_a_visitors_data() {
+    let app = test_app().await;
+    let (admin, operator) = team(&app).await;
+    let first = submit(&app, "Ганна Мельник", "067 123 45 71").await;
+    let second = submit(&app, "Петро Коваль", "067 123 45 72").await;
+    let third = submit(&app, "Ірина Бондар", "067 123 45 73").await;
+
+    let page = operator.get(&app, "/admin/api/leads?filter=open&limit=2").await;
+    assert_eq!(page.status, StatusCode::OK);
+    let searched = operator.get(&app, "/admin/api/leads?q=0671234571").await;
+    assert_eq!(searched.json()["leads"].as_array().unwrap().len(), 1);
+    let nothing = operator.get(&app, "/admin/api/leads?q=Нікого").await;
+    assert!(nothing.json()["leads"].as_array().unwrap().is_empty());
+    assert_eq!(
+        operator.post(&app, &format!("/admin/api/leads/{second}/take"), json!({})).await.status,
+        StatusCode::OK
+    );
+    let given = operator.post(&app, &format!("/admin/api/leads/{second}/give-back"), json!({})).await;
+    assert_eq!(given.status, StatusCode::OK);
+    let called = operator
+        .post(&app, &format!("/admin/api/leads/{first}/attempts"), json!({ "outcome": "no_answer" }))
+        .await;
+    assert_eq!(called.status, StatusCode::CREATED);
+
+    let trail = admin.audit(&app).await;
+    let of_operator: Vec<(String, Value, Value)> = trail
+        .iter()
+        .filter(|e| e["actor"] == OPERATOR && e["action"] != "signed_in")
+        .map(|e| (e["action"].as_str().unwrap().to_owned(), e["lead_id"].clone(), e["detail"].clone()))
+        .rev()
+        .collect();
+    assert_eq!(
+        of_operator,
+        [
+            ("listed_leads".to_owned(), Value::Null, json!(format!("open: {third} {second}"))),
+            ("listed_leads".to_owned(), Value::Null, json!(format!("all, search by phone: {first}"))),
+            ("took_lead".to_owned(), json!(second), Value::Null),
+            ("gave_back".to_owned(), json!(second), Value::Null),
+            ("recorded_call".to_owned(), json!(first), json!("no_answer")),
+        ],
+        "an empty page shows nobody and is not recorded"
+    );
+    let text = serde_json::to_string(&trail).unwrap();
+    for secret in ["Ганна", "Мельник", "0671234571", "67 123 45 71", "Нікого", "таємний"]
+    {
+        assert!(!text.contains(secret), "{secret} in the trail: {text}");
+    }
+}

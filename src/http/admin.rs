@@ -388,6 +388,9 @@ async fn login(
     let mut detail = None;
     if let Some(secret) = &operator.totp_secret {
         if code.trim().is_empty() {
+            // The password was right: whoever typed it has it, which the owner must be able to see.
+            let detail = Some("right password, no second-factor code".to_owned());
+            state.store.audit(failed_sign_in(operator.email, detail, &client)).await?;
             return Err(AdminError::code_required("Введіть код із застосунку автентифікації."));
         }
         match second_factor_passes(&state, &operator, secret, &code).await? {
@@ -584,12 +587,14 @@ struct ListQuery {
 
 async fn list_leads(
     State(state): State<AppState>,
+    Extension(client): Extension<ClientInfo>,
     SignedIn(session): SignedIn,
     query: Result<Query<ListQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Json<serde_json::Value>, AdminError> {
     let Query(query) = query.map_err(|_| AdminError::bad_request("Некоректні параметри пошуку."))?;
     let now = Timestamp::now();
-    let (open_only, created_before, held, holder) = match query.filter.as_deref().unwrap_or("all") {
+    let filter = query.filter.as_deref().unwrap_or("all");
+    let (open_only, created_before, held, holder) = match filter {
         "all" => (false, None, false, Holder::Anyone),
         "open" => (true, None, false, Holder::Anyone),
         "overdue" => (true, Some(now - PROMISE), false, Holder::Anyone),
@@ -604,6 +609,11 @@ async fn list_leads(
     };
     let limit = query.limit.unwrap_or(50).clamp(1, 200);
     let (name_pattern, phone_pattern) = Search::parse(&query.q).patterns();
+    let search = match (&name_pattern, &phone_pattern) {
+        (Some(_), _) => ", search by name",
+        (_, Some(_)) => ", search by phone",
+        _ => "",
+    };
     let leads = state
         .store
         .find_leads(LeadQuery {
@@ -618,6 +628,13 @@ async fn list_leads(
         })
         .await?;
     let (leads, next_before_id) = one_page(leads, limit, |lead| lead.id);
+    // Reading the list is reading leads: the trail says which were shown (ids, never the search's
+    // text, which may be a name or a phone), so paging through it is no quieter than an export.
+    if !leads.is_empty() {
+        let ids: Vec<String> = leads.iter().map(|lead| lead.id.to_string()).collect();
+        let detail = format!("{filter}{search}: {}", ids.join(" "));
+        state.store.audit(audit_entry(&session, &client, Action::ListedLeads, None, Some(detail))).await?;
+    }
     let leads: Vec<LeadView> = leads.into_iter().map(LeadView::from).collect();
     Ok(Json(json!({ "now": time(now), "leads": leads, "next_before_id": next_before_id })))
 }
@@ -663,6 +680,7 @@ struct NewAttempt {
 
 async fn add_attempt(
     State(state): State<AppState>,
+    Extension(client): Extension<ClientInfo>,
     SignedIn(session): SignedIn,
     Path(id): Path<i64>,
     request: Request,
@@ -674,10 +692,12 @@ async fn add_attempt(
     if note.chars().count() > MAX_NOTE_CHARS {
         return Err(AdminError::bad_request("Нотатка задовга: не більше 1000 символів."));
     }
-    if !state.store.add_attempt(id, session.email, outcome, note).await? {
+    if !state.store.add_attempt(id, session.email.clone(), outcome, note).await? {
         return Err(AdminError::lead_not_found());
     }
     tracing::info!(id, outcome = outcome.as_str(), operator = session.operator_id, "inbox: call logged");
+    let detail = Some(outcome.as_str().to_owned());
+    state.store.audit(audit_entry(&session, &client, Action::RecordedCall, Some(id), detail)).await?;
     Ok((StatusCode::CREATED, Json(lead_answer(&state, id).await?)).into_response())
 }
 

@@ -30,6 +30,7 @@ pub fn router() -> Router<AppState> {
 /// "Я телефоную": the lead is this operator's for `ZAYAVKA_CLAIM_MINUTES`, or until their call.
 async fn take(
     State(state): State<AppState>,
+    Extension(client): Extension<ClientInfo>,
     SignedIn(session): SignedIn,
     Path(id): Path<i64>,
 ) -> Result<Json<serde_json::Value>, AdminError> {
@@ -49,12 +50,14 @@ async fn take(
         });
     }
     tracing::info!(id, operator = session.operator_id, "inbox: lead taken");
+    state.store.audit(audit_entry(&session, &client, Action::TookLead, Some(id), None)).await?;
     Ok(Json(lead_answer(&state, id).await?))
 }
 
 /// The operator puts a lead they have back in the pool.
 async fn give_back(
     State(state): State<AppState>,
+    Extension(client): Extension<ClientInfo>,
     SignedIn(session): SignedIn,
     Path(id): Path<i64>,
 ) -> Result<Json<serde_json::Value>, AdminError> {
@@ -63,6 +66,7 @@ async fn give_back(
         return Err(AdminError::new(StatusCode::CONFLICT, "Ця заявка не у вас."));
     }
     tracing::info!(id, operator = session.operator_id, "inbox: lead given back");
+    state.store.audit(audit_entry(&session, &client, Action::GaveBack, Some(id), None)).await?;
     Ok(Json(lead_answer(&state, id).await?))
 }
 

@@ -78,7 +78,11 @@ export type AuditAction =
   | 'removed_operator'
   | 'second_factor_on'
   | 'second_factor_reset'
-  | 'handed_over';
+  | 'handed_over'
+  | 'listed_leads'
+  | 'took_lead'
+  | 'gave_back'
+  | 'recorded_call';
 
 /** One entry of the audit trail: never a visitor's name, phone or comment. */
 export interface AuditEntry {

@@ -74,6 +74,10 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   second_factor_on: 'Увімкнено двоетапну перевірку',
   second_factor_reset: 'Скинуто двоетапну перевірку',
   handed_over: 'Передано заявку',
+  listed_leads: 'Переглянуто список заявок',
+  took_lead: 'Взято заявку',
+  gave_back: 'Повернуто заявку',
+  recorded_call: 'Записано дзвінок',
 };
 
 /** An action the server may add later still shows, as its code, rather than nothing. */
