@@ -8,6 +8,7 @@ use tracing::Level;
 
 pub use crate::http::AppState;
 use crate::http::{REQUEST_TIME_LIMIT, admin, client, form, health, pages, proof, rest, security};
+use crate::lead::clean::printable;
 
 pub fn app(state: AppState) -> Router {
     let policy = security::content_policy(&state.settings, &state.site.style_hashes);
@@ -37,7 +38,7 @@ pub fn app(state: AppState) -> Router {
             // Only method and path: a query string or a body could carry a visitor's name or phone.
             TraceLayer::new_for_http()
                 .make_span_with(|request: &Request<_>| {
-                    tracing::info_span!("request", method = %request.method(), path = %request.uri().path())
+                    tracing::info_span!("request", method = %request.method(), path = %printable(request.uri().path()))
                 })
                 .on_request(())
                 .on_response(DefaultOnResponse::new().level(Level::INFO)),

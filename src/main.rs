@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use zayavka::config::{LogFormat, SettingArgs, Settings};
 use zayavka::export::{Format, export};
+use zayavka::lead::clean::printable;
 use zayavka::store::{AuditEntry, Store};
 use zayavka::team::{AccountChange, Action, Role, account_detail};
 
@@ -349,10 +350,10 @@ async fn team_with(store: &Store, command: AdminCommand) -> anyhow::Result<()> {
                         out,
                         "{}  {:<16} {:<28} {}{}{}",
                         entry.at,
-                        entry.action,
-                        entry.actor,
+                        printable(&entry.action),
+                        printable(&entry.actor),
                         entry.lead_id.map(|id| format!("lead {id} ")).unwrap_or_default(),
-                        entry.detail.as_deref().unwrap_or(""),
+                        printable(entry.detail.as_deref().unwrap_or("")),
                         entry.address.as_deref().map(|a| format!(" from {a}")).unwrap_or_default(),
                     )?,
                 }

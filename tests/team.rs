@@ -296,3 +296,27 @@ async fn reading_the_list_taking_giving_back_and_calling_are_in_the_trail_withou
         assert!(!text.contains(secret), "{secret} in the trail: {text}");
     }
 }
+
+#[tokio::test]
+async fn a_strangers_typed_email_cannot_forge_or_hide_lines_of_the_trail() {
+    let app = test_app().await;
+    let forged =
+        "x@example.org\n2026-11-25T09:00:00Z  signed_in        admin@example.org\u{1b}[8m hidden \u{202e}";
+    let refused = sign_in(&app, forged, "a wrong password", "").await;
+    assert_eq!(refused.status, StatusCode::UNAUTHORIZED);
+    let output = common::zayavka()
+        .args(["admin", "audit"])
+        .env("ZAYAVKA_DATABASE_URL", &app.database.url)
+        .output()
+        .await
+        .unwrap();
+    assert!(output.status.success());
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(text.lines().count(), 1, "one failed sign-in, one line: {text}");
+    assert!(
+        text.contains("sign_in_failed") && text.contains(r"x@example.org\n2026-11-25t09:00:00z"),
+        "{text}"
+    );
+    assert!(!text.contains('\u{1b}') && !text.contains('\u{202e}'), "{text:?}");
+    assert!(text.contains(r"\u{1b}[8m hidden \u{202e}"), "shown, not acted on: {text}");
+}

@@ -39,6 +39,29 @@ pub fn multi_line(raw: &str) -> String {
     clean(raw, Lines::Kept)
 }
 
+/// For text shown where control characters would act rather than show: a terminal, a log line,
+/// the audit trail. Control characters, and the marks that reorder text (bidirectional controls,
+/// Unicode's line separators), are written as escapes (`\n`, `\u{1b}`), so a stranger's text
+/// can neither start a forged line nor hide or recolour what follows it.
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    fn acts(c: char) -> bool {
+        c.is_control()
+            || matches!(c, '\u{200E}' | '\u{200F}' | '\u{2028}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+    }
+    if !text.chars().any(acts) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut shown = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\n' | '\r' | '\t' => shown.extend(c.escape_default()),
+            c if acts(c) => shown.extend(c.escape_unicode()),
+            c => shown.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(shown)
+}
+
 #[derive(Clone, Copy, PartialEq)]
 enum Lines {
     Joined,
@@ -104,6 +127,19 @@ fn is_invisible(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn printable_text_escapes_what_would_act_in_a_terminal() {
+        assert_eq!(printable("olena@example.org"), "olena@example.org");
+        assert!(matches!(printable("Ганна"), std::borrow::Cow::Borrowed(_)));
+        assert_eq!(
+            printable("a@b.c\n2026-11-25T00:00:00Z  signed_in"),
+            "a@b.c\\n2026-11-25T00:00:00Z  signed_in"
+        );
+        assert_eq!(printable("x\u{1b}[8mhidden"), "x\\u{1b}[8mhidden");
+        assert_eq!(printable("\u{202e}moc.elpmaxe"), "\\u{202e}moc.elpmaxe");
+        assert_eq!(printable("a\u{2028}b\u{9b}c"), "a\\u{2028}b\\u{9b}c");
+    }
 
     #[test]
     fn single_line_flattens_breaks_and_drops_controls() {

@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use crate::config::DatabaseUrl;
 use crate::inbox::{LeadRecord, Outcome, Status};
+use crate::lead::clean::printable;
 use crate::lead::{Lead, NewLead};
 use crate::notice::{Channel, Event};
 use crate::team::{AccountChange, Action, Role};
@@ -531,8 +532,11 @@ impl Store {
         dispatch!(self, remove_operator(email))
     }
 
-    /// Appends to the audit trail.
-    pub async fn audit(&self, entry: AuditEntry) -> Result<(), StoreError> {
+    /// Appends to the audit trail. The actor may be what a stranger typed as an e-mail: control
+    /// characters are kept as escapes, so that no entry can forge another or hide text.
+    pub async fn audit(&self, mut entry: AuditEntry) -> Result<(), StoreError> {
+        entry.actor = printable(&entry.actor).into_owned();
+        entry.detail = entry.detail.map(|detail| printable(&detail).into_owned());
         dispatch!(self, audit(entry, jiff::Timestamp::now()))
     }
 
