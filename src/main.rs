@@ -184,7 +184,7 @@ fn main() -> ExitCode {
             Command::BuildStatic { dir } => zayavka::site::build_static(&settings, &dir),
             Command::Leads(LeadsCommand::Export { format }) => {
                 let store = Store::open_existing(&settings.database_url).await?;
-                let mut result = export(&store, format, std::io::stdout().lock()).await;
+                let mut result = export(&store, format, std::io::stdout()).await;
                 if result.is_ok() {
                     let detail = Some(format!("{format:?}").to_lowercase());
                     result =
