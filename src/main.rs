@@ -184,8 +184,11 @@ fn main() -> ExitCode {
             }
             Command::BuildStatic { dir } => zayavka::site::build_static(&settings, &dir),
             Command::Leads(LeadsCommand::Export { format }) => {
+                if format == Format::Xlsx && std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+                    anyhow::bail!("a workbook is binary: send it to a file, `--format xlsx > leads.xlsx`");
+                }
                 let store = Store::open_existing(&settings.database_url).await?;
-                let mut result = export(&store, format, std::io::stdout().lock()).await;
+                let mut result = export(&store, format, std::io::stdout()).await;
                 if result.is_ok() {
                     let detail = Some(format!("{format:?}").to_lowercase());
                     result =

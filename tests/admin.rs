@@ -149,6 +149,7 @@ async fn every_api_path_needs_a_session_and_is_never_cached() {
         format!("/admin/api/leads/{id}"),
         "/admin/api/stats".to_owned(),
         "/admin/api/export.csv".to_owned(),
+        "/admin/api/export.xlsx".to_owned(),
     ] {
         let answer = app.get(&path).await;
         assert_eq!(answer.status, StatusCode::UNAUTHORIZED, "{path}");
@@ -454,6 +455,64 @@ async fn the_export_is_the_cli_file_with_status_and_consent() {
     let mut cli = Vec::new();
     zayavka::export::export(&app.state.store, zayavka::export::Format::Csv, &mut cli).await.unwrap();
     assert_eq!(answer.body.as_ref(), cli.as_slice());
+}
+
+/// The workbook read back with a spreadsheet library: a header and one row per lead, every cell a
+/// string or a number, none a formula, Cyrillic intact.
+fn read_workbook(bytes: &[u8]) -> Vec<Vec<calamine::Data>> {
+    use calamine::Reader as _;
+    let mut workbook = calamine::Xlsx::new(std::io::Cursor::new(bytes.to_vec())).unwrap();
+    let sheet = workbook.sheet_names()[0].clone();
+    let formulas = workbook.worksheet_formula(&sheet).unwrap();
+    assert!(formulas.used_cells().all(|(_, _, formula)| formula.is_empty()), "a formula in the workbook");
+    workbook.worksheet_range(&sheet).unwrap().rows().map(<[calamine::Data]>::to_vec).collect()
+}
+
+#[tokio::test]
+async fn the_excel_export_holds_every_lead_as_plain_text_and_is_audited() {
+    use calamine::Data;
+    let app = test_app().await;
+    let operator = signed_in(&app).await;
+    // The third is the first person again: a repeat.
+    let leads = [
+        ("a;=1+1;b", "+380671234567"),
+        ("=HYPERLINK(\"http://x\",\"клік\")", "050 765 43 21"),
+        ("Олена Шевчук-Коваль", "+380671234567"),
+    ];
+    let mut ids = Vec::new();
+    for (name, phone) in leads {
+        ids.push(submit(&app, name, phone).await);
+    }
+    let answer = operator.get(&app, "/admin/api/export.xlsx").await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
+    assert_eq!(
+        answer.header("content-type"),
+        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+    );
+    let disposition = answer.header("content-disposition");
+    assert!(disposition.starts_with("attachment; filename=\"zayavky-") && disposition.ends_with(".xlsx\""));
+
+    let rows = read_workbook(&answer.body);
+    let csv = operator.get(&app, "/admin/api/export.csv").await.text();
+    let csv_header = csv.trim_start_matches('\u{FEFF}').lines().next().unwrap().to_owned();
+    let header: Vec<String> = rows[0].iter().map(ToString::to_string).collect();
+    assert_eq!(header.join(","), csv_header, "the CSV's columns");
+    assert_eq!(rows.len(), 1 + leads.len(), "one row per lead");
+    for ((row, (name, phone)), id) in rows[1..].iter().zip(leads).zip(&ids) {
+        assert_eq!(row.len(), header.len());
+        assert_eq!(row[0], Data::Float(*id as f64), "the id is a number");
+        assert_eq!(row[2], Data::String(name.to_owned()), "the name as typed, no apostrophe");
+        assert_eq!(row[3], Data::String(phone.to_owned()), "a phone is text, a + kept, no apostrophe");
+        assert_eq!(row[5], Data::String("коментар".to_owned()));
+        assert_eq!(row[6], Data::String("new".to_owned()));
+    }
+    assert_eq!(rows[1][9], Data::Empty);
+    assert_eq!(rows[3][9], Data::Float(ids[0] as f64), "a repeat names the first lead, as a number");
+
+    let trail = app.state.store.audit_page(None, 10).await.unwrap();
+    let formats: Vec<_> =
+        trail.iter().filter(|e| e.action == "exported").map(|e| e.detail.clone().unwrap()).collect();
+    assert_eq!(formats, ["csv", "xlsx"], "newest first");
 }
 
 #[tokio::test]

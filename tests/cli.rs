@@ -151,6 +151,70 @@ async fn export_writes_excel_ready_csv_and_jsonl_oldest_first() {
     }
 }
 
+/// With uk-UA settings Excel splits a CSV line at `;` (its list separator), and then at line breaks
+/// inside quoted cells too. No piece may start a formula there, and a cell holding `;` is quoted.
+/// `--format xlsx` is the same leads as a workbook of text and number cells.
+#[tokio::test]
+async fn the_export_is_safe_in_a_ukrainian_excel_and_comes_as_a_workbook_too() {
+    use calamine::{Data, Reader as _};
+    let database = common::TestDatabase::new().await;
+    let database_url = database.url.clone();
+    let server = Server::start(&database_url).await;
+    let leads = [
+        ("a;=1+1;b", "0671234567", "дзвонити;@SUM(A1)\n-1+1;\"=2+2\""),
+        ("Олена", "0501234567", "=HYPERLINK(\"http://x\";\"клік\")"),
+    ];
+    for (name, phone, comment) in leads {
+        let body =
+            serde_json::json!({ "name": name, "phone": phone, "confirmation": "Так", "comment": comment });
+        let (status, answer) =
+            common::http(server.port, "POST", "/rest/v1/CRN", &body.to_string()).await.unwrap();
+        assert_eq!(status, 201, "{answer}");
+    }
+    let env = [("ZAYAVKA_DATABASE_URL", database_url.as_str())];
+
+    let (ok, csv, stderr) = run(&["leads", "export", "--format", "csv"], &env).await;
+    assert!(ok, "{stderr}");
+    assert!(csv.contains(",\"a;'=1+1;b\",0671234567,"), "{csv}");
+    assert!(csv.contains(",\"дзвонити;'@SUM(A1)\n'-1+1;'\"\"=2+2\"\"\","), "{csv}");
+    let rows = csv.trim_start_matches('\u{FEFF}');
+    for piece in rows.split([';', '\n']).filter(|piece| !piece.is_empty()) {
+        let first = piece.chars().next().unwrap();
+        assert!(!"=+-@\t\r\"".contains(first), "a uk-UA Excel would start a cell with {piece:?}");
+    }
+
+    let output = common::zayavka()
+        .args(["leads", "export", "--format", "xlsx"])
+        .envs(env.iter().copied())
+        .output()
+        .await
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let mut workbook = calamine::Xlsx::new(std::io::Cursor::new(output.stdout)).unwrap();
+    let sheet = workbook.sheet_names()[0].clone();
+    let formulas = workbook.worksheet_formula(&sheet).unwrap();
+    assert!(formulas.used_cells().all(|(_, _, formula)| formula.is_empty()), "a formula in the workbook");
+    let range = workbook.worksheet_range(&sheet).unwrap();
+    let rows: Vec<&[Data]> = range.rows().collect();
+    let header: Vec<String> = rows[0].iter().map(ToString::to_string).collect();
+    assert_eq!(
+        header.join(","),
+        csv.trim_start_matches('\u{FEFF}').lines().next().unwrap(),
+        "the CSV's columns"
+    );
+    assert_eq!(rows.len(), 1 + leads.len());
+    let jsonl = server.export_jsonl().await;
+    for ((row, (name, _, comment)), line) in rows[1..].iter().zip(leads).zip(&jsonl) {
+        assert_eq!(row[0], Data::Float(line["id"].as_i64().unwrap() as f64));
+        assert_eq!(row[1], Data::String(line["created_at"].as_str().unwrap().to_owned()));
+        assert_eq!(row[2], Data::String(name.to_owned()));
+        assert_eq!(row[3], Data::String(line["phone"].as_str().unwrap().to_owned()));
+        assert_eq!(row[5], Data::String(comment.to_owned()));
+    }
+    let trail = run(&["admin", "audit", "--format", "jsonl"], &env).await.1;
+    assert!(trail.contains(r#""detail":"xlsx""#), "{trail}");
+}
+
 #[tokio::test]
 async fn the_anon_key_is_generated_once_and_kept() {
     let database = common::TestDatabase::new().await;

@@ -57,7 +57,9 @@ async fn an_operator_works_leads_and_only_an_admin_manages_the_team_exports_and_
         StatusCode::CREATED
     );
     // …but may not export, erase, manage accounts or read the trail.
-    for path in ["/admin/api/export.csv", "/admin/api/operators", "/admin/api/audit"] {
+    for path in
+        ["/admin/api/export.csv", "/admin/api/export.xlsx", "/admin/api/operators", "/admin/api/audit"]
+    {
         let answer = operator.get(&app, path).await;
         assert_eq!(answer.status, StatusCode::FORBIDDEN, "{path}: {}", answer.text());
         assert!(answer.json()["error"].as_str().unwrap().contains("адміністратор"));
@@ -71,6 +73,7 @@ async fn an_operator_works_leads_and_only_an_admin_manages_the_team_exports_and_
 
     // The admin can; the list shows both accounts with their roles.
     assert_eq!(admin.get(&app, "/admin/api/export.csv").await.status, StatusCode::OK);
+    assert_eq!(admin.get(&app, "/admin/api/export.xlsx").await.status, StatusCode::OK);
     let accounts = admin.get(&app, "/admin/api/operators").await.json();
     let roles: Vec<(String, String)> = accounts["operators"]
         .as_array()

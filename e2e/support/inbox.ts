@@ -13,6 +13,7 @@ export const INBOX = {
   wrongPassword: 'Неправильна електронна пошта або пароль.',
   list: 'Заявки',
   exportCsv: 'Завантажити CSV',
+  exportExcel: 'Завантажити Excel',
   signOut: 'Вийти',
   search: "Пошук за ім'ям або телефоном",
   filters: 'Які заявки показати',
@@ -61,6 +62,7 @@ export function header(page: Page) {
     bar,
     list: bar.getByRole('link', { name: INBOX.list, exact: true }),
     exportCsv: bar.getByRole('link', { name: INBOX.exportCsv, exact: true }),
+    exportExcel: bar.getByRole('link', { name: INBOX.exportExcel, exact: true }),
     signOut: bar.getByRole('button', { name: INBOX.signOut, exact: true }),
     /** Admins only: the team and the audit trail. */
     team: bar.getByRole('link', { name: INBOX.team, exact: true }),

@@ -43,6 +43,7 @@ test('an admin adds an operator, who works leads without export, erasure or the 
   // The first account is an admin: the export, and the links to the team and the journal.
   await signIn(page);
   await expect(header(page).exportCsv).toBeVisible();
+  await expect(header(page).exportExcel).toHaveAttribute('href', '/admin/api/export.xlsx');
   await header(page).team.click();
   const team = teamPage(page);
   await expect(team.heading).toBeVisible();
@@ -57,6 +58,7 @@ test('an admin adds an operator, who works leads without export, erasure or the 
   await expect(header(page).signOut).toBeVisible();
   await expect(page.getByRole('link', { name: `Заявка №${lead}`, exact: true })).toBeVisible();
   await expect(header(page).exportCsv).toHaveCount(0);
+  await expect(header(page).exportExcel).toHaveCount(0);
   await expect(header(page).team).toHaveCount(0);
   await expect(header(page).audit).toHaveCount(0);
   await openLead(page, lead);

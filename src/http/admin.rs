@@ -50,6 +50,7 @@ pub fn router() -> Router<AppState> {
         .route("/admin/api/leads/{id}/release", post(release))
         .route("/admin/api/stats", get(stats))
         .route("/admin/api/export.csv", get(export_csv))
+        .route("/admin/api/export.xlsx", get(export_xlsx))
         .route("/admin/api/erase", post(erase))
         .merge(super::team::router())
         .merge(super::second_factor::router())
@@ -807,6 +808,32 @@ async fn export_csv(
     )
         .into_response())
 }
+
+/// The same leads and audit entry as the CSV, as an Excel workbook streamed while it is zipped.
+async fn export_xlsx(
+    State(state): State<AppState>,
+    Extension(client): Extension<ClientInfo>,
+    AdminOnly(session): AdminOnly,
+) -> Result<Response, AdminError> {
+    let workbook = crate::export::xlsx_workbook(&state.store).await.map_err(|e| {
+        tracing::error!(error = %e, "inbox: export failed");
+        AdminError::new(StatusCode::SERVICE_UNAVAILABLE, "Не вдалося зібрати файл. Спробуйте ще раз.")
+    })?;
+    tracing::info!(operator = session.operator_id, "inbox: leads exported");
+    let detail = Some("xlsx".to_owned());
+    state.store.audit(audit_entry(&session, &client, Action::Exported, None, detail)).await?;
+    let filename = format!("attachment; filename=\"zayavky-{}.xlsx\"", Timestamp::now().strftime("%Y-%m-%d"));
+    Ok((
+        [
+            (header::CONTENT_TYPE, HeaderValue::from_static(XLSX_CONTENT_TYPE)),
+            (header::CONTENT_DISPOSITION, HeaderValue::from_str(&filename).expect("ASCII")),
+        ],
+        axum::body::Body::from_stream(crate::export::xlsx_stream(workbook)),
+    )
+        .into_response())
+}
+
+const XLSX_CONTENT_TYPE: &str = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
 
 #[derive(Deserialize)]
 struct Erase {

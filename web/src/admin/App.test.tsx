@@ -167,6 +167,32 @@ describe('the header bar', () => {
     expect(screen.queryByRole('alert')).toBeNull();
   });
 
+  it('"Завантажити Excel" fetches the workbook and hands it to the browser under the server\'s file name', async () => {
+    // A zip's first bytes: the file is handed over as it came, never read as text.
+    const workbook = new Uint8Array([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00, 0xff, 0xfe]);
+    const server = fakeServer({
+      ...signedInRoutes(),
+      'GET /admin/api/export.xlsx': () =>
+        new Response(workbook, {
+          headers: {
+            'Content-Type': 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+            'Content-Disposition': 'attachment; filename="zayavky-2026-11-22.xlsx"',
+          },
+        }),
+    });
+    const saved = recordDownloads();
+    openInbox('/admin');
+
+    const excel = await screen.findByRole('link', { name: 'Завантажити Excel' });
+    expect(excel.getAttribute('href')).toBe('/admin/api/export.xlsx');
+    expect(excel.hasAttribute('download')).toBe(true);
+    fireEvent.click(excel);
+    await waitFor(() => expect(saved.map((file) => file.filename)).toEqual(['zayavky-2026-11-22.xlsx']));
+    expect(new Uint8Array(await saved[0].blob!.arrayBuffer())).toEqual(workbook);
+    expect(server.calls('GET /admin/api/export.csv')).toHaveLength(0);
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+
   it('"Завантажити CSV" after the session ended goes to the login instead of saving the refusal', async () => {
     fakeServer({ ...signedInRoutes(), 'GET /admin/api/export.csv': () => apiError(401, 'Увійдіть, щоб продовжити.') });
     const saved = recordDownloads();

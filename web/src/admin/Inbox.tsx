@@ -1,6 +1,15 @@
 import { useCallback, useLayoutEffect, useMemo, useRef, useState, type MouseEvent } from 'react';
 import { Link, Route, Routes, useLocation, useNavigate } from 'react-router';
-import { ApiError, EXPORT_CSV_URL, createClient, errorText, isAdmin, type SavedFile, type Session } from './api';
+import {
+  ApiError,
+  EXPORT_CSV_URL,
+  EXPORT_XLSX_URL,
+  createClient,
+  errorText,
+  isAdmin,
+  type SavedFile,
+  type Session,
+} from './api';
 import { AuditLog } from './Audit';
 import { InboxContext, type Inbox as InboxValue } from './context';
 import { HeldList } from './Held';
@@ -92,14 +101,15 @@ export function Inbox({
     onSignedOut();
   }
 
+  // One export at a time, whichever format.
   const [exporting, setExporting] = useState(false);
-  async function exportCsv(event: MouseEvent<HTMLAnchorElement>) {
+  async function exportFile(event: MouseEvent<HTMLAnchorElement>, fetchFile: () => Promise<SavedFile>) {
     event.preventDefault();
     if (exporting) return;
     setBarError(null);
     setExporting(true);
     try {
-      save(await client.exportCsv());
+      save(await fetchFile());
     } catch (error) {
       // A 401 has already taken the operator to the login with its own message.
       if (!(error instanceof ApiError && error.status === 401)) setBarError(errorText(error));
@@ -133,9 +143,26 @@ export function Inbox({
           {session.email}
         </Link>
         {admin && !mustSetUpSecondFactor && (
-          <a className="button" href={EXPORT_CSV_URL} download onClick={exportCsv} aria-busy={exporting}>
-            Завантажити CSV
-          </a>
+          <span className="exports">
+            <a
+              className="button"
+              href={EXPORT_CSV_URL}
+              download
+              onClick={(event) => exportFile(event, client.exportCsv)}
+              aria-busy={exporting}
+            >
+              Завантажити CSV
+            </a>
+            <a
+              className="button"
+              href={EXPORT_XLSX_URL}
+              download
+              onClick={(event) => exportFile(event, client.exportXlsx)}
+              aria-busy={exporting}
+            >
+              Завантажити Excel
+            </a>
+          </span>
         )}
         <button type="button" className="button logout" onClick={logout}>
           Вийти

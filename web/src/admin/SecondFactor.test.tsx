@@ -126,6 +126,7 @@ describe('required for everyone', () => {
     const bar = screen.getByRole('banner');
     expect(within(bar).queryByRole('link', { name: 'Команда' })).toBeNull();
     expect(within(bar).queryByRole('link', { name: 'Завантажити CSV' })).toBeNull();
+    expect(within(bar).queryByRole('link', { name: 'Завантажити Excel' })).toBeNull();
     expect(screen.queryByRole('link', { name: '← До списку' })).toBeNull();
 
     fireEvent.click(await screen.findByRole('button', { name: 'Налаштувати' }));

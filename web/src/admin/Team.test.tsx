@@ -30,17 +30,18 @@ function adminLinks() {
     team: within(bar).queryByRole('link', { name: 'Команда' }),
     audit: within(bar).queryByRole('link', { name: 'Журнал дій' }),
     csv: within(bar).queryByRole('link', { name: 'Завантажити CSV' }),
+    excel: within(bar).queryByRole('link', { name: 'Завантажити Excel' }),
   };
 }
 
 describe('an operator', () => {
   const asOperator = () => ({ ...heldRoutes(), 'GET /admin/api/session': () => json(OPERATOR_SESSION) });
 
-  it('sees no CSV export and no links to the team or the audit trail', async () => {
+  it('sees no CSV or Excel export and no links to the team or the audit trail', async () => {
     fakeServer(asOperator());
     openInbox('/admin');
     expect(await screen.findByText(OPERATOR_SESSION.email)).toBeTruthy();
-    expect(adminLinks()).toEqual({ team: null, audit: null, csv: null });
+    expect(adminLinks()).toEqual({ team: null, audit: null, csv: null, excel: null });
     expect(screen.getByRole('button', { name: 'Вийти' })).toBeTruthy();
   });
 
@@ -75,12 +76,13 @@ describe('an operator', () => {
 });
 
 describe('an admin', () => {
-  it('has the CSV export and the links to "Команда" and "Журнал дій"', async () => {
+  it('has the CSV and Excel exports and the links to "Команда" and "Журнал дій"', async () => {
     fakeServer(signedInRoutes());
     openInbox('/admin');
     expect(await screen.findByText(SESSION.email)).toBeTruthy();
     const links = adminLinks();
     expect(links.csv).toBeTruthy();
+    expect(links.excel?.getAttribute('href')).toBe('/admin/api/export.xlsx');
     expect(links.team?.getAttribute('href')).toBe('/admin/team');
     expect(links.audit?.getAttribute('href')).toBe('/admin/audit');
     expect(within(screen.getByRole('navigation', { name: 'Адміністрування' })).getAllByRole('link')).toHaveLength(2);

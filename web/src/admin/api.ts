@@ -205,6 +205,7 @@ async function received<T extends { now: string }>(answer: Promise<T>): Promise<
 }
 
 export const EXPORT_CSV_URL = '/admin/api/export.csv';
+export const EXPORT_XLSX_URL = '/admin/api/export.xlsx';
 
 /** What an error answer may flag besides its sentence (docs/admin-api.md). */
 export type ErrorFlag = 'code_required' | 'second_factor_required';
@@ -259,10 +260,13 @@ export interface SavedFile {
   filename: string;
 }
 
-async function readFile(res: Response): Promise<SavedFile> {
-  const disposition = res.headers.get('Content-Disposition') ?? '';
-  const filename = /filename="([^"]+)"/.exec(disposition)?.[1] ?? 'zayavky.csv';
-  return { blob: await res.blob(), filename };
+/** Reads an attachment; `fallback` names it if the server gave no name. */
+function fileReader(fallback: string) {
+  return async (res: Response): Promise<SavedFile> => {
+    const disposition = res.headers.get('Content-Disposition') ?? '';
+    const filename = /filename="([^"]+)"/.exec(disposition)?.[1] ?? fallback;
+    return { blob: await res.blob(), filename };
+  };
 }
 
 async function request<T>(
@@ -405,7 +409,9 @@ export function createClient(csrf: string, onUnauthorized: () => void) {
      * The CSV export, fetched rather than followed as a link: a session that has ended or a failed
      * export then says so in the inbox instead of saving its error answer as the file.
      */
-    exportCsv: () => call(EXPORT_CSV_URL, {}, readFile),
+    exportCsv: () => call(EXPORT_CSV_URL, {}, fileReader('zayavky.csv')),
+    /** The same leads as an Excel workbook, fetched the same way. */
+    exportXlsx: () => call(EXPORT_XLSX_URL, {}, fileReader('zayavky.xlsx')),
     /** The accounts, oldest first (admins). */
     accounts: (signal?: AbortSignal) => call<{ operators: Account[] }>('/admin/api/operators', { signal }),
     /** 400 with the reason (address, password, role), 409 when the e-mail has an account. */
