@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 use clap::Args;
 
+use crate::calendar::{Cadence, Calendar, ClosedDays};
 use crate::notice::{Channel, WorkingHours};
 
 /// The settings as given on the command line or in the environment, before the file and the
@@ -153,6 +154,18 @@ pub struct SettingArgs {
     #[arg(long, env = "ZAYAVKA_WORKING_HOURS", global = true, value_name = "HH:MM-HH:MM")]
     pub working_hours: Option<String>,
 
+    /// Days the team does not work, Kyiv dates `YYYY-MM-DD` separated by commas: retries are
+    /// never scheduled on them [default: none]
+    #[arg(long, env = "ZAYAVKA_CLOSED_DAYS", global = true, value_name = "DATES")]
+    pub closed_days: Option<String>,
+
+    /// When a lead whose call went unanswered is due again, one step per unanswered call, in
+    /// working time: `Nh` (working hours later), `morning` (the next start of a working day) or
+    /// `afternoon` (the next middle of one); after the last step it is due at once, offered as
+    /// unreachable [default: 2h,morning,afternoon]
+    #[arg(long, env = "ZAYAVKA_RETRY_CADENCE", global = true, value_name = "STEPS")]
+    pub retry_cadence: Option<String>,
+
     /// Every operator must set up a second factor (an authenticator app's codes) before working
     /// in the inbox [default: false]
     #[arg(long, env = "ZAYAVKA_REQUIRE_2FA", global = true, value_name = "BOOL")]
@@ -278,6 +291,8 @@ pub struct Settings {
     pub reminder_scan_seconds: u32,
     /// `None`: reminders at any time.
     pub working_hours: Option<WorkingHours>,
+    pub closed_days: ClosedDays,
+    pub retry_cadence: Cadence,
     /// Operators without a second factor may only set one up.
     pub require_2fa: bool,
     /// 1 to 1440.
@@ -467,6 +482,11 @@ impl Settings {
                 )
             })?),
         };
+        let closed_days = ClosedDays::parse(&pick(args.closed_days, "closed_days", ""))
+            .map_err(|problem| anyhow::anyhow!("ZAYAVKA_CLOSED_DAYS: {problem}"))?;
+        let retry_cadence =
+            Cadence::parse(&pick(args.retry_cadence, "retry_cadence", "2h,morning,afternoon"))
+                .map_err(|problem| anyhow::anyhow!("ZAYAVKA_RETRY_CADENCE: {problem}"))?;
         let claim_minutes =
             number(args.claim_minutes, "claim_minutes", "ZAYAVKA_CLAIM_MINUTES", DEFAULT_CLAIM_MINUTES)?;
         if !(1..=1440).contains(&claim_minutes) {
@@ -579,6 +599,8 @@ impl Settings {
             remind_after_hours,
             reminder_scan_seconds,
             working_hours,
+            closed_days,
+            retry_cadence,
             require_2fa,
             claim_minutes,
             assign,
@@ -591,6 +613,11 @@ impl Settings {
     /// The settings with every default, for tests and tools.
     pub fn defaults() -> Settings {
         Settings::resolve(SettingArgs::default(), None).expect("the defaults are valid")
+    }
+
+    /// When the team works: its hours and closed days.
+    pub fn calendar(&self) -> Calendar {
+        Calendar { hours: self.working_hours, closed: self.closed_days.clone() }
     }
 }
 

@@ -106,6 +106,12 @@ pub struct LeadRecord {
     /// Who has the lead, as stored: a claim that has lapsed is still here (see `Claim::live_at`).
     #[serde(skip)]
     pub claim: Option<Claim>,
+    /// When the lead is to be called (RFC 3339, UTC): `None` once it is closed, or while held.
+    pub next_call_at: Option<String>,
+    /// Whether `next_call_at` was set by a call (a retry or a time the person asked for) rather
+    /// than by the lead's arrival: such call-backs come first in the list of calls due.
+    #[serde(skip)]
+    pub call_back: bool,
 }
 
 /// An operator has a lead: took it before calling (until a time), or was handed it (no end).
@@ -180,15 +186,18 @@ pub enum Outcome {
     NotEligible,
     /// The operator gives up on reaching the person.
     Unreachable,
+    /// The person asked to be called at another time (`call_back_at`): the lead stays open.
+    CallBack,
 }
 
 impl Outcome {
-    pub const ALL: [Outcome; 5] = [
+    pub const ALL: [Outcome; 6] = [
         Outcome::NoAnswer,
         Outcome::Interested,
         Outcome::NotInterested,
         Outcome::NotEligible,
         Outcome::Unreachable,
+        Outcome::CallBack,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -198,6 +207,7 @@ impl Outcome {
             Outcome::NotInterested => "not_interested",
             Outcome::NotEligible => "not_eligible",
             Outcome::Unreachable => "unreachable",
+            Outcome::CallBack => "call_back",
         }
     }
 
@@ -207,19 +217,51 @@ impl Outcome {
     }
 
     /// The lead's status after this call, when `unanswered` calls (this one included) went
-    /// unanswered so far: the newest call decides.
+    /// unanswered so far: the newest call decides. A call-back asked for leaves the count of
+    /// unanswered calls as it was.
     pub fn status_after(self, unanswered: i64) -> Status {
+        let attempts = |unanswered| match unanswered {
+            ..=0 => Status::New,
+            1 => Status::Attempt1,
+            2 => Status::Attempt2,
+            _ => Status::Attempt3,
+        };
         match self {
-            Outcome::NoAnswer => match unanswered {
-                ..=1 => Status::Attempt1,
-                2 => Status::Attempt2,
-                _ => Status::Attempt3,
-            },
+            Outcome::NoAnswer => attempts(unanswered.max(1)),
+            Outcome::CallBack => attempts(unanswered),
             Outcome::Interested => Status::Interested,
             Outcome::NotInterested => Status::NotInterested,
             Outcome::NotEligible => Status::NotEligible,
             Outcome::Unreachable => Status::Unreachable,
         }
+    }
+}
+
+/// When a lead is due for a call again after a recorded call, decided above the store: the time
+/// the operator asked for, else the retry cadence's next step for that many unanswered calls,
+/// else (the cadence used up) at once, offered as unreachable. A call that closes the lead (the
+/// person reached, or given up on) leaves nothing to schedule.
+#[derive(Debug, Clone)]
+pub struct CallPlan {
+    pub now: Timestamp,
+    /// "Передзвонити о …": the time the person asked for (kept even outside working hours).
+    pub call_back_at: Option<Timestamp>,
+    /// After an unanswered call: the next try for 1, 2, … unanswered calls so far.
+    pub retries: Vec<Option<Timestamp>>,
+}
+
+impl CallPlan {
+    /// When the lead is next due after a call with `outcome`, `unanswered` calls (this one
+    /// included) having gone unanswered; `None` once it is closed.
+    pub fn next_call_at(&self, outcome: Outcome, unanswered: i64) -> Option<Timestamp> {
+        if !outcome.status_after(unanswered).is_open() {
+            return None;
+        }
+        if let Some(at) = self.call_back_at {
+            return Some(at);
+        }
+        let step = usize::try_from(unanswered - 1).ok();
+        Some(step.and_then(|step| self.retries.get(step).copied().flatten()).unwrap_or(self.now))
     }
 }
 
@@ -331,6 +373,23 @@ mod tests {
     }
 
     #[test]
+    fn the_next_call_is_the_asked_time_else_the_cadence_else_now_and_none_once_closed() {
+        let now: Timestamp = "2026-11-23T08:00:00Z".parse().unwrap();
+        let step = |hours| Some(now + SignedDuration::from_hours(hours));
+        let plan = CallPlan { now, call_back_at: None, retries: vec![step(2), step(20)] };
+        assert_eq!(plan.next_call_at(Outcome::NoAnswer, 1), step(2));
+        assert_eq!(plan.next_call_at(Outcome::NoAnswer, 2), step(20));
+        assert_eq!(plan.next_call_at(Outcome::NoAnswer, 3), Some(now), "the cadence used up: due at once");
+        assert_eq!(plan.next_call_at(Outcome::Interested, 1), None);
+        assert_eq!(plan.next_call_at(Outcome::Unreachable, 3), None);
+        let asked = CallPlan { call_back_at: step(30), ..plan };
+        assert_eq!(asked.next_call_at(Outcome::NoAnswer, 2), step(30));
+        assert_eq!(asked.next_call_at(Outcome::CallBack, 0), step(30));
+        assert_eq!(Outcome::CallBack.status_after(0), Status::New);
+        assert_eq!(Outcome::CallBack.status_after(2), Status::Attempt2, "the unanswered calls stay counted");
+    }
+
+    #[test]
     fn the_deadline_is_48_hours_after_sending() {
         let record = LeadRecord {
             id: 1,
@@ -349,6 +408,8 @@ mod tests {
             held: None,
             attribution: Default::default(),
             claim: None,
+            next_call_at: None,
+            call_back: false,
         };
         let view = LeadView::from(record);
         assert!(view.open);

@@ -4,6 +4,7 @@
 //! 1. rules, no HTTP and no storage:
 //!    - [`notice`]: the kinds of notice (new, reminder, overdue) and the channels that carry them;
 //!    - [`lead`]: the lead and its rules (trim, clean, validate, phone to E.164);
+//!    - [`calendar`]: the team's working hours, closed days and retry cadence;
 //!    - [`config`]: the settings (defaults → TOML file → environment), validated at start;
 //!    - [`inbox`]: the operators' rules (a lead's status, the 48-hour promise, claims, search);
 //!    - [`team`]: roles, and what the audit trail records;
@@ -22,6 +23,7 @@
 pub mod abuse;
 pub mod app;
 pub mod auth;
+pub mod calendar;
 pub mod config;
 pub mod export;
 pub mod http;
@@ -40,6 +42,7 @@ pub mod team;
 #[cfg(test)]
 const LAYERS: &[&[&str]] = &[
     &["notice", "lead"],
+    &["calendar"],
     &["config"],
     &["inbox", "abuse", "team"],
     &["store"],

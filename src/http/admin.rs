@@ -20,7 +20,7 @@ use tower_http::set_header::SetResponseHeaderLayer;
 use super::client::{ClientInfo, request_cookie};
 use crate::auth;
 use crate::http::AppState;
-use crate::inbox::{LeadView, Outcome, PROMISE, Search};
+use crate::inbox::{CallPlan, LeadRecord, LeadView, Outcome, PROMISE, Search};
 use crate::store::{AuditEntry, CountsAt, Holder, LeadQuery, Operator, Session, StoreError};
 use crate::team::{Action, Role, account_detail};
 
@@ -595,6 +595,37 @@ async fn list_leads(
     let Query(query) = query.map_err(|_| AdminError::bad_request("Некоректні параметри пошуку."))?;
     let now = Timestamp::now();
     let filter = query.filter.as_deref().unwrap_or("all");
+    let limit = query.limit.unwrap_or(50).clamp(1, 200);
+    let (leads, next_before_id, search) = if filter == "due" {
+        // The calls to make now, in their order: one list, not pages of a newest-first one.
+        if !query.q.trim().is_empty() || query.before_id.is_some() {
+            return Err(AdminError::bad_request("Черга дзвінків не поєднується з пошуком і сторінками."));
+        }
+        (state.store.due_leads(now, limit).await?, None, "")
+    } else {
+        list_page(&state, &session, &query, filter, now, limit).await?
+    };
+    // Reading the list is reading leads: the trail says which were shown (ids, never the search's
+    // text, which may be a name or a phone), so paging through it is no quieter than an export.
+    if !leads.is_empty() {
+        let ids: Vec<String> = leads.iter().map(|lead| lead.id.to_string()).collect();
+        let detail = format!("{filter}{search}: {}", ids.join(" "));
+        state.store.audit(audit_entry(&session, &client, Action::ListedLeads, None, Some(detail))).await?;
+    }
+    let leads: Vec<LeadView> = leads.into_iter().map(LeadView::from).collect();
+    Ok(Json(json!({ "now": time(now), "leads": leads, "next_before_id": next_before_id })))
+}
+
+/// A page of the newest-first list under `filter`, the id to ask the next page before, and how
+/// the search read the text (for the audit trail).
+async fn list_page(
+    state: &AppState,
+    session: &Session,
+    query: &ListQuery,
+    filter: &str,
+    now: Timestamp,
+    limit: u32,
+) -> Result<(Vec<LeadRecord>, Option<i64>, &'static str), AdminError> {
     let (open_only, created_before, held, holder) = match filter {
         "all" => (false, None, false, Holder::Anyone),
         "open" => (true, None, false, Holder::Anyone),
@@ -604,11 +635,10 @@ async fn list_leads(
         "held" => (false, None, true, Holder::Anyone),
         _ => {
             return Err(AdminError::bad_request(
-                "Невідомий фільтр: all, open, overdue, mine, free або held.",
+                "Невідомий фільтр: due, all, open, overdue, mine, free або held.",
             ));
         }
     };
-    let limit = query.limit.unwrap_or(50).clamp(1, 200);
     let (name_pattern, phone_pattern) = Search::parse(&query.q).patterns();
     let search = match (&name_pattern, &phone_pattern) {
         (Some(_), _) => ", search by name",
@@ -629,15 +659,7 @@ async fn list_leads(
         })
         .await?;
     let (leads, next_before_id) = one_page(leads, limit, |lead| lead.id);
-    // Reading the list is reading leads: the trail says which were shown (ids, never the search's
-    // text, which may be a name or a phone), so paging through it is no quieter than an export.
-    if !leads.is_empty() {
-        let ids: Vec<String> = leads.iter().map(|lead| lead.id.to_string()).collect();
-        let detail = format!("{filter}{search}: {}", ids.join(" "));
-        state.store.audit(audit_entry(&session, &client, Action::ListedLeads, None, Some(detail))).await?;
-    }
-    let leads: Vec<LeadView> = leads.into_iter().map(LeadView::from).collect();
-    Ok(Json(json!({ "now": time(now), "leads": leads, "next_before_id": next_before_id })))
+    Ok((leads, next_before_id, search))
 }
 
 /// A page of a newest-first list read with `limit + 1` rows: the first `limit`, and the id to ask
@@ -674,10 +696,18 @@ async fn lead(
 
 #[derive(Deserialize)]
 struct NewAttempt {
-    outcome: String,
+    /// Without one, a call that sets `call_back_at` is a `call_back`.
+    #[serde(default)]
+    outcome: Option<String>,
     #[serde(default)]
     note: String,
+    /// "Передзвонити о …": when the person asked to be called (RFC 3339).
+    #[serde(default)]
+    call_back_at: Option<String>,
 }
+
+/// The furthest ahead a call-back may be set.
+const CALL_BACK_WITHIN: jiff::SignedDuration = jiff::SignedDuration::from_hours(24 * 90);
 
 async fn add_attempt(
     State(state): State<AppState>,
@@ -686,14 +716,41 @@ async fn add_attempt(
     Path(id): Path<i64>,
     request: Request,
 ) -> Result<Response, AdminError> {
-    let NewAttempt { outcome, note } = read_json(request).await?;
-    let outcome: Outcome = serde_json::from_value(json!(outcome))
-        .map_err(|_| AdminError::bad_request("Оберіть результат дзвінка."))?;
+    let NewAttempt { outcome, note, call_back_at } = read_json(request).await?;
+    let now = Timestamp::now();
+    let call_back_at = match call_back_at.as_deref().map(str::trim).filter(|at| !at.is_empty()) {
+        None => None,
+        Some(text) => {
+            let at = text.parse::<Timestamp>().map_err(|_| {
+                AdminError::bad_request("Час передзвону не розпізнано: потрібні дата й час (RFC 3339).")
+            })?;
+            if at > now + CALL_BACK_WITHIN {
+                return Err(AdminError::bad_request("Передзвонити можна не пізніше ніж за 90 днів."));
+            }
+            Some(at)
+        }
+    };
+    let outcome = match (outcome, call_back_at) {
+        (None, Some(_)) => Outcome::CallBack,
+        (outcome, _) => serde_json::from_value(json!(outcome))
+            .map_err(|_| AdminError::bad_request("Оберіть результат дзвінка."))?,
+    };
+    if call_back_at.is_some() && !outcome.status_after(0).is_open() {
+        return Err(AdminError::bad_request(
+            "Час передзвону вказують для заявки, що лишається відкритою: «Не відповіли» або «Просить передзвонити».",
+        ));
+    }
+    if outcome == Outcome::CallBack && call_back_at.is_none() {
+        return Err(AdminError::bad_request("Вкажіть, о котрій передзвонити."));
+    }
+    let settings = &state.settings;
+    let retries = settings.retry_cadence.retries_after(&settings.calendar(), now);
+    let plan = CallPlan { now, call_back_at, retries };
     let note = crate::lead::clean::multi_line(&note);
     if note.chars().count() > MAX_NOTE_CHARS {
         return Err(AdminError::bad_request("Нотатка задовга: не більше 1000 символів."));
     }
-    if !state.store.add_attempt(id, session.email.clone(), outcome, note).await? {
+    if !state.store.add_attempt(id, session.email.clone(), outcome, note, plan).await? {
         return Err(AdminError::lead_not_found());
     }
     tracing::info!(id, outcome = outcome.as_str(), operator = session.operator_id, "inbox: call logged");

@@ -119,6 +119,8 @@ mod tests {
             held: None,
             attribution: Default::default(),
             claim: None,
+            next_call_at: None,
+            call_back: false,
         }
     }
 

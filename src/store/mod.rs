@@ -10,7 +10,7 @@ mod sqlite;
 use std::sync::Arc;
 
 use crate::config::DatabaseUrl;
-use crate::inbox::{LeadRecord, Outcome, Status};
+use crate::inbox::{CallPlan, LeadRecord, Outcome, Status};
 use crate::lead::clean::printable;
 use crate::lead::{Lead, NewLead};
 use crate::notice::{Channel, Event};
@@ -413,17 +413,25 @@ impl Store {
         dispatch!(self, attempts(lead_id))
     }
 
-    /// Logs a call and moves the lead's status on (`Outcome::status_after`); a call by the
-    /// operator who took the lead ends their claim (a lead handed to them stays theirs). `false`
-    /// if there is no such lead.
+    /// Logs a call and moves the lead's status on (`Outcome::status_after`) and its next call
+    /// (`CallPlan::next_call_at`); a call by the operator who took the lead ends their claim (a
+    /// lead handed to them stays theirs). `false` if there is no such lead.
     pub async fn add_attempt(
         &self,
         lead_id: i64,
         operator: String,
         outcome: Outcome,
         note: String,
+        plan: CallPlan,
     ) -> Result<bool, StoreError> {
-        dispatch!(self, add_attempt(lead_id, operator, outcome, note))
+        dispatch!(self, add_attempt(lead_id, operator, outcome, note, plan))
+    }
+
+    /// Up to `limit` leads of the call list due for a call at `now`, in the order to call them:
+    /// call-backs set by a call first (the earliest first), then the others by the end of their
+    /// 48 hours, nearest first. Read from the index of leads to call, not the whole table.
+    pub async fn due_leads(&self, now: jiff::Timestamp, limit: u32) -> Result<Vec<LeadRecord>, StoreError> {
+        dispatch!(self, due_leads(now, limit))
     }
 
     pub async fn counts(&self, at: CountsAt) -> Result<Counts, StoreError> {

@@ -140,6 +140,12 @@ impl TestDatabase {
         self.execute(&format!("UPDATE \"CRN\" SET created_at = {at} WHERE id = {id}")).await;
     }
 
+    /// Moves lead `id`'s next call to `minutes` ago, as if its time had come.
+    pub async fn make_due(&self, id: i64, minutes: i64) {
+        let at = self.time_ago(jiff::SignedDuration::from_mins(minutes));
+        self.execute(&format!("UPDATE \"CRN\" SET next_call_at = {at} WHERE id = {id}")).await;
+    }
+
     /// Makes every session of the account `email` look as if it was last used `minutes` ago.
     pub async fn backdate_sessions(&self, email: &str, minutes: i64) {
         let at = self.time_ago(jiff::SignedDuration::from_mins(minutes));

@@ -39,6 +39,25 @@ impl PostgresStore {
         Ok(rows.iter().map(record_from).collect())
     }
 
+    pub async fn due_leads(&self, now: jiff::Timestamp, limit: u32) -> Result<Vec<LeadRecord>, StoreError> {
+        let client = self.client().await?;
+        // `next_call_at` is set only on open leads of the call list (held leads, repeats and
+        // closed leads have none), so the range read on its partial index is the whole filter.
+        let rows = client
+            .query(
+                &format!(
+                    "SELECT {RECORD_COLUMNS} FROM \"CRN\" \
+                     WHERE next_call_at IS NOT NULL AND next_call_at <= to_timestamp($1) \
+                     ORDER BY call_back DESC, CASE WHEN call_back THEN next_call_at ELSE created_at END, id \
+                     LIMIT $2"
+                ),
+                &[&seconds(now), &i64::from(limit)],
+            )
+            .await
+            .map_err(unavailable)?;
+        Ok(rows.iter().map(record_from).collect())
+    }
+
     pub async fn lead(&self, id: i64) -> Result<Option<LeadRecord>, StoreError> {
         let client = self.client().await?;
         let row = client
@@ -91,6 +110,7 @@ impl PostgresStore {
         operator: String,
         outcome: Outcome,
         note: String,
+        plan: CallPlan,
     ) -> Result<bool, StoreError> {
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(unavailable)?;
@@ -116,10 +136,14 @@ impl PostgresStore {
             .await
             .map_err(unavailable)?
             .get(0);
+        // Only a lead of the call list is due for calls: not a held one, nor a repeat.
+        let next_call_at = plan.next_call_at(outcome, unanswered).map(seconds);
         tx.execute(
             "UPDATE \"CRN\" SET status = $2, \
-             reached_at = CASE WHEN $3 AND reached_at IS NULL THEN now() ELSE reached_at END WHERE id = $1",
-            &[&lead_id, &outcome.status_after(unanswered).name(), &outcome.reached()],
+             reached_at = CASE WHEN $3 AND reached_at IS NULL THEN now() ELSE reached_at END, \
+             next_call_at = CASE WHEN held IS NULL AND repeat_of IS NULL THEN to_timestamp($4) END, \
+             call_back = $4::float8 IS NOT NULL WHERE id = $1",
+            &[&lead_id, &outcome.status_after(unanswered).name(), &outcome.reached(), &next_call_at],
         )
         .await
         .map_err(unavailable)?;

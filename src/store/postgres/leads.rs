@@ -14,19 +14,22 @@ pub(super) const BATCH_WRITERS: usize = 4;
 /// `LOCK_WAIT`, below the request's own time limit.
 const BATCH_TIME_LIMIT: std::time::Duration = std::time::Duration::from_secs(15);
 
-/// The insert of one lead. The duplicate lookup is its subquery and the outbox rows its second
-/// part, so a lead costs one statement. A repeat's first lead was notified already and a held lead
-/// is notified once released: the statement writes outbox rows for neither.
+/// The insert of one lead. The duplicate lookup is its first part and the outbox rows its last,
+/// so a lead costs one statement. A repeat's first lead was notified already and a held lead is
+/// notified once released: the statement writes outbox rows for neither, and neither is due for
+/// a call; a lead of the call list is due at once.
 const INSERT_LEAD: &str = concat!(
-    "WITH new AS ( \
+    "WITH first AS ( \
+       SELECT id FROM \"CRN\" WHERE $7::float8 IS NOT NULL AND phone_e164 = $3 \
+       AND repeat_of IS NULL AND held IS NULL \
+       AND created_at >= now() - make_interval(secs => $7) ORDER BY id LIMIT 1), \
+     new AS ( \
        INSERT INTO \"CRN\" \
        (name, phone, phone_e164, confirmation, comment, policy_version, repeat_of, held, \
-        utm_source, utm_medium, utm_campaign, utm_content, utm_term, referrer) \
-       VALUES ($1, $2, $3, $4, $5, $6, \
-         (SELECT id FROM \"CRN\" WHERE $7::float8 IS NOT NULL AND phone_e164 = $3 \
-          AND repeat_of IS NULL AND held IS NULL \
-          AND created_at >= now() - make_interval(secs => $7) ORDER BY id LIMIT 1), \
-         $8, $9, $10, $11, $12, $13, $14) \
+        utm_source, utm_medium, utm_campaign, utm_content, utm_term, referrer, next_call_at) \
+       VALUES ($1, $2, $3, $4, $5, $6, (SELECT id FROM first), \
+         $8, $9, $10, $11, $12, $13, $14, \
+         CASE WHEN $8::text IS NULL AND NOT EXISTS (SELECT 1 FROM first) THEN now() END) \
        RETURNING id, created_at, name, phone, confirmation, comment, repeat_of, held), \
      queued AS ( \
        INSERT INTO outbox (lead_id, event, channel) \
@@ -420,7 +423,13 @@ impl PostgresStore {
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(unavailable)?;
         let released = tx
-            .execute("UPDATE \"CRN\" SET held = NULL WHERE id = $1 AND held IS NOT NULL", &[&id])
+            .execute(
+                // Released into the call list, a first lead is due at once.
+                "UPDATE \"CRN\" SET held = NULL, \
+                 next_call_at = CASE WHEN repeat_of IS NULL AND status IN ('new', 'attempt_1', 'attempt_2', 'attempt_3') \
+                 THEN now() END WHERE id = $1 AND held IS NOT NULL",
+                &[&id],
+            )
             .await
             .map_err(unavailable)?;
         if released == 0 {

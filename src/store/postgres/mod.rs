@@ -23,7 +23,7 @@ use super::{
     Idempotency, InsertContext, LOCK_WAIT, LeadQuery, LeadRecord, Operator, OperatorCount, OutboxJob,
     Session, SourceCount, StoreError, Stored, channel_names, held_codes, held_text, role_of, status_of,
 };
-use crate::inbox::{Claim, Outcome, open_statuses_sql, reached_outcomes_sql};
+use crate::inbox::{CallPlan, Claim, Outcome, open_statuses_sql, reached_outcomes_sql};
 use crate::lead::{Attribution, Lead, NewLead};
 use crate::notice::{Channel, Event};
 use crate::team::{AccountChange, Role};
@@ -41,6 +41,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/postgres/0010_second_factor.sql"),
     include_str!("../../../migrations/postgres/0011_session_seen_at.sql"),
     include_str!("../../../migrations/postgres/0012_session_second_factor.sql"),
+    include_str!("../../../migrations/postgres/0017_next_call.sql"),
 ];
 
 /// Inserts that may wait for a batch writer before callers wait to enqueue.
@@ -72,7 +73,10 @@ const RECORD_COLUMNS: &str = concat!(
     "(SELECT count(*) FROM \"CRN\" AS later WHERE later.repeat_of = \"CRN\".id), held, ",
     "utm_source, utm_medium, utm_campaign, utm_content, utm_term, referrer, ",
     "(SELECT email FROM operators WHERE id = \"CRN\".claimed_by), ",
-    text_time!("claimed_until")
+    text_time!("claimed_until"),
+    ", ",
+    text_time!("next_call_at"),
+    ", call_back"
 );
 
 pub struct PostgresStore {
@@ -204,6 +208,8 @@ fn record_from(row: &Row) -> LeadRecord {
             row.get(19),
         ]),
         claim: row.get::<_, Option<String>>(20).map(|by| Claim { by, until: row.get(21) }),
+        next_call_at: row.get(22),
+        call_back: row.get(23),
     }
 }
 

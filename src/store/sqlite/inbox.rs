@@ -39,6 +39,21 @@ impl SqliteStore {
         .await
     }
 
+    pub async fn due_leads(&self, now: jiff::Timestamp, limit: u32) -> Result<Vec<LeadRecord>, StoreError> {
+        self.read(move |conn| {
+            // `next_call_at` is set only on open leads of the call list (held leads, repeats and
+            // closed leads have none), so the range read on its partial index is the whole filter.
+            let mut stmt = conn.prepare_cached(&format!(
+                "SELECT {RECORD_COLUMNS} FROM \"CRN\" INDEXED BY \"CRN_next_call_at\" \
+                 WHERE next_call_at IS NOT NULL AND next_call_at <= ?1 \
+                 ORDER BY call_back DESC, CASE WHEN call_back THEN next_call_at ELSE created_at END, id LIMIT ?2"
+            ))?;
+            let rows = stmt.query_map(params![text(now), limit], record_from)?;
+            rows.collect()
+        })
+        .await
+    }
+
     pub async fn lead(&self, id: i64) -> Result<Option<LeadRecord>, StoreError> {
         self.read(move |conn| {
             conn.prepare_cached(&format!("SELECT {RECORD_COLUMNS} FROM \"CRN\" WHERE id = ?1"))?
@@ -84,6 +99,7 @@ impl SqliteStore {
         operator: String,
         outcome: Outcome,
         note: String,
+        plan: CallPlan,
     ) -> Result<bool, StoreError> {
         self.write(move |conn| {
             let exists = conn.query_row("SELECT 1 FROM \"CRN\" WHERE id = ?1", [lead_id], |_| Ok(())).optional()?;
@@ -100,10 +116,19 @@ impl SqliteStore {
                 [lead_id],
                 |row| row.get(0),
             )?;
+            // Only a lead of the call list is due for calls: not a held one, nor a repeat.
             conn.execute(
                 "UPDATE \"CRN\" SET status = ?2, \
-                 reached_at = CASE WHEN ?3 AND reached_at IS NULL THEN ?4 ELSE reached_at END WHERE id = ?1",
-                params![lead_id, outcome.status_after(unanswered).name(), outcome.reached(), now],
+                 reached_at = CASE WHEN ?3 AND reached_at IS NULL THEN ?4 ELSE reached_at END, \
+                 next_call_at = CASE WHEN held IS NULL AND repeat_of IS NULL THEN ?5 END, call_back = ?5 IS NOT NULL \
+                 WHERE id = ?1",
+                params![
+                    lead_id,
+                    outcome.status_after(unanswered).name(),
+                    outcome.reached(),
+                    now,
+                    plan.next_call_at(outcome, unanswered).map(text)
+                ],
             )?;
             // The caller's own claim ends with their call; a lead handed to them (no end) stays.
             conn.execute(

@@ -90,7 +90,14 @@ impl SqliteStore {
 
     pub async fn release(&self, id: i64, channels: std::sync::Arc<[Channel]>) -> Result<bool, StoreError> {
         self.write(move |conn| {
-            if conn.execute("UPDATE \"CRN\" SET held = NULL WHERE id = ?1 AND held IS NOT NULL", [id])? == 0 {
+            // Released into the call list, a first lead is due at once.
+            let released = conn.execute(
+                "UPDATE \"CRN\" SET held = NULL, \
+                 next_call_at = CASE WHEN repeat_of IS NULL AND status IN ('new', 'attempt_1', 'attempt_2', 'attempt_3') \
+                 THEN ?2 END WHERE id = ?1 AND held IS NOT NULL",
+                params![id, text(jiff::Timestamp::now())],
+            )?;
+            if released == 0 {
                 return Ok(false);
             }
             let now = text(jiff::Timestamp::now());
@@ -174,8 +181,9 @@ fn insert_leads(
     let mut insert = conn.prepare_cached(
         "INSERT INTO \"CRN\" \
          (created_at, name, phone, phone_e164, confirmation, comment, policy_version, repeat_of, held, \
-          utm_source, utm_medium, utm_campaign, utm_content, utm_term, referrer) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) RETURNING id",
+          utm_source, utm_medium, utm_campaign, utm_content, utm_term, referrer, next_call_at) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, \
+          CASE WHEN ?8 IS NULL AND ?9 IS NULL THEN ?1 END) RETURNING id",
     )?;
     let mut queue = conn.prepare_cached(
         "INSERT INTO outbox (lead_id, event, channel, created_at, next_attempt_at) VALUES (?1, 'new', ?2, ?3, ?3)",

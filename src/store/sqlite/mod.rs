@@ -27,7 +27,7 @@ use super::{
     InsertContext, LOCK_WAIT, LeadQuery, LeadRecord, Operator, OperatorCount, OutboxJob, Session,
     SourceCount, StoreError, Stored, channel_names, held_codes, held_text, role_of, status_of,
 };
-use crate::inbox::{Claim, Outcome, open_statuses_sql, reached_outcomes_sql};
+use crate::inbox::{CallPlan, Claim, Outcome, open_statuses_sql, reached_outcomes_sql};
 use crate::lead::{Attribution, Lead, NewLead};
 use crate::notice::{Channel, Event};
 use crate::team::{AccountChange, Role};
@@ -45,13 +45,14 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/sqlite/0010_second_factor.sql"),
     include_str!("../../../migrations/sqlite/0011_session_seen_at.sql"),
     include_str!("../../../migrations/sqlite/0012_session_second_factor.sql"),
+    include_str!("../../../migrations/sqlite/0017_next_call.sql"),
 ];
 
 const RECORD_COLUMNS: &str = "id, created_at, name, phone, phone_e164, confirmation, comment, policy_version, \
      status, reached_at, (SELECT count(*) FROM call_attempts WHERE lead_id = \"CRN\".id), repeat_of, \
      (SELECT count(*) FROM \"CRN\" AS later WHERE later.repeat_of = \"CRN\".id), held, \
      utm_source, utm_medium, utm_campaign, utm_content, utm_term, referrer, \
-     (SELECT email FROM operators WHERE id = \"CRN\".claimed_by), claimed_until";
+     (SELECT email FROM operators WHERE id = \"CRN\".claimed_by), claimed_until, next_call_at, call_back";
 
 const LEAD_COLUMNS: &str = "id, created_at, name, phone, confirmation, comment";
 /// Most inserts waiting in the queue that one commit takes.
@@ -313,6 +314,8 @@ fn record_from(row: &rusqlite::Row) -> rusqlite::Result<LeadRecord> {
             row.get(19)?,
         ]),
         claim: row.get::<_, Option<String>>(20)?.map(|by| Claim { by, until: claimed_until }),
+        next_call_at: row.get(22)?,
+        call_back: row.get(23)?,
     })
 }
 

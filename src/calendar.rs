@@ -1,0 +1,249 @@
+//! The team's calendar, without storage: its working hours (`ZAYAVKA_WORKING_HOURS`), the days it
+//! is closed (`ZAYAVKA_CLOSED_DAYS`), and when an unanswered lead is tried again
+//! (`ZAYAVKA_RETRY_CADENCE`), all in Kyiv time. The 48 hours promised to a visitor stay calendar
+//! hours; this calendar only says when the team can act on them. ADR 0024 explains the cadence.
+
+use std::collections::BTreeSet;
+
+use jiff::civil::{Date, Time};
+use jiff::{SignedDuration, Timestamp, Zoned};
+
+use crate::notice::{WorkingHours, operators_zone};
+
+/// Days the team does not work, Kyiv dates.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ClosedDays(BTreeSet<Date>);
+
+impl ClosedDays {
+    /// `YYYY-MM-DD` dates separated by commas (spaces allowed); empty for none.
+    pub fn parse(text: &str) -> Result<ClosedDays, String> {
+        let mut days = BTreeSet::new();
+        for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let day =
+                part.parse::<Date>().map_err(|_| format!("'{part}' is not a date such as 2026-12-25"))?;
+            days.insert(day);
+        }
+        Ok(ClosedDays(days))
+    }
+
+    pub fn contains(&self, day: Date) -> bool {
+        self.0.contains(&day)
+    }
+}
+
+/// When the team works: its hours (every hour without them) on every day that is not closed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Calendar {
+    pub hours: Option<WorkingHours>,
+    pub closed: ClosedDays,
+}
+
+/// The step of the minute-by-minute walk through working time.
+const STEP: SignedDuration = SignedDuration::from_mins(1);
+
+/// How far ahead a walk looks for working time before giving up (a calendar closed for good).
+const HORIZON: SignedDuration = SignedDuration::from_hours(24 * 60);
+
+/// Without working hours, a "morning" and an "afternoon" are these Kyiv times.
+const MORNING: Time = Time::constant(9, 0, 0, 0);
+const AFTERNOON: Time = Time::constant(14, 0, 0, 0);
+
+impl Calendar {
+    /// Whether the team works at `at`.
+    pub fn works_at(&self, at: Timestamp) -> bool {
+        let local = at.to_zoned(operators_zone());
+        !self.closed.contains(local.date()) && self.hours.is_none_or(|hours| hours.contains(at))
+    }
+
+    /// `hours` of working time after `from`: closed days and the hours outside working time do
+    /// not count.
+    pub fn after_working_hours(&self, from: Timestamp, hours: u32) -> Option<Timestamp> {
+        let mut left = SignedDuration::from_hours(i64::from(hours));
+        let mut at = from;
+        while left > SignedDuration::ZERO {
+            if at.duration_since(from) > HORIZON {
+                return None;
+            }
+            if self.works_at(at) {
+                left -= STEP;
+            }
+            at = at.checked_add(STEP).ok()?;
+        }
+        // Ending on the first minute after a working stretch means "at its end": move to the
+        // next working minute, when the team can call.
+        self.next_working(at)
+    }
+
+    /// The first working minute at or after `from`.
+    pub fn next_working(&self, from: Timestamp) -> Option<Timestamp> {
+        let mut at = from;
+        while !self.works_at(at) {
+            if at.duration_since(from) > HORIZON {
+                return None;
+            }
+            at = at.checked_add(STEP).ok()?;
+        }
+        Some(at)
+    }
+
+    /// The first time of day `time` after `from` on a day the team works, or, where that time
+    /// falls outside the hours, the first working minute after it.
+    fn next_at_time_of_day(&self, from: Timestamp, time: Time) -> Option<Timestamp> {
+        let zone = operators_zone();
+        let mut day = from.to_zoned(zone.clone()).date();
+        for _ in 0..HORIZON.as_hours() / 24 {
+            if !self.closed.contains(day) {
+                let at: Zoned = day.to_datetime(time).to_zoned(zone.clone()).ok()?;
+                if at.timestamp() > from {
+                    return self.next_working(at.timestamp());
+                }
+            }
+            day = day.tomorrow().ok()?;
+        }
+        None
+    }
+
+    /// The next start of the working day after `from` (09:00 without working hours).
+    pub fn next_morning(&self, from: Timestamp) -> Option<Timestamp> {
+        self.next_at_time_of_day(from, self.hours.map_or(MORNING, |hours| hours.start))
+    }
+
+    /// The next middle of the working day after `from` (14:00 without working hours).
+    pub fn next_afternoon(&self, from: Timestamp) -> Option<Timestamp> {
+        let middle = self.hours.filter(|h| h.start < h.end).map_or(AFTERNOON, |hours| {
+            let half = hours.end.duration_since(hours.start) / 2;
+            hours.start.checked_add(half).unwrap_or(hours.start)
+        });
+        self.next_at_time_of_day(from, middle)
+    }
+}
+
+/// One step of the retry cadence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RetryStep {
+    /// This many working hours after the unanswered call.
+    Hours(u32),
+    /// The next start of a working day.
+    Morning,
+    /// The next middle of a working day.
+    Afternoon,
+}
+
+/// When an unanswered lead is tried again: the first step after the first unanswered call, the
+/// second after the second, and so on. After the last, the lead is due again at once, offered as
+/// unreachable: closing it is a person's decision.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cadence(pub Vec<RetryStep>);
+
+impl Default for Cadence {
+    /// About two hours later, then the next working morning, then the next working afternoon:
+    /// each try at another time of day.
+    fn default() -> Cadence {
+        Cadence(vec![RetryStep::Hours(2), RetryStep::Morning, RetryStep::Afternoon])
+    }
+}
+
+impl Cadence {
+    /// Steps separated by commas: `2h` (working hours), `morning`, `afternoon`; 1 to 10 steps.
+    pub fn parse(text: &str) -> Result<Cadence, String> {
+        let mut steps = Vec::new();
+        for part in text.split(',').map(str::trim) {
+            let step = match part.to_ascii_lowercase().as_str() {
+                "morning" => RetryStep::Morning,
+                "afternoon" => RetryStep::Afternoon,
+                other => match other.strip_suffix('h').and_then(|n| n.trim().parse::<u32>().ok()) {
+                    Some(hours @ 1..=72) => RetryStep::Hours(hours),
+                    _ => return Err(format!("'{part}' is not 1h–72h, morning or afternoon")),
+                },
+            };
+            steps.push(step);
+        }
+        if steps.len() > 10 {
+            return Err("at most 10 steps".to_owned());
+        }
+        Ok(Cadence(steps))
+    }
+
+    /// As the setting is written.
+    pub fn text(&self) -> String {
+        let step = |step: &RetryStep| match step {
+            RetryStep::Hours(hours) => format!("{hours}h"),
+            RetryStep::Morning => "morning".to_owned(),
+            RetryStep::Afternoon => "afternoon".to_owned(),
+        };
+        self.0.iter().map(step).collect::<Vec<_>>().join(",")
+    }
+
+    /// When the lead is tried again after an unanswered call at `now`, for each count of
+    /// unanswered calls (the first entry after the first): every step counts from `now`.
+    pub fn retries_after(&self, calendar: &Calendar, now: Timestamp) -> Vec<Option<Timestamp>> {
+        let at = |step: &RetryStep| match step {
+            RetryStep::Hours(hours) => calendar.after_working_hours(now, *hours),
+            RetryStep::Morning => calendar.next_morning(now),
+            RetryStep::Afternoon => calendar.next_afternoon(now),
+        };
+        self.0.iter().map(at).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kyiv(text: &str) -> Timestamp {
+        text.parse::<jiff::civil::DateTime>().unwrap().to_zoned(operators_zone()).unwrap().timestamp()
+    }
+
+    fn office(closed: &str) -> Calendar {
+        Calendar { hours: WorkingHours::parse("09:00-18:00"), closed: ClosedDays::parse(closed).unwrap() }
+    }
+
+    #[test]
+    fn working_hours_count_only_when_the_team_works() {
+        let calendar = office("2026-12-25");
+        // Monday 10:00 + 2 h = 12:00; Monday 17:00 + 2 h = Tuesday 10:00.
+        assert_eq!(calendar.after_working_hours(kyiv("2026-11-23T10:00"), 2), Some(kyiv("2026-11-23T12:00")));
+        assert_eq!(calendar.after_working_hours(kyiv("2026-11-23T17:00"), 2), Some(kyiv("2026-11-24T10:00")));
+        // Thursday 24 December 17:00 + 2 h: the 25th is closed, so Saturday 26th 10:00.
+        assert_eq!(calendar.after_working_hours(kyiv("2026-12-24T17:00"), 2), Some(kyiv("2026-12-26T10:00")));
+        // Ending exactly at the close of the day: the next morning, when someone can call.
+        assert_eq!(calendar.after_working_hours(kyiv("2026-11-23T16:00"), 2), Some(kyiv("2026-11-24T09:00")));
+    }
+
+    #[test]
+    fn the_default_cadence_tries_at_three_times_of_day_and_never_on_a_closed_day() {
+        let calendar = office("2026-11-24");
+        let cadence = Cadence::default();
+        assert_eq!(cadence.text(), "2h,morning,afternoon");
+        // An unanswered call on Monday 10:00: 12:00 the same day, then (Tuesday closed) Wednesday
+        // 09:00, then Monday's own afternoon, 13:30.
+        assert_eq!(
+            cadence.retries_after(&calendar, kyiv("2026-11-23T10:00")),
+            [Some(kyiv("2026-11-23T12:00")), Some(kyiv("2026-11-25T09:00")), Some(kyiv("2026-11-23T13:30"))]
+        );
+        // Late on Monday: Tuesday is closed, so everything moves to Wednesday.
+        assert_eq!(
+            cadence.retries_after(&calendar, kyiv("2026-11-23T17:30")),
+            [Some(kyiv("2026-11-25T10:30")), Some(kyiv("2026-11-25T09:00")), Some(kyiv("2026-11-25T13:30"))]
+        );
+    }
+
+    #[test]
+    fn without_working_hours_every_hour_of_an_open_day_counts() {
+        let calendar = Calendar { hours: None, closed: ClosedDays::parse("2026-11-24").unwrap() };
+        assert_eq!(calendar.after_working_hours(kyiv("2026-11-23T23:00"), 2), Some(kyiv("2026-11-25T01:00")));
+        assert_eq!(calendar.next_morning(kyiv("2026-11-23T10:00")), Some(kyiv("2026-11-25T09:00")));
+        assert_eq!(calendar.next_afternoon(kyiv("2026-11-23T10:00")), Some(kyiv("2026-11-23T14:00")));
+    }
+
+    #[test]
+    fn the_settings_say_what_is_wrong() {
+        assert_eq!(Cadence::parse(" 1h , MORNING,afternoon,24h").unwrap().text(), "1h,morning,afternoon,24h");
+        assert!(Cadence::parse("2h,evening").unwrap_err().contains("'evening'"));
+        assert!(Cadence::parse("0h").is_err());
+        assert!(Cadence::parse("").is_err());
+        assert_eq!(ClosedDays::parse(""), Ok(ClosedDays::default()));
+        assert!(ClosedDays::parse("2026-12-25, 2027-01-01").unwrap().contains("2027-01-01".parse().unwrap()));
+        assert!(ClosedDays::parse("25.12.2026").unwrap_err().contains("'25.12.2026'"));
+    }
+}

@@ -1,0 +1,186 @@
+//! The call desk (docs/admin-api.md, "The call desk"): every lead answer says when the lead is to
+//! be called (`next_call_at`), `filter=due` lists the calls to make now in their order, an
+//! unanswered call schedules the next try by `ZAYAVKA_RETRY_CADENCE` (never on a closed day), and
+//! "Передзвонити о …" sets the time the person asked for. Runs on SQLite, and on PostgreSQL with
+//! ZAYAVKA_TEST_ENGINE=postgres.
+
+mod common;
+
+use axum::http::StatusCode;
+use common::TestApp;
+use common::inbox::{PASSWORD, SignedIn, signed_in};
+use jiff::Timestamp;
+use serde_json::{Value, json};
+
+const OPERATOR: &str = "olena@example.org";
+
+async fn desk(adjust: impl FnOnce(&mut zayavka::config::Settings)) -> (TestApp, SignedIn) {
+    let app = common::test_app_with(adjust).await;
+    let hash = zayavka::auth::hash_password(PASSWORD).unwrap();
+    assert!(app.state.store.add_operator(OPERATOR.into(), hash, None).await.unwrap());
+    let operator = signed_in(&app, OPERATOR).await;
+    (app, operator)
+}
+
+async fn submit(app: &TestApp, phone: &str) -> i64 {
+    let body =
+        json!({ "name": "Ганна Мельник", "phone": phone, "confirmation": "Так", "comment": "Після 18:00" });
+    let answer = app.insert(&body.to_string(), "return=representation").await;
+    assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.text());
+    answer.json()[0]["id"].as_i64().unwrap()
+}
+
+async fn lead(app: &TestApp, operator: &SignedIn, id: i64) -> Value {
+    let answer = operator.get(app, &format!("/admin/api/leads/{id}")).await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
+    answer.json()["lead"].clone()
+}
+
+async fn due(app: &TestApp, operator: &SignedIn) -> Vec<i64> {
+    let answer = operator.get(app, "/admin/api/leads?filter=due").await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
+    let leads = answer.json()["leads"].as_array().unwrap().clone();
+    assert!(leads.iter().all(|l| l["next_call_at"].is_string()), "{leads:?}");
+    leads.iter().map(|l| l["id"].as_i64().unwrap()).collect()
+}
+
+async fn call(app: &TestApp, operator: &SignedIn, id: i64, body: Value) -> common::Answer {
+    operator.post(app, &format!("/admin/api/leads/{id}/attempts"), body).await
+}
+
+fn next_call_at(lead: &Value) -> Option<Timestamp> {
+    lead["next_call_at"].as_str().map(|at| at.parse().unwrap())
+}
+
+fn kyiv_date(at: Timestamp) -> jiff::civil::Date {
+    at.to_zoned(zayavka::notice::operators_zone()).date()
+}
+
+#[tokio::test]
+async fn a_lead_of_the_call_list_is_due_at_once_and_a_held_one_once_released() {
+    let (app, operator) = desk(|s| s.hold_without_proof = true).await;
+    let before = Timestamp::now();
+    // Without a page-load proof the lead is held: nothing to call yet.
+    let held = submit(&app, "067 000 01 01").await;
+    assert_eq!(lead(&app, &operator, held).await["next_call_at"], Value::Null);
+    assert!(due(&app, &operator).await.is_empty());
+    let released = operator.post(&app, &format!("/admin/api/leads/{held}/release"), json!({})).await;
+    assert_eq!(released.status, StatusCode::OK, "{}", released.text());
+    let at = next_call_at(&released.json()["lead"]).expect("due once in the call list");
+    assert!(before <= at && at <= Timestamp::now(), "{at}");
+    assert_eq!(due(&app, &operator).await, [held]);
+    // Every list answer carries it too.
+    let all = operator.get(&app, "/admin/api/leads?filter=all").await.json();
+    assert!(all["leads"][0]["next_call_at"].is_string(), "{all}");
+}
+
+#[tokio::test]
+async fn call_backs_that_came_due_come_first_then_the_nearest_deadline() {
+    let (app, operator) = desk(|_| {}).await;
+    let oldest = submit(&app, "067 000 02 01").await;
+    let newer = submit(&app, "067 000 02 02").await;
+    let asked_earlier = submit(&app, "067 000 02 03").await;
+    let asked_later = submit(&app, "067 000 02 04").await;
+    let repeat = submit(&app, "067 000 02 01").await;
+    app.database.backdate(oldest, 40).await;
+    app.database.backdate(newer, 10).await;
+
+    // Two people asked to be called at a time; one of those times is still to come.
+    let soon = Timestamp::from_second(Timestamp::now().as_second() + 2 * 3600).unwrap().to_string();
+    for id in [asked_earlier, asked_later] {
+        let asked = call(&app, &operator, id, json!({ "outcome": "call_back", "call_back_at": soon })).await;
+        assert_eq!(asked.status, StatusCode::CREATED, "{}", asked.text());
+        assert_eq!(next_call_at(&asked.json()["lead"]), Some(soon.parse().unwrap()), "exactly that time");
+    }
+    assert_eq!(due(&app, &operator).await, [oldest, newer], "not before their time; a repeat is not a call");
+    assert_eq!(lead(&app, &operator, repeat).await["next_call_at"], Value::Null);
+
+    // Their times come (the later-asked one's first): they lead the list, earliest first.
+    app.database.make_due(asked_later, 30).await;
+    app.database.make_due(asked_earlier, 5).await;
+    assert_eq!(due(&app, &operator).await, [asked_later, asked_earlier, oldest, newer]);
+
+    // A call that reaches the person closes the lead: nothing left to schedule.
+    let reached = call(&app, &operator, oldest, json!({ "outcome": "interested" })).await;
+    assert_eq!(reached.json()["lead"]["next_call_at"], Value::Null);
+    assert_eq!(due(&app, &operator).await, [asked_later, asked_earlier, newer]);
+}
+
+#[tokio::test]
+async fn an_unanswered_call_is_tried_again_by_the_cadence_never_on_a_closed_day() {
+    let today = kyiv_date(Timestamp::now());
+    let closed = today.to_string();
+    let (app, operator) = desk(move |s| {
+        s.closed_days = zayavka::calendar::ClosedDays::parse(&closed).unwrap();
+        s.retry_cadence = zayavka::calendar::Cadence::parse("2h,morning").unwrap();
+    })
+    .await;
+    let id = submit(&app, "067 000 03 01").await;
+
+    // Today is closed: two working hours are counted from tomorrow's midnight (no working hours).
+    let first = call(&app, &operator, id, json!({ "outcome": "no_answer" })).await;
+    assert_eq!(first.status, StatusCode::CREATED, "{}", first.text());
+    let at = next_call_at(&first.json()["lead"]).unwrap();
+    let local = at.to_zoned(zayavka::notice::operators_zone());
+    assert_eq!((local.date(), local.hour()), (today.tomorrow().unwrap(), 2), "{local}");
+    assert!(due(&app, &operator).await.is_empty(), "not due before its time");
+
+    // Its time comes; unanswered again: the next working morning, 09:00 (tomorrow's).
+    app.database.make_due(id, 1).await;
+    assert_eq!(due(&app, &operator).await, [id]);
+    let second = call(&app, &operator, id, json!({ "outcome": "no_answer" })).await;
+    let local = next_call_at(&second.json()["lead"]).unwrap().to_zoned(zayavka::notice::operators_zone());
+    assert_eq!((local.date(), local.hour(), local.minute()), (today.tomorrow().unwrap(), 9, 0), "{local}");
+
+    // The cadence is used up: due again at once, for a person to decide (never closed by itself).
+    app.database.make_due(id, 1).await;
+    let third = call(&app, &operator, id, json!({ "outcome": "no_answer" })).await.json();
+    assert_eq!(third["lead"]["status"], "attempt_3");
+    assert!(next_call_at(&third["lead"]).unwrap() <= Timestamp::now());
+    assert_eq!(due(&app, &operator).await, [id]);
+}
+
+#[tokio::test]
+async fn a_call_back_may_be_set_outside_working_hours_because_the_person_asked() {
+    let (app, operator) =
+        desk(|s| s.working_hours = zayavka::notice::WorkingHours::parse("09:00-18:00")).await;
+    let id = submit(&app, "067 000 04 01").await;
+    let tomorrow = kyiv_date(Timestamp::now()).tomorrow().unwrap();
+    let at_seven = tomorrow.at(7, 15, 0, 0).to_zoned(zayavka::notice::operators_zone()).unwrap().timestamp();
+    let asked = call(
+        &app,
+        &operator,
+        id,
+        json!({ "call_back_at": at_seven.to_string(), "note": "просила до роботи" }),
+    )
+    .await;
+    assert_eq!(asked.status, StatusCode::CREATED, "{}", asked.text());
+    let asked = asked.json();
+    assert_eq!(next_call_at(&asked["lead"]), Some(at_seven));
+    assert_eq!(asked["lead"]["status"], "new", "no call went unanswered");
+    assert_eq!(asked["attempts"][0]["outcome"], "call_back");
+}
+
+#[tokio::test]
+async fn wrong_call_backs_are_refused_with_the_reason() {
+    let (app, operator) = desk(|_| {}).await;
+    let id = submit(&app, "067 000 05 01").await;
+    let soon = (Timestamp::now() + jiff::SignedDuration::from_hours(1)).to_string();
+    let far = (Timestamp::now() + jiff::SignedDuration::from_hours(24 * 91)).to_string();
+    for (body, reason) in [
+        (
+            json!({ "outcome": "no_answer", "call_back_at": "завтра о дев'ятій" }),
+            "Час передзвону не розпізнано",
+        ),
+        (json!({ "outcome": "no_answer", "call_back_at": far }), "не пізніше ніж за 90 днів"),
+        (json!({ "outcome": "interested", "call_back_at": soon }), "лишається відкритою"),
+        (json!({ "outcome": "call_back" }), "Вкажіть, о котрій передзвонити"),
+    ] {
+        let refused = call(&app, &operator, id, body.clone()).await;
+        assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{body}");
+        assert!(refused.json()["error"].as_str().unwrap().contains(reason), "{body}: {}", refused.text());
+    }
+    assert_eq!(lead(&app, &operator, id).await["attempt_count"], 0, "nothing was recorded");
+    let searched = operator.get(&app, "/admin/api/leads?filter=due&q=Ганна").await;
+    assert_eq!(searched.status, StatusCode::BAD_REQUEST);
+}
