@@ -121,14 +121,23 @@ async fn not_found() -> AdminError {
 #[derive(Debug)]
 pub struct AdminError {
     status: StatusCode,
-    message: &'static str,
+    message: std::borrow::Cow<'static, str>,
     retry_after: Option<u64>,
     flag: Option<&'static str>,
 }
 
 impl AdminError {
     pub fn new(status: StatusCode, message: &'static str) -> AdminError {
-        AdminError { status, message, retry_after: None, flag: None }
+        AdminError { status, message: message.into(), retry_after: None, flag: None }
+    }
+
+    /// A `429` whose sentence says when to try again (`Retry-After` says it in seconds).
+    pub fn try_later(message: String, wait: std::time::Duration) -> AdminError {
+        AdminError {
+            message: message.into(),
+            retry_after: Some(wait.as_secs_f64().ceil().max(1.0) as u64),
+            ..AdminError::new(StatusCode::TOO_MANY_REQUESTS, "")
+        }
     }
 
     /// The password was right; the account's second factor is asked (`"code_required": true`).
@@ -390,6 +399,8 @@ async fn login(
         if code.trim().is_empty() {
             return Err(AdminError::code_required("Введіть код із застосунку автентифікації."));
         }
+        let now = Timestamp::now();
+        super::second_factor::refuse_codes_while_guessed(&state, &operator, &code, now).await?;
         match second_factor_passes(&state, &operator, secret, &code).await? {
             SecondFactor::App => {}
             SecondFactor::RecoveryCode { left } => {
@@ -398,7 +409,8 @@ async fn login(
             SecondFactor::Refused => {
                 tracing::warn!("inbox: failed login (second factor)");
                 let detail = Some("wrong second-factor code".to_owned());
-                state.store.audit(failed_sign_in(operator.email, detail, &client)).await?;
+                state.store.audit(failed_sign_in(operator.email.clone(), detail, &client)).await?;
+                super::second_factor::count_wrong_code(&state, &operator, now).await?;
                 return Err(AdminError::code_required(
                     "Код не підходить. Спробуйте наступний код із застосунку.",
                 ));

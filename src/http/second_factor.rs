@@ -13,6 +13,7 @@ use super::admin::{AdminError, AnySession, audit_entry, read_json};
 use super::client::ClientInfo;
 use crate::auth::second_factor;
 use crate::http::AppState;
+use crate::store::Operator;
 use crate::team::Action;
 
 pub fn router() -> Router<AppState> {
@@ -86,4 +87,48 @@ async fn confirm(
     }
     state.store.audit(audit_entry(&session, &client, Action::SecondFactorOn, None, None)).await?;
     Ok(Json(json!({ "recovery_codes": codes })))
+}
+
+/// Refuses an app's code while the account's codes are refused after wrong ones in a row. A
+/// recovery code still signs in: it cannot be guessed (10 letters), and it lets the owner in.
+pub(super) async fn refuse_codes_while_guessed(
+    state: &AppState,
+    operator: &Operator,
+    code: &str,
+    now: jiff::Timestamp,
+) -> Result<(), AdminError> {
+    if second_factor::is_recovery_code(code) {
+        return Ok(());
+    }
+    match state.store.codes_refused_until(operator.id, now).await? {
+        Some(until) => Err(codes_refused(until, now)),
+        None => Ok(()),
+    }
+}
+
+/// Counts a wrong code against the account; the one that completes a run refuses its codes for a
+/// while and tells the team through the notification channels.
+pub(super) async fn count_wrong_code(
+    state: &AppState,
+    operator: &Operator,
+    now: jiff::Timestamp,
+) -> Result<(), AdminError> {
+    let channels = state.settings.notify.channels();
+    let refused = state.store.code_failed(operator.id, now, second_factor::CODE_LIMIT, channels).await?;
+    let Some(until) = refused else { return Ok(()) };
+    tracing::warn!(operator = operator.id, until = %until, "inbox: wrong second-factor codes in a row; the account's codes are refused");
+    state.notifier.wake_account_notices();
+    Err(codes_refused(until, now))
+}
+
+fn codes_refused(until: jiff::Timestamp, now: jiff::Timestamp) -> AdminError {
+    let at = until.to_zoned(crate::notice::operators_zone()).strftime("%d.%m.%Y %H:%M");
+    let wait = until.duration_since(now).unsigned_abs();
+    AdminError::try_later(
+        format!(
+            "Забагато неправильних кодів поспіль. Вхід із кодом із застосунку призупинено до {at} \
+             (за Києвом). Увійти можна резервним кодом."
+        ),
+        wait,
+    )
 }

@@ -40,6 +40,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/postgres/0009_claims.sql"),
     include_str!("../../../migrations/postgres/0010_second_factor.sql"),
     include_str!("../../../migrations/postgres/0011_session_seen_at.sql"),
+    include_str!("../../../migrations/postgres/0013_second_factor_guessing.sql"),
 ];
 
 /// Inserts that may wait for a batch writer before callers wait to enqueue.
