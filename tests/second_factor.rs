@@ -12,7 +12,9 @@ use common::inbox::{PASSWORD, SignedIn, sign_in, sign_in_from, signed_in, signed
 use common::receivers::{HttpReceiver, Reply};
 use jiff::{SignedDuration, Timestamp};
 use serde_json::{Value, json};
-use zayavka::auth::second_factor::CODE_LIMIT;
+use zayavka::auth::second_factor::{CODE_LIMIT, code_step};
+use zayavka::auth::secret_key::SecretKey;
+use zayavka::http::AppState;
 use zayavka::notice::Channel;
 use zayavka::store::Store;
 
@@ -316,4 +318,58 @@ async fn a_refusal_is_kept_in_the_database_and_grows_with_each_run() {
     let until = store.code_failed(id, later, CODE_LIMIT, channels.clone()).await.unwrap().unwrap();
     assert_eq!(until, later + SignedDuration::from_mins(15), "back to the first refusal");
     other.close().await;
+}
+
+/// The same database under a new `AppState`, as after a restart, with these settings.
+async fn restarted(app: TestApp, settings: zayavka::config::Settings) -> TestApp {
+    app.state.store.close().await;
+    let TestApp { database, .. } = app;
+    let store = Store::open(&settings.database_url).await.unwrap();
+    let state = AppState::new(settings, store).await.unwrap();
+    TestApp { router: zayavka::app::app(state.clone()), state, database }
+}
+
+#[tokio::test]
+async fn the_database_keeps_second_factor_secrets_encrypted_with_a_key_kept_outside_it() {
+    let app = app_with_operator(false).await;
+    let operator = signed_in(&app, EMAIL).await;
+    let Factor { secret, .. } = set_up(&app, &operator).await;
+
+    // The row holds neither the base32 secret nor anything that gives codes.
+    let row = app.state.store.operator(EMAIL.into()).await.unwrap().unwrap().totp_secret.unwrap();
+    assert!(row.starts_with("v1:") && !row.contains(&secret), "{row}");
+    assert_eq!(code_step(&row, &app_code(&secret, 0), Timestamp::now()), None);
+    let nonce_and_ciphertext = base64::Engine::decode(&base64::engine::general_purpose::STANDARD, &row[3..]);
+    assert!(nonce_and_ciphertext.is_ok_and(|bytes| bytes.len() == 12 + 32 + 16), "{row}");
+
+    // A copy of the database without the key file gives no codes: it does not start, nor with
+    // another deployment's key, and the row does not open with another key.
+    let settings = app.state.settings.as_ref().clone();
+    let elsewhere = app.database.dir.path().join("elsewhere").join("secret.key");
+    let mut without_key = settings.clone();
+    without_key.secret_key_file = Some(elsewhere.clone());
+    let store = Store::open(&settings.database_url).await.unwrap();
+    let refused =
+        AppState::new(without_key.clone(), store.clone()).await.err().expect("no start without the key");
+    assert!(refused.to_string().contains("is missing"), "{refused}");
+    assert!(!elsewhere.exists(), "no new key made while the secrets need the old one");
+    let other_key = SecretKey::load_or_create(&elsewhere, true).unwrap();
+    let refused = AppState::new(without_key, store.clone()).await.err().expect("no start with another key");
+    assert!(refused.to_string().contains("does not open"), "{refused}");
+    assert_eq!(other_key.open(1, &row), None);
+    store.close().await;
+
+    // After a restart with the key, codes still sign in.
+    let app = restarted(app, settings.clone()).await;
+    signed_in_with(&app, "198.51.100.31", EMAIL, &app_code(&secret, 30)).await;
+
+    // A secret kept in plain text by an earlier version still works, and the start encrypts it.
+    let plain = zayavka::auth::second_factor::new_secret();
+    app.database
+        .execute(&format!("UPDATE operators SET totp_secret = '{plain}', totp_last_step = NULL"))
+        .await;
+    let app = restarted(app, settings).await;
+    let row = app.state.store.operator(EMAIL.into()).await.unwrap().unwrap().totp_secret.unwrap();
+    assert!(row.starts_with("v1:") && !row.contains(&plain), "{row}");
+    signed_in_with(&app, "198.51.100.32", EMAIL, &app_code(&plain, 0)).await;
 }

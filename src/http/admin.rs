@@ -401,7 +401,8 @@ async fn login(
         }
         let now = Timestamp::now();
         super::second_factor::refuse_codes_while_guessed(&state, &operator, &code, now).await?;
-        match second_factor_passes(&state, &operator, secret, &code).await? {
+        let secret = super::second_factor::open_secret(&state, operator.id, secret)?;
+        match second_factor_passes(&state, &operator, &secret, &code).await? {
             SecondFactor::App => {}
             SecondFactor::RecoveryCode { left } => {
                 detail = Some(format!("with a recovery code, {left} left"))

@@ -45,7 +45,8 @@ async fn start(
     AnySession(session): AnySession,
 ) -> Result<Json<second_factor::Enrolment>, AdminError> {
     let secret = second_factor::new_secret();
-    if !state.store.start_second_factor(session.operator_id, secret.clone()).await? {
+    let sealed = state.secret_key.seal(session.operator_id, &secret);
+    if !state.store.start_second_factor(session.operator_id, sealed).await? {
         return Err(already_on());
     }
     let enrolment = second_factor::enrolment(&secret, &session.email).map_err(|e| {
@@ -72,9 +73,10 @@ async fn confirm(
         return Err(already_on());
     }
     let operator = state.store.operator(session.email.clone()).await?;
-    let Some(secret) = operator.and_then(|o| o.totp_pending) else {
+    let Some(sealed) = operator.and_then(|o| o.totp_pending) else {
         return Err(AdminError::new(StatusCode::CONFLICT, "Почніть налаштування спочатку."));
     };
+    let secret = open_secret(&state, session.operator_id, &sealed)?;
     let Some(step) = second_factor::code_step(&secret, &code, jiff::Timestamp::now()) else {
         return Err(AdminError::bad_request(
             "Код не підходить. Перевірте, що час на телефоні правильний, і введіть новий код.",
@@ -82,11 +84,25 @@ async fn confirm(
     };
     let codes = second_factor::new_recovery_codes();
     let hashes = codes.iter().map(|code| second_factor::recovery_code_hash(code)).collect();
-    if !state.store.confirm_second_factor(session.operator_id, secret, step, hashes).await? {
+    if !state.store.confirm_second_factor(session.operator_id, sealed, step, hashes).await? {
         return Err(AdminError::new(StatusCode::CONFLICT, "Почніть налаштування спочатку."));
     }
     state.store.audit(audit_entry(&session, &client, Action::SecondFactorOn, None, None)).await?;
     Ok(Json(json!({ "recovery_codes": codes })))
+}
+
+/// The operator's second-factor secret from what the database keeps.
+pub(super) fn open_secret(state: &AppState, operator_id: i64, stored: &str) -> Result<String, AdminError> {
+    state.secret_key.open(operator_id, stored).ok_or_else(|| {
+        tracing::error!(
+            operator = operator_id,
+            "inbox: a second-factor secret does not open with the secret key file"
+        );
+        AdminError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "Не вдалося перевірити код. Зверніться до адміністратора.",
+        )
+    })
 }
 
 /// Refuses an app's code while the account's codes are refused after wrong ones in a row. A

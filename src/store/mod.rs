@@ -254,6 +254,15 @@ pub struct CodeLimit {
     pub refusal: fn(i64) -> jiff::SignedDuration,
 }
 
+/// An operator's second-factor secrets as the database keeps them (encrypted, or plain from
+/// before encryption).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredSecrets {
+    pub operator_id: i64,
+    pub secret: Option<String>,
+    pub pending: Option<String>,
+}
+
 /// A notice about an account a sender has claimed: its codes are refused until `refused_until`.
 #[derive(Debug, Clone)]
 pub struct AccountNoticeJob {
@@ -657,6 +666,21 @@ impl Store {
 
     pub async fn recovery_codes_left(&self, operator_id: i64) -> Result<i64, StoreError> {
         dispatch!(self, recovery_codes_left(operator_id))
+    }
+
+    /// Every operator's second-factor secrets, of those who have any.
+    pub async fn second_factor_secrets(&self) -> Result<Vec<StoredSecrets>, StoreError> {
+        dispatch!(self, second_factor_secrets())
+    }
+
+    /// Replaces an operator's secrets as kept (`before`) with `after` (the same, encrypted);
+    /// `false` if they changed meanwhile (set up or reset: the next start sees them again).
+    pub async fn replace_second_factor_secrets(
+        &self,
+        before: StoredSecrets,
+        after: StoredSecrets,
+    ) -> Result<bool, StoreError> {
+        dispatch!(self, replace_second_factor_secrets(before, after))
     }
 
     /// Counts a wrong code typed after a right password. The `limit.in_a_row`th in a row refuses

@@ -2,7 +2,7 @@
 //! the recovery codes.
 
 use super::*;
-use crate::store::{AccountNoticeJob, CodeLimit};
+use crate::store::{AccountNoticeJob, CodeLimit, StoredSecrets};
 
 impl PostgresStore {
     pub async fn start_second_factor(&self, operator_id: i64, secret: String) -> Result<bool, StoreError> {
@@ -82,6 +82,39 @@ impl PostgresStore {
             .await
             .map_err(unavailable)?;
         Ok(row.get(0))
+    }
+
+    pub async fn second_factor_secrets(&self) -> Result<Vec<StoredSecrets>, StoreError> {
+        let client = self.client().await?;
+        let rows = client
+            .query(
+                "SELECT id, totp_secret, totp_pending FROM operators \
+                 WHERE totp_secret IS NOT NULL OR totp_pending IS NOT NULL ORDER BY id",
+                &[],
+            )
+            .await
+            .map_err(unavailable)?;
+        Ok(rows
+            .iter()
+            .map(|row| StoredSecrets { operator_id: row.get(0), secret: row.get(1), pending: row.get(2) })
+            .collect())
+    }
+
+    pub async fn replace_second_factor_secrets(
+        &self,
+        before: StoredSecrets,
+        after: StoredSecrets,
+    ) -> Result<bool, StoreError> {
+        let client = self.client().await?;
+        let replaced = client
+            .execute(
+                "UPDATE operators SET totp_secret = $4, totp_pending = $5 \
+                 WHERE id = $1 AND totp_secret IS NOT DISTINCT FROM $2 AND totp_pending IS NOT DISTINCT FROM $3",
+                &[&before.operator_id, &before.secret, &before.pending, &after.secret, &after.pending],
+            )
+            .await
+            .map_err(unavailable)?;
+        Ok(replaced == 1)
     }
 
     pub async fn code_failed(

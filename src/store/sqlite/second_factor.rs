@@ -2,7 +2,7 @@
 //! the recovery codes.
 
 use super::*;
-use crate::store::{AccountNoticeJob, CodeLimit};
+use crate::store::{AccountNoticeJob, CodeLimit, StoredSecrets};
 
 impl SqliteStore {
     pub async fn start_second_factor(&self, operator_id: i64, secret: String) -> Result<bool, StoreError> {
@@ -73,6 +73,36 @@ impl SqliteStore {
                 [operator_id],
                 |row| row.get(0),
             )
+        })
+        .await
+    }
+
+    pub async fn second_factor_secrets(&self) -> Result<Vec<StoredSecrets>, StoreError> {
+        self.read(|conn| {
+            let mut stmt = conn.prepare(
+                "SELECT id, totp_secret, totp_pending FROM operators \
+                 WHERE totp_secret IS NOT NULL OR totp_pending IS NOT NULL ORDER BY id",
+            )?;
+            let rows = stmt.query_map([], |row| {
+                Ok(StoredSecrets { operator_id: row.get(0)?, secret: row.get(1)?, pending: row.get(2)? })
+            })?;
+            rows.collect()
+        })
+        .await
+    }
+
+    pub async fn replace_second_factor_secrets(
+        &self,
+        before: StoredSecrets,
+        after: StoredSecrets,
+    ) -> Result<bool, StoreError> {
+        self.write(move |conn| {
+            let replaced = conn.execute(
+                "UPDATE operators SET totp_secret = ?4, totp_pending = ?5 \
+                 WHERE id = ?1 AND totp_secret IS ?2 AND totp_pending IS ?3",
+                params![before.operator_id, before.secret, before.pending, after.secret, after.pending],
+            )?;
+            Ok(replaced == 1)
         })
         .await
     }
