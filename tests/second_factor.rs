@@ -1,8 +1,10 @@
 //! The second factor: an operator sets up an authenticator app (the code from it confirms it and
 //! gives recovery codes, shown once); from then on signing in asks for a code, each code works
-//! once, a recovery code works once, wrong codes count against the login limit, a setting makes
-//! it required, and `zayavka admin reset-2fa` clears a lost phone's. Runs on SQLite, and on
-//! PostgreSQL with ZAYAVKA_TEST_ENGINE=postgres.
+//! once, a recovery code works once, wrong codes count against the login limit and, from any
+//! address, against the account (a refusal that grows, and a notice to the team), a setting makes
+//! it required, `zayavka admin reset-2fa` clears a lost phone's, and the database keeps the
+//! secrets encrypted with a key kept outside it. Runs on SQLite, and on PostgreSQL with
+//! ZAYAVKA_TEST_ENGINE=postgres.
 
 mod common;
 
