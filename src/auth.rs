@@ -13,6 +13,7 @@ use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use sha2::{Digest, Sha256};
 
 pub mod second_factor;
+pub mod secret_key;
 
 /// A session lasts this long after signing in.
 pub const SESSION_LIFETIME: jiff::SignedDuration = jiff::SignedDuration::from_hours(24 * 7);

@@ -170,6 +170,12 @@ pub struct SettingArgs {
     /// in the inbox [default: false]
     #[arg(long, env = "ZAYAVKA_REQUIRE_2FA", global = true, value_name = "BOOL")]
     pub require_2fa: Option<String>,
+
+    /// The file with the key that encrypts the operators' second-factor secrets, kept out of the
+    /// database (back it up apart from it); created on first start [default: secret.key beside
+    /// a SQLite database, data/secret.key with PostgreSQL]
+    #[arg(long, env = "ZAYAVKA_SECRET_KEY_FILE", global = true, value_name = "PATH")]
+    pub secret_key_file: Option<String>,
     /// A lead an operator took ("Я телефоную") goes back to the pool after this many minutes
     /// without a recorded call (1–1440) [default: 30]
     #[arg(long, env = "ZAYAVKA_CLAIM_MINUTES", global = true, value_name = "MINUTES")]
@@ -295,6 +301,8 @@ pub struct Settings {
     pub retry_cadence: Cadence,
     /// Operators without a second factor may only set one up.
     pub require_2fa: bool,
+    /// `None`: beside the database (`Settings::secret_key_path`).
+    pub secret_key_file: Option<PathBuf>,
     /// 1 to 1440.
     pub claim_minutes: u32,
     pub assign: Assign,
@@ -440,6 +448,12 @@ impl Settings {
         let hold_without_proof =
             flag(args.hold_without_proof, "hold_without_proof", "ZAYAVKA_HOLD_WITHOUT_PROOF", true)?;
         let require_2fa = flag(args.require_2fa, "require_2fa", "ZAYAVKA_REQUIRE_2FA", false)?;
+        let secret_key_file = args
+            .secret_key_file
+            .or_else(|| file.get("secret_key_file").cloned())
+            .map(|path| path.trim().to_owned())
+            .filter(|path| !path.is_empty())
+            .map(PathBuf::from);
         let hold_days = number(args.hold_days, "hold_days", "ZAYAVKA_HOLD_DAYS", DEFAULT_HOLD_DAYS)?;
         if !(1..=3650).contains(&hold_days) {
             bail!("ZAYAVKA_HOLD_DAYS: {hold_days} is not between 1 and 3650 days");
@@ -602,12 +616,25 @@ impl Settings {
             closed_days,
             retry_cadence,
             require_2fa,
+            secret_key_file,
             claim_minutes,
             assign,
             retention_days,
             max_connections,
             header_timeout_seconds,
         })
+    }
+
+    /// The key file of the second-factor secrets: the setting, or `secret.key` in the SQLite
+    /// database's folder, or `data/secret.key` with PostgreSQL.
+    pub fn secret_key_path(&self) -> PathBuf {
+        match (&self.secret_key_file, &self.database_url) {
+            (Some(path), _) => path.clone(),
+            (None, DatabaseUrl::Sqlite(database)) => {
+                database.parent().unwrap_or(Path::new("")).join("secret.key")
+            }
+            (None, DatabaseUrl::Postgres(_)) => PathBuf::from("data/secret.key"),
+        }
     }
 
     /// The settings with every default, for tests and tools.

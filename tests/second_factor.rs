@@ -1,15 +1,24 @@
 //! The second factor: an operator sets up an authenticator app (the code from it confirms it and
 //! gives recovery codes, shown once); from then on signing in asks for a code, each code works
-//! once, a recovery code works once, wrong codes count against the login limit, a setting makes
-//! it required, and `zayavka admin reset-2fa` clears a lost phone's. Runs on SQLite, and on
-//! PostgreSQL with ZAYAVKA_TEST_ENGINE=postgres.
+//! once, a recovery code works once, wrong codes count against the login limit and, from any
+//! address, against the account (a refusal that grows, and a notice to the team), a setting makes
+//! it required, `zayavka admin reset-2fa` clears a lost phone's, and the database keeps the
+//! secrets encrypted with a key kept outside it. Runs on SQLite, and on PostgreSQL with
+//! ZAYAVKA_TEST_ENGINE=postgres.
 
 mod common;
 
 use axum::http::StatusCode;
 use common::TestApp;
 use common::inbox::{PASSWORD, SignedIn, sign_in, sign_in_from, signed_in, signed_in_with};
+use common::receivers::{HttpReceiver, Reply};
+use jiff::{SignedDuration, Timestamp};
 use serde_json::{Value, json};
+use zayavka::auth::second_factor::{CODE_LIMIT, code_step};
+use zayavka::auth::secret_key::SecretKey;
+use zayavka::http::AppState;
+use zayavka::notice::Channel;
+use zayavka::store::Store;
 
 const EMAIL: &str = "olena@example.org";
 
@@ -270,4 +279,158 @@ async fn a_right_password_without_a_code_is_in_the_trail() {
             &json!("198.51.100.68")
         )
     );
+}
+
+/// Six digits that are none of the codes the app shows around now.
+fn wrong_code(secret: &str) -> String {
+    let right: Vec<String> = [-60, -30, 0, 30, 60].iter().map(|s| app_code(secret, *s)).collect();
+    (0..).map(|n| format!("{:06}", 100_000 + n)).find(|code| !right.contains(code)).unwrap()
+}
+
+#[tokio::test]
+async fn wrong_codes_from_many_networks_refuse_the_accounts_codes_for_a_while_and_tell_the_team() {
+    let webhook = HttpReceiver::start(Reply::status(200)).await;
+    let app = common::test_app_with(|s| {
+        s.trusted_proxies = vec!["127.0.0.1/32".parse().unwrap()];
+        s.notify.webhook = Some(zayavka::config::Webhook { url: webhook.url("/hooks"), secret: None });
+    })
+    .await;
+    let hash = zayavka::auth::hash_password(PASSWORD).unwrap();
+    assert!(app.state.store.add_operator(EMAIL.into(), hash, None).await.unwrap());
+    let operator = signed_in(&app, EMAIL).await;
+    let Factor { secret, .. } = set_up(&app, &operator).await;
+
+    // Wrong passwords do not count against the account: anyone may type them.
+    for network in 1..=6 {
+        let client = format!("198.18.{network}.1");
+        let refused = sign_in_from(&app, &client, EMAIL, "not the password", "").await;
+        assert_eq!(refused.status, StatusCode::UNAUTHORIZED);
+    }
+    // Six wrong codes after the right password, each from a network of its own (within every
+    // per-address and per-network limit).
+    let wrong = wrong_code(&secret);
+    let mut statuses = Vec::new();
+    for network in 11..=16 {
+        let client = format!("198.18.{network}.1");
+        statuses.push(sign_in_from(&app, &client, EMAIL, PASSWORD, &wrong).await.status);
+    }
+    assert_eq!(statuses[..4], [StatusCode::UNAUTHORIZED; 4], "{statuses:?}");
+    assert_eq!(statuses[4..], [StatusCode::TOO_MANY_REQUESTS; 2], "the fifth wrong code in a row refuses");
+
+    // The right code, from yet another network, is refused too, with when it works again.
+    let right = app_code(&secret, 30);
+    let refused = sign_in_from(&app, "198.18.21.1", EMAIL, PASSWORD, &right).await;
+    assert_eq!(refused.status, StatusCode::TOO_MANY_REQUESTS, "{}", refused.text());
+    let retry_after: u64 = refused.header("retry-after").parse().unwrap();
+    assert!((14 * 60..=15 * 60).contains(&retry_after), "{retry_after}");
+    let said = refused.json()["error"].as_str().unwrap().to_owned();
+    let operator_id = app.state.store.operator(EMAIL.into()).await.unwrap().unwrap().id;
+    let until = app.state.store.codes_refused_until(operator_id, Timestamp::now()).await.unwrap().unwrap();
+    let until_in_kyiv = until.to_zoned(zayavka::notice::operators_zone()).strftime("%H:%M").to_string();
+    assert!(said.contains("призупинено до") && said.contains(&until_in_kyiv), "{said}");
+
+    // The team hears of it once, without the account's full address or any code.
+    let notices =
+        webhook.wait_for("the account notice", std::time::Duration::from_secs(10), |r| !r.is_empty()).await;
+    let notice = notices[0].json();
+    assert_eq!(notice["event"], "account.codes_refused", "{notice}");
+    assert_eq!(notice["account"], "o…@example.org", "{notice}");
+    assert!(notice["text"].as_str().unwrap().contains(&until_in_kyiv), "{notice}");
+    let sent = String::from_utf8_lossy(&notices[0].body).into_owned();
+    assert!(!sent.contains(EMAIL) && !sent.contains(&wrong) && !sent.contains(&right), "{sent}");
+
+    // Once the refusal has passed (moved in the database: no waiting), the right code signs in.
+    app.database.execute("UPDATE operators SET codes_refused_until = '2000-01-01T00:00:00.000000Z'").await;
+    signed_in_with(&app, "198.18.22.1", EMAIL, &right).await;
+    assert_eq!(webhook.requests().len(), 1, "one notice for one run of wrong codes");
+}
+
+#[tokio::test]
+async fn a_refusal_is_kept_in_the_database_and_grows_with_each_run() {
+    let app = app_with_operator(false).await;
+    let store = &app.state.store;
+    let id = store.operator(EMAIL.into()).await.unwrap().unwrap().id;
+    let channels: std::sync::Arc<[Channel]> = std::sync::Arc::from([]);
+    // To the microsecond, as both engines keep times.
+    let now = Timestamp::from_microsecond(Timestamp::now().as_microsecond()).unwrap();
+    for _ in 1..CODE_LIMIT.in_a_row {
+        assert_eq!(store.code_failed(id, now, CODE_LIMIT, channels.clone()).await.unwrap(), None);
+    }
+    let until = store.code_failed(id, now, CODE_LIMIT, channels.clone()).await.unwrap().unwrap();
+    assert_eq!(until, now + SignedDuration::from_mins(15));
+
+    // Another store on the same database (a restart, a second instance) sees the same refusal.
+    let other = Store::open(&app.state.settings.database_url).await.unwrap();
+    let minutes = |m: i64| now + SignedDuration::from_mins(m);
+    assert!(other.codes_refused_until(id, minutes(14)).await.unwrap().is_some_and(|t| t == until));
+    assert_eq!(other.codes_refused_until(id, minutes(15)).await.unwrap(), None);
+
+    // The next run, after it, refuses for twice as long; a right code starts the count afresh.
+    let later = minutes(16);
+    for _ in 1..CODE_LIMIT.in_a_row {
+        assert_eq!(other.code_failed(id, later, CODE_LIMIT, channels.clone()).await.unwrap(), None);
+    }
+    let until = other.code_failed(id, later, CODE_LIMIT, channels.clone()).await.unwrap().unwrap();
+    assert_eq!(until, later + SignedDuration::from_mins(30));
+    assert!(store.use_code_step(id, 1).await.unwrap());
+    for _ in 1..CODE_LIMIT.in_a_row {
+        assert_eq!(store.code_failed(id, later, CODE_LIMIT, channels.clone()).await.unwrap(), None);
+    }
+    let until = store.code_failed(id, later, CODE_LIMIT, channels.clone()).await.unwrap().unwrap();
+    assert_eq!(until, later + SignedDuration::from_mins(15), "back to the first refusal");
+    other.close().await;
+}
+
+/// The same database under a new `AppState`, as after a restart, with these settings.
+async fn restarted(app: TestApp, settings: zayavka::config::Settings) -> TestApp {
+    app.state.store.close().await;
+    let TestApp { database, .. } = app;
+    let store = Store::open(&settings.database_url).await.unwrap();
+    let state = AppState::new(settings, store).await.unwrap();
+    TestApp { router: zayavka::app::app(state.clone()), state, database }
+}
+
+#[tokio::test]
+async fn the_database_keeps_second_factor_secrets_encrypted_with_a_key_kept_outside_it() {
+    let app = app_with_operator(false).await;
+    let operator = signed_in(&app, EMAIL).await;
+    let Factor { secret, .. } = set_up(&app, &operator).await;
+
+    // The row holds neither the base32 secret nor anything that gives codes.
+    let row = app.state.store.operator(EMAIL.into()).await.unwrap().unwrap().totp_secret.unwrap();
+    assert!(row.starts_with("v1:") && !row.contains(&secret), "{row}");
+    assert_eq!(code_step(&row, &app_code(&secret, 0), Timestamp::now()), None);
+    let nonce_and_ciphertext = base64::Engine::decode(&base64::engine::general_purpose::STANDARD, &row[3..]);
+    assert!(nonce_and_ciphertext.is_ok_and(|bytes| bytes.len() == 12 + 32 + 16), "{row}");
+
+    // A copy of the database without the key file gives no codes: it does not start, nor with
+    // another deployment's key, and the row does not open with another key.
+    let settings = app.state.settings.as_ref().clone();
+    let elsewhere = app.database.dir.path().join("elsewhere").join("secret.key");
+    let mut without_key = settings.clone();
+    without_key.secret_key_file = Some(elsewhere.clone());
+    let store = Store::open(&settings.database_url).await.unwrap();
+    let refused =
+        AppState::new(without_key.clone(), store.clone()).await.err().expect("no start without the key");
+    assert!(refused.to_string().contains("is missing"), "{refused}");
+    assert!(!elsewhere.exists(), "no new key made while the secrets need the old one");
+    let other_key = SecretKey::load_or_create(&elsewhere, true).unwrap();
+    let refused = AppState::new(without_key, store.clone()).await.err().expect("no start with another key");
+    assert!(refused.to_string().contains("does not open"), "{refused}");
+    assert_eq!(other_key.open(1, &row), None);
+    store.close().await;
+
+    // After a restart with the key, codes still sign in.
+    let app = restarted(app, settings.clone()).await;
+    signed_in_with(&app, "198.51.100.31", EMAIL, &app_code(&secret, 30)).await;
+
+    // A secret kept in plain text by an earlier version still works, and the start encrypts it.
+    let plain = zayavka::auth::second_factor::new_secret();
+    app.database
+        .execute(&format!("UPDATE operators SET totp_secret = '{plain}', totp_last_step = NULL"))
+        .await;
+    let app = restarted(app, settings).await;
+    let row = app.state.store.operator(EMAIL.into()).await.unwrap().unwrap().totp_secret.unwrap();
+    assert!(row.starts_with("v1:") && !row.contains(&plain), "{row}");
+    signed_in_with(&app, "198.51.100.32", EMAIL, &app_code(&plain, 0)).await;
 }

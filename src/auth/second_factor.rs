@@ -12,6 +12,17 @@ const ISSUER: &str = "zayavka";
 /// How many recovery codes an operator gets; each signs in once, for a lost phone.
 pub const RECOVERY_CODES: usize = 10;
 
+/// Wrong codes typed after a right password, counted per account whatever the address (a
+/// guesser spreads over many networks): five in a row refuse the account's app codes for 15
+/// minutes, doubling with each run after, up to a day, until a right code. A wrong password is
+/// not counted here, so nobody without the password can refuse the owner's codes.
+pub const CODE_LIMIT: crate::store::CodeLimit = crate::store::CodeLimit { in_a_row: 5, refusal };
+
+fn refusal(runs_before: i64) -> jiff::SignedDuration {
+    let minutes = 15i64.saturating_mul(1 << runs_before.clamp(0, 7)).min(24 * 60);
+    jiff::SignedDuration::from_mins(minutes)
+}
+
 /// Recovery codes are written with letters and digits nobody confuses when reading them aloud
 /// or copying them from paper (no 0/o, 1/l/i).
 const RECOVERY_ALPHABET: &[u8] = b"abcdefghjkmnpqrstuvwxyz23456789";
@@ -108,6 +119,12 @@ mod tests {
         let much_later = now + jiff::SignedDuration::from_secs(90);
         assert_eq!(code_step(&secret, &code, much_later), None);
         assert_eq!(code_step(&secret, "12345", now), None);
+    }
+
+    #[test]
+    fn refusals_grow_to_a_day() {
+        let minutes: Vec<i64> = (0..9).map(|runs| refusal(runs).as_mins()).collect();
+        assert_eq!(minutes, [15, 30, 60, 120, 240, 480, 960, 1440, 1440]);
     }
 
     #[test]

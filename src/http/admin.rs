@@ -122,14 +122,23 @@ async fn not_found() -> AdminError {
 #[derive(Debug)]
 pub struct AdminError {
     status: StatusCode,
-    message: &'static str,
+    message: std::borrow::Cow<'static, str>,
     retry_after: Option<u64>,
     flag: Option<&'static str>,
 }
 
 impl AdminError {
     pub fn new(status: StatusCode, message: &'static str) -> AdminError {
-        AdminError { status, message, retry_after: None, flag: None }
+        AdminError { status, message: message.into(), retry_after: None, flag: None }
+    }
+
+    /// A `429` whose sentence says when to try again (`Retry-After` says it in seconds).
+    pub fn try_later(message: String, wait: std::time::Duration) -> AdminError {
+        AdminError {
+            message: message.into(),
+            retry_after: Some(wait.as_secs_f64().ceil().max(1.0) as u64),
+            ..AdminError::new(StatusCode::TOO_MANY_REQUESTS, "")
+        }
     }
 
     /// The password was right; the account's second factor is asked (`"code_required": true`).
@@ -394,7 +403,10 @@ async fn login(
             state.store.audit(failed_sign_in(operator.email, detail, &client)).await?;
             return Err(AdminError::code_required("Введіть код із застосунку автентифікації."));
         }
-        match second_factor_passes(&state, &operator, secret, &code).await? {
+        let now = Timestamp::now();
+        super::second_factor::refuse_codes_while_guessed(&state, &operator, &code, now).await?;
+        let secret = super::second_factor::open_secret(&state, operator.id, secret)?;
+        match second_factor_passes(&state, &operator, &secret, &code).await? {
             SecondFactor::App => {}
             SecondFactor::RecoveryCode { left } => {
                 detail = Some(format!("with a recovery code, {left} left"))
@@ -402,7 +414,8 @@ async fn login(
             SecondFactor::Refused => {
                 tracing::warn!("inbox: failed login (second factor)");
                 let detail = Some("wrong second-factor code".to_owned());
-                state.store.audit(failed_sign_in(operator.email, detail, &client)).await?;
+                state.store.audit(failed_sign_in(operator.email.clone(), detail, &client)).await?;
+                super::second_factor::count_wrong_code(&state, &operator, now).await?;
                 return Err(AdminError::code_required(
                     "Код не підходить. Спробуйте наступний код із застосунку.",
                 ));

@@ -13,6 +13,7 @@ use super::admin::{AdminError, AnySession, audit_entry, read_json};
 use super::client::ClientInfo;
 use crate::auth::second_factor;
 use crate::http::AppState;
+use crate::store::Operator;
 use crate::team::Action;
 
 pub fn router() -> Router<AppState> {
@@ -44,7 +45,8 @@ async fn start(
     AnySession(session): AnySession,
 ) -> Result<Json<second_factor::Enrolment>, AdminError> {
     let secret = second_factor::new_secret();
-    if !state.store.start_second_factor(session.operator_id, secret.clone()).await? {
+    let sealed = state.secret_key.seal(session.operator_id, &secret);
+    if !state.store.start_second_factor(session.operator_id, sealed).await? {
         return Err(already_on());
     }
     let enrolment = second_factor::enrolment(&secret, &session.email).map_err(|e| {
@@ -71,9 +73,10 @@ async fn confirm(
         return Err(already_on());
     }
     let operator = state.store.operator(session.email.clone()).await?;
-    let Some(secret) = operator.and_then(|o| o.totp_pending) else {
+    let Some(sealed) = operator.and_then(|o| o.totp_pending) else {
         return Err(AdminError::new(StatusCode::CONFLICT, "Почніть налаштування спочатку."));
     };
+    let secret = open_secret(&state, session.operator_id, &sealed)?;
     let Some(step) = second_factor::code_step(&secret, &code, jiff::Timestamp::now()) else {
         return Err(AdminError::bad_request(
             "Код не підходить. Перевірте, що час на телефоні правильний, і введіть новий код.",
@@ -83,11 +86,69 @@ async fn confirm(
     let hashes = codes.iter().map(|code| second_factor::recovery_code_hash(code)).collect();
     let confirmed = state
         .store
-        .confirm_second_factor(session.operator_id, secret, step, hashes, session.token_hash.clone())
+        .confirm_second_factor(session.operator_id, sealed, step, hashes, session.token_hash.clone())
         .await?;
     if !confirmed {
         return Err(AdminError::new(StatusCode::CONFLICT, "Почніть налаштування спочатку."));
     }
     state.store.audit(audit_entry(&session, &client, Action::SecondFactorOn, None, None)).await?;
     Ok(Json(json!({ "recovery_codes": codes })))
+}
+
+/// The operator's second-factor secret from what the database keeps.
+pub(super) fn open_secret(state: &AppState, operator_id: i64, stored: &str) -> Result<String, AdminError> {
+    state.secret_key.open(operator_id, stored).ok_or_else(|| {
+        tracing::error!(
+            operator = operator_id,
+            "inbox: a second-factor secret does not open with the secret key file"
+        );
+        AdminError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "Не вдалося перевірити код. Зверніться до адміністратора.",
+        )
+    })
+}
+
+/// Refuses an app's code while the account's codes are refused after wrong ones in a row. A
+/// recovery code still signs in: it cannot be guessed (10 letters), and it lets the owner in.
+pub(super) async fn refuse_codes_while_guessed(
+    state: &AppState,
+    operator: &Operator,
+    code: &str,
+    now: jiff::Timestamp,
+) -> Result<(), AdminError> {
+    if second_factor::is_recovery_code(code) {
+        return Ok(());
+    }
+    match state.store.codes_refused_until(operator.id, now).await? {
+        Some(until) => Err(codes_refused(until, now)),
+        None => Ok(()),
+    }
+}
+
+/// Counts a wrong code against the account; the one that completes a run refuses its codes for a
+/// while and tells the team through the notification channels.
+pub(super) async fn count_wrong_code(
+    state: &AppState,
+    operator: &Operator,
+    now: jiff::Timestamp,
+) -> Result<(), AdminError> {
+    let channels = state.settings.notify.channels();
+    let refused = state.store.code_failed(operator.id, now, second_factor::CODE_LIMIT, channels).await?;
+    let Some(until) = refused else { return Ok(()) };
+    tracing::warn!(operator = operator.id, until = %until, "inbox: wrong second-factor codes in a row; the account's codes are refused");
+    state.notifier.wake_account_notices();
+    Err(codes_refused(until, now))
+}
+
+fn codes_refused(until: jiff::Timestamp, now: jiff::Timestamp) -> AdminError {
+    let at = until.to_zoned(crate::notice::operators_zone()).strftime("%d.%m.%Y %H:%M");
+    let wait = until.duration_since(now).unsigned_abs();
+    AdminError::try_later(
+        format!(
+            "Забагато неправильних кодів поспіль. Вхід із кодом із застосунку призупинено до {at} \
+             (за Києвом). Увійти можна резервним кодом."
+        ),
+        wait,
+    )
 }

@@ -10,6 +10,7 @@ use rand::distr::Alphanumeric;
 use super::hand_out::HandOuts;
 use crate::abuse::{ProofKey, SubmitLimiter, Volume};
 use crate::auth::LoginLimiter;
+use crate::auth::secret_key::SecretKey;
 use crate::config::Settings;
 use crate::metrics::Metrics;
 use crate::notify::Notifier;
@@ -47,6 +48,8 @@ pub struct Shared {
     /// Sends the notifications the inserts queue.
     pub notifier: Arc<Notifier>,
     pub login_limiter: Arc<LoginLimiter>,
+    /// Encrypts the second-factor secrets the database keeps.
+    pub secret_key: Arc<SecretKey>,
     /// Signs and checks page-load proofs; its secret is kept in the database, shared by instances.
     pub proof_key: Arc<ProofKey>,
     /// Recent submissions per client, name and proof, for the burst and reuse signals.
@@ -65,6 +68,7 @@ impl AppState {
             None => store.meta_get_or_insert("anon_key", generate_anon_key).await?,
         };
         let proof_secret = store.meta_get_or_insert("proof_secret", generate_secret).await?;
+        let secret_key = Arc::new(crate::auth::secret_key::settle(&settings, &store).await?);
         let proof_key = Arc::new(ProofKey::new(proof_secret.as_bytes()));
         let volume = Arc::new(Volume::default());
         let site = Site::build(&settings, &anon_key)?;
@@ -91,6 +95,7 @@ impl AppState {
             idempotency_in_flight: Arc::default(),
             notifier,
             login_limiter,
+            secret_key,
             proof_key,
             volume,
             hand_outs,

@@ -12,18 +12,35 @@ use crate::notice::Event;
 /// One notification, made when it is sent.
 #[derive(Debug, Clone)]
 pub struct Message {
-    pub event: Event,
-    pub lead_id: i64,
-    pub created_at: String,
-    pub deadline_at: String,
-    /// The lead in the inbox.
+    pub about: About,
+    /// The lead in the inbox, or the inbox.
     pub link: String,
     /// The first line (also the e-mail's subject).
     pub title: String,
     /// The lines after the title, as plain text.
     pub lines: Vec<String>,
-    /// The visitor's details, when the settings allow them in notifications.
-    pub details: Option<Details>,
+}
+
+/// What a notification is about.
+#[derive(Debug, Clone)]
+pub enum About {
+    Lead {
+        event: Event,
+        id: i64,
+        created_at: String,
+        deadline_at: String,
+        /// The visitor's details, when the settings allow them in notifications.
+        details: Option<Details>,
+    },
+    /// An account's second-factor codes are refused for a while after wrong ones in a row: its
+    /// password is known to someone who is guessing codes.
+    CodesRefused {
+        notice_id: i64,
+        /// The account's e-mail, shortened (`o…@example.org`): enough for the team to know whose.
+        account: String,
+        /// RFC 3339, UTC.
+        until: String,
+    },
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
@@ -62,20 +79,68 @@ impl Message {
             }
         }
         Message {
-            event,
-            lead_id: lead.id,
-            created_at: lead.created_at.clone(),
-            deadline_at: view.deadline_at,
+            about: About::Lead {
+                event,
+                id: lead.id,
+                created_at: lead.created_at.clone(),
+                deadline_at: view.deadline_at,
+                details,
+            },
             link: format!("{}/admin/leads/{}", settings.public_url, lead.id),
             title,
             lines,
-            details,
+        }
+    }
+
+    /// The notice that an account's codes are refused until `until` (notice `notice_id`).
+    pub fn codes_refused(notice_id: i64, email: &str, until: Timestamp, settings: &Settings) -> Message {
+        let account = shortened(email);
+        let until_text = until.to_string();
+        Message {
+            title: format!("Хтось підбирає коди двоетапної перевірки облікового запису {account}"),
+            lines: vec![
+                "Пароль уведено правильно, а коди з застосунку кілька разів поспіль неправильні.".into(),
+                format!("Вхід із кодами призупинено до {} (за Києвом).", kyiv_time(&until_text)),
+                "Якщо це були не ви, змініть пароль (zayavka admin passwd).".into(),
+            ],
+            link: format!("{}/admin", settings.public_url),
+            about: About::CodesRefused { notice_id, account, until: until_text },
+        }
+    }
+
+    /// The event's name for a webhook: `lead.new`, `account.codes_refused`.
+    pub fn event_name(&self) -> String {
+        match &self.about {
+            About::Lead { event, .. } => format!("lead.{}", event.name()),
+            About::CodesRefused { .. } => "account.codes_refused".into(),
         }
     }
 
     /// A key that names this notification and nothing else: the same on every retry.
     pub fn idempotency_key(&self) -> String {
-        format!("zayavka-lead-{}-{}", self.lead_id, self.event.name())
+        match &self.about {
+            About::Lead { event, id, .. } => format!("zayavka-lead-{id}-{}", event.name()),
+            About::CodesRefused { notice_id, .. } => format!("zayavka-account-notice-{notice_id}"),
+        }
+    }
+
+    /// The JSON a webhook receives.
+    pub fn webhook_body(&self) -> serde_json::Value {
+        let mut body = match &self.about {
+            About::Lead { id, created_at, deadline_at, details, .. } => serde_json::json!({
+                "lead_id": id,
+                "created_at": created_at,
+                "deadline_at": deadline_at,
+                "lead": details,
+            }),
+            About::CodesRefused { account, until, .. } => {
+                serde_json::json!({ "account": account, "refused_until": until })
+            }
+        };
+        body["event"] = self.event_name().into();
+        body["url"] = self.link.clone().into();
+        body["text"] = self.plain_text().into();
+        body
     }
 
     /// Title, lines and link as plain text.
@@ -89,6 +154,13 @@ impl Message {
         text.push_str(&self.link);
         text
     }
+}
+
+/// `o…@example.org`: the first letter of the name and the domain.
+fn shortened(email: &str) -> String {
+    let (name, domain) = email.split_once('@').unwrap_or((email, ""));
+    let first: String = name.chars().take(1).collect();
+    format!("{first}…@{domain}")
 }
 
 /// `22.11.2026 11:15` in Kyiv time; the stored text as it is if it does not parse.

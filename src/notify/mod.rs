@@ -24,7 +24,7 @@ use crate::metrics::Metrics;
 use crate::notice::{Channel, Event};
 use crate::store::{Delivery, OutboxJob, Store, StoreError};
 
-pub use message::Message;
+pub use message::{About, Message};
 
 /// A claimed row is this sender's for this long; if it dies, another sender takes the row after.
 const LEASE: SignedDuration = SignedDuration::from_mins(2);
@@ -67,6 +67,8 @@ pub struct Notifier {
     http: reqwest::Client,
     email: Option<email::Mailer>,
     wake: Notify,
+    /// Wakes the sender of account notices.
+    wake_account_notices: Notify,
     /// Channels left alone for a while: as long as they asked (Telegram's flood control,
     /// `Retry-After`), their other rows wait too, rather than each collecting its own refusal;
     /// after a failure they rest (`FAILURE_PAUSE`).
@@ -100,6 +102,7 @@ impl Notifier {
             http,
             email,
             wake: Notify::new(),
+            wake_account_notices: Notify::new(),
             paused: Mutex::default(),
         }))
     }
@@ -116,6 +119,7 @@ impl Notifier {
             );
         }
         tokio::spawn(self.clone().send_loop());
+        tokio::spawn(self.clone().account_notice_loop());
         if self.settings.remind_after_hours > 0 {
             tokio::spawn(self.clone().reminder_loop());
         }
@@ -124,6 +128,74 @@ impl Notifier {
     /// A lead was stored: send its notifications now rather than at the next poll.
     pub fn wake(&self) {
         self.wake.notify_one();
+    }
+
+    /// An account notice was queued: send it now rather than at the next poll.
+    pub fn wake_account_notices(&self) {
+        self.wake_account_notices.notify_one();
+    }
+
+    /// Sends the account notices (a few a day at most, so one at a time), retried as the outbox's
+    /// rows are.
+    async fn account_notice_loop(self: Arc<Self>) {
+        let channels = self.settings.notify.channels();
+        loop {
+            let now = Timestamp::now();
+            match self.store.claim_account_notices(now, now + LEASE, channels.clone()).await {
+                Ok(jobs) => {
+                    let mut deliveries = Vec::new();
+                    for job in jobs {
+                        let message =
+                            Message::codes_refused(job.id, &job.email, job.refused_until, &self.settings);
+                        deliveries.push(match self.deliver(job.channel, &message).await {
+                            Ok(()) => Delivery::Sent(job.id),
+                            Err(error) => {
+                                tracing::warn!(
+                                    channel = job.channel.name(),
+                                    reason = error.reason,
+                                    "account notice failed; will retry"
+                                );
+                                let wait = error.retry_after.unwrap_or_else(|| backoff(job.attempts));
+                                let at = Timestamp::now()
+                                    + SignedDuration::try_from(wait).unwrap_or(SignedDuration::ZERO);
+                                Delivery::Retry { id: job.id, at, error: error.reason }
+                            }
+                        });
+                    }
+                    if let Err(e) = self.store.account_notices_done(deliveries).await {
+                        tracing::warn!(error = %e, "recording how account notices went");
+                    }
+                }
+                Err(StoreError::Closed) => return,
+                Err(e) => tracing::warn!(error = %e, "reading the account notices"),
+            }
+            tokio::select! {
+                _ = self.wake_account_notices.notified() => {}
+                _ = tokio::time::sleep(POLL) => {}
+            }
+        }
+    }
+
+    /// Sends one message on one channel, within `SEND_LIMIT`.
+    async fn deliver(&self, channel: Channel, message: &Message) -> Result<(), SendError> {
+        let send = async {
+            match channel {
+                Channel::Telegram => {
+                    telegram::send(&self.http, self.settings.notify.telegram.as_ref(), message).await
+                }
+                Channel::Webhook => {
+                    webhook::send(&self.http, self.settings.notify.webhook.as_ref(), message).await
+                }
+                Channel::Email => match &self.email {
+                    Some(mailer) => mailer.send(message).await,
+                    None => Err(SendError::new("e-mail is not configured")),
+                },
+            }
+        };
+        // A send that outlives its claim could be claimed and sent again by another sender.
+        tokio::time::timeout(SEND_LIMIT, send)
+            .await
+            .unwrap_or_else(|_| Err(SendError::new("no answer within the time allowed for a send")))
     }
 
     /// Claims due rows while fewer than `IN_FLIGHT` sends are running, so one channel that hangs
@@ -222,25 +294,7 @@ impl Notifier {
             return Some(Delivery::Sent(job.id));
         }
         let message = Message::new(job.event, &lead, &self.settings);
-        let send = async {
-            match channel {
-                Channel::Telegram => {
-                    telegram::send(&self.http, self.settings.notify.telegram.as_ref(), &message).await
-                }
-                Channel::Webhook => {
-                    webhook::send(&self.http, self.settings.notify.webhook.as_ref(), &message).await
-                }
-                Channel::Email => match &self.email {
-                    Some(mailer) => mailer.send(&message).await,
-                    None => Err(SendError::new("e-mail is not configured")),
-                },
-            }
-        };
-        // A send that outlives its claim could be claimed and sent again by another sender.
-        let result = tokio::time::timeout(SEND_LIMIT, send)
-            .await
-            .unwrap_or_else(|_| Err(SendError::new("no answer within the time allowed for a send")));
-        match result {
+        match self.deliver(channel, &message).await {
             Ok(()) => {
                 self.metrics.notification(channel, true);
                 tracing::info!(

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use super::{Message, SendError};
+use super::{About, Message, SendError};
 use crate::config::Telegram;
 
 pub async fn send(
@@ -44,7 +44,11 @@ fn html(message: &Message) -> String {
         text.push('\n');
         text.push_str(&escape(line));
     }
-    text.push_str(&format!("\n\n<a href=\"{}\">Відкрити заявку</a>", escape(&message.link)));
+    let open = match message.about {
+        About::Lead { .. } => "Відкрити заявку",
+        About::CodesRefused { .. } => "Відкрити скриньку",
+    };
+    text.push_str(&format!("\n\n<a href=\"{}\">{open}</a>", escape(&message.link)));
     text
 }
 

@@ -20,22 +20,13 @@ pub async fn send(
     message: &Message,
 ) -> Result<(), SendError> {
     let webhook = webhook.ok_or_else(|| SendError::new("the webhook is not configured"))?;
-    let body = serde_json::to_vec(&serde_json::json!({
-        "event": format!("lead.{}", message.event.name()),
-        "lead_id": message.lead_id,
-        "created_at": message.created_at,
-        "deadline_at": message.deadline_at,
-        "url": message.link,
-        "text": message.plain_text(),
-        "lead": message.details,
-    }))
-    .expect("JSON values serialise");
+    let body = serde_json::to_vec(&message.webhook_body()).expect("JSON values serialise");
     let timestamp = jiff::Timestamp::now().as_second().to_string();
     let mut request = http
         .post(&webhook.url)
         .header(reqwest::header::CONTENT_TYPE, "application/json")
         .header("Idempotency-Key", message.idempotency_key())
-        .header("X-Zayavka-Event", format!("lead.{}", message.event.name()))
+        .header("X-Zayavka-Event", message.event_name())
         .header("X-Zayavka-Timestamp", &timestamp);
     if let Some(secret) = &webhook.secret {
         request = request.header("X-Zayavka-Signature", signature(secret, &timestamp, &body));

@@ -249,6 +249,34 @@ pub struct OutboxJob {
     pub attempts: i32,
 }
 
+/// When wrong second-factor codes refuse an account's codes: after `in_a_row` of them, for
+/// `refusal(runs before)`, longer each run.
+#[derive(Debug, Clone, Copy)]
+pub struct CodeLimit {
+    pub in_a_row: i64,
+    pub refusal: fn(i64) -> jiff::SignedDuration,
+}
+
+/// An operator's second-factor secrets as the database keeps them (encrypted, or plain from
+/// before encryption).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredSecrets {
+    pub operator_id: i64,
+    pub secret: Option<String>,
+    pub pending: Option<String>,
+}
+
+/// A notice about an account a sender has claimed: its codes are refused until `refused_until`.
+#[derive(Debug, Clone)]
+pub struct AccountNoticeJob {
+    pub id: i64,
+    pub email: String,
+    pub refused_until: jiff::Timestamp,
+    pub channel: Channel,
+    /// Including this one.
+    pub attempts: i32,
+}
+
 /// How a claimed notification went.
 #[derive(Debug)]
 pub enum Delivery {
@@ -657,6 +685,57 @@ impl Store {
 
     pub async fn recovery_codes_left(&self, operator_id: i64) -> Result<i64, StoreError> {
         dispatch!(self, recovery_codes_left(operator_id))
+    }
+
+    /// Every operator's second-factor secrets, of those who have any.
+    pub async fn second_factor_secrets(&self) -> Result<Vec<StoredSecrets>, StoreError> {
+        dispatch!(self, second_factor_secrets())
+    }
+
+    /// Replaces an operator's secrets as kept (`before`) with `after` (the same, encrypted);
+    /// `false` if they changed meanwhile (set up or reset: the next start sees them again).
+    pub async fn replace_second_factor_secrets(
+        &self,
+        before: StoredSecrets,
+        after: StoredSecrets,
+    ) -> Result<bool, StoreError> {
+        dispatch!(self, replace_second_factor_secrets(before, after))
+    }
+
+    /// Counts a wrong code typed after a right password. The `limit.in_a_row`th in a row refuses
+    /// the account's codes until `now` + the refusal, queues a notice on each of `channels` in
+    /// the same transaction, and says until when.
+    pub async fn code_failed(
+        &self,
+        operator_id: i64,
+        now: jiff::Timestamp,
+        limit: CodeLimit,
+        channels: Arc<[Channel]>,
+    ) -> Result<Option<jiff::Timestamp>, StoreError> {
+        dispatch!(self, code_failed(operator_id, now, limit, channels))
+    }
+
+    /// Until when the account's codes are refused, if they are at `now`.
+    pub async fn codes_refused_until(
+        &self,
+        operator_id: i64,
+        now: jiff::Timestamp,
+    ) -> Result<Option<jiff::Timestamp>, StoreError> {
+        dispatch!(self, codes_refused_until(operator_id, now))
+    }
+
+    /// Claims due account notices on `channels` until `lease_until`, as `claim_outbox` does.
+    pub async fn claim_account_notices(
+        &self,
+        now: jiff::Timestamp,
+        lease_until: jiff::Timestamp,
+        channels: Arc<[Channel]>,
+    ) -> Result<Vec<AccountNoticeJob>, StoreError> {
+        dispatch!(self, claim_account_notices(now, lease_until, channels))
+    }
+
+    pub async fn account_notices_done(&self, deliveries: Vec<Delivery>) -> Result<(), StoreError> {
+        dispatch!(self, account_notices_done(deliveries, jiff::Timestamp::now()))
     }
 
     /// Forgets an operator's second factor and recovery codes and ends their sessions (a lost

@@ -41,6 +41,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/postgres/0010_second_factor.sql"),
     include_str!("../../../migrations/postgres/0011_session_seen_at.sql"),
     include_str!("../../../migrations/postgres/0012_session_second_factor.sql"),
+    include_str!("../../../migrations/postgres/0013_second_factor_guessing.sql"),
     include_str!("../../../migrations/postgres/0017_next_call.sql"),
 ];
 

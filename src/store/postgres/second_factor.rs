@@ -2,6 +2,7 @@
 //! the recovery codes.
 
 use super::*;
+use crate::store::{AccountNoticeJob, CodeLimit, StoredSecrets};
 
 impl PostgresStore {
     pub async fn start_second_factor(&self, operator_id: i64, secret: String) -> Result<bool, StoreError> {
@@ -57,7 +58,7 @@ impl PostgresStore {
         let client = self.client().await?;
         let used = client
             .execute(
-                "UPDATE operators SET totp_last_step = $2 \
+                "UPDATE operators SET totp_last_step = $2, code_failures = 0, code_refusals = 0 \
                  WHERE id = $1 AND (totp_last_step IS NULL OR totp_last_step < $2)",
                 &[&operator_id, &step],
             )
@@ -96,12 +97,175 @@ impl PostgresStore {
         Ok(row.get(0))
     }
 
+    pub async fn second_factor_secrets(&self) -> Result<Vec<StoredSecrets>, StoreError> {
+        let client = self.client().await?;
+        let rows = client
+            .query(
+                "SELECT id, totp_secret, totp_pending FROM operators \
+                 WHERE totp_secret IS NOT NULL OR totp_pending IS NOT NULL ORDER BY id",
+                &[],
+            )
+            .await
+            .map_err(unavailable)?;
+        Ok(rows
+            .iter()
+            .map(|row| StoredSecrets { operator_id: row.get(0), secret: row.get(1), pending: row.get(2) })
+            .collect())
+    }
+
+    pub async fn replace_second_factor_secrets(
+        &self,
+        before: StoredSecrets,
+        after: StoredSecrets,
+    ) -> Result<bool, StoreError> {
+        let client = self.client().await?;
+        let replaced = client
+            .execute(
+                "UPDATE operators SET totp_secret = $4, totp_pending = $5 \
+                 WHERE id = $1 AND totp_secret IS NOT DISTINCT FROM $2 AND totp_pending IS NOT DISTINCT FROM $3",
+                &[&before.operator_id, &before.secret, &before.pending, &after.secret, &after.pending],
+            )
+            .await
+            .map_err(unavailable)?;
+        Ok(replaced == 1)
+    }
+
+    pub async fn code_failed(
+        &self,
+        operator_id: i64,
+        now: jiff::Timestamp,
+        limit: CodeLimit,
+        channels: std::sync::Arc<[Channel]>,
+    ) -> Result<Option<jiff::Timestamp>, StoreError> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(unavailable)?;
+        // The row stays locked to the commit: instances counting at once take turns.
+        let row = tx
+            .query_one(
+                "UPDATE operators SET code_failures = code_failures + 1 WHERE id = $1 \
+                 RETURNING code_failures, code_refusals",
+                &[&operator_id],
+            )
+            .await
+            .map_err(unavailable)?;
+        let (failures, refusals): (i32, i32) = (row.get(0), row.get(1));
+        if i64::from(failures) < limit.in_a_row {
+            tx.commit().await.map_err(unavailable)?;
+            return Ok(None);
+        }
+        let until = now + (limit.refusal)(i64::from(refusals));
+        tx.execute(
+            "UPDATE operators SET code_failures = 0, code_refusals = code_refusals + 1, \
+             codes_refused_until = to_timestamp($2) WHERE id = $1",
+            &[&operator_id, &seconds(until)],
+        )
+        .await
+        .map_err(unavailable)?;
+        for channel in channels.iter() {
+            tx.execute(
+                "INSERT INTO account_notices (operator_id, refused_until, channel, created_at, next_attempt_at) \
+                 VALUES ($1, to_timestamp($2), $3, now(), now())",
+                &[&operator_id, &seconds(until), &channel.name()],
+            )
+            .await
+            .map_err(unavailable)?;
+        }
+        tx.commit().await.map_err(unavailable)?;
+        Ok(Some(until))
+    }
+
+    pub async fn codes_refused_until(
+        &self,
+        operator_id: i64,
+        now: jiff::Timestamp,
+    ) -> Result<Option<jiff::Timestamp>, StoreError> {
+        let client = self.client().await?;
+        let row = client
+            .query_opt(
+                "SELECT extract(epoch FROM codes_refused_until)::float8 FROM operators \
+                 WHERE id = $1 AND codes_refused_until > to_timestamp($2)",
+                &[&operator_id, &seconds(now)],
+            )
+            .await
+            .map_err(unavailable)?;
+        Ok(row.and_then(|row| timestamp(row.get(0))))
+    }
+
+    pub async fn claim_account_notices(
+        &self,
+        now: jiff::Timestamp,
+        lease_until: jiff::Timestamp,
+        channels: std::sync::Arc<[Channel]>,
+    ) -> Result<Vec<AccountNoticeJob>, StoreError> {
+        let client = self.client().await?;
+        let channels = channel_names(&channels);
+        // The database's clock says what is due, as in `claim_outbox`.
+        let lease_seconds = seconds(lease_until) - seconds(now);
+        let rows = client
+            .query(
+                "UPDATE account_notices AS n SET locked_until = now() + make_interval(secs => $1), \
+                   attempts = attempts + 1 FROM operators AS o \
+                 WHERE o.id = n.operator_id AND n.id IN ( \
+                   SELECT id FROM account_notices WHERE sent_at IS NULL AND next_attempt_at <= now() \
+                   AND (locked_until IS NULL OR locked_until <= now()) \
+                   AND channel = ANY($2) ORDER BY next_attempt_at, id LIMIT 16 FOR UPDATE SKIP LOCKED) \
+                 RETURNING n.id, o.email, extract(epoch FROM n.refused_until)::float8, n.channel, n.attempts",
+                &[&lease_seconds, &channels],
+            )
+            .await
+            .map_err(unavailable)?;
+        Ok(rows
+            .iter()
+            .filter_map(|row| {
+                Some(AccountNoticeJob {
+                    id: row.get(0),
+                    email: row.get(1),
+                    refused_until: timestamp(row.get(2))?,
+                    channel: Channel::from_name(row.get(3))?,
+                    attempts: row.get(4),
+                })
+            })
+            .collect())
+    }
+
+    pub async fn account_notices_done(
+        &self,
+        deliveries: Vec<Delivery>,
+        now: jiff::Timestamp,
+    ) -> Result<(), StoreError> {
+        let client = self.client().await?;
+        let now = seconds(now);
+        for delivery in deliveries {
+            match delivery {
+                Delivery::Sent(id) => client
+                    .execute(
+                        "UPDATE account_notices SET sent_at = to_timestamp($2), locked_until = NULL, \
+                         last_error = NULL WHERE id = $1",
+                        &[&id, &now],
+                    )
+                    .await
+                    .map_err(unavailable)?,
+                // As a wait from the database's clock (see `claim_outbox`).
+                Delivery::Retry { id, at, error } => client
+                    .execute(
+                        "UPDATE account_notices SET next_attempt_at = now() + make_interval(secs => $2), \
+                         locked_until = NULL, last_error = $3 WHERE id = $1",
+                        &[&id, &(seconds(at) - now).max(0.0), &error],
+                    )
+                    .await
+                    .map_err(unavailable)?,
+            };
+        }
+        Ok(())
+    }
+
     pub async fn reset_second_factor(&self, email: String) -> Result<bool, StoreError> {
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(unavailable)?;
         let Some(row) = tx
             .query_opt(
-                "UPDATE operators SET totp_secret = NULL, totp_pending = NULL, totp_last_step = NULL \
+                "UPDATE operators SET totp_secret = NULL, totp_pending = NULL, totp_last_step = NULL, \
+                 code_failures = 0, code_refusals = 0, codes_refused_until = NULL \
                  WHERE email = $1 RETURNING id",
                 &[&email],
             )
@@ -137,4 +301,9 @@ async fn replace_recovery_codes(
         .map_err(unavailable)?;
     }
     Ok(())
+}
+
+/// A time read as seconds since the epoch.
+fn timestamp(epoch_seconds: f64) -> Option<jiff::Timestamp> {
+    jiff::Timestamp::from_microsecond((epoch_seconds * 1_000_000.0).round() as i64).ok()
 }

@@ -45,6 +45,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/sqlite/0010_second_factor.sql"),
     include_str!("../../../migrations/sqlite/0011_session_seen_at.sql"),
     include_str!("../../../migrations/sqlite/0012_session_second_factor.sql"),
+    include_str!("../../../migrations/sqlite/0013_second_factor_guessing.sql"),
     include_str!("../../../migrations/sqlite/0017_next_call.sql"),
 ];
 

@@ -2,6 +2,7 @@
 //! the recovery codes.
 
 use super::*;
+use crate::store::{AccountNoticeJob, CodeLimit, StoredSecrets};
 
 impl SqliteStore {
     pub async fn start_second_factor(&self, operator_id: i64, secret: String) -> Result<bool, StoreError> {
@@ -48,7 +49,7 @@ impl SqliteStore {
     pub async fn use_code_step(&self, operator_id: i64, step: i64) -> Result<bool, StoreError> {
         self.write(move |conn| {
             let used = conn.execute(
-                "UPDATE operators SET totp_last_step = ?2 \
+                "UPDATE operators SET totp_last_step = ?2, code_failures = 0, code_refusals = 0 \
                  WHERE id = ?1 AND (totp_last_step IS NULL OR totp_last_step < ?2)",
                 params![operator_id, step],
             )?;
@@ -85,6 +86,143 @@ impl SqliteStore {
         .await
     }
 
+    pub async fn second_factor_secrets(&self) -> Result<Vec<StoredSecrets>, StoreError> {
+        self.read(|conn| {
+            let mut stmt = conn.prepare(
+                "SELECT id, totp_secret, totp_pending FROM operators \
+                 WHERE totp_secret IS NOT NULL OR totp_pending IS NOT NULL ORDER BY id",
+            )?;
+            let rows = stmt.query_map([], |row| {
+                Ok(StoredSecrets { operator_id: row.get(0)?, secret: row.get(1)?, pending: row.get(2)? })
+            })?;
+            rows.collect()
+        })
+        .await
+    }
+
+    pub async fn replace_second_factor_secrets(
+        &self,
+        before: StoredSecrets,
+        after: StoredSecrets,
+    ) -> Result<bool, StoreError> {
+        self.write(move |conn| {
+            let replaced = conn.execute(
+                "UPDATE operators SET totp_secret = ?4, totp_pending = ?5 \
+                 WHERE id = ?1 AND totp_secret IS ?2 AND totp_pending IS ?3",
+                params![before.operator_id, before.secret, before.pending, after.secret, after.pending],
+            )?;
+            Ok(replaced == 1)
+        })
+        .await
+    }
+
+    pub async fn code_failed(
+        &self,
+        operator_id: i64,
+        now: jiff::Timestamp,
+        limit: CodeLimit,
+        channels: std::sync::Arc<[Channel]>,
+    ) -> Result<Option<jiff::Timestamp>, StoreError> {
+        self.write(move |conn| {
+            let (failures, refusals): (i64, i64) = conn.query_row(
+                "UPDATE operators SET code_failures = code_failures + 1 WHERE id = ?1 \
+                 RETURNING code_failures, code_refusals",
+                [operator_id],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )?;
+            if failures < limit.in_a_row {
+                return Ok(None);
+            }
+            let until = now + (limit.refusal)(refusals);
+            conn.execute(
+                "UPDATE operators SET code_failures = 0, code_refusals = code_refusals + 1, \
+                 codes_refused_until = ?2 WHERE id = ?1",
+                params![operator_id, text(until)],
+            )?;
+            let mut notice = conn.prepare_cached(
+                "INSERT INTO account_notices (operator_id, refused_until, channel, created_at, next_attempt_at) \
+                 VALUES (?1, ?2, ?3, ?4, ?4)",
+            )?;
+            for channel in channels.iter() {
+                notice.execute(params![operator_id, text(until), channel.name(), text(now)])?;
+            }
+            Ok(Some(until))
+        })
+        .await
+    }
+
+    pub async fn codes_refused_until(
+        &self,
+        operator_id: i64,
+        now: jiff::Timestamp,
+    ) -> Result<Option<jiff::Timestamp>, StoreError> {
+        let until: Option<String> = self
+            .read(move |conn| {
+                conn.query_row(
+                    "SELECT codes_refused_until FROM operators WHERE id = ?1 AND codes_refused_until > ?2",
+                    params![operator_id, text(now)],
+                    |row| row.get(0),
+                )
+                .optional()
+            })
+            .await?;
+        Ok(until.and_then(|until| until.parse().ok()))
+    }
+
+    pub async fn claim_account_notices(
+        &self,
+        now: jiff::Timestamp,
+        lease_until: jiff::Timestamp,
+        channels: std::sync::Arc<[Channel]>,
+    ) -> Result<Vec<AccountNoticeJob>, StoreError> {
+        self.write(move |conn| {
+            let channels = serde_json::to_string(&channel_names(&channels)).expect("strings serialise");
+            let mut stmt = conn.prepare_cached(
+                "UPDATE account_notices SET locked_until = ?2, attempts = attempts + 1 WHERE id IN ( \
+                   SELECT id FROM account_notices WHERE sent_at IS NULL AND next_attempt_at <= ?1 \
+                   AND (locked_until IS NULL OR locked_until <= ?1) \
+                   AND channel IN (SELECT value FROM json_each(?3)) ORDER BY next_attempt_at, id LIMIT 16) \
+                 RETURNING id, (SELECT email FROM operators WHERE operators.id = operator_id), \
+                   refused_until, channel, attempts",
+            )?;
+            let rows = stmt.query_map(params![text(now), text(lease_until), channels], |row| {
+                Ok(AccountNoticeJob {
+                    id: row.get(0)?,
+                    email: row.get(1)?,
+                    refused_until: row.get::<_, String>(2)?.parse().unwrap_or(now),
+                    channel: named(row, 3, Channel::from_name)?,
+                    attempts: row.get(4)?,
+                })
+            })?;
+            rows.collect()
+        })
+        .await
+    }
+
+    pub async fn account_notices_done(
+        &self,
+        deliveries: Vec<Delivery>,
+        now: jiff::Timestamp,
+    ) -> Result<(), StoreError> {
+        self.write(move |conn| {
+            for delivery in &deliveries {
+                match delivery {
+                    Delivery::Sent(id) => conn.execute(
+                        "UPDATE account_notices SET sent_at = ?2, locked_until = NULL, last_error = NULL WHERE id = ?1",
+                        params![id, text(now)],
+                    )?,
+                    Delivery::Retry { id, at, error } => conn.execute(
+                        "UPDATE account_notices SET next_attempt_at = ?2, locked_until = NULL, last_error = ?3 \
+                         WHERE id = ?1",
+                        params![id, text(*at), error],
+                    )?,
+                };
+            }
+            Ok(())
+        })
+        .await
+    }
+
     pub async fn reset_second_factor(&self, email: String) -> Result<bool, StoreError> {
         self.write(move |conn| {
             let Some(id) = conn
@@ -94,7 +232,8 @@ impl SqliteStore {
                 return Ok(false);
             };
             conn.execute(
-                "UPDATE operators SET totp_secret = NULL, totp_pending = NULL, totp_last_step = NULL WHERE id = ?1",
+                "UPDATE operators SET totp_secret = NULL, totp_pending = NULL, totp_last_step = NULL, \
+                 code_failures = 0, code_refusals = 0, codes_refused_until = NULL WHERE id = ?1",
                 [id],
             )?;
             replace_recovery_codes(conn, id, &[])?;
