@@ -195,7 +195,7 @@ impl Server {
                 tracing::info!(refused, "accepting connections again");
                 refused = 0;
             }
-            let client = self.capped_client(peer.ip());
+            let client = capped_client(peer.ip(), &self.trusted_proxies);
             let at_its_cap =
                 client.filter(|&client| self.connections.held_by(client) >= CONNECTIONS_PER_CLIENT);
             // Its own oldest waiting connection makes room; if all of its connections are being
@@ -230,12 +230,6 @@ impl Server {
                 () = tokio::time::sleep(RETRY_AFTER) => {}
             }
         }
-    }
-
-    /// The address a connection counts against, or `None` for a trusted proxy's.
-    fn capped_client(&self, peer: IpAddr) -> Option<IpAddr> {
-        let peer = bucket_of(peer);
-        (!self.trusted_proxies.iter().any(|proxy| proxy.contains(&peer))).then_some(peer)
     }
 
     fn spawn_connection(
@@ -292,6 +286,12 @@ impl Server {
         let all = u32::try_from(max_connections).unwrap_or(u32::MAX);
         tokio::time::timeout(DRAIN_TIMEOUT, self.places.acquire_many(all)).await.is_ok()
     }
+}
+
+/// The address a connection counts against (an IPv6 /64 is one), or `None` for a trusted proxy's.
+fn capped_client(peer: IpAddr, trusted_proxies: &[ipnet::IpNet]) -> Option<IpAddr> {
+    let trusted = trusted_proxies.iter().any(|proxy| proxy.contains(&peer));
+    (!trusted).then(|| bucket_of(peer))
 }
 
 /// Runs one request through the app, keeping account of when the server owes the client an
@@ -485,5 +485,23 @@ async fn shutdown_signal() {
     tokio::select! {
         () = ctrl_c => {},
         () = terminate => {},
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn connections_count_against_the_client_s_v4_address_or_v6_64_and_never_a_trusted_proxy_s() {
+        let trusted: Vec<ipnet::IpNet> = vec!["10.0.0.0/8".parse().unwrap(), "fd00::1/128".parse().unwrap()];
+        let ip = |text: &str| text.parse::<IpAddr>().unwrap();
+        assert_eq!(capped_client(ip("203.0.113.7"), &trusted), Some(ip("203.0.113.7")));
+        assert_eq!(capped_client(ip("2001:db8:1:2:aaaa::1"), &trusted), Some(ip("2001:db8:1:2::")));
+        assert_eq!(capped_client(ip("2001:db8:1:2:bbbb::9"), &trusted), Some(ip("2001:db8:1:2::")));
+        assert_eq!(capped_client(ip("::ffff:203.0.113.7"), &trusted), Some(ip("203.0.113.7")));
+        assert_eq!(capped_client(ip("10.1.2.3"), &trusted), None);
+        assert_eq!(capped_client(ip("fd00::1"), &trusted), None);
+        assert_eq!(capped_client(ip("fd00::2"), &trusted), Some(ip("fd00::")), "only the proxy itself");
     }
 }
