@@ -193,7 +193,7 @@ pub struct SettingArgs {
     pub retention_days: Option<String>,
 
     /// Connections open at once, at most; at the cap the one idle longest is closed for a new one.
-    /// Lowered to what the open-file limit allows [default: 1024]
+    /// Lowered to what the open-file limit allows [default: 4096]
     #[arg(long, env = "ZAYAVKA_MAX_CONNECTIONS", global = true, value_name = "N")]
     pub max_connections: Option<String>,
 
@@ -226,7 +226,7 @@ pub const DEFAULT_CLAIM_MINUTES: u32 = 30;
 /// The privacy policy states this period; change both together.
 pub const DEFAULT_RETENTION_DAYS: u32 = 180;
 /// Far more than a lead form needs at once, few enough that their buffers stay small (a few MB).
-pub const DEFAULT_MAX_CONNECTIONS: u32 = 1024;
+pub const DEFAULT_MAX_CONNECTIONS: u32 = 4096;
 /// A request head is one packet; 15 s allows a very slow mobile network, and keeps an idle
 /// keep-alive connection long enough for a visitor's next click.
 pub const DEFAULT_HEADER_TIMEOUT_SECONDS: u32 = 15;

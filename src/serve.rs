@@ -4,11 +4,18 @@
 //! the server down: each connection must send a whole request head within the header timeout (of
 //! opening, or of its previous answer: the keep-alive idle limit), a request body is cut off with
 //! the request at `http::REQUEST_TIME_LIMIT`, and at most `max_connections` are open at once. At the
-//! cap, the connection that has waited longest without being answered is closed to make room, so a
-//! visitor who sends a request is served however many silent connections a stranger opens.
+//! cap, the connection that has waited longest without being answered is closed to make room (one
+//! that has not yet sent a whole request head before one idle after an answer), so a visitor who
+//! sends a request is served however many silent connections a stranger opens.
+//!
+//! One client address (an IPv6 /64 is one) holds at most `CONNECTIONS_PER_CLIENT`: beyond, its own
+//! oldest waiting connection makes room, so one stranger cannot push everybody else out. Behind a
+//! reverse proxy the peer is the proxy, which carries everybody: a peer in `ZAYAVKA_TRUSTED_PROXIES`
+//! is not capped per address (the client's address is in a header not yet read when the connection
+//! opens); limiting connections per client is then the proxy's work (nginx's `limit_conn`).
 
-use std::collections::BTreeMap;
-use std::net::SocketAddr;
+use std::collections::{BTreeMap, HashMap};
+use std::net::{IpAddr, SocketAddr};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -22,10 +29,11 @@ use axum::extract::ConnectInfo;
 use hyper::body::{Body as HttpBody, Frame, Incoming, SizeHint};
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::{TcpListener, TcpSocket, TcpStream};
 use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
 use tower::ServiceExt;
 
+use crate::abuse::bucket_of;
 use crate::app::{AppState, app};
 use crate::auth;
 use crate::config::Settings;
@@ -43,6 +51,14 @@ const RESERVED_FILES: u64 = 128;
 /// the one asked got a request meanwhile.
 const RETRY_AFTER: Duration = Duration::from_millis(100);
 
+/// Connections one client address may hold at once: a browser opens six, and a carrier's shared
+/// address or an office behind one router has many visitors, but no one needs thousands.
+pub const CONNECTIONS_PER_CLIENT: usize = 128;
+
+/// The largest request head taken (hyper's read buffer): headers are a few hundred bytes, and at
+/// thousands of connections hyper's default of 400 KB each would be gigabytes.
+const MAX_HEAD_BYTES: usize = 64 * 1024;
+
 pub async fn serve(settings: Settings) -> anyhow::Result<()> {
     let listen = settings.listen;
     let max_connections = connection_cap(settings.max_connections);
@@ -51,12 +67,14 @@ pub async fn serve(settings: Settings) -> anyhow::Result<()> {
     // also the keep-alive idle limit.
     http.timer(TokioTimer::new())
         .header_read_timeout(Duration::from_secs(settings.header_timeout_seconds.into()))
+        .max_buf_size(MAX_HEAD_BYTES)
         .keep_alive(true);
+    let trusted_proxies = settings.trusted_proxies.clone();
     let store = Store::open(&settings.database_url).await?;
     let public_url = settings.public_url.clone();
     let state = AppState::new(settings, store.clone()).await?;
     state.spawn_background();
-    let listener = TcpListener::bind(listen).await.with_context(|| format!("cannot listen on {listen}"))?;
+    let listener = bind(listen, max_connections).with_context(|| format!("cannot listen on {listen}"))?;
     // The bound address, not the setting: with port 0 the system picks a free port, and this line
     // is how the operator (and the tests) learn which.
     let address = listener.local_addr().context("cannot read the listening address")?;
@@ -68,6 +86,7 @@ pub async fn serve(settings: Settings) -> anyhow::Result<()> {
         http,
         places: Arc::new(Semaphore::new(max_connections)),
         connections: Arc::default(),
+        trusted_proxies,
     };
     server.accept_until(listener, shutdown_signal()).await;
     tracing::info!("shutting down: finishing requests in flight");
@@ -77,6 +96,19 @@ pub async fn serve(settings: Settings) -> anyhow::Result<()> {
     store.close().await;
     tracing::info!("stopped; database closed");
     Ok(())
+}
+
+/// Listens with room in the system's queue for as many connections as the server holds (the
+/// system may allow fewer: `net.core.somaxconn`). tokio's `bind` asks for 1024: when thousands of
+/// connections arrive at once, a full queue drops a visitor's first packet, and the retry comes a
+/// second later.
+fn bind(address: SocketAddr, max_connections: usize) -> std::io::Result<TcpListener> {
+    let socket = if address.is_ipv4() { TcpSocket::new_v4()? } else { TcpSocket::new_v6()? };
+    // As `TcpListener::bind`: a restart can listen again while old connections linger.
+    #[cfg(unix)]
+    socket.set_reuseaddr(true)?;
+    socket.bind(address)?;
+    socket.listen(u32::try_from(max_connections).unwrap_or(u32::MAX).max(1024))
 }
 
 /// First start: while no operator account exists, says how to create the first one, with a fresh
@@ -127,6 +159,8 @@ struct Server {
     /// One permit per connection that may be open.
     places: Arc<Semaphore>,
     connections: Arc<Connections>,
+    /// Peers that carry many clients' connections: not capped per address.
+    trusted_proxies: Vec<ipnet::IpNet>,
 }
 
 impl Server {
@@ -150,7 +184,7 @@ impl Server {
                     }
                     refused += 1;
                     // An idle connection's descriptor is better spent on someone who is asking.
-                    self.connections.ask_idlest_to_close();
+                    self.connections.ask_idlest_to_close(None);
                     tokio::select! {
                         () = tokio::time::sleep(RETRY_AFTER) => continue,
                         () = &mut stop => return,
@@ -161,23 +195,35 @@ impl Server {
                 tracing::info!(refused, "accepting connections again");
                 refused = 0;
             }
+            let client = capped_client(peer.ip(), &self.trusted_proxies);
+            let at_its_cap =
+                client.filter(|&client| self.connections.held_by(client) >= CONNECTIONS_PER_CLIENT);
+            // Its own oldest waiting connection makes room; if all of its connections are being
+            // answered, this one is not taken.
+            if at_its_cap.is_some() && !self.connections.ask_idlest_to_close(at_its_cap) {
+                continue;
+            }
+            let made_room = at_its_cap.is_some();
             let place = tokio::select! {
-                place = self.make_room() => place,
+                place = self.make_room(made_room) => place,
                 () = &mut stop => return,
             };
-            self.spawn_connection(stream, peer, place);
+            self.spawn_connection(stream, peer, client, place);
         }
     }
 
     /// A place for one more connection. At the cap, asks the connection that has waited longest
     /// without being answered to close; if every connection is being answered (each is cut off at
     /// the request time limit), waits for one to finish while new ones wait in the listen queue.
-    async fn make_room(&self) -> OwnedSemaphorePermit {
+    /// `asked` when a connection has just been asked to close for this one (the client's own).
+    async fn make_room(&self, mut asked: bool) -> OwnedSemaphorePermit {
         loop {
             if let Ok(place) = self.places.clone().try_acquire_owned() {
                 return place;
             }
-            self.connections.ask_idlest_to_close();
+            if !std::mem::take(&mut asked) {
+                self.connections.ask_idlest_to_close(None);
+            }
             tokio::select! {
                 place = self.places.clone().acquire_owned() => return place.expect("never closed"),
                 // The connection asked got a request meanwhile and stays: ask the next one.
@@ -186,10 +232,16 @@ impl Server {
         }
     }
 
-    fn spawn_connection(&self, stream: TcpStream, peer: SocketAddr, place: OwnedSemaphorePermit) {
+    fn spawn_connection(
+        &self,
+        stream: TcpStream,
+        peer: SocketAddr,
+        client: Option<IpAddr>,
+        place: OwnedSemaphorePermit,
+    ) {
         // Answers are small and whole: send each at once.
         let _ = stream.set_nodelay(true);
-        let (id, slot) = self.connections.open();
+        let (id, slot) = self.connections.open(client);
         let connections = self.connections.clone();
         let router = self.router.clone();
         let service_slot = slot.clone();
@@ -208,12 +260,13 @@ impl Server {
                         break;
                     }
                     () = slot.close.notified() => {
-                        slot.asked.store(false, Ordering::SeqCst);
                         // Nothing owed to the client: drop the connection at once. This task is
                         // the only one that runs requests on it, so none can start in between.
+                        // Still marked as asked, so that it is not asked twice while it closes.
                         if slot.answering.load(Ordering::SeqCst) == 0 {
                             break;
                         }
+                        slot.asked.store(false, Ordering::SeqCst);
                         if slot.stopping.load(Ordering::SeqCst) {
                             // Finish the answer being prepared, then close.
                             connection.as_mut().graceful_shutdown();
@@ -235,6 +288,12 @@ impl Server {
     }
 }
 
+/// The address a connection counts against (an IPv6 /64 is one), or `None` for a trusted proxy's.
+fn capped_client(peer: IpAddr, trusted_proxies: &[ipnet::IpNet]) -> Option<IpAddr> {
+    let trusted = trusted_proxies.iter().any(|proxy| proxy.contains(&peer));
+    (!trusted).then(|| bucket_of(peer))
+}
+
 /// Runs one request through the app, keeping account of when the server owes the client an
 /// answer, and with the peer's address where `ConnectInfo` finds it.
 async fn answer(
@@ -243,6 +302,7 @@ async fn answer(
     peer: SocketAddr,
     slot: Arc<Slot>,
 ) -> Result<axum::response::Response, std::convert::Infallible> {
+    slot.sent_a_head.store(true, Ordering::SeqCst);
     let owed = Arc::new(Owed { slot, counted: AtomicBool::new(false) });
     if request.body().is_end_stream() {
         owed.count();
@@ -257,13 +317,24 @@ async fn answer(
 /// The open connections, by the order they were accepted.
 #[derive(Default)]
 struct Connections {
-    open: Mutex<BTreeMap<u64, Arc<Slot>>>,
+    open: Mutex<Open>,
     next_id: std::sync::atomic::AtomicU64,
+}
+
+#[derive(Default)]
+struct Open {
+    by_age: BTreeMap<u64, Arc<Slot>>,
+    /// The same, by capped client address.
+    by_client: HashMap<IpAddr, BTreeMap<u64, Arc<Slot>>>,
 }
 
 /// What the accept loop knows of one connection.
 #[derive(Default)]
 struct Slot {
+    /// The address it counts against; `None` for a trusted proxy's.
+    client: Option<IpAddr>,
+    /// A whole request head has arrived on it: a client that asks, kept before one that has not.
+    sent_a_head: AtomicBool,
     /// Requests that have arrived whole (or been answered early) and whose answer is not yet
     /// written: while above zero the connection is not closed to make room.
     answering: AtomicUsize,
@@ -275,32 +346,59 @@ struct Slot {
 }
 
 impl Connections {
-    fn open(&self) -> (u64, Arc<Slot>) {
+    fn open(&self, client: Option<IpAddr>) -> (u64, Arc<Slot>) {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let slot = Arc::new(Slot::default());
-        self.open.lock().expect("not poisoned").insert(id, slot.clone());
+        let slot = Arc::new(Slot { client, ..Slot::default() });
+        let mut open = self.open.lock().expect("not poisoned");
+        open.by_age.insert(id, slot.clone());
+        if let Some(client) = client {
+            open.by_client.entry(client).or_default().insert(id, slot.clone());
+        }
         (id, slot)
     }
 
     fn close(&self, id: u64) {
-        self.open.lock().expect("not poisoned").remove(&id);
-    }
-
-    /// The oldest connection that is owed nothing (idle, sending its head, or sending a body)
-    /// is asked to close. Oldest first: every connection gets as long as possible to ask.
-    fn ask_idlest_to_close(&self) {
-        let open = self.open.lock().expect("not poisoned");
-        let idlest = open
-            .values()
-            .find(|slot| slot.answering.load(Ordering::SeqCst) == 0 && !slot.asked.load(Ordering::SeqCst));
-        if let Some(slot) = idlest {
-            slot.asked.store(true, Ordering::SeqCst);
-            slot.close.notify_one();
+        let mut open = self.open.lock().expect("not poisoned");
+        let Some(client) = open.by_age.remove(&id).and_then(|slot| slot.client) else { return };
+        let Some(held) = open.by_client.get_mut(&client) else { return };
+        held.remove(&id);
+        if held.is_empty() {
+            open.by_client.remove(&client);
         }
     }
 
+    /// Connections open from `client`.
+    fn held_by(&self, client: IpAddr) -> usize {
+        self.open.lock().expect("not poisoned").by_client.get(&client).map_or(0, BTreeMap::len)
+    }
+
+    /// Asks the oldest connection (of `client`, or of anyone) that is owed nothing (idle, sending
+    /// its head, or sending a body) to close: one that has not yet sent a whole request head if
+    /// there is one, for a client who has asked something is more likely a person. Oldest first:
+    /// every connection gets as long as possible to ask. False when there was none to ask.
+    fn ask_idlest_to_close(&self, client: Option<IpAddr>) -> bool {
+        let open = self.open.lock().expect("not poisoned");
+        let among = match client {
+            Some(client) => open.by_client.get(&client),
+            None => Some(&open.by_age),
+        };
+        let Some(among) = among else { return false };
+        let owed_nothing = |slot: &&Arc<Slot>| {
+            slot.answering.load(Ordering::SeqCst) == 0 && !slot.asked.load(Ordering::SeqCst)
+        };
+        let idlest = among
+            .values()
+            .filter(owed_nothing)
+            .find(|slot| !slot.sent_a_head.load(Ordering::SeqCst))
+            .or_else(|| among.values().find(owed_nothing));
+        let Some(slot) = idlest else { return false };
+        slot.asked.store(true, Ordering::SeqCst);
+        slot.close.notify_one();
+        true
+    }
+
     fn stop_all(&self) {
-        for slot in self.open.lock().expect("not poisoned").values() {
+        for slot in self.open.lock().expect("not poisoned").by_age.values() {
             slot.stopping.store(true, Ordering::SeqCst);
             slot.close.notify_one();
         }
@@ -387,5 +485,23 @@ async fn shutdown_signal() {
     tokio::select! {
         () = ctrl_c => {},
         () = terminate => {},
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn connections_count_against_the_client_s_v4_address_or_v6_64_and_never_a_trusted_proxy_s() {
+        let trusted: Vec<ipnet::IpNet> = vec!["10.0.0.0/8".parse().unwrap(), "fd00::1/128".parse().unwrap()];
+        let ip = |text: &str| text.parse::<IpAddr>().unwrap();
+        assert_eq!(capped_client(ip("203.0.113.7"), &trusted), Some(ip("203.0.113.7")));
+        assert_eq!(capped_client(ip("2001:db8:1:2:aaaa::1"), &trusted), Some(ip("2001:db8:1:2::")));
+        assert_eq!(capped_client(ip("2001:db8:1:2:bbbb::9"), &trusted), Some(ip("2001:db8:1:2::")));
+        assert_eq!(capped_client(ip("::ffff:203.0.113.7"), &trusted), Some(ip("203.0.113.7")));
+        assert_eq!(capped_client(ip("10.1.2.3"), &trusted), None);
+        assert_eq!(capped_client(ip("fd00::1"), &trusted), None);
+        assert_eq!(capped_client(ip("fd00::2"), &trusted), Some(ip("fd00::")), "only the proxy itself");
     }
 }

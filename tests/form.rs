@@ -344,3 +344,68 @@ async fn without_fields_the_landing_page_s_own_parameters_are_the_attribution() 
     let other = stored.iter().find(|l| l.phone != "067 123 45 67").unwrap();
     assert_eq!(other.attribution, Default::default());
 }
+
+/// A body just under the 64 KB limit whose every entry is far over its field's limit, of `"`, which
+/// the page would echo six times as long (`&quot;`).
+fn amplifying_body() -> String {
+    let quotes = "\"".repeat(21_500);
+    format!("name={quotes}&phone={quotes}&comment={quotes}&confirmation=Так&agreed=on")
+}
+
+async fn post_form_accepting(app: &TestApp, body: &str, encodings: &str) -> common::Answer {
+    let request = Request::post("/leads")
+        .header("content-type", "application/x-www-form-urlencoded")
+        .header("accept-encoding", encodings)
+        .body(Body::from(body.to_owned()))
+        .unwrap();
+    app.call(request).await
+}
+
+#[tokio::test]
+async fn a_refusal_is_smaller_than_the_body_and_compressed_when_asked() {
+    let app = test_app_with(|s| s.rate_limit_per_minute = 3).await;
+    let body = amplifying_body();
+    assert!(body.len() > 64_000 && body.len() <= 64 * 1024, "{}", body.len());
+
+    // Refused by the rules (too long): the entries are not echoed back.
+    let answer = post_form(&app, &body).await;
+    assert_eq!(answer.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_landing_page(&answer);
+    assert!(answer.header("content-encoding").is_empty(), "not asked for: not compressed");
+    assert!(answer.body.len() < body.len(), "{} bytes answer {} bytes", answer.body.len(), body.len());
+    let html = answer.text();
+    assert!(!html.contains("&quot;&quot;"), "an over-long entry is not echoed");
+    assert!(tag_with(&html, "name=\"name\"").contains("value=\"\""));
+
+    // Compressed when the client takes it, and the same page once decompressed.
+    let br = post_form_accepting(&app, &body, "gzip, deflate, br").await;
+    assert_eq!(br.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(br.header("content-encoding"), "br");
+    assert_eq!(br.header("vary"), "Accept-Encoding");
+    let mut decoded = Vec::new();
+    brotli::BrotliDecompress(&mut &br.body[..], &mut decoded).unwrap();
+    assert_eq!(String::from_utf8(decoded).unwrap(), html);
+    let gzip = post_form_accepting(&app, &body, "gzip").await;
+    assert_eq!(gzip.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(gzip.header("content-encoding"), "gzip");
+    let mut decoded = String::new();
+    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&gzip.body[..]), &mut decoded).unwrap();
+    assert_eq!(decoded, html);
+    eprintln!(
+        "a {} byte body: {} bytes answer, {} with brotli, {} with gzip",
+        body.len(),
+        answer.body.len(),
+        br.body.len(),
+        gzip.body.len()
+    );
+
+    // Refused by the rate limit (every submit counts, refused ones too), which echoes the entries
+    // without checking them: the same.
+    let answer = post_form(&app, &body).await;
+    assert_eq!(answer.status, StatusCode::TOO_MANY_REQUESTS);
+    assert!(answer.body.len() < body.len(), "{} bytes answer {} bytes", answer.body.len(), body.len());
+    assert!(!answer.text().contains("&quot;&quot;"), "an over-long entry is not echoed");
+    let answer = post_form_accepting(&app, &body, "br").await;
+    assert_eq!(answer.status, StatusCode::TOO_MANY_REQUESTS);
+    assert_eq!(answer.header("content-encoding"), "br");
+}

@@ -489,7 +489,7 @@ async fn email_with_personal_data_keeps_the_text_as_written() {
     let text = mail.body();
     assert!(text.contains("Ім'я: <b>Оксана & Ко</b>\n"), "{text}");
     assert!(text.contains(&format!("Телефон: {}\n", phone(21))), "{text}");
-    assert!(text.contains("Коментар: перший рядок\n.\nостанній рядок\n"), "{text}");
+    assert!(text.contains("Коментар:\n> перший рядок\n> .\n> останній рядок\n"), "{text}");
 }
 
 // 5. Every channel is down, the server dies, all come back
@@ -1006,4 +1006,81 @@ async fn reminders_wait_for_the_team_s_working_hours_and_new_leads_do_not() {
     all_sent(database).await;
     let events: Vec<String> = off_duty.requests().iter().map(event).collect();
     assert_eq!(events, ["lead.new"], "told of the new lead at once, reminded only in working hours");
+}
+
+// 6. The visitor's comment cannot pass for the notification's own text
+
+/// A comment that imitates the notification's link line, then pushes the real one out of view.
+fn fake_link_comment() -> String {
+    format!(
+        "передзвоніть увечері\nВідкрити: https://inbox.example.org.evil.example/admin/leads/1{}кінець",
+        "\n".repeat(60)
+    )
+}
+
+async fn submit_with_comment(port: u16, comment: &str, phone: &str) -> i64 {
+    let body =
+        serde_json::json!({"name": "Олена", "phone": phone, "confirmation": "Так", "comment": comment});
+    let (status, answer) = http(port, "POST", "/rest/v1/CRN", &body.to_string()).await.unwrap();
+    assert_eq!(status, 201, "{answer}");
+    let rows: serde_json::Value = serde_json::from_str(&answer).unwrap();
+    rows[0]["id"].as_i64().unwrap_or_else(|| panic!("no id in {answer}"))
+}
+
+/// The plain text (e-mail, the webhook's `text`): the comment's lines each quoted with `> `, no
+/// blank lines but the one before the link, and the real link the only `Відкрити:` line, last.
+fn assert_comment_quoted_in_plain_text(text: &str, id: i64) {
+    assert!(text.ends_with(&format!("\n\nВідкрити: {}", link(id))), "{text}");
+    assert!(
+        text.contains("Коментар:\n> передзвоніть увечері\n> Відкрити: https://inbox.example.org.evil"),
+        "{text}"
+    );
+    assert!(text.contains("\n> кінець\n"), "{text}");
+    let open_lines: Vec<&str> = text.lines().filter(|line| line.starts_with("Відкрити")).collect();
+    assert_eq!(open_lines, [format!("Відкрити: {}", link(id))], "{text}");
+    assert_eq!(text.matches("\n\n").count(), 1, "blank lines collapsed: {text:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn telegram_shows_a_comment_as_a_quote_apart_from_the_link() {
+    let telegram = HttpReceiver::start(Reply::telegram_ok()).await;
+    let database = TestDatabase::new().await;
+    let mut env = telegram_env(&telegram);
+    env.push(("ZAYAVKA_NOTIFY_INCLUDE_PII", "true".into()));
+    let server = start(&database.url, &env).await;
+
+    let id = submit_with_comment(server.port, &fake_link_comment(), &phone(30)).await;
+    let requests = telegram.wait_for("the message", Duration::from_secs(10), |r| !r.is_empty()).await;
+    let text = telegram_text(&requests[0]);
+    let quote = text.split_once("<blockquote>").and_then(|(_, rest)| rest.split_once("</blockquote>"));
+    let (quote, after) = quote.unwrap_or_else(|| panic!("no quote: {text}"));
+    assert_eq!(
+        quote, "передзвоніть увечері\nВідкрити: https://inbox.example.org.evil.example/admin/leads/1\nкінець",
+        "{text}"
+    );
+    assert_eq!(after, format!("\n\n<a href=\"{}\">Відкрити заявку</a>", link(id)), "{text}");
+    assert_eq!(text.matches("href=").count(), 1, "{text}");
+    assert_eq!(text.matches("\n\n").count(), 1, "blank lines collapsed: {text:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn email_and_webhook_show_a_comment_as_a_quote_apart_from_the_link() {
+    let sink = SmtpSink::start().await;
+    let receiver = HttpReceiver::start(Reply::status(204)).await;
+    let database = TestDatabase::new().await;
+    let mut env = webhook_env(&receiver);
+    env.push(("ZAYAVKA_SMTP_URL", sink.url()));
+    env.push(("ZAYAVKA_NOTIFY_EMAIL_TO", "ops@example.org".to_owned()));
+    env.push(("ZAYAVKA_NOTIFY_INCLUDE_PII", "true".into()));
+    let server = start(&database.url, &env).await;
+
+    let comment = fake_link_comment();
+    let id = submit_with_comment(server.port, &comment, &phone(31)).await;
+    let mails = sink.wait_for("the e-mail", Duration::from_secs(10), |m| !m.is_empty()).await;
+    assert_comment_quoted_in_plain_text(&mails[0].body(), id);
+    let requests = receiver.wait_for("the webhook call", Duration::from_secs(10), |r| !r.is_empty()).await;
+    let body = requests[0].json();
+    assert_comment_quoted_in_plain_text(body["text"].as_str().unwrap(), id);
+    // The structured lead keeps the comment as stored, for the program that reads it.
+    assert!(body["lead"]["comment"].as_str().unwrap().contains("leads/1\n\n\n"), "{body}");
 }

@@ -105,8 +105,6 @@ enum Slow {
     Silent,
     /// Sends a request head a byte at a time and never finishes it.
     HeadByTheByte,
-    /// Sends a whole head announcing a body, then the body a byte at a time.
-    BodyByTheByte,
     /// Asks for `/healthz`, reads the answer, then keeps the connection open and says nothing.
     IdleAfterAnswer,
 }
@@ -114,9 +112,10 @@ enum Slow {
 /// A byte this often from each trickling client.
 const TRICKLE_EVERY: Duration = Duration::from_millis(500);
 
-/// One slow connection: reports on `opened` whether it could connect, then stays until the server
-/// closes it and reports on `closed` its number and how long it had been left alone (since it
-/// opened, or since its answer) when that happened.
+/// One slow connection from 127.0.0.1: reports on `opened` whether it could connect (for
+/// `IdleAfterAnswer`, once answered), then stays until the server closes it and reports on `closed`
+/// its number and how long it had been left alone (since it opened, or since its answer) when that
+/// happened.
 async fn slow_client(
     port: u16,
     slow: Slow,
@@ -124,22 +123,36 @@ async fn slow_client(
     opened: mpsc::UnboundedSender<bool>,
     closed: mpsc::UnboundedSender<(usize, Duration)>,
 ) {
-    let connected =
-        tokio::time::timeout(Duration::from_secs(20), TcpStream::connect(("127.0.0.1", port))).await;
+    slow_client_from(1, port, slow, number, opened, closed).await;
+}
+
+/// The same from 127.0.0.`source` (the whole 127.0.0.0/8 is this machine: one test, many clients).
+async fn slow_client_from(
+    source: u8,
+    port: u16,
+    slow: Slow,
+    number: usize,
+    opened: mpsc::UnboundedSender<bool>,
+    closed: mpsc::UnboundedSender<(usize, Duration)>,
+) {
+    let connect = async {
+        let socket = tokio::net::TcpSocket::new_v4()?;
+        socket.bind(([127, 0, 0, source], 0).into())?;
+        socket.connect(([127, 0, 0, 1], port).into()).await
+    };
+    let connected = tokio::time::timeout(Duration::from_secs(20), connect).await;
     let Ok(Ok(stream)) = connected else {
         let _ = opened.send(false);
         return;
     };
     let mut left_alone_since = Instant::now();
-    let _ = opened.send(true);
+    if slow != Slow::IdleAfterAnswer {
+        let _ = opened.send(true);
+    }
     let (mut reader, mut writer) = stream.into_split();
     let first_part = match slow {
         Slow::Silent => String::new(),
         Slow::HeadByTheByte => "POST /rest/v1/CRN HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ".to_owned(),
-        Slow::BodyByTheByte => format!(
-            "POST /rest/v1/CRN HTTP/1.1\r\nHost: 127.0.0.1\r\napikey: {KEY}\r\n\
-             Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{{\"name\":\""
-        ),
         Slow::IdleAfterAnswer => "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".to_owned(),
     };
     if writer.write_all(first_part.as_bytes()).await.is_err() {
@@ -156,9 +169,10 @@ async fn slow_client(
             }
         }
         left_alone_since = Instant::now();
+        let _ = opened.send(true);
     }
     let trickle = async {
-        if matches!(slow, Slow::HeadByTheByte | Slow::BodyByTheByte) {
+        if slow == Slow::HeadByTheByte {
             loop {
                 tokio::time::sleep(TRICKLE_EVERY).await;
                 if writer.write_all(b"a").await.is_err() {
@@ -249,10 +263,15 @@ async fn at_the_connection_cap_the_longest_idle_connection_makes_room_for_a_visi
     .await;
     let (opened_tx, mut opened) = mpsc::unbounded_channel();
     let (closed_tx, mut closed) = mpsc::unbounded_channel();
-    // One after another, so that their age is their number.
-    let kinds = [Slow::Silent, Slow::HeadByTheByte, Slow::BodyByTheByte];
+    // One after another, so that their age is their number: 10 that have asked something (each
+    // reports itself open once answered, so the server knows it has), then 30 that never finish a
+    // request head.
     for number in 0..40 {
-        let kind = kinds[number % kinds.len()];
+        let kind = match (number < 10, number % 2 == 0) {
+            (true, _) => Slow::IdleAfterAnswer,
+            (false, true) => Slow::Silent,
+            (false, false) => Slow::HeadByTheByte,
+        };
         tokio::spawn(slow_client(server.port, kind, number, opened_tx.clone(), closed_tx.clone()));
         assert_eq!(opened.recv().await, Some(true));
     }
@@ -262,7 +281,12 @@ async fn at_the_connection_cap_the_longest_idle_connection_makes_room_for_a_visi
         .map(|(number, _)| number)
         .collect();
     gone.sort_unstable();
-    assert_eq!(gone, (0..20).collect::<Vec<_>>(), "the oldest 20 make room for the newest 20");
+    assert_eq!(
+        gone,
+        (10..30).collect::<Vec<_>>(),
+        "the oldest 20 of those that sent no request make room for the newest 20, and the clients \
+         that asked something keep their connections"
+    );
 
     let [(health, health_took), (submit, submit_took)] = visitor(server.port).await;
     assert_eq!((health, submit), (200, 201));
@@ -272,7 +296,7 @@ async fn at_the_connection_cap_the_longest_idle_connection_makes_room_for_a_visi
     let gone = collect(&mut closed, 2, Duration::from_secs(2)).await;
     let mut gone: Vec<usize> = gone.into_iter().map(|(number, _)| number).collect();
     gone.sort_unstable();
-    assert!(gone == [20] || gone == [20, 21], "{gone:?}");
+    assert!(gone == [30] || gone == [30, 31], "{gone:?}");
 }
 
 /// The slow connections a stranger opens against a server that may hold fewer than half of them.
@@ -307,10 +331,14 @@ async fn two_thousand_slow_connections_do_not_keep_a_visitor_waiting() {
     let kinds = [Slow::Silent, Slow::HeadByTheByte];
     let (opened_tx, mut opened) = mpsc::unbounded_channel();
     let (closed_tx, mut closed) = mpsc::unbounded_channel();
+    // From 200 addresses, 10 each: within each address's share, so the server's own cap is what
+    // closes them.
     let mut clients = tokio::task::JoinSet::new();
     for number in 0..SLOW_CONNECTIONS {
         let kind = kinds[number % kinds.len()];
-        clients.spawn(slow_client(port, kind, number, opened_tx.clone(), closed_tx.clone()));
+        // 127.0.0.2 to 127.0.0.201; the visitor is 127.0.0.1.
+        let source = 2 + (number % 200) as u8;
+        clients.spawn(slow_client_from(source, port, kind, number, opened_tx.clone(), closed_tx.clone()));
     }
     let opened = collect(&mut opened, SLOW_CONNECTIONS, Duration::from_secs(60)).await;
     let connected = opened.iter().filter(|&&ok| ok).count();
@@ -330,4 +358,127 @@ async fn two_thousand_slow_connections_do_not_keep_a_visitor_waiting() {
 
     clients.shutdown().await;
     server.kill_and_read_log().await;
+}
+
+/// The server's default connection cap, and the share of one client address.
+const DEFAULT_MAX_CONNECTIONS: usize = 4_096;
+const CONNECTIONS_PER_CLIENT: usize = 128;
+
+/// Opens `SLOW_CONNECTIONS` silent or trickling connections at once, from `source_of(number)`.
+fn open_slow_connections(
+    port: u16,
+    source_of: impl Fn(usize) -> u8,
+    opened: &mpsc::UnboundedSender<bool>,
+    closed: &mpsc::UnboundedSender<(usize, Duration)>,
+) -> tokio::task::JoinSet<()> {
+    let kinds = [Slow::Silent, Slow::HeadByTheByte];
+    let mut clients = tokio::task::JoinSet::new();
+    for number in 0..SLOW_CONNECTIONS {
+        let kind = kinds[number % kinds.len()];
+        clients.spawn(slow_client_from(
+            source_of(number),
+            port,
+            kind,
+            number,
+            opened.clone(),
+            closed.clone(),
+        ));
+    }
+    clients
+}
+
+/// Raises this process's open-file limit for the slow connections' sockets and the server's.
+fn files_for_both_sides() {
+    let files = rlimit::increase_nofile_limit(u64::MAX).unwrap();
+    let needed = (DEFAULT_MAX_CONNECTIONS + SLOW_CONNECTIONS + 500) as u64;
+    assert!(files >= needed, "the test needs {needed} open files, the limit is {files}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_thousand_slow_connections_from_one_address_keep_only_its_share() {
+    files_for_both_sides();
+    let database = TestDatabase::new().await;
+    let server = Server::start_with(&database.url, &[("ZAYAVKA_HEADER_TIMEOUT_SECONDS", "60")]).await;
+    let (opened_tx, mut opened) = mpsc::unbounded_channel();
+    let (closed_tx, mut closed) = mpsc::unbounded_channel();
+    let clients = open_slow_connections(server.port, |_| 2, &opened_tx, &closed_tx);
+    let connected = collect(&mut opened, SLOW_CONNECTIONS, Duration::from_secs(60)).await;
+    let connected = connected.iter().filter(|&&ok| ok).count();
+
+    // The server is far from its cap, but 127.0.0.2 holds no more than its share.
+    let must_close = connected - CONNECTIONS_PER_CLIENT;
+    let gone = collect(&mut closed, must_close, Duration::from_secs(20)).await.len();
+    let [(health, health_took), (submit, submit_took)] = visitor(server.port).await;
+    eprintln!(
+        "{connected} opened from one address, {gone} closed; /healthz answered in {health_took:?}, \
+         a submit in {submit_took:?}"
+    );
+    assert_eq!((health, submit), (200, 201));
+    assert_eq!(gone, must_close, "one address keeps {CONNECTIONS_PER_CLIENT} connections");
+    drop(clients);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_thousand_slow_connections_from_200_addresses_are_all_held() {
+    files_for_both_sides();
+    let database = TestDatabase::new().await;
+    let server = Server::start_with(&database.url, &[("ZAYAVKA_HEADER_TIMEOUT_SECONDS", "60")]).await;
+    let (opened_tx, mut opened) = mpsc::unbounded_channel();
+    let (closed_tx, mut closed) = mpsc::unbounded_channel();
+    let clients =
+        open_slow_connections(server.port, |number| 2 + (number % 200) as u8, &opened_tx, &closed_tx);
+    let connected = collect(&mut opened, SLOW_CONNECTIONS, Duration::from_secs(60)).await;
+    assert!(connected.iter().all(|&ok| ok), "{} of {SLOW_CONNECTIONS} opened", connected.len());
+
+    // The visitor's connections are taken after all of them.
+    let [(health, health_took), (submit, submit_took)] = visitor(server.port).await;
+    eprintln!("/healthz answered in {health_took:?}, a submit in {submit_took:?}");
+    assert_eq!((health, submit), (200, 201));
+    let mut gone = 0;
+    while closed.try_recv().is_ok() {
+        gone += 1;
+    }
+    assert_eq!(gone, 0, "2,000 connections are within the cap: none is closed to make room");
+    drop(clients);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_trusted_proxy_is_not_held_to_one_address_s_share() {
+    let database = TestDatabase::new().await;
+    let server = Server::start_with(
+        &database.url,
+        &[("ZAYAVKA_HEADER_TIMEOUT_SECONDS", "60"), ("ZAYAVKA_TRUSTED_PROXIES", "127.0.0.3")],
+    )
+    .await;
+    let (opened_tx, mut opened) = mpsc::unbounded_channel();
+    let (closed_tx, mut closed) = mpsc::unbounded_channel();
+    // One after another, so that their age is their number: 200 from a client, then 200 from the
+    // proxy, which carries many clients' connections.
+    let clients = 200;
+    for number in 0..2 * clients {
+        let source = if number < clients { 2 } else { 3 };
+        tokio::spawn(slow_client_from(
+            source,
+            server.port,
+            Slow::Silent,
+            number,
+            opened_tx.clone(),
+            closed_tx.clone(),
+        ));
+        assert_eq!(opened.recv().await, Some(true));
+    }
+    let must_close = clients - CONNECTIONS_PER_CLIENT;
+    let mut gone: Vec<usize> = collect(&mut closed, must_close, Duration::from_secs(10))
+        .await
+        .into_iter()
+        .map(|(number, _)| number)
+        .collect();
+    // Taken after all of them: had the proxy's been over a share, one would have been asked to close.
+    let [(health, _), _] = visitor(server.port).await;
+    assert_eq!(health, 200);
+    while let Ok((number, _)) = closed.try_recv() {
+        gone.push(number);
+    }
+    gone.sort_unstable();
+    assert_eq!(gone, (0..must_close).collect::<Vec<_>>(), "the client's oldest, none of the proxy's");
 }

@@ -5,18 +5,21 @@
 //! to change marked with their messages, and the toast's texts for the case (docs/product.md, Messages) in a live region at the top of the
 //! form.
 //! Every word on it comes from the web content module; this file only picks which ones apply.
+//! An entry longer than its field allows is not echoed, and the page is compressed when the client
+//! takes it, so a refusal is never much larger than the request that caused it.
 
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{DefaultBodyLimit, State};
-use axum::http::HeaderMap;
+use axum::http::{HeaderMap, HeaderValue};
 use axum::http::{StatusCode, header};
-use axum::response::{Html, IntoResponse, Redirect, Response};
+use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::post;
 use axum::{Extension, Router};
 use bytes::Bytes;
 use serde::Deserialize;
 
 use super::client::ClientInfo;
+use super::pages::{Encoding, preferred_encoding};
 use super::submit;
 use crate::http::AppState;
 use crate::lead::{self, Attribution, Field, LeadInput, Problem};
@@ -86,11 +89,12 @@ async fn submit(
         Ok(form) => form,
         Err(status) => {
             submit::invalid(&state);
-            return refusal(&state, status, &Refusal::failed(), &LeadForm::default());
+            return refusal(&state, &headers, status, &Refusal::failed(), &LeadForm::default());
         }
     };
     if let Err(limited) = submit::check_rate(&state, &client, 1) {
-        let mut response = refusal(&state, StatusCode::TOO_MANY_REQUESTS, &Refusal::failed(), &form);
+        let mut response =
+            refusal(&state, &headers, StatusCode::TOO_MANY_REQUESTS, &Refusal::failed(), &form);
         response.headers_mut().extend(limited.headers());
         return response;
     }
@@ -111,7 +115,9 @@ async fn submit(
             submit::weigh(&state, &client, &sender, &mut leads);
             return match submit::store(&state, leads, None).await {
                 Ok(_) => Redirect::to(&state.settings.redirect_url).into_response(),
-                Err(_) => refusal(&state, StatusCode::SERVICE_UNAVAILABLE, &Refusal::failed(), &form),
+                Err(_) => {
+                    refusal(&state, &headers, StatusCode::SERVICE_UNAVAILABLE, &Refusal::failed(), &form)
+                }
             };
         }
         Ok(_) => Vec::new(),
@@ -120,7 +126,7 @@ async fn submit(
     submit::invalid(&state);
     let refused = Refusal::of(&problems, form.has_agreed());
     tracing::info!(fields = refused.fields.len(), "lead refused by validation (form)");
-    refusal(&state, StatusCode::UNPROCESSABLE_ENTITY, &refused, &form)
+    refusal(&state, &headers, StatusCode::UNPROCESSABLE_ENTITY, &refused, &form)
 }
 
 /// The form's fields, or the status for a body that cannot be read. Text that is not UTF-8 is
@@ -192,9 +198,56 @@ impl Refusal {
     }
 }
 
-fn refusal(state: &AppState, status: StatusCode, refused: &Refusal, form: &LeadForm) -> Response {
-    let html = fill_refusal(&state.site.form_refused, refused, form);
-    (status, [(header::CACHE_CONTROL, "no-store")], Html(html)).into_response()
+fn refusal(
+    state: &AppState,
+    request: &HeaderMap,
+    status: StatusCode,
+    refused: &Refusal,
+    form: &LeadForm,
+) -> Response {
+    let html = fill_refusal(&state.site.form_refused, refused, form).into_bytes();
+    let (encoding, body) = match preferred_encoding(request) {
+        Encoding::Brotli => (Some("br"), brotli_fast(&html)),
+        Encoding::Gzip => (Some("gzip"), gzip_fast(&html)),
+        Encoding::Identity => (None, html),
+    };
+    let mut response = (
+        status,
+        [
+            (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+            (header::CACHE_CONTROL, "no-store"),
+            (header::VARY, "Accept-Encoding"),
+        ],
+        body,
+    )
+        .into_response();
+    if let Some(encoding) = encoding {
+        response.headers_mut().insert(header::CONTENT_ENCODING, HeaderValue::from_static(encoding));
+    }
+    response
+}
+
+/// Compressed per answer, so at a low level: the prerendered pages' quality 11 would cost more
+/// time than the bytes it saves (the page is some 17 KB, about 5 KB at this level).
+fn brotli_fast(data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let params = brotli::enc::BrotliEncoderParams { quality: 5, lgwin: 20, ..Default::default() };
+    brotli::BrotliCompress(&mut &data[..], &mut out, &params).expect("writing to memory");
+    out
+}
+
+fn gzip_fast(data: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    encoder.write_all(data).expect("writing to memory");
+    encoder.finish().expect("writing to memory")
+}
+
+/// An entry as the refusal echoes it: none when longer than its field allows. No person's browser
+/// sends that (the form's `maxlength`), and echoing it would let a small request ask for a large
+/// answer (an entry of `"` comes back six times as long, as `&quot;`).
+fn echoed(entry: &str, max_chars: usize) -> &str {
+    if entry.trim().chars().count() > max_chars { "" } else { entry }
 }
 
 /// `form-refused.html` for one refusal: only the live region's case and the marked fields' messages
@@ -226,15 +279,16 @@ fn fill_refusal(template: &str, refused: &Refusal, form: &LeadForm) -> String {
         if checked { " checked=\"\"".to_owned() } else { String::new() }
     });
     // The HTML parser drops one newline right after `<textarea>`: keep a comment's own.
-    let comment = match form.comment.starts_with('\n') {
-        true => format!("\n{}", escape_html(&form.comment)),
-        false => escape_html(&form.comment),
+    let comment = echoed(&form.comment, lead::MAX_COMMENT_CHARS);
+    let comment = match comment.starts_with('\n') {
+        true => format!("\n{}", escape_html(comment)),
+        false => escape_html(comment),
     };
     fill_tokens(
         &html,
         &[
-            ("__ZAYAVKA_FORM_NAME__", escape_html(&form.name)),
-            ("__ZAYAVKA_FORM_PHONE__", escape_html(&form.phone)),
+            ("__ZAYAVKA_FORM_NAME__", escape_html(echoed(&form.name, lead::MAX_NAME_CHARS))),
+            ("__ZAYAVKA_FORM_PHONE__", escape_html(echoed(&form.phone, lead::MAX_PHONE_CHARS))),
             ("__ZAYAVKA_FORM_COMMENT__", comment),
         ],
     )

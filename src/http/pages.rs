@@ -157,14 +157,14 @@ fn matches_etag(request: &HeaderMap, etag: &str) -> bool {
     })
 }
 
-enum Encoding {
+pub(super) enum Encoding {
     Brotli,
     Gzip,
     Identity,
 }
 
 /// Brotli when the client takes it, else gzip, else none; `q=0` refuses an encoding.
-fn preferred_encoding(request: &HeaderMap) -> Encoding {
+pub(super) fn preferred_encoding(request: &HeaderMap) -> Encoding {
     let accepted = |name: &str| {
         request
             .get_all(header::ACCEPT_ENCODING)

@@ -2,12 +2,24 @@
 //! deadline) and where to open it: a lead is health-related personal data, and a chat or a
 //! mailbox is not the inbox. With `ZAYAVKA_NOTIFY_INCLUDE_PII` the visitor's details are added.
 //! Each channel escapes the text its own way (Telegram's HTML, JSON, a plain-text e-mail).
+//!
+//! The visitor's comment is the one free text of several lines: it is shown as a quote (each line
+//! after `> `, in Telegram a blockquote), without blank lines and cut short, so that a line of it
+//! that reads like ours ("Відкрити: https://…") is visibly the visitor's, and the real link, last
+//! and after the only blank line, stays in view.
 
 use jiff::Timestamp;
 
 use crate::config::Settings;
 use crate::inbox::LeadRecord;
 use crate::notice::Event;
+
+/// The comment's lines shown at most; the rest is in the inbox.
+const COMMENT_LINES: usize = 10;
+/// The comment's characters shown at most.
+const COMMENT_CHARS: usize = 500;
+/// The last quoted line when the comment was cut short.
+const COMMENT_CUT: &str = "… (далі — у заявці)";
 
 /// One notification, made when it is sent.
 #[derive(Debug, Clone)]
@@ -19,6 +31,8 @@ pub struct Message {
     pub title: String,
     /// The lines after the title, as plain text.
     pub lines: Vec<String>,
+    /// The visitor's comment as quoted (after the lines): its non-blank lines, cut short.
+    pub comment: Vec<String>,
 }
 
 /// What a notification is about.
@@ -74,9 +88,10 @@ impl Message {
             lines.push(format!("Ім'я: {}", d.name));
             lines.push(format!("Телефон: {}", d.phone));
             lines.push(format!("Діагноз підтверджено лікарем: {}", d.confirmation));
-            if let Some(comment) = &d.comment {
-                lines.push(format!("Коментар: {comment}"));
-            }
+        }
+        let comment = details.as_ref().and_then(|d| d.comment.as_deref()).map_or_else(Vec::new, quoted);
+        if !comment.is_empty() {
+            lines.push("Коментар:".to_owned());
         }
         Message {
             about: About::Lead {
@@ -89,6 +104,7 @@ impl Message {
             link: format!("{}/admin/leads/{}", settings.public_url, lead.id),
             title,
             lines,
+            comment,
         }
     }
 
@@ -104,6 +120,7 @@ impl Message {
                 "Якщо це були не ви, змініть пароль (zayavka admin passwd).".into(),
             ],
             link: format!("{}/admin", settings.public_url),
+            comment: Vec::new(),
             about: About::CodesRefused { notice_id, account, until: until_text },
         }
     }
@@ -143,11 +160,15 @@ impl Message {
         body
     }
 
-    /// Title, lines and link as plain text.
+    /// Title, lines, the comment quoted and the link as plain text.
     pub fn plain_text(&self) -> String {
         let mut text = self.title.clone();
         for line in &self.lines {
             text.push('\n');
+            text.push_str(line);
+        }
+        for line in &self.comment {
+            text.push_str("\n> ");
             text.push_str(line);
         }
         text.push_str("\n\nВідкрити: ");
@@ -161,6 +182,28 @@ fn shortened(email: &str) -> String {
     let (name, domain) = email.split_once('@').unwrap_or((email, ""));
     let first: String = name.chars().take(1).collect();
     format!("{first}…@{domain}")
+}
+
+/// The comment's lines to quote: blank ones dropped, each trimmed, at most `COMMENT_LINES` lines
+/// and `COMMENT_CHARS` characters, then `COMMENT_CUT` if anything was left out.
+fn quoted(comment: &str) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut room = COMMENT_CHARS;
+    for line in comment.lines().map(str::trim).filter(|line| !line.is_empty()) {
+        let length = line.chars().count();
+        if lines.len() == COMMENT_LINES || room == 0 {
+            lines.push(COMMENT_CUT.to_owned());
+            return lines;
+        }
+        if length > room {
+            lines.push(line.chars().take(room).collect());
+            lines.push(COMMENT_CUT.to_owned());
+            return lines;
+        }
+        room -= length;
+        lines.push(line.to_owned());
+    }
+    lines
 }
 
 /// `22.11.2026 11:15` in Kyiv time; the stored text as it is if it does not parse.
@@ -215,5 +258,19 @@ mod tests {
         let text = Message::new(Event::Overdue, &lead(), &settings).plain_text();
         assert!(text.contains("Прострочено"));
         assert!(text.contains("Ім'я: <b>Олена</b>") && text.contains("067 123 45 67"), "{text}");
+        assert!(!text.contains("Коментар"), "no comment, no heading: {text}");
+    }
+
+    #[test]
+    fn a_comment_is_quoted_without_blank_lines_and_cut_short() {
+        let blank_lines = "\n \n".repeat(30);
+        assert_eq!(quoted(&format!("  перший {blank_lines}\n> другий\n")), ["перший", "> другий"]);
+        let many = (1..=20).map(|n| n.to_string()).collect::<Vec<_>>().join("\n");
+        let shown = quoted(&many);
+        assert_eq!(shown.len(), COMMENT_LINES + 1);
+        assert_eq!(shown.last().unwrap(), COMMENT_CUT);
+        let long = quoted(&"я".repeat(1000));
+        assert_eq!(long, ["я".repeat(COMMENT_CHARS), COMMENT_CUT.to_owned()]);
+        assert_eq!(quoted(&"я".repeat(COMMENT_CHARS)), ["я".repeat(COMMENT_CHARS)], "all of it: not cut");
     }
 }

@@ -37,12 +37,16 @@ pub async fn send(
     Err(SendError { reason: format!("Telegram answered {status}: {description}"), retry_after })
 }
 
-/// The message in Telegram's HTML: the title bold, the link as a link.
+/// The message in Telegram's HTML: the title bold, the comment a blockquote, the link as a link.
 fn html(message: &Message) -> String {
     let mut text = format!("<b>{}</b>", escape(&message.title));
     for line in &message.lines {
         text.push('\n');
         text.push_str(&escape(line));
+    }
+    if !message.comment.is_empty() {
+        let comment: Vec<String> = message.comment.iter().map(|line| escape(line)).collect();
+        text.push_str(&format!("\n<blockquote>{}</blockquote>", comment.join("\n")));
     }
     let open = match message.about {
         About::Lead { .. } => "Відкрити заявку",
