@@ -3,19 +3,62 @@
 //! dropping it): a server-signed page-load proof, the time to fill the form, the honeypot, bursts,
 //! automation. The number's validity is a lead rule (`lead::phone`); repeats are kept by the store.
 
+use std::collections::HashMap;
+use std::hash::{BuildHasher, Hash, RandomState};
 use std::net::{IpAddr, Ipv6Addr};
-use std::num::NonZeroU32;
-use std::time::Duration;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use axum::http::{HeaderValue, header};
-use governor::clock::{Clock, DefaultClock};
-use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+
+/// How many clients (and, for the burst counts, names and proofs) the in-memory limits remember
+/// at most. A flood from ever new addresses (through a trusted proxy, a fresh IPv6 /64 each time)
+/// would otherwise grow the state with every request; past the cap the least recently seen half
+/// is forgotten. That only frees them to send again as strangers, which they already are.
+pub const MAX_REMEMBERED: usize = 32_768;
+
+/// A map of at most `MAX_REMEMBERED` keys whose values fit in the table itself (no allocation
+/// per key, so a forgotten flood gives its memory back when the table shrinks).
+struct Bounded<K, V> {
+    map: HashMap<K, V>,
+}
+
+impl<K: Hash + Eq, V> Bounded<K, V> {
+    fn new() -> Bounded<K, V> {
+        Bounded { map: HashMap::new() }
+    }
+
+    /// Makes room for one more key: drops the keys `idle` says are spent, and if that is not
+    /// enough, the half least recently used (by `used`). Amortised O(1) per insert.
+    fn make_room(&mut self, idle: impl Fn(&V) -> bool, used: impl Fn(&V) -> Instant) {
+        if self.map.len() < MAX_REMEMBERED {
+            return;
+        }
+        self.map.retain(|_, v| !idle(v));
+        // Freeing too little would make the next insert sweep again.
+        if self.map.len() > MAX_REMEMBERED * 3 / 4 {
+            let mut times: Vec<Instant> = self.map.values().map(&used).collect();
+            let middle = times.len() / 2;
+            let cutoff = *times.select_nth_unstable(middle).1;
+            self.map.retain(|_, v| used(v) > cutoff);
+        }
+    }
+
+    /// Forgets the spent keys and returns the table's spare memory.
+    fn forget(&mut self, idle: impl Fn(&V) -> bool) {
+        self.map.retain(|_, v| !idle(v));
+        self.map.shrink_to_fit();
+    }
+}
 
 /// A token bucket per client address, shared by the JSON insert and the form: a submit is a
-/// submit, whichever way it comes.
+/// submit, whichever way it comes. Kept as GCRA: one time per client, the theoretical arrival
+/// time of its next token; a client whose time has passed has a full bucket and is forgotten.
 pub struct SubmitLimiter {
-    limiter: DefaultKeyedRateLimiter<IpAddr>,
+    arrivals: Mutex<Bounded<IpAddr, Instant>>,
     per_minute: u32,
+    /// The time one token takes to come back.
+    interval: Duration,
 }
 
 /// Over the limit: when to try again.
@@ -28,26 +71,45 @@ pub struct Limited {
 impl SubmitLimiter {
     /// `None` when the limit is off (0).
     pub fn new(per_minute: u32) -> Option<SubmitLimiter> {
-        let rate = NonZeroU32::new(per_minute)?;
-        Some(SubmitLimiter { limiter: RateLimiter::keyed(Quota::per_minute(rate)), per_minute })
+        (per_minute > 0).then(|| SubmitLimiter {
+            arrivals: Mutex::new(Bounded::new()),
+            per_minute,
+            interval: Duration::from_secs(60) / per_minute,
+        })
     }
 
     /// Takes `leads` tokens at once, or none. More than a minute's worth can never pass: the
     /// client waits a whole minute.
     pub fn check(&self, client: IpAddr, leads: u32) -> Result<(), Limited> {
         let limited = |retry_after| Limited { retry_after, per_minute: self.per_minute };
-        let Some(n) = NonZeroU32::new(leads) else { return Ok(()) };
-        match self.limiter.check_key_n(&bucket_of(client), n) {
-            Ok(Ok(())) => Ok(()),
-            Ok(Err(not_until)) => Err(limited(not_until.wait_time_from(DefaultClock::default().now()))),
-            Err(_insufficient_capacity) => Err(limited(Duration::from_secs(60))),
+        if leads == 0 {
+            return Ok(());
         }
+        if leads > self.per_minute {
+            return Err(limited(Duration::from_secs(60)));
+        }
+        let now = Instant::now();
+        let mut arrivals = self.arrivals.lock().expect("limiter lock");
+        let bucket = bucket_of(client);
+        let next = arrivals.map.get(&bucket).map_or(now, |at| (*at).max(now));
+        let after = next + self.interval * leads;
+        // A full bucket holds a minute's tokens: `after` may run at most a minute ahead.
+        let ahead = after - now;
+        let minute = self.interval * self.per_minute;
+        if ahead > minute {
+            return Err(limited(ahead - minute));
+        }
+        if !arrivals.map.contains_key(&bucket) {
+            arrivals.make_room(|at| *at <= now, |at| *at);
+        }
+        arrivals.map.insert(bucket, after);
+        Ok(())
     }
 
     /// Forgets clients whose bucket is full again, so memory follows recent traffic only.
     pub fn forget_idle(&self) {
-        self.limiter.retain_recent();
-        self.limiter.shrink_to_fit();
+        let now = Instant::now();
+        self.arrivals.lock().expect("limiter lock").forget(|at| *at <= now);
     }
 }
 
@@ -241,40 +303,81 @@ pub const BURST_PHONES: usize = 3;
 pub const PROOF_PHONES: usize = 2;
 
 /// Recent submissions per client, name and proof, to see bursts and reused proofs (per instance,
-/// in memory: nothing of it is stored).
-#[derive(Default)]
+/// in memory: nothing of it is stored). Names, proofs and phones are kept as keyed hashes: fixed
+/// size, so the table holds everything, and no visitor's text stays in memory.
 pub struct Volume {
-    recent: std::sync::Mutex<std::collections::HashMap<VolumeKey, Vec<(std::time::Instant, String)>>>,
+    recent: Mutex<Bounded<VolumeKey, Phones>>,
+    hasher: RandomState,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+impl Default for Volume {
+    fn default() -> Volume {
+        Volume { recent: Mutex::new(Bounded::new()), hasher: RandomState::new() }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum VolumeKey {
     Client(IpAddr),
-    Name(String),
-    Proof(String),
+    Name(u64),
+    Proof(u64),
+}
+
+/// Up to `COUNTED` different phones (hashed) with when each was last sent: enough to tell a
+/// burst, and fixed in size.
+#[derive(Debug, Clone, Copy, Default)]
+struct Phones {
+    seen: [Option<(Instant, u64)>; COUNTED],
+}
+
+/// One more than the most phones any signal allows.
+const COUNTED: usize = BURST_PHONES + 1;
+
+impl Phones {
+    fn last_used(&self) -> Instant {
+        self.seen.iter().flatten().map(|(at, _)| *at).max().expect("a kept key has a phone")
+    }
+
+    /// Notes `phone` at `now`, forgetting what is older than the window (and past `COUNTED`
+    /// phones, the oldest); how many different phones remain.
+    fn note(&mut self, phone: u64, now: Instant) -> usize {
+        for slot in &mut self.seen {
+            if slot.is_some_and(|(at, p)| now.duration_since(at) >= BURST_WINDOW || p == phone) {
+                *slot = None;
+            }
+        }
+        let free = self.seen.iter().position(Option::is_none);
+        let oldest = (0..COUNTED).min_by_key(|&i| self.seen[i].map(|(at, _)| at));
+        let slot = free.or(oldest).expect("COUNTED > 0");
+        self.seen[slot] = Some((now, phone));
+        self.seen.iter().flatten().count()
+    }
+
+    fn idle(&self, now: Instant) -> bool {
+        self.seen.iter().flatten().all(|(at, _)| now.duration_since(*at) >= BURST_WINDOW)
+    }
 }
 
 impl Volume {
     /// Notes one lead (its phone in E.164) and says whether it makes a burst or reuses a proof.
     pub fn note(&self, client: IpAddr, folded_name: &str, proof: Option<&str>, phone: &str) -> Vec<Signal> {
-        let now = std::time::Instant::now();
+        let now = Instant::now();
+        let phone = self.hasher.hash_one(phone);
         let mut recent = self.recent.lock().expect("volume lock");
         let mut phones_after = |key: VolumeKey| {
-            let seen = recent.entry(key).or_default();
-            seen.retain(|(at, _)| now.duration_since(*at) < BURST_WINDOW);
-            if !seen.iter().any(|(_, p)| p == phone) {
-                seen.push((now, phone.to_owned()));
+            if !recent.map.contains_key(&key) {
+                recent.make_room(|p| p.idle(now), Phones::last_used);
             }
-            seen.len()
+            recent.map.entry(key).or_default().note(phone, now)
         };
         let mut signals = Vec::new();
         let by_client = phones_after(VolumeKey::Client(bucket_of(client)));
-        let by_name = phones_after(VolumeKey::Name(folded_name.to_owned()));
+        let by_name = phones_after(VolumeKey::Name(self.hasher.hash_one(folded_name)));
         if by_client > BURST_PHONES || by_name > BURST_PHONES {
             signals.push(Signal::Burst);
         }
         if let Some(proof) = proof {
-            if phones_after(VolumeKey::Proof(proof.to_owned())) > PROOF_PHONES {
+            if phones_after(VolumeKey::Proof(self.hasher.hash_one(proof))) > PROOF_PHONES {
                 signals.push(Signal::ReusedProof);
             }
         }
@@ -283,11 +386,8 @@ impl Volume {
 
     /// Forgets what is older than the window, so memory follows recent traffic only.
     pub fn forget_idle(&self) {
-        let now = std::time::Instant::now();
-        self.recent.lock().expect("volume lock").retain(|_, seen| {
-            seen.retain(|(at, _)| now.duration_since(*at) < BURST_WINDOW);
-            !seen.is_empty()
-        });
+        let now = Instant::now();
+        self.recent.lock().expect("volume lock").forget(|p| p.idle(now));
     }
 }
 
@@ -334,6 +434,23 @@ mod tests {
         assert!(limiter.check(next_prefix, 1).is_ok());
         let mapped: IpAddr = "::ffff:192.0.2.7".parse().unwrap();
         assert_eq!(bucket_of(mapped), "192.0.2.7".parse::<IpAddr>().unwrap());
+    }
+
+    #[test]
+    fn a_flood_of_distinct_clients_is_remembered_up_to_the_cap() {
+        let limiter = SubmitLimiter::new(60).unwrap();
+        let volume = Volume::default();
+        for n in 0..3 * MAX_REMEMBERED as u128 {
+            let client = IpAddr::V6(Ipv6Addr::from(n << 64));
+            assert!(limiter.check(client, 1).is_ok());
+            let text = n.to_string();
+            assert!(volume.note(client, &text, Some(&text), &text).is_empty());
+        }
+        assert!(limiter.arrivals.lock().unwrap().map.len() <= MAX_REMEMBERED);
+        assert!(volume.recent.lock().unwrap().map.len() <= MAX_REMEMBERED);
+        // The latest client is still remembered: its one submit leaves 59 tokens.
+        let last = IpAddr::V6(Ipv6Addr::from((3 * MAX_REMEMBERED as u128 - 1) << 64));
+        assert!(limiter.check(last, 60).is_err());
     }
 
     #[test]
