@@ -4,7 +4,7 @@
 //! automation. The number's validity is a lead rule (`lead::phone`); repeats are kept by the store.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasher, Hash, RandomState};
+use std::hash::Hash;
 use std::net::{IpAddr, Ipv6Addr};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -81,29 +81,38 @@ impl SubmitLimiter {
     /// Takes `leads` tokens at once, or none. More than a minute's worth can never pass: the
     /// client waits a whole minute.
     pub fn check(&self, client: IpAddr, leads: u32) -> Result<(), Limited> {
-        let limited = |retry_after| Limited { retry_after, per_minute: self.per_minute };
-        if leads == 0 {
-            return Ok(());
-        }
-        if leads > self.per_minute {
-            return Err(limited(Duration::from_secs(60)));
-        }
+        let Some(cost) = self.cost(leads)? else { return Ok(()) };
         let now = Instant::now();
         let mut arrivals = self.arrivals.lock().expect("limiter lock");
         let bucket = bucket_of(client);
         let next = arrivals.map.get(&bucket).map_or(now, |at| (*at).max(now));
-        let after = next + self.interval * leads;
-        // A full bucket holds a minute's tokens: `after` may run at most a minute ahead.
-        let ahead = after - now;
-        let minute = self.interval * self.per_minute;
-        if ahead > minute {
-            return Err(limited(ahead - minute));
+        let ahead = next + cost - now;
+        if ahead > self.full() {
+            return Err(self.limited(ahead - self.full()));
         }
         if !arrivals.map.contains_key(&bucket) {
             arrivals.make_room(|at| *at <= now, |at| *at);
         }
-        arrivals.map.insert(bucket, after);
+        arrivals.map.insert(bucket, next + cost);
         Ok(())
+    }
+
+    /// What `leads` tokens cost in time: `None` for none, refused for more than a full bucket.
+    pub fn cost(&self, leads: u32) -> Result<Option<Duration>, Limited> {
+        match leads {
+            0 => Ok(None),
+            n if n > self.per_minute => Err(self.limited(Duration::from_secs(60))),
+            n => Ok(Some(self.interval * n)),
+        }
+    }
+
+    /// How far a client's next arrival may run ahead of now: a full bucket, a minute's tokens.
+    pub fn full(&self) -> Duration {
+        self.interval * self.per_minute
+    }
+
+    pub fn limited(&self, retry_after: Duration) -> Limited {
+        Limited { retry_after, per_minute: self.per_minute }
     }
 
     /// Forgets clients whose bucket is full again, so memory follows recent traffic only.
@@ -302,36 +311,25 @@ pub const BURST_PHONES: usize = 3;
 /// More different phones than this with one page-load proof is a reused proof.
 pub const PROOF_PHONES: usize = 2;
 
-/// Recent submissions per client, name and proof, to see bursts and reused proofs (per instance,
-/// in memory: nothing of it is stored). Names, proofs and phones are kept as keyed hashes: fixed
-/// size, so the table holds everything, and no visitor's text stays in memory.
+/// Recent submissions per client, name and proof, to see bursts and reused proofs. Names,
+/// proofs, clients and phones are kept as keyed hashes (under the secret the instances share, so
+/// every instance hashes alike): fixed in size, and no visitor's text is kept. On PostgreSQL the
+/// counts are the database's (`Store::count_phones`), shared by every instance; on SQLite (one
+/// instance by design) they are this memory.
 pub struct Volume {
-    recent: Mutex<Bounded<VolumeKey, Phones>>,
-    hasher: RandomState,
-}
-
-impl Default for Volume {
-    fn default() -> Volume {
-        Volume { recent: Mutex::new(Bounded::new()), hasher: RandomState::new() }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-enum VolumeKey {
-    Client(IpAddr),
-    Name(u64),
-    Proof(u64),
+    recent: Mutex<Bounded<i64, Phones>>,
+    key: hmac::Hmac<sha2::Sha256>,
 }
 
 /// Up to `COUNTED` different phones (hashed) with when each was last sent: enough to tell a
 /// burst, and fixed in size.
 #[derive(Debug, Clone, Copy, Default)]
 struct Phones {
-    seen: [Option<(Instant, u64)>; COUNTED],
+    seen: [Option<(Instant, i64)>; COUNTED],
 }
 
-/// One more than the most phones any signal allows.
-const COUNTED: usize = BURST_PHONES + 1;
+/// One more than the most phones any signal allows: how many the counts keep per key.
+pub const COUNTED: usize = BURST_PHONES + 1;
 
 impl Phones {
     fn last_used(&self) -> Instant {
@@ -340,7 +338,7 @@ impl Phones {
 
     /// Notes `phone` at `now`, forgetting what is older than the window (and past `COUNTED`
     /// phones, the oldest); how many different phones remain.
-    fn note(&mut self, phone: u64, now: Instant) -> usize {
+    fn note(&mut self, phone: i64, now: Instant) -> usize {
         for slot in &mut self.seen {
             if slot.is_some_and(|(at, p)| now.duration_since(at) >= BURST_WINDOW || p == phone) {
                 *slot = None;
@@ -358,30 +356,67 @@ impl Phones {
     }
 }
 
+/// One lead as the burst counts see it: the keys it is counted under (its client, its name and,
+/// with a valid proof, the proof) and its phone, each a keyed hash.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tally {
+    pub keys: Vec<i64>,
+    pub phone: i64,
+}
+
+impl Tally {
+    /// The signals, given how many different phones each key has (in `keys`' order) now.
+    pub fn signals(&self, phones: &[usize]) -> Vec<Signal> {
+        let mut signals = Vec::new();
+        if phones.iter().take(2).any(|&n| n > BURST_PHONES) {
+            signals.push(Signal::Burst);
+        }
+        if phones.get(2).is_some_and(|&n| n > PROOF_PHONES) {
+            signals.push(Signal::ReusedProof);
+        }
+        signals
+    }
+}
+
 impl Volume {
-    /// Notes one lead (its phone in E.164) and says whether it makes a burst or reuses a proof.
-    pub fn note(&self, client: IpAddr, folded_name: &str, proof: Option<&str>, phone: &str) -> Vec<Signal> {
+    /// `secret` is the one the instances share (the proof secret).
+    pub fn new(secret: &[u8]) -> Volume {
+        let key = hmac::Mac::new_from_slice(secret).expect("HMAC takes a key of any length");
+        Volume { recent: Mutex::new(Bounded::new()), key }
+    }
+
+    /// A keyed hash of `value` as the kind of thing `kind` names.
+    fn hash(&self, kind: &str, value: &[u8]) -> i64 {
+        let mut mac = self.key.clone();
+        hmac::Mac::update(&mut mac, format!("zayavka volume v1 {kind} ").as_bytes());
+        hmac::Mac::update(&mut mac, value);
+        let digest = hmac::Mac::finalize(mac).into_bytes();
+        i64::from_le_bytes(digest[..8].try_into().expect("32 bytes"))
+    }
+
+    /// The key a client's rate limit is kept under in the shared database.
+    pub fn client_key(&self, client: IpAddr) -> i64 {
+        self.hash("client", bucket_of(client).to_string().as_bytes())
+    }
+
+    /// The tally of one lead (its phone in E.164).
+    pub fn tally(&self, client: IpAddr, folded_name: &str, proof: Option<&str>, phone: &str) -> Tally {
+        let mut keys = vec![self.client_key(client), self.hash("name", folded_name.as_bytes())];
+        keys.extend(proof.map(|proof| self.hash("proof", proof.as_bytes())));
+        Tally { keys, phone: self.hash("phone", phone.as_bytes()) }
+    }
+
+    /// Counts a tally in this instance's memory: how many different phones each key has now.
+    pub fn note(&self, tally: &Tally) -> Vec<usize> {
         let now = Instant::now();
-        let phone = self.hasher.hash_one(phone);
         let mut recent = self.recent.lock().expect("volume lock");
-        let mut phones_after = |key: VolumeKey| {
+        let mut phones_after = |key: i64| {
             if !recent.map.contains_key(&key) {
                 recent.make_room(|p| p.idle(now), Phones::last_used);
             }
-            recent.map.entry(key).or_default().note(phone, now)
+            recent.map.entry(key).or_default().note(tally.phone, now)
         };
-        let mut signals = Vec::new();
-        let by_client = phones_after(VolumeKey::Client(bucket_of(client)));
-        let by_name = phones_after(VolumeKey::Name(self.hasher.hash_one(folded_name)));
-        if by_client > BURST_PHONES || by_name > BURST_PHONES {
-            signals.push(Signal::Burst);
-        }
-        if let Some(proof) = proof {
-            if phones_after(VolumeKey::Proof(self.hasher.hash_one(proof))) > PROOF_PHONES {
-                signals.push(Signal::ReusedProof);
-            }
-        }
-        signals
+        tally.keys.iter().map(|&key| phones_after(key)).collect()
     }
 
     /// Forgets what is older than the window, so memory follows recent traffic only.
@@ -439,12 +474,12 @@ mod tests {
     #[test]
     fn a_flood_of_distinct_clients_is_remembered_up_to_the_cap() {
         let limiter = SubmitLimiter::new(60).unwrap();
-        let volume = Volume::default();
+        let volume = Volume::new(b"secret");
         for n in 0..3 * MAX_REMEMBERED as u128 {
             let client = IpAddr::V6(Ipv6Addr::from(n << 64));
             assert!(limiter.check(client, 1).is_ok());
             let text = n.to_string();
-            assert!(volume.note(client, &text, Some(&text), &text).is_empty());
+            assert_eq!(volume.note(&volume.tally(client, &text, Some(&text), &text)), [1, 1, 1]);
         }
         assert!(limiter.arrivals.lock().unwrap().map.len() <= MAX_REMEMBERED);
         assert!(volume.recent.lock().unwrap().map.len() <= MAX_REMEMBERED);
@@ -482,20 +517,29 @@ mod tests {
 
     #[test]
     fn bursts_count_different_phones_per_client_and_per_name() {
-        let volume = Volume::default();
+        let volume = Volume::new(b"secret");
+        let note = |client: IpAddr, name: &str, proof: Option<&str>, phone: &str| {
+            let tally = volume.tally(client, name, proof, phone);
+            tally.signals(&volume.note(&tally))
+        };
         let a: IpAddr = "192.0.2.1".parse().unwrap();
         for _ in 0..5 {
-            assert!(volume.note(a, "олена", None, "+380671234501").is_empty(), "one person again");
+            assert!(note(a, "олена", None, "+380671234501").is_empty(), "one person again");
         }
-        assert!(volume.note(a, "іван", None, "+380671234502").is_empty());
-        assert!(volume.note(a, "петро", None, "+380671234503").is_empty());
-        assert_eq!(volume.note(a, "марко", None, "+380671234504"), vec![Signal::Burst]);
+        assert!(note(a, "іван", None, "+380671234502").is_empty());
+        assert!(note(a, "петро", None, "+380671234503").is_empty());
+        assert_eq!(note(a, "марко", None, "+380671234504"), vec![Signal::Burst]);
         let b: IpAddr = "2001:db8::1".parse().unwrap();
         let c: IpAddr = "2001:db8::2".parse().unwrap();
-        assert!(volume.note(b, "x", Some("p1"), "+380671234511").is_empty());
-        assert!(volume.note(c, "y", Some("p1"), "+380671234512").is_empty());
-        assert_eq!(volume.note(b, "z", Some("p1"), "+380671234513"), vec![Signal::ReusedProof]);
-        assert_eq!(volume.note(c, "z", None, "+380671234514"), vec![Signal::Burst], "the /64 is one client");
+        assert!(note(b, "x", Some("p1"), "+380671234511").is_empty());
+        assert!(note(c, "y", Some("p1"), "+380671234512").is_empty());
+        assert_eq!(note(b, "z", Some("p1"), "+380671234513"), vec![Signal::ReusedProof]);
+        assert_eq!(note(c, "z", None, "+380671234514"), vec![Signal::Burst], "the /64 is one client");
+        assert_eq!(
+            Volume::new(b"secret").tally(a, "олена", None, "+380671234501"),
+            volume.tally(a, "олена", None, "+380671234501"),
+            "every instance hashes alike"
+        );
     }
 
     #[test]

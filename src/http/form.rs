@@ -89,7 +89,7 @@ async fn submit(
             return refusal(&state, status, &Refusal::failed(), &LeadForm::default());
         }
     };
-    if let Err(limited) = submit::check_rate(&state, &client, 1) {
+    if let Err(limited) = submit::check_rate(&state, &client, 1).await {
         let mut response = refusal(&state, StatusCode::TOO_MANY_REQUESTS, &Refusal::failed(), &form);
         response.headers_mut().extend(limited.headers());
         return response;
@@ -108,7 +108,7 @@ async fn submit(
             // same either way.
             let mut leads = vec![lead];
             let sender = submit::sender(&state, &headers, !form.website.is_empty());
-            submit::weigh(&state, &client, &sender, &mut leads);
+            submit::weigh(&state, &client, &sender, &mut leads).await;
             return match submit::store(&state, leads, None).await {
                 Ok(_) => Redirect::to(&state.settings.redirect_url).into_response(),
                 Err(_) => refusal(&state, StatusCode::SERVICE_UNAVAILABLE, &Refusal::failed(), &form),

@@ -2,6 +2,7 @@
 //! concurrent commits by itself. Several zayavka instances may share one database: migrations
 //! take an advisory lock, ids come from an identity column.
 
+mod abuse;
 mod audit;
 mod claims;
 mod inbox;
@@ -40,6 +41,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/postgres/0009_claims.sql"),
     include_str!("../../../migrations/postgres/0010_second_factor.sql"),
     include_str!("../../../migrations/postgres/0011_session_seen_at.sql"),
+    include_str!("../../../migrations/postgres/0014_shared_abuse_counts.sql"),
 ];
 
 /// Inserts that may wait for a batch writer before callers wait to enqueue.

@@ -44,6 +44,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/sqlite/0009_claims.sql"),
     include_str!("../../../migrations/sqlite/0010_second_factor.sql"),
     include_str!("../../../migrations/sqlite/0011_session_seen_at.sql"),
+    include_str!("../../../migrations/sqlite/0014_shared_abuse_counts.sql"),
 ];
 
 const RECORD_COLUMNS: &str = "id, created_at, name, phone, phone_e164, confirmation, comment, policy_version, \
