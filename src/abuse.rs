@@ -225,6 +225,22 @@ impl ProofKey {
     }
 }
 
+/// The proof of work the page's script does for its proof, sent as `X-Zayavka-Work`: a decimal
+/// counter such that SHA-256 of `PROOF.WORK` starts with `WORK_BITS` zero bits. About 2,000
+/// hashes: some 0.1 s of WebCrypto on a mid-range phone, begun when the page loads; one hash
+/// here. It costs a script little CPU, but it must run code that finds it, not just GET `/proof`.
+pub const WORK_BITS: u32 = 11;
+
+/// Whether `work` is the proof of work for `proof`.
+pub fn work_done(proof: &str, work: &str) -> bool {
+    use sha2::Digest;
+    if work.is_empty() || work.len() > 12 || !work.bytes().all(|b| b.is_ascii_digit()) {
+        return false;
+    }
+    let digest = sha2::Sha256::new().chain_update(proof).chain_update(".").chain_update(work).finalize();
+    u32::from_be_bytes(digest[..4].try_into().expect("32 bytes")) >> (32 - WORK_BITS) == 0
+}
+
 /// The cookie that carries a proof to the form (and to same-origin scripts); `Secure` over HTTPS.
 pub fn proof_cookie(proof: &str, https: bool) -> HeaderValue {
     let cookie = cookie::Cookie::build((PROOF_COOKIE, proof))
@@ -258,9 +274,11 @@ pub enum Signal {
     Burst,
     /// The browser says it is driven by automation (`navigator.webdriver`, a headless user agent).
     Automation,
+    /// A valid proof without its proof of work (`work_done`) where the page's script does it.
+    NoWork,
 }
 
-pub const ALL_SIGNALS: [Signal; 9] = [
+pub const ALL_SIGNALS: [Signal; 10] = [
     Signal::NoProof,
     Signal::ForgedProof,
     Signal::ExpiredProof,
@@ -270,6 +288,7 @@ pub const ALL_SIGNALS: [Signal; 9] = [
     Signal::ImpossibleNumber,
     Signal::Burst,
     Signal::Automation,
+    Signal::NoWork,
 ];
 
 impl Signal {
@@ -284,6 +303,7 @@ impl Signal {
             Signal::ImpossibleNumber => "impossible_number",
             Signal::Burst => "burst",
             Signal::Automation => "automation",
+            Signal::NoWork => "no_work",
         }
     }
 }
@@ -503,6 +523,18 @@ mod tests {
         assert_eq!(key.check(Some(&proof), 1_000 + lifetime + 1), ProofCheck::Expired);
         let future = key.issue(5_000);
         assert_eq!(key.check(Some(&future), 1_000), ProofCheck::Forged, "issued in the future");
+    }
+
+    #[test]
+    fn the_work_is_a_counter_whose_hash_starts_with_zero_bits() {
+        let proof = "1000.AAAAAAAAAAA.c2lnbmF0dXJl";
+        let work = (0..1_000_000u32).map(|n| n.to_string()).find(|w| work_done(proof, w)).unwrap();
+        assert!(!work_done("1001.AAAAAAAAAAA.c2lnbmF0dXJl", &work), "the work is for its proof");
+        for wrong in ["", "-1", "1e3", "0000000000001", " 1"] {
+            assert!(!work_done(proof, wrong), "{wrong:?}");
+        }
+        let misses = (0..4096u32).filter(|n| !work_done(proof, &n.to_string())).count();
+        assert!(misses > 3_000, "most counters are not the work: {misses}");
     }
 
     #[test]

@@ -107,7 +107,8 @@ async fn submit(
             // whose password manager filled the hidden field is still called. The answer is the
             // same either way.
             let mut leads = vec![lead];
-            let sender = submit::sender(&state, &headers, !form.website.is_empty());
+            // A form without JavaScript cannot do the proof of work: its proof is only the page's.
+            let sender = submit::sender(&state, &headers, !form.website.is_empty(), false);
             submit::weigh(&state, &client, &sender, &mut leads).await;
             return match submit::store(&state, leads, None).await {
                 Ok(_) => Redirect::to(&state.settings.redirect_url).into_response(),

@@ -43,9 +43,11 @@ pub struct Sender {
 }
 
 /// Reads the page-load proof (the `X-Zayavka-Proof` header a script of ours sends, else the
-/// cookie the page set), the `X-Zayavka-Flags` our script sends (`honeypot`, `webdriver`), the
-/// form's own honeypot and the user agent.
-pub fn sender(state: &AppState, headers: &HeaderMap, honeypot_filled: bool) -> Sender {
+/// cookie the page set) and its proof of work (`X-Zayavka-Work`), the `X-Zayavka-Flags` our script
+/// sends (`honeypot`, `webdriver`), the form's own honeypot and the user agent. `work_due`: the
+/// page's script does the work here (the JSON insert over HTTPS, where browsers have WebCrypto);
+/// wrong work holds a lead anywhere.
+pub fn sender(state: &AppState, headers: &HeaderMap, honeypot_filled: bool, work_due: bool) -> Sender {
     let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
     let proof =
         text("x-zayavka-proof").map(str::to_owned).or_else(|| request_cookie(headers, abuse::PROOF_COOKIE));
@@ -56,6 +58,11 @@ pub fn sender(state: &AppState, headers: &HeaderMap, honeypot_filled: bool) -> S
         ProofCheck::Valid { age_seconds } => {
             if age_seconds < i64::from(state.settings.min_fill_seconds) {
                 signals.push(Signal::TooFast);
+            }
+            match (text("x-zayavka-work"), proof.as_deref()) {
+                (Some(work), Some(proof)) if abuse::work_done(proof, work) => {}
+                (None, _) if !work_due => {}
+                _ => signals.push(Signal::NoWork),
             }
             valid_proof = proof;
         }
