@@ -37,7 +37,9 @@ impl PostgresStore {
         let now = jiff::Timestamp::now().as_microsecond();
         let (cost, full) = (micros(cost), micros(full));
         let db = self.client().await?;
-        let taken = db.query_opt(TAKE_TOKENS, &[&client, &now, &cost, &full]).await.map_err(unavailable)?;
+        // Prepared once per connection: a submit costs one round trip, not two.
+        let take = db.prepare_cached(TAKE_TOKENS).await.map_err(unavailable)?;
+        let taken = db.query_opt(&take, &[&client, &now, &cost, &full]).await.map_err(unavailable)?;
         if taken.is_some() {
             return Ok(std::time::Duration::ZERO);
         }
@@ -54,12 +56,9 @@ impl PostgresStore {
         let now = jiff::Timestamp::now().as_second();
         let window = crate::abuse::BURST_WINDOW.as_secs() as i64;
         let kept = crate::abuse::COUNTED as i64;
-        let rows = self
-            .client()
-            .await?
-            .query(COUNT_PHONES, &[&keys, &phone, &now, &window, &kept])
-            .await
-            .map_err(unavailable)?;
+        let db = self.client().await?;
+        let count = db.prepare_cached(COUNT_PHONES).await.map_err(unavailable)?;
+        let rows = db.query(&count, &[&keys, &phone, &now, &window, &kept]).await.map_err(unavailable)?;
         let counts: std::collections::HashMap<i64, i32> =
             rows.iter().map(|row| (row.get(0), row.get(1))).collect();
         Ok(keys.iter().map(|key| counts.get(key).map_or(0, |&n| n as usize)).collect())
