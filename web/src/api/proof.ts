@@ -53,6 +53,8 @@ export async function fetchProof(
   fetchImpl: typeof fetch = globalThis.fetch.bind(globalThis),
   now: () => number = () => Date.now(),
 ): Promise<Proof | null> {
+  // Its age counts from the asking: the proof of work below may take a moment.
+  const fetchedAt = now();
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);
   try {
@@ -62,7 +64,7 @@ export async function fetchProof(
     const token: unknown = (await res.json())?.proof;
     if (typeof token !== 'string' || token === '') return null;
     const work = await findWork(token).catch(() => undefined);
-    return { token, work, fetchedAt: now() };
+    return { token, work, fetchedAt };
   } catch {
     return null;
   } finally {
@@ -102,8 +104,10 @@ export class PageProof {
    * The proof to send with a lead: the one held while it is fresh; else a new one (or the fetch
    * under way), waited for at most PROOF_WAIT_MS. Null means the lead goes without.
    */
-  forSubmit(): Promise<Proof | null> {
-    if (this.proof && this.now() - this.proof.fetchedAt < PROOF_MAX_AGE_MS) return Promise.resolve(this.proof);
+  async forSubmit(): Promise<Proof | null> {
+    // One still being fetched (or worked on) is waited for, and then judged by its age too.
+    if (!this.proof && this.pending && !(await within(this.pending, PROOF_WAIT_MS))) return null;
+    if (this.proof && this.now() - this.proof.fetchedAt < PROOF_MAX_AGE_MS) return this.proof;
     return within(this.load(PROOF_WAIT_MS), PROOF_WAIT_MS);
   }
 }
