@@ -3,19 +3,62 @@
 //! dropping it): a server-signed page-load proof, the time to fill the form, the honeypot, bursts,
 //! automation. The number's validity is a lead rule (`lead::phone`); repeats are kept by the store.
 
+use std::collections::HashMap;
+use std::hash::Hash;
 use std::net::{IpAddr, Ipv6Addr};
-use std::num::NonZeroU32;
-use std::time::Duration;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use axum::http::{HeaderValue, header};
-use governor::clock::{Clock, DefaultClock};
-use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+
+/// How many clients (and, for the burst counts, names and proofs) the in-memory limits remember
+/// at most. A flood from ever new addresses (through a trusted proxy, a fresh IPv6 /64 each time)
+/// would otherwise grow the state with every request; past the cap the least recently seen half
+/// is forgotten. That only frees them to send again as strangers, which they already are.
+pub const MAX_REMEMBERED: usize = 32_768;
+
+/// A map of at most `MAX_REMEMBERED` keys whose values fit in the table itself (no allocation
+/// per key, so a forgotten flood gives its memory back when the table shrinks).
+struct Bounded<K, V> {
+    map: HashMap<K, V>,
+}
+
+impl<K: Hash + Eq, V> Bounded<K, V> {
+    fn new() -> Bounded<K, V> {
+        Bounded { map: HashMap::new() }
+    }
+
+    /// Makes room for one more key: drops the keys `idle` says are spent, and if that is not
+    /// enough, the half least recently used (by `used`). Amortised O(1) per insert.
+    fn make_room(&mut self, idle: impl Fn(&V) -> bool, used: impl Fn(&V) -> Instant) {
+        if self.map.len() < MAX_REMEMBERED {
+            return;
+        }
+        self.map.retain(|_, v| !idle(v));
+        // Freeing too little would make the next insert sweep again.
+        if self.map.len() > MAX_REMEMBERED * 3 / 4 {
+            let mut times: Vec<Instant> = self.map.values().map(&used).collect();
+            let middle = times.len() / 2;
+            let cutoff = *times.select_nth_unstable(middle).1;
+            self.map.retain(|_, v| used(v) > cutoff);
+        }
+    }
+
+    /// Forgets the spent keys and returns the table's spare memory.
+    fn forget(&mut self, idle: impl Fn(&V) -> bool) {
+        self.map.retain(|_, v| !idle(v));
+        self.map.shrink_to_fit();
+    }
+}
 
 /// A token bucket per client address, shared by the JSON insert and the form: a submit is a
-/// submit, whichever way it comes.
+/// submit, whichever way it comes. Kept as GCRA: one time per client, the theoretical arrival
+/// time of its next token; a client whose time has passed has a full bucket and is forgotten.
 pub struct SubmitLimiter {
-    limiter: DefaultKeyedRateLimiter<IpAddr>,
+    arrivals: Mutex<Bounded<IpAddr, Instant>>,
     per_minute: u32,
+    /// The time one token takes to come back.
+    interval: Duration,
 }
 
 /// Over the limit: when to try again.
@@ -28,26 +71,54 @@ pub struct Limited {
 impl SubmitLimiter {
     /// `None` when the limit is off (0).
     pub fn new(per_minute: u32) -> Option<SubmitLimiter> {
-        let rate = NonZeroU32::new(per_minute)?;
-        Some(SubmitLimiter { limiter: RateLimiter::keyed(Quota::per_minute(rate)), per_minute })
+        (per_minute > 0).then(|| SubmitLimiter {
+            arrivals: Mutex::new(Bounded::new()),
+            per_minute,
+            interval: Duration::from_secs(60) / per_minute,
+        })
     }
 
     /// Takes `leads` tokens at once, or none. More than a minute's worth can never pass: the
     /// client waits a whole minute.
     pub fn check(&self, client: IpAddr, leads: u32) -> Result<(), Limited> {
-        let limited = |retry_after| Limited { retry_after, per_minute: self.per_minute };
-        let Some(n) = NonZeroU32::new(leads) else { return Ok(()) };
-        match self.limiter.check_key_n(&bucket_of(client), n) {
-            Ok(Ok(())) => Ok(()),
-            Ok(Err(not_until)) => Err(limited(not_until.wait_time_from(DefaultClock::default().now()))),
-            Err(_insufficient_capacity) => Err(limited(Duration::from_secs(60))),
+        let Some(cost) = self.cost(leads)? else { return Ok(()) };
+        let now = Instant::now();
+        let mut arrivals = self.arrivals.lock().expect("limiter lock");
+        let bucket = bucket_of(client);
+        let next = arrivals.map.get(&bucket).map_or(now, |at| (*at).max(now));
+        let ahead = next + cost - now;
+        if ahead > self.full() {
+            return Err(self.limited(ahead - self.full()));
         }
+        if !arrivals.map.contains_key(&bucket) {
+            arrivals.make_room(|at| *at <= now, |at| *at);
+        }
+        arrivals.map.insert(bucket, next + cost);
+        Ok(())
+    }
+
+    /// What `leads` tokens cost in time: `None` for none, refused for more than a full bucket.
+    pub fn cost(&self, leads: u32) -> Result<Option<Duration>, Limited> {
+        match leads {
+            0 => Ok(None),
+            n if n > self.per_minute => Err(self.limited(Duration::from_secs(60))),
+            n => Ok(Some(self.interval * n)),
+        }
+    }
+
+    /// How far a client's next arrival may run ahead of now: a full bucket, a minute's tokens.
+    pub fn full(&self) -> Duration {
+        self.interval * self.per_minute
+    }
+
+    pub fn limited(&self, retry_after: Duration) -> Limited {
+        Limited { retry_after, per_minute: self.per_minute }
     }
 
     /// Forgets clients whose bucket is full again, so memory follows recent traffic only.
     pub fn forget_idle(&self) {
-        self.limiter.retain_recent();
-        self.limiter.shrink_to_fit();
+        let now = Instant::now();
+        self.arrivals.lock().expect("limiter lock").forget(|at| *at <= now);
     }
 }
 
@@ -154,6 +225,22 @@ impl ProofKey {
     }
 }
 
+/// The proof of work the page's script does for its proof, sent as `X-Zayavka-Work`: a decimal
+/// counter such that SHA-256 of `PROOF.WORK` starts with `WORK_BITS` zero bits. About 2,000
+/// hashes: some 0.1 s of WebCrypto on a mid-range phone, begun when the page loads; one hash
+/// here. It costs a script little CPU, but it must run code that finds it, not just GET `/proof`.
+pub const WORK_BITS: u32 = 11;
+
+/// Whether `work` is the proof of work for `proof`.
+pub fn work_done(proof: &str, work: &str) -> bool {
+    use sha2::Digest;
+    if work.is_empty() || work.len() > 12 || !work.bytes().all(|b| b.is_ascii_digit()) {
+        return false;
+    }
+    let digest = sha2::Sha256::new().chain_update(proof).chain_update(".").chain_update(work).finalize();
+    u32::from_be_bytes(digest[..4].try_into().expect("32 bytes")) >> (32 - WORK_BITS) == 0
+}
+
 /// The cookie that carries a proof to the form (and to same-origin scripts); `Secure` over HTTPS.
 pub fn proof_cookie(proof: &str, https: bool) -> HeaderValue {
     let cookie = cookie::Cookie::build((PROOF_COOKIE, proof))
@@ -187,9 +274,11 @@ pub enum Signal {
     Burst,
     /// The browser says it is driven by automation (`navigator.webdriver`, a headless user agent).
     Automation,
+    /// A valid proof without its proof of work (`work_done`) where the page's script does it.
+    NoWork,
 }
 
-pub const ALL_SIGNALS: [Signal; 9] = [
+pub const ALL_SIGNALS: [Signal; 10] = [
     Signal::NoProof,
     Signal::ForgedProof,
     Signal::ExpiredProof,
@@ -199,6 +288,7 @@ pub const ALL_SIGNALS: [Signal; 9] = [
     Signal::ImpossibleNumber,
     Signal::Burst,
     Signal::Automation,
+    Signal::NoWork,
 ];
 
 impl Signal {
@@ -213,6 +303,7 @@ impl Signal {
             Signal::ImpossibleNumber => "impossible_number",
             Signal::Burst => "burst",
             Signal::Automation => "automation",
+            Signal::NoWork => "no_work",
         }
     }
 }
@@ -240,54 +331,118 @@ pub const BURST_PHONES: usize = 3;
 /// More different phones than this with one page-load proof is a reused proof.
 pub const PROOF_PHONES: usize = 2;
 
-/// Recent submissions per client, name and proof, to see bursts and reused proofs (per instance,
-/// in memory: nothing of it is stored).
-#[derive(Default)]
+/// Recent submissions per client, name and proof, to see bursts and reused proofs. Names,
+/// proofs, clients and phones are kept as keyed hashes (under the secret the instances share, so
+/// every instance hashes alike): fixed in size, and no visitor's text is kept. On PostgreSQL the
+/// counts are the database's (`Store::count_phones`), shared by every instance; on SQLite (one
+/// instance by design) they are this memory.
 pub struct Volume {
-    recent: std::sync::Mutex<std::collections::HashMap<VolumeKey, Vec<(std::time::Instant, String)>>>,
+    recent: Mutex<Bounded<i64, Phones>>,
+    key: hmac::Hmac<sha2::Sha256>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-enum VolumeKey {
-    Client(IpAddr),
-    Name(String),
-    Proof(String),
+/// Up to `COUNTED` different phones (hashed) with when each was last sent: enough to tell a
+/// burst, and fixed in size.
+#[derive(Debug, Clone, Copy, Default)]
+struct Phones {
+    seen: [Option<(Instant, i64)>; COUNTED],
+}
+
+/// One more than the most phones any signal allows: how many the counts keep per key.
+pub const COUNTED: usize = BURST_PHONES + 1;
+
+impl Phones {
+    fn last_used(&self) -> Instant {
+        self.seen.iter().flatten().map(|(at, _)| *at).max().expect("a kept key has a phone")
+    }
+
+    /// Notes `phone` at `now`, forgetting what is older than the window (and past `COUNTED`
+    /// phones, the oldest); how many different phones remain.
+    fn note(&mut self, phone: i64, now: Instant) -> usize {
+        for slot in &mut self.seen {
+            if slot.is_some_and(|(at, p)| now.duration_since(at) >= BURST_WINDOW || p == phone) {
+                *slot = None;
+            }
+        }
+        let free = self.seen.iter().position(Option::is_none);
+        let oldest = (0..COUNTED).min_by_key(|&i| self.seen[i].map(|(at, _)| at));
+        let slot = free.or(oldest).expect("COUNTED > 0");
+        self.seen[slot] = Some((now, phone));
+        self.seen.iter().flatten().count()
+    }
+
+    fn idle(&self, now: Instant) -> bool {
+        self.seen.iter().flatten().all(|(at, _)| now.duration_since(*at) >= BURST_WINDOW)
+    }
+}
+
+/// One lead as the burst counts see it: the keys it is counted under (its client, its name and,
+/// with a valid proof, the proof) and its phone, each a keyed hash.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tally {
+    pub keys: Vec<i64>,
+    pub phone: i64,
+}
+
+impl Tally {
+    /// The signals, given how many different phones each key has (in `keys`' order) now.
+    pub fn signals(&self, phones: &[usize]) -> Vec<Signal> {
+        let mut signals = Vec::new();
+        if phones.iter().take(2).any(|&n| n > BURST_PHONES) {
+            signals.push(Signal::Burst);
+        }
+        if phones.get(2).is_some_and(|&n| n > PROOF_PHONES) {
+            signals.push(Signal::ReusedProof);
+        }
+        signals
+    }
 }
 
 impl Volume {
-    /// Notes one lead (its phone in E.164) and says whether it makes a burst or reuses a proof.
-    pub fn note(&self, client: IpAddr, folded_name: &str, proof: Option<&str>, phone: &str) -> Vec<Signal> {
-        let now = std::time::Instant::now();
+    /// `secret` is the one the instances share (the proof secret).
+    pub fn new(secret: &[u8]) -> Volume {
+        let key = hmac::Mac::new_from_slice(secret).expect("HMAC takes a key of any length");
+        Volume { recent: Mutex::new(Bounded::new()), key }
+    }
+
+    /// A keyed hash of `value` as the kind of thing `kind` names.
+    fn hash(&self, kind: &str, value: &[u8]) -> i64 {
+        let mut mac = self.key.clone();
+        hmac::Mac::update(&mut mac, format!("zayavka volume v1 {kind} ").as_bytes());
+        hmac::Mac::update(&mut mac, value);
+        let digest = hmac::Mac::finalize(mac).into_bytes();
+        i64::from_le_bytes(digest[..8].try_into().expect("32 bytes"))
+    }
+
+    /// The key a client's rate limit is kept under in the shared database.
+    pub fn client_key(&self, client: IpAddr) -> i64 {
+        self.hash("client", bucket_of(client).to_string().as_bytes())
+    }
+
+    /// The tally of one lead (its phone in E.164).
+    pub fn tally(&self, client: IpAddr, folded_name: &str, proof: Option<&str>, phone: &str) -> Tally {
+        let mut keys = vec![self.client_key(client), self.hash("name", folded_name.as_bytes())];
+        keys.extend(proof.map(|proof| self.hash("proof", proof.as_bytes())));
+        Tally { keys, phone: self.hash("phone", phone.as_bytes()) }
+    }
+
+    /// Counts a tally in this instance's memory: how many different phones each key has now.
+    pub fn note(&self, tally: &Tally) -> Vec<usize> {
+        let now = Instant::now();
         let mut recent = self.recent.lock().expect("volume lock");
-        let mut phones_after = |key: VolumeKey| {
-            let seen = recent.entry(key).or_default();
-            seen.retain(|(at, _)| now.duration_since(*at) < BURST_WINDOW);
-            if !seen.iter().any(|(_, p)| p == phone) {
-                seen.push((now, phone.to_owned()));
+        let mut phones_after = |key: i64| {
+            if !recent.map.contains_key(&key) {
+                recent.make_room(|p| p.idle(now), Phones::last_used);
             }
-            seen.len()
+            recent.map.entry(key).or_default().note(tally.phone, now)
         };
-        let mut signals = Vec::new();
-        let by_client = phones_after(VolumeKey::Client(bucket_of(client)));
-        let by_name = phones_after(VolumeKey::Name(folded_name.to_owned()));
-        if by_client > BURST_PHONES || by_name > BURST_PHONES {
-            signals.push(Signal::Burst);
-        }
-        if let Some(proof) = proof {
-            if phones_after(VolumeKey::Proof(proof.to_owned())) > PROOF_PHONES {
-                signals.push(Signal::ReusedProof);
-            }
-        }
-        signals
+        tally.keys.iter().map(|&key| phones_after(key)).collect()
     }
 
     /// Forgets what is older than the window, so memory follows recent traffic only.
     pub fn forget_idle(&self) {
-        let now = std::time::Instant::now();
-        self.recent.lock().expect("volume lock").retain(|_, seen| {
-            seen.retain(|(at, _)| now.duration_since(*at) < BURST_WINDOW);
-            !seen.is_empty()
-        });
+        let now = Instant::now();
+        self.recent.lock().expect("volume lock").forget(|p| p.idle(now));
     }
 }
 
@@ -337,6 +492,23 @@ mod tests {
     }
 
     #[test]
+    fn a_flood_of_distinct_clients_is_remembered_up_to_the_cap() {
+        let limiter = SubmitLimiter::new(60).unwrap();
+        let volume = Volume::new(b"secret");
+        for n in 0..3 * MAX_REMEMBERED as u128 {
+            let client = IpAddr::V6(Ipv6Addr::from(n << 64));
+            assert!(limiter.check(client, 1).is_ok());
+            let text = n.to_string();
+            assert_eq!(volume.note(&volume.tally(client, &text, Some(&text), &text)), [1, 1, 1]);
+        }
+        assert!(limiter.arrivals.lock().unwrap().map.len() <= MAX_REMEMBERED);
+        assert!(volume.recent.lock().unwrap().map.len() <= MAX_REMEMBERED);
+        // The latest client is still remembered: its one submit leaves 59 tokens.
+        let last = IpAddr::V6(Ipv6Addr::from((3 * MAX_REMEMBERED as u128 - 1) << 64));
+        assert!(limiter.check(last, 60).is_err());
+    }
+
+    #[test]
     fn a_proof_is_checked_by_its_signature_and_its_age() {
         let key = ProofKey::new(b"secret");
         let proof = key.issue(1_000);
@@ -354,6 +526,18 @@ mod tests {
     }
 
     #[test]
+    fn the_work_is_a_counter_whose_hash_starts_with_zero_bits() {
+        let proof = "1000.AAAAAAAAAAA.c2lnbmF0dXJl";
+        let work = (0..1_000_000u32).map(|n| n.to_string()).find(|w| work_done(proof, w)).unwrap();
+        assert!(!work_done("1001.AAAAAAAAAAA.c2lnbmF0dXJl", &work), "the work is for its proof");
+        for wrong in ["", "-1", "1e3", "0000000000001", " 1"] {
+            assert!(!work_done(proof, wrong), "{wrong:?}");
+        }
+        let misses = (0..4096u32).filter(|n| !work_done(proof, &n.to_string())).count();
+        assert!(misses > 3_000, "most counters are not the work: {misses}");
+    }
+
+    #[test]
     fn speed_alone_never_holds_a_lead() {
         assert!(!holds(&[Signal::TooFast], true));
         assert!(!holds(&[Signal::NoProof], false), "where the form is another site");
@@ -365,20 +549,29 @@ mod tests {
 
     #[test]
     fn bursts_count_different_phones_per_client_and_per_name() {
-        let volume = Volume::default();
+        let volume = Volume::new(b"secret");
+        let note = |client: IpAddr, name: &str, proof: Option<&str>, phone: &str| {
+            let tally = volume.tally(client, name, proof, phone);
+            tally.signals(&volume.note(&tally))
+        };
         let a: IpAddr = "192.0.2.1".parse().unwrap();
         for _ in 0..5 {
-            assert!(volume.note(a, "олена", None, "+380671234501").is_empty(), "one person again");
+            assert!(note(a, "олена", None, "+380671234501").is_empty(), "one person again");
         }
-        assert!(volume.note(a, "іван", None, "+380671234502").is_empty());
-        assert!(volume.note(a, "петро", None, "+380671234503").is_empty());
-        assert_eq!(volume.note(a, "марко", None, "+380671234504"), vec![Signal::Burst]);
+        assert!(note(a, "іван", None, "+380671234502").is_empty());
+        assert!(note(a, "петро", None, "+380671234503").is_empty());
+        assert_eq!(note(a, "марко", None, "+380671234504"), vec![Signal::Burst]);
         let b: IpAddr = "2001:db8::1".parse().unwrap();
         let c: IpAddr = "2001:db8::2".parse().unwrap();
-        assert!(volume.note(b, "x", Some("p1"), "+380671234511").is_empty());
-        assert!(volume.note(c, "y", Some("p1"), "+380671234512").is_empty());
-        assert_eq!(volume.note(b, "z", Some("p1"), "+380671234513"), vec![Signal::ReusedProof]);
-        assert_eq!(volume.note(c, "z", None, "+380671234514"), vec![Signal::Burst], "the /64 is one client");
+        assert!(note(b, "x", Some("p1"), "+380671234511").is_empty());
+        assert!(note(c, "y", Some("p1"), "+380671234512").is_empty());
+        assert_eq!(note(b, "z", Some("p1"), "+380671234513"), vec![Signal::ReusedProof]);
+        assert_eq!(note(c, "z", None, "+380671234514"), vec![Signal::Burst], "the /64 is one client");
+        assert_eq!(
+            Volume::new(b"secret").tally(a, "олена", None, "+380671234501"),
+            volume.tally(a, "олена", None, "+380671234501"),
+            "every instance hashes alike"
+        );
     }
 
     #[test]

@@ -132,3 +132,46 @@ async fn a_session_made_on_one_instance_works_on_the_other() {
     assert_eq!(out.0, 204);
     assert_eq!(request(a.port, "GET", "/admin/api/session", &[("cookie", &cookie)], "").await.0, 401);
 }
+
+/// A script that spreads its submits over the instances behind a load balancer gains nothing:
+/// on PostgreSQL the proof's phones, the client's bursts and its rate limit are counted in the
+/// database, once for all instances.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_instances_count_one_proof_one_burst_and_one_rate_limit() {
+    let database = TestDatabase::postgres().await;
+    let limits = [("ZAYAVKA_RATE_LIMIT_PER_MINUTE", "6"), ("ZAYAVKA_MIN_FILL_SECONDS", "0")];
+    let (a, b) =
+        tokio::join!(Server::start_with(&database.url, &limits), Server::start_with(&database.url, &limits));
+    let proof = |port| async move {
+        let (status, _, answer) = request(port, "GET", "/proof", &[], "").await;
+        assert_eq!(status, 200);
+        serde_json::from_str::<serde_json::Value>(&answer).unwrap()["proof"].as_str().unwrap().to_owned()
+    };
+    let send = |port, n: u32, proof: String| async move {
+        let body = format!(r#"{{"name":"Ім'я {n}","phone":"+38067{n:07}","confirmation":"Так"}}"#);
+        let headers =
+            [("apikey", KEY), ("prefer", "return=representation"), ("x-zayavka-proof", proof.as_str())];
+        let (status, _, answer) = request(port, "POST", "/rest/v1/CRN", &headers, &body).await;
+        (status, answer)
+    };
+    // One page's proof, its three phones sent to A, B, A: each instance saw two at most.
+    let first = proof(a.port).await;
+    for (n, port) in [(1, a.port), (2, b.port), (3, a.port)] {
+        assert_eq!(send(port, n, first.clone()).await.0, 201);
+    }
+    // A fourth phone from this client, with a page of its own, to B, which saw one.
+    assert_eq!(send(b.port, 4, proof(b.port).await).await.0, 201);
+    // Six a minute: the fifth and sixth pass, the seventh is refused, whichever instance it asks.
+    assert_eq!(send(a.port, 5, proof(a.port).await).await.0, 201);
+    assert_eq!(send(b.port, 6, proof(b.port).await).await.0, 201);
+    let (status, answer) = send(a.port, 7, proof(a.port).await).await;
+    assert_eq!(status, 429, "the seventh submit in a minute, the fourth to A: {answer}");
+
+    let held: Vec<serde_json::Value> = a.export_jsonl().await.iter().map(|l| l["held"].clone()).collect();
+    let reasons = |list: &[&str]| serde_json::json!(list);
+    assert_eq!(held[0], serde_json::Value::Null);
+    assert_eq!(held[1], serde_json::Value::Null);
+    assert_eq!(held[2], reasons(&["reused_proof"]), "the proof's third phone, sent to A after B");
+    assert_eq!(held[3], reasons(&["burst"]), "the client's fourth phone, sent to B");
+    assert_eq!(held.len(), 6);
+}

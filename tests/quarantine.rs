@@ -366,3 +366,61 @@ async fn two_hundred_submissions_from_one_64_in_a_minute_are_limited_and_then_he
     eprintln!("one /64: {stored} stored, {limited} limited, {called} in the call list");
     assert_eq!((stored, limited, called), (60, 140, 3));
 }
+
+/// The page script's proof of work for `proof`: the first counter that is (as `web/src/api/proof.ts`
+/// finds it).
+fn work_for(proof: &str) -> String {
+    (0u64..).map(|n| n.to_string()).find(|work| zayavka::abuse::work_done(proof, work)).unwrap()
+}
+
+/// Scripts that do fetch `/proof` (a real GET), wait out the fill time (here the minimum is 0
+/// rather than waited) and post with a curl User-Agent, each from an address and with a name of
+/// its own so that no burst catches them, over HTTPS (where browsers have WebCrypto): without the
+/// proof of work the page's script does, every one is held. People, whose page did the work, all
+/// reach the call list. On plain HTTP the work cannot be asked for (no WebCrypto there).
+#[tokio::test]
+async fn scripts_that_fetch_the_proof_but_do_not_do_the_work_are_held() {
+    let app = test_app_with(|s| {
+        defaults(s);
+        s.min_fill_seconds = 0;
+        s.trusted_proxies = vec!["127.0.0.1/32".parse().unwrap()];
+    })
+    .await;
+    // (in the call list, stored) for scripts and for people.
+    let (mut scripts, mut people) = ((0, 0), (0, 0));
+    for n in 0..40u32 {
+        let proof = app.get("/proof").await.json()["proof"].as_str().unwrap().to_owned();
+        let client = format!("2001:db8:{n:x}::1");
+        let person = n % 2 == 1;
+        let work = work_for(&proof);
+        let mut headers = vec![
+            ("x-forwarded-for", client.as_str()),
+            ("x-forwarded-proto", "https"),
+            ("x-zayavka-proof", proof.as_str()),
+        ];
+        headers.push(if person { ("x-zayavka-work", work.as_str()) } else { ("user-agent", "curl/8.11.1") });
+        let answer = insert(&app, &lead(&format!("Ім'я {n}"), &format!("0676{n:06}")), &headers).await;
+        let held = held_of(&app, &answer).await;
+        let tally = if person { &mut people } else { &mut scripts };
+        tally.1 += 1;
+        match held {
+            None => tally.0 += 1,
+            Some(reasons) => assert_eq!(reasons, ["no_work"], "{n}"),
+        }
+    }
+    eprintln!(
+        "fetch /proof, wait, curl: {} of {} in the call list; people {} of {}",
+        scripts.0, scripts.1, people.0, people.1
+    );
+    assert_eq!((scripts, people), ((0, 20), (20, 20)));
+
+    // Wrong work is held anywhere; no work over plain HTTP is not (the page could not do it).
+    let proof = app.get("/proof").await.json()["proof"].as_str().unwrap().to_owned();
+    let wrong = (0u64..).map(|n| n.to_string()).find(|w| !zayavka::abuse::work_done(&proof, w)).unwrap();
+    let headers = [("x-forwarded-for", "192.0.2.1"), ("x-zayavka-proof", &proof), ("x-zayavka-work", &wrong)];
+    let answer = insert(&app, &lead("Хтось", "067 123 45 91"), &headers).await;
+    assert_eq!(held_of(&app, &answer).await, codes(&["no_work"]));
+    let headers = [("x-forwarded-for", "192.0.2.2"), ("x-zayavka-proof", proof.as_str())];
+    let answer = insert(&app, &lead("Хтось інший", "067 123 45 92"), &headers).await;
+    assert_eq!(held_of(&app, &answer).await, None);
+}

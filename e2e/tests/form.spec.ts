@@ -1,4 +1,5 @@
 // A visitor with JavaScript fills the form and sends it: validation, the one call, success, failure.
+import { createHash } from 'node:crypto';
 import { ANON_KEY, expect, test, type StandIns } from '../support/fixtures';
 import { freePort, type BackendStandIn } from '../support/stand-ins';
 import {
@@ -109,6 +110,10 @@ test.describe('the one call carries exactly the lead', () => {
       // The page-load proof our server handed out when the page ran, and nothing to flag.
       expect(headers['x-zayavka-proof']).toMatch(/\S/);
       expect(headers['x-zayavka-flags']).toBeUndefined();
+      // Its proof of work, done by the browser's WebCrypto (the page is on localhost: a secure context).
+      const work = createHash('sha256').update(`${headers['x-zayavka-proof']}.${headers['x-zayavka-work']}`).digest();
+      expect(headers['x-zayavka-work']).toMatch(/^\d+$/);
+      expect(work.readUInt32BE(0) >>> (32 - 11)).toBe(0);
       expect((await request.response())?.status()).toBe(201);
 
       await page.waitForURL('**/thank-you');

@@ -92,7 +92,7 @@ async fn submit(
             return refusal(&state, &headers, status, &Refusal::failed(), &LeadForm::default());
         }
     };
-    if let Err(limited) = submit::check_rate(&state, &client, 1) {
+    if let Err(limited) = submit::check_rate(&state, &client, 1).await {
         let mut response =
             refusal(&state, &headers, StatusCode::TOO_MANY_REQUESTS, &Refusal::failed(), &form);
         response.headers_mut().extend(limited.headers());
@@ -111,8 +111,9 @@ async fn submit(
             // whose password manager filled the hidden field is still called. The answer is the
             // same either way.
             let mut leads = vec![lead];
-            let sender = submit::sender(&state, &headers, !form.website.is_empty());
-            submit::weigh(&state, &client, &sender, &mut leads);
+            // A form without JavaScript cannot do the proof of work: its proof is only the page's.
+            let sender = submit::sender(&state, &headers, !form.website.is_empty(), false);
+            submit::weigh(&state, &client, &sender, &mut leads).await;
             return match submit::store(&state, leads, None).await {
                 Ok(_) => Redirect::to(&state.settings.redirect_url).into_response(),
                 Err(_) => {

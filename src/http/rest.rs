@@ -117,7 +117,7 @@ async fn insert(
 ) -> Result<Response, ApiError> {
     // One token before the body is read; a request of several rows pays for the others once they
     // are counted (`insert_checked`).
-    submit::check_rate(&state, &client, 1).map_err(ApiError::RateLimited)?;
+    submit::check_rate(&state, &client, 1).await.map_err(ApiError::RateLimited)?;
     let result = match idempotency_key(&headers)? {
         None => insert_checked(&state, &client, &headers, &query, body, None).await,
         Some(key) => insert_idempotent(&state, &client, &headers, &query, body, key).await,
@@ -259,7 +259,7 @@ async fn insert_checked(
 
     let rows = parse_rows(&body, columns.as_deref())?;
     if rows.len() > 1 {
-        submit::check_rate(state, client, rows.len() as u32 - 1).map_err(ApiError::RateLimited)?;
+        submit::check_rate(state, client, rows.len() as u32 - 1).await.map_err(ApiError::RateLimited)?;
     }
     let mut leads = Vec::with_capacity(rows.len());
     let mut refused = Vec::new();
@@ -278,7 +278,7 @@ async fn insert_checked(
         return Err(ApiError::NotSingleRow(leads.len()));
     }
     // Looking automated holds a lead for review; the answer is the same either way.
-    submit::weigh(state, client, &submit::sender(state, headers, false), &mut leads);
+    submit::weigh(state, client, &submit::sender(state, headers, false, client.https), &mut leads).await;
     let stored = submit::store(state, leads, idempotency).await?;
     let leads: Vec<Lead> = stored.into_iter().map(|row| row.lead).collect();
     respond(StatusCode::CREATED, &leads, &answer)

@@ -70,7 +70,7 @@ impl AppState {
         let proof_secret = store.meta_get_or_insert("proof_secret", generate_secret).await?;
         let secret_key = Arc::new(crate::auth::secret_key::settle(&settings, &store).await?);
         let proof_key = Arc::new(ProofKey::new(proof_secret.as_bytes()));
-        let volume = Arc::new(Volume::default());
+        let volume = Arc::new(Volume::new(proof_secret.as_bytes()));
         let site = Site::build(&settings, &anon_key)?;
         let insert_context = InsertContext {
             channels: settings.notify.channels(),
@@ -108,10 +108,11 @@ impl AppState {
     pub fn spawn_background(&self) {
         self.notifier.spawn();
         spawn_housekeeping(self.store.clone(), self.settings.retention_days, self.settings.hold_days);
-        let (limiter, login_limiter, volume) = (
+        let (limiter, login_limiter, volume, store) = (
             self.limiter.as_ref().map(Arc::downgrade),
             Arc::downgrade(&self.login_limiter),
             Arc::downgrade(&self.volume),
+            self.store.clone(),
         );
         tokio::spawn(async move {
             let mut every_minute = tokio::time::interval(Duration::from_secs(60));
@@ -125,6 +126,11 @@ impl AppState {
                 }
                 if let Some(limiter) = limiter.as_ref().and_then(std::sync::Weak::upgrade) {
                     limiter.forget_idle();
+                    match store.forget_abuse_counts().await {
+                        Ok(()) => {}
+                        Err(crate::store::StoreError::Closed) => return,
+                        Err(e) => tracing::warn!(error = %e, "forgetting old abuse counts"),
+                    }
                 }
             }
         });

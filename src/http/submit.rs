@@ -12,9 +12,24 @@ use crate::metrics::Refusal;
 use crate::store::{Idempotency, StoreError, Stored};
 
 /// Takes `leads` tokens from the client's bucket: a request of several rows is several submits.
-pub fn check_rate(state: &AppState, client: &ClientInfo, leads: u32) -> Result<(), Limited> {
+/// On PostgreSQL the bucket is the database's, shared by every instance; should the database not
+/// answer, this instance's own bucket decides (the insert will fail anyway).
+pub async fn check_rate(state: &AppState, client: &ClientInfo, leads: u32) -> Result<(), Limited> {
     let Some(limiter) = &state.limiter else { return Ok(()) };
-    limiter.check(client.ip, leads).inspect_err(|_| {
+    let checked = async {
+        let Some(cost) = limiter.cost(leads)? else { return Ok(()) };
+        let key = state.volume.client_key(client.ip);
+        match state.store.take_submit_tokens(key, cost, limiter.full()).await {
+            Ok(Some(wait)) if wait.is_zero() => Ok(()),
+            Ok(Some(wait)) => Err(limiter.limited(wait)),
+            Ok(None) => limiter.check(client.ip, leads),
+            Err(e) => {
+                tracing::warn!(error = %e, "the shared rate limit did not answer; this instance's decides");
+                limiter.check(client.ip, leads)
+            }
+        }
+    };
+    checked.await.inspect_err(|_| {
         state.metrics.refused(Refusal::RateLimited);
         tracing::info!("submit rate-limited");
     })
@@ -28,9 +43,11 @@ pub struct Sender {
 }
 
 /// Reads the page-load proof (the `X-Zayavka-Proof` header a script of ours sends, else the
-/// cookie the page set), the `X-Zayavka-Flags` our script sends (`honeypot`, `webdriver`), the
-/// form's own honeypot and the user agent.
-pub fn sender(state: &AppState, headers: &HeaderMap, honeypot_filled: bool) -> Sender {
+/// cookie the page set) and its proof of work (`X-Zayavka-Work`), the `X-Zayavka-Flags` our script
+/// sends (`honeypot`, `webdriver`), the form's own honeypot and the user agent. `work_due`: the
+/// page's script does the work here (the JSON insert over HTTPS, where browsers have WebCrypto);
+/// wrong work holds a lead anywhere.
+pub fn sender(state: &AppState, headers: &HeaderMap, honeypot_filled: bool, work_due: bool) -> Sender {
     let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
     let proof =
         text("x-zayavka-proof").map(str::to_owned).or_else(|| request_cookie(headers, abuse::PROOF_COOKIE));
@@ -41,6 +58,11 @@ pub fn sender(state: &AppState, headers: &HeaderMap, honeypot_filled: bool) -> S
         ProofCheck::Valid { age_seconds } => {
             if age_seconds < i64::from(state.settings.min_fill_seconds) {
                 signals.push(Signal::TooFast);
+            }
+            match (text("x-zayavka-work"), proof.as_deref()) {
+                (Some(work), Some(proof)) if abuse::work_done(proof, work) => {}
+                (None, _) if !work_due => {}
+                _ => signals.push(Signal::NoWork),
             }
             valid_proof = proof;
         }
@@ -58,8 +80,9 @@ pub fn sender(state: &AppState, headers: &HeaderMap, honeypot_filled: bool) -> S
 }
 
 /// Decides, lead by lead, whether it goes to the call list or is held for review, and notes it for
-/// the burst counts (which, like the rate limit, are off when `ZAYAVKA_RATE_LIMIT_PER_MINUTE` is 0).
-pub fn weigh(state: &AppState, client: &ClientInfo, sender: &Sender, leads: &mut [NewLead]) {
+/// the burst counts (which, like the rate limit, are off when `ZAYAVKA_RATE_LIMIT_PER_MINUTE` is 0;
+/// on PostgreSQL they are the database's, shared by every instance).
+pub async fn weigh(state: &AppState, client: &ClientInfo, sender: &Sender, leads: &mut [NewLead]) {
     for lead in leads {
         let mut signals = sender.signals.clone();
         if !lead.phone_in_plan {
@@ -67,7 +90,16 @@ pub fn weigh(state: &AppState, client: &ClientInfo, sender: &Sender, leads: &mut
         }
         if state.limiter.is_some() {
             let name = crate::inbox::fold(&lead.name);
-            signals.extend(state.volume.note(client.ip, &name, sender.proof.as_deref(), &lead.phone_e164));
+            let tally = state.volume.tally(client.ip, &name, sender.proof.as_deref(), &lead.phone_e164);
+            let phones = match state.store.count_phones(tally.keys.clone(), tally.phone).await {
+                Ok(Some(shared)) => shared,
+                Ok(None) => state.volume.note(&tally),
+                Err(e) => {
+                    tracing::warn!(error = %e, "the shared burst counts did not answer; this instance's decide");
+                    state.volume.note(&tally)
+                }
+            };
+            signals.extend(tally.signals(&phones));
         }
         if abuse::holds(&signals, state.settings.hold_without_proof) {
             lead.held =

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import type { Root } from 'react-dom/client';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi, type Mock, type MockInstance } from 'vitest';
+import { findWork } from './api/proof';
 import { hydratePage } from './client';
 import { PAGES, type PageFile } from './pages';
 import { localToday } from './routes/privacy-policy';
@@ -410,6 +411,18 @@ describe('the lead form after hydration', () => {
       delete (window.navigator as { webdriver?: boolean }).webdriver;
     });
 
+    /** Sends the form and waits for its one call: the proof of work may still be running. */
+    async function sendAndWait(): Promise<void> {
+      await act(async () => fireEvent.click(submit()));
+      await waitFor(() => expect(leadFetch).toHaveBeenCalled(), { timeout: 5000 });
+    }
+
+    /** The work header the page sends with `token` (none where the test's browser lacks WebCrypto). */
+    async function work(token: string): Promise<Record<string, string>> {
+      const found = await findWork(token);
+      return found === undefined ? {} : { 'X-Zayavka-Work': found };
+    }
+
     it('is fetched once the page has hydrated (not in the served HTML) and sent with the lead', async () => {
       const hydratedWhenAsked: boolean[] = [];
       act(() => root?.unmount());
@@ -426,9 +439,9 @@ describe('the lead form after hydration', () => {
       expect(leadFetch).not.toHaveBeenCalled();
 
       fill({ name: 'Олена', phone: '0671234567', answer: 'Так' });
-      await act(async () => fireEvent.click(submit()));
+      await sendAndWait();
 
-      expect(leadHeaders()).toEqual({ ...KEY_HEADERS, 'X-Zayavka-Proof': 'proof-1' });
+      expect(leadHeaders()).toEqual({ ...KEY_HEADERS, 'X-Zayavka-Proof': 'proof-1', ...(await work('proof-1')) });
       expect(proofFetch).toHaveBeenCalledTimes(1);
       expect(statuses().getByText('Дякуємо!')).toBeTruthy();
     });
@@ -441,7 +454,7 @@ describe('the lead form after hydration', () => {
         await reopen(answer);
         Object.defineProperty(window.navigator, 'webdriver', { value: true, configurable: true });
         fill({ name: 'Олена', phone: '0671234567', answer: 'Так', website: 'filled' });
-        await act(async () => fireEvent.click(submit()));
+        await sendAndWait();
 
         expect(leadHeaders()).toEqual(KEY_HEADERS);
         // Asked again at the submit (the first answer may have been a passing failure), once.
@@ -458,7 +471,7 @@ describe('the lead form after hydration', () => {
       vi.spyOn(Date, 'now').mockReturnValue(opened + 60 * 60 * 1000 + 1);
 
       fill({ name: 'Олена', phone: '0671234567', answer: 'Ні' });
-      await act(async () => fireEvent.click(submit()));
+      await sendAndWait();
 
       expect(proofFetch).toHaveBeenCalledTimes(2);
       expect(leadHeaders()['X-Zayavka-Proof']).toBe('fresh');
@@ -467,9 +480,14 @@ describe('the lead form after hydration', () => {
     it('a filled honeypot no longer pretends: the lead is sent, flagged, and the visitor is thanked as usual', async () => {
       await reopen(proofAnswer('proof-2'));
       fill({ name: 'Олена', phone: '0671234567', answer: 'Так', website: 'Олена' });
-      await act(async () => fireEvent.click(submit()));
+      await sendAndWait();
 
-      expect(leadHeaders()).toEqual({ ...KEY_HEADERS, 'X-Zayavka-Proof': 'proof-2', 'X-Zayavka-Flags': 'honeypot' });
+      expect(leadHeaders()).toEqual({
+        ...KEY_HEADERS,
+        'X-Zayavka-Proof': 'proof-2',
+        ...(await work('proof-2')),
+        'X-Zayavka-Flags': 'honeypot',
+      });
       expect(JSON.parse(leadFetch.mock.calls[0][1]?.body as string)).toEqual({
         name: 'Олена',
         phone: '0671234567',
@@ -484,7 +502,7 @@ describe('the lead form after hydration', () => {
       await reopen(proofAnswer('proof-3'));
       Object.defineProperty(window.navigator, 'webdriver', { value: true, configurable: true });
       fill({ name: 'Олена', phone: '0671234567', answer: 'Так', website: 'x' });
-      await act(async () => fireEvent.click(submit()));
+      await sendAndWait();
 
       expect(leadHeaders()['X-Zayavka-Flags']).toBe('honeypot webdriver');
       expect(statuses().getByText('Дякуємо!')).toBeTruthy();
@@ -494,9 +512,9 @@ describe('the lead form after hydration', () => {
       await reopen(proofAnswer('proof-4'));
       Object.defineProperty(window.navigator, 'webdriver', { value: false, configurable: true });
       fill({ name: 'Олена', phone: '0671234567', answer: 'Так' });
-      await act(async () => fireEvent.click(submit()));
+      await sendAndWait();
 
-      expect(leadHeaders()).toEqual({ ...KEY_HEADERS, 'X-Zayavka-Proof': 'proof-4' });
+      expect(leadHeaders()).toEqual({ ...KEY_HEADERS, 'X-Zayavka-Proof': 'proof-4', ...(await work('proof-4')) });
     });
   });
 

@@ -2,6 +2,7 @@
 //! concurrent commits by itself. Several zayavka instances may share one database: migrations
 //! take an advisory lock, ids come from an identity column.
 
+mod abuse;
 mod audit;
 mod claims;
 mod inbox;
@@ -42,7 +43,8 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/postgres/0011_session_seen_at.sql"),
     include_str!("../../../migrations/postgres/0012_session_second_factor.sql"),
     include_str!("../../../migrations/postgres/0013_second_factor_guessing.sql"),
-    include_str!("../../../migrations/postgres/0017_next_call.sql"),
+    include_str!("../../../migrations/postgres/0014_shared_abuse_counts.sql"),
+    include_str!("../../../migrations/postgres/0015_next_call.sql"),
 ];
 
 /// Inserts that may wait for a batch writer before callers wait to enqueue.

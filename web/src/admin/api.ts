@@ -29,7 +29,8 @@ export type HeldReason =
   | 'honeypot'
   | 'impossible_number'
   | 'burst'
-  | 'automation';
+  | 'automation'
+  | 'no_work';
 
 /** What an account may do (docs/admin-api.md, "The team"): admins also export, erase, manage the team. */
 export type Role = 'admin' | 'operator';

@@ -118,6 +118,7 @@ describe('heldReasonLabel', () => {
       'impossible_number',
       'burst',
       'automation',
+      'no_work',
     ];
     const labels = codes.map(heldReasonLabel);
     expect(new Set(labels).size).toBe(codes.length);

@@ -44,6 +44,7 @@ export const HELD_REASON_LABELS: Record<HeldReason, string> = {
   impossible_number: 'Такого номера телефону не може бути',
   burst: "Багато заявок за кілька хвилин з однієї адреси або з одним ім'ям",
   automation: 'Браузер керувала програма, а не людина',
+  no_work: 'Надіслано без обчислення, яке робить сторінка сайту',
 };
 
 /** A reason the server may add later still shows, as its code, rather than nothing. */

@@ -44,16 +44,18 @@ describe('createLead', () => {
     expect(init.signal).toBeInstanceOf(AbortSignal);
   });
 
-  it('with a page-load proof, adds it and the automation flags as headers, nothing else changed', async () => {
+  it('with a page-load proof, adds it, its work and the automation flags as headers, nothing else changed', async () => {
     const endpoint = { backendUrl: 'https://api.example.test', anonKey: 'k3y' };
     const { calls, fetchImpl } = recordingFetch(async () => new Response(null, { status: 201 }));
     await createLead(endpoint, payload, { proof: 'p.r00f', flags: [] }, fetchImpl);
     await createLead(endpoint, payload, { proof: 'p.r00f', flags: ['honeypot', 'webdriver'] }, fetchImpl);
+    await createLead(endpoint, payload, { proof: 'p.r00f', work: '1234', flags: [] }, fetchImpl);
 
     const base = { 'Content-Type': 'application/json', apikey: 'k3y', Authorization: 'Bearer k3y', Prefer: 'return=minimal' };
     // No flags header when there is nothing to flag.
     expect(calls[0].init.headers).toEqual({ ...base, 'X-Zayavka-Proof': 'p.r00f' });
     expect(calls[1].init.headers).toEqual({ ...base, 'X-Zayavka-Proof': 'p.r00f', 'X-Zayavka-Flags': 'honeypot webdriver' });
+    expect(calls[2].init.headers).toEqual({ ...base, 'X-Zayavka-Proof': 'p.r00f', 'X-Zayavka-Work': '1234' });
     for (const { url, init } of calls) {
       expect(url).toBe('https://api.example.test/rest/v1/CRN');
       expect(init.body).toBe('{"name":"Олена","phone":"+380671234567","confirmation":"Так","comment":null}');

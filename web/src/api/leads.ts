@@ -15,6 +15,8 @@ export const REQUEST_TIMEOUT_MS = 30_000;
 export interface LeadEvidence {
   /** The proof's token, as the backend gave it. */
   proof: string;
+  /** Its proof of work (api/proof.ts), when the browser could do it. */
+  work?: string;
   flags: readonly AutomationFlag[];
 }
 
@@ -46,6 +48,7 @@ export function leadRequest(endpoint: LeadEndpoint, payload: LeadPayload, eviden
   };
   if (evidence) {
     headers['X-Zayavka-Proof'] = evidence.proof;
+    if (evidence.work !== undefined) headers['X-Zayavka-Work'] = evidence.work;
     if (evidence.flags.length > 0) headers['X-Zayavka-Flags'] = evidence.flags.join(' ');
   }
   return {

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { PROOF_MAX_AGE_MS, PROOF_WAIT_MS, PageProof, fetchProof, proofUrl } from './proof';
+import { createHash } from 'node:crypto';
+import { PROOF_MAX_AGE_MS, PROOF_WAIT_MS, PageProof, WORK_BITS, fetchProof, findWork, proofUrl } from './proof';
 
 const proofAnswer = (token: string) =>
   new Response(JSON.stringify({ proof: token }), { status: 200, headers: { 'Content-Type': 'application/json' } });
@@ -29,7 +30,8 @@ describe('proofUrl', () => {
 describe('fetchProof', () => {
   it('asks with a plain uncached GET (no CORS preflight) and keeps the token with the time', async () => {
     const { calls, fetchImpl } = scriptedFetch(async () => proofAnswer('t0k3n'));
-    expect(await fetchProof('https://api.example.test', 1000, fetchImpl, () => 42)).toEqual({ token: 't0k3n', fetchedAt: 42 });
+    const proof = await fetchProof('https://api.example.test', 1000, fetchImpl, () => 42);
+    expect(proof).toEqual({ token: 't0k3n', work: await findWork('t0k3n'), fetchedAt: 42 });
     expect(calls).toHaveLength(1);
     expect(calls[0].url).toBe('https://api.example.test/proof');
     expect(calls[0].init.method ?? 'GET').toBe('GET');
@@ -68,6 +70,28 @@ describe('fetchProof', () => {
   });
 });
 
+describe('findWork', () => {
+  it('finds the first counter whose SHA-256 with the token starts with WORK_BITS zero bits, as the server checks', async () => {
+    const work = await findWork('1764100000.abc.def');
+    expect(work).toMatch(/^\d+$/);
+    const hash = createHash('sha256').update(`1764100000.abc.def.${work}`).digest();
+    expect(hash.readUInt32BE(0) >>> (32 - WORK_BITS)).toBe(0);
+    for (let n = 0; n < Number(work); n++) {
+      const miss = createHash('sha256').update(`1764100000.abc.def.${n}`).digest();
+      expect(miss.readUInt32BE(0) >>> (32 - WORK_BITS)).not.toBe(0);
+    }
+  });
+
+  it('is undefined without WebCrypto (a page on plain HTTP)', async () => {
+    vi.stubGlobal('crypto', {});
+    try {
+      expect(await findWork('t0k3n')).toBeUndefined();
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+});
+
 describe('PageProof', () => {
   it('hands out the proof fetched at load while it is fresh, without asking again', async () => {
     let now = 1_000_000;
@@ -85,7 +109,7 @@ describe('PageProof', () => {
     const proof = new PageProof('', fetchImpl, () => now);
     await proof.load();
     now += PROOF_MAX_AGE_MS;
-    expect(await proof.forSubmit()).toEqual({ token: 'second', fetchedAt: now });
+    expect(await proof.forSubmit()).toEqual({ token: 'second', work: await findWork('second'), fetchedAt: now });
     expect(calls).toHaveLength(2);
   });
 

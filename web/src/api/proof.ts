@@ -5,8 +5,32 @@ import { REQUEST_TIMEOUT_MS } from './leads';
 
 export interface Proof {
   token: string;
+  /** The proof of work for the token (`findWork`); absent where the browser has no WebCrypto. */
+  work?: string;
   /** When it was fetched (ms since the epoch), to know when it is too old to send. */
   fetchedAt: number;
+}
+
+/** Leading zero bits the server asks of SHA-256(`TOKEN.WORK`) (src/abuse.rs, WORK_BITS). */
+export const WORK_BITS = 11;
+
+/**
+ * The proof of work for a token: the first counter whose SHA-256 of `TOKEN.COUNTER` starts with
+ * `bits` zero bits, some 2,000 hashes (about 0.1 s on a mid-range phone, done while the visitor
+ * reads). Undefined without WebCrypto, which browsers give only to secure pages (HTTPS and
+ * localhost); over plain HTTP the server does not ask for it.
+ */
+export async function findWork(token: string, bits: number = WORK_BITS): Promise<string | undefined> {
+  const subtle = globalThis.crypto?.subtle;
+  if (!subtle) return undefined;
+  const encoder = new TextEncoder();
+  // In batches: one digest at a time would wait on a promise per hash.
+  for (let start = 0; ; start += 64) {
+    const counters = Array.from({ length: 64 }, (_, i) => String(start + i));
+    const hashes = await Promise.all(counters.map((n) => subtle.digest('SHA-256', encoder.encode(`${token}.${n}`))));
+    const found = hashes.findIndex((hash) => new DataView(hash).getUint32(0) >>> (32 - bits) === 0);
+    if (found >= 0) return counters[found];
+  }
 }
 
 /** A proof older than this is replaced before the lead is sent (the server lets proofs expire). */
@@ -29,6 +53,8 @@ export async function fetchProof(
   fetchImpl: typeof fetch = globalThis.fetch.bind(globalThis),
   now: () => number = () => Date.now(),
 ): Promise<Proof | null> {
+  // Its age counts from the asking: the proof of work below may take a moment.
+  const fetchedAt = now();
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);
   try {
@@ -36,7 +62,9 @@ export async function fetchProof(
     const res = await fetchImpl(proofUrl(backendUrl), { cache: 'no-store', signal: controller.signal });
     if (!res.ok) return null;
     const token: unknown = (await res.json())?.proof;
-    return typeof token === 'string' && token !== '' ? { token, fetchedAt: now() } : null;
+    if (typeof token !== 'string' || token === '') return null;
+    const work = await findWork(token).catch(() => undefined);
+    return { token, work, fetchedAt };
   } catch {
     return null;
   } finally {
@@ -76,8 +104,10 @@ export class PageProof {
    * The proof to send with a lead: the one held while it is fresh; else a new one (or the fetch
    * under way), waited for at most PROOF_WAIT_MS. Null means the lead goes without.
    */
-  forSubmit(): Promise<Proof | null> {
-    if (this.proof && this.now() - this.proof.fetchedAt < PROOF_MAX_AGE_MS) return Promise.resolve(this.proof);
+  async forSubmit(): Promise<Proof | null> {
+    // One still being fetched (or worked on) is waited for, and then judged by its age too.
+    if (!this.proof && this.pending && !(await within(this.pending, PROOF_WAIT_MS))) return null;
+    if (this.proof && this.now() - this.proof.fetchedAt < PROOF_MAX_AGE_MS) return this.proof;
     return within(this.load(PROOF_WAIT_MS), PROOF_WAIT_MS);
   }
 }

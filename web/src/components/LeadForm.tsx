@@ -126,7 +126,7 @@ export function LeadForm() {
       // holds such a lead for review, and the visitor sees the same outcome either way.
       const sendable = await (proof.current?.forSubmit() ?? null);
       const evidence: LeadEvidence | undefined = sendable
-        ? { proof: sendable.token, flags: automationFlags(input, window.navigator) }
+        ? { proof: sendable.token, work: sendable.work, flags: automationFlags(input, window.navigator) }
         : undefined;
       const attribution = pageAttribution(window.location, document.referrer);
       await createLead(config, { ...toPayload(input), attribution }, evidence);

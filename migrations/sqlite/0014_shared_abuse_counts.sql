@@ -1,0 +1,2 @@
+-- Nothing: SQLite has one instance by design, which keeps its abuse counts in memory (PostgreSQL's
+-- 0014 shares them between instances). Kept so both engines count the same migrations.
