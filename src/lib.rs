@@ -16,12 +16,14 @@
 //!    - [`export`]: `zayavka leads export`;
 //!    - [`site`]: the prerendered React site embedded in the binary, prepared at start-up;
 //!    - [`auth`]: operators' passwords, second factor, sessions and the login limiter;
-//! 4. [`http`]: the HTTP surface, one module per area, and the `AppState` they share;
-//! 5. [`app`]: `app(state) -> Router`, what `serve` serves and the tests call;
-//! 6. [`serve`]: start-up, the accept loop and graceful shutdown (`main.rs` holds the CLI).
+//! 4. [`application`]: the use cases the inbox and the command line share (release, hand-out);
+//! 5. [`http`]: the HTTP surface, one module per area, and the `AppState` they share;
+//! 6. [`app`]: `app(state) -> Router`, what `serve` serves and the tests call;
+//! 7. [`serve`]: start-up, the accept loop and graceful shutdown (`main.rs` holds the CLI).
 
 pub mod abuse;
 pub mod app;
+pub mod application;
 pub mod auth;
 pub mod calendar;
 pub mod config;
@@ -48,6 +50,7 @@ const LAYERS: &[&[&str]] = &[
     &["store"],
     &["metrics", "export", "site", "auth"],
     &["notify"],
+    &["application"],
     &["http"],
     &["app"],
     &["serve"],

@@ -222,12 +222,8 @@ fn main() -> ExitCode {
             }
             Command::Leads(LeadsCommand::Release { id }) => {
                 let store = Store::open_existing(&settings.database_url).await?;
-                let result = store.release(id, settings.notify.channels()).await;
-                if matches!(result, Ok(true)) {
-                    let mut entry = from_command_line(Action::Released, None);
-                    entry.lead_id = Some(id);
-                    store.audit(entry).await?;
-                }
+                let audit = from_command_line(Action::Released, None);
+                let result = zayavka::application::release(&store, &settings, id, audit).await;
                 store.close().await;
                 if !result? {
                     anyhow::bail!("there is no held lead {id} (the export's held field names them)");

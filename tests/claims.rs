@@ -385,3 +385,36 @@ async fn a_first_lead_is_answered_before_it_is_handed_out_so_its_timing_tells_no
         "handed out once the turn is free"
     );
 }
+
+#[tokio::test]
+async fn a_lead_released_from_the_command_line_is_handed_out_in_turn_as_from_the_inbox() {
+    let app = common::test_app_with(|s| {
+        s.assign = Assign::RoundRobin;
+        s.hold_without_proof = true;
+    })
+    .await;
+    let (admin, _olena, _petro) = team(&app).await;
+    let from_inbox = submit(&app, person("067 000 00 41")).await;
+    let from_command_line = submit(&app, person("067 000 00 42")).await;
+    assert_eq!(admin.lead(&app, from_command_line).await["claimed_by"], Value::Null, "held: nobody's");
+
+    let released = admin.post(&app, &format!("/admin/api/leads/{from_inbox}/release"), json!({})).await;
+    assert_eq!(released.status, StatusCode::OK, "{}", released.text());
+    let output = common::zayavka()
+        .args(["leads", "release", &from_command_line.to_string()])
+        .env("ZAYAVKA_DATABASE_URL", &app.database.url)
+        .env("ZAYAVKA_ASSIGN", "round-robin")
+        .output()
+        .await
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+
+    // The two releases took turns: one lead each, as two releases in the inbox would.
+    let holders = [
+        admin.lead(&app, from_inbox).await["claimed_by"].clone(),
+        admin.lead(&app, from_command_line).await["claimed_by"].clone(),
+    ];
+    assert_eq!(holders, [json!(OLENA), json!(PETRO)]);
+    let lead = admin.lead(&app, from_command_line).await;
+    assert!(lead["next_call_at"].is_string(), "due for a call: {lead}");
+}

@@ -18,6 +18,7 @@ use serde_json::json;
 use tower_http::set_header::SetResponseHeaderLayer;
 
 use super::client::{ClientInfo, request_cookie};
+use crate::application;
 use crate::auth;
 use crate::http::AppState;
 use crate::inbox::{CallPlan, LeadRecord, LeadView, Outcome, PROMISE, Search};
@@ -779,7 +780,8 @@ async fn release(
     SignedIn(session): SignedIn,
     Path(id): Path<i64>,
 ) -> Result<Response, AdminError> {
-    if !state.store.release(id, state.insert_context.channels.clone()).await? {
+    let audit = audit_entry(&session, &client, Action::Released, Some(id), None);
+    if !application::release(&state.store, &state.settings, id, audit).await? {
         // A colleague may have released it a moment ago.
         return Err(match state.store.lead(id).await? {
             Some(_) => AdminError::new(StatusCode::CONFLICT, "Цю заявку вже передано в роботу."),
@@ -787,10 +789,7 @@ async fn release(
         });
     }
     state.notifier.wake();
-    // At once, not queued: the answer shows who has the lead now.
-    super::hand_out::hand_out(&state.store, &state.settings, vec![id]).await;
     tracing::info!(id, operator = session.operator_id, "inbox: held lead released");
-    state.store.audit(audit_entry(&session, &client, Action::Released, Some(id), None)).await?;
     Ok(Json(lead_answer(&state, id).await?).into_response())
 }
 

@@ -6,7 +6,6 @@ pub mod claims;
 pub mod client;
 pub mod error;
 pub mod form;
-pub mod hand_out;
 pub mod health;
 pub mod pages;
 pub mod proof;

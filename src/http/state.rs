@@ -7,8 +7,8 @@ use std::time::Duration;
 use rand::Rng;
 use rand::distr::Alphanumeric;
 
-use super::hand_out::HandOuts;
 use crate::abuse::{ProofKey, SubmitLimiter, Volume};
+use crate::application::hand_out::HandOuts;
 use crate::auth::LoginLimiter;
 use crate::auth::secret_key::SecretKey;
 use crate::config::Settings;
