@@ -362,7 +362,7 @@ async fn two_thousand_slow_connections_do_not_keep_a_visitor_waiting() {
 
 /// The server's default connection cap, and the share of one client address.
 const DEFAULT_MAX_CONNECTIONS: usize = 4_096;
-const CONNECTIONS_PER_CLIENT: usize = 128;
+const CONNECTIONS_PER_CLIENT: usize = 512;
 
 /// Opens `SLOW_CONNECTIONS` silent or trickling connections at once, from `source_of(number)`.
 fn open_slow_connections(
@@ -452,9 +452,9 @@ async fn a_trusted_proxy_is_not_held_to_one_address_s_share() {
     .await;
     let (opened_tx, mut opened) = mpsc::unbounded_channel();
     let (closed_tx, mut closed) = mpsc::unbounded_channel();
-    // One after another, so that their age is their number: 200 from a client, then 200 from the
-    // proxy, which carries many clients' connections.
-    let clients = 200;
+    // One after another, so that their age is their number: a client's share and 100 more, then
+    // as many from the proxy, which carries many clients' connections.
+    let clients = CONNECTIONS_PER_CLIENT + 100;
     for number in 0..2 * clients {
         let source = if number < clients { 2 } else { 3 };
         tokio::spawn(slow_client_from(
