@@ -196,6 +196,12 @@ pub struct Account {
     pub second_factor: bool,
 }
 
+/// The 48-hour promise in seconds, as the engines' figures take it: the rule is `inbox::PROMISE`,
+/// passed into SQL, never written there.
+fn promise_seconds() -> f64 {
+    crate::inbox::PROMISE.as_secs_f64()
+}
+
 /// A signed-in operator, found by the hash of the session cookie.
 #[derive(Debug, Clone)]
 pub struct Session {
@@ -463,7 +469,7 @@ impl Store {
     }
 
     pub async fn counts(&self, at: CountsAt) -> Result<Counts, StoreError> {
-        dispatch!(self, counts(at))
+        dispatch!(self, counts(at, promise_seconds()))
     }
 
     /// Gives the lead to the operator until `until`, if it is an open first lead of the call list
@@ -508,13 +514,13 @@ impl Store {
     /// Per source: the first leads of the call list sent since `at.window_start`, and how many of
     /// them were reached within 48 hours. Most leads first.
     pub async fn source_counts(&self, at: CountsAt) -> Result<Vec<SourceCount>, StoreError> {
-        dispatch!(self, source_counts(at))
+        dispatch!(self, source_counts(at, promise_seconds()))
     }
 
     /// Per operator who made calls since `since`: the calls, and the leads they reached within
     /// 48 hours. By e-mail.
     pub async fn operator_counts(&self, since: jiff::Timestamp) -> Result<Vec<OperatorCount>, StoreError> {
-        dispatch!(self, operator_counts(since))
+        dispatch!(self, operator_counts(since, promise_seconds()))
     }
 
     /// Deletes every lead with this phone (E.164) with its calls and notifications, and the

@@ -119,15 +119,19 @@ impl PostgresStore {
         Ok(handed)
     }
 
-    pub async fn source_counts(&self, at: CountsAt) -> Result<Vec<SourceCount>, StoreError> {
+    pub async fn source_counts(
+        &self,
+        at: CountsAt,
+        promise_seconds: f64,
+    ) -> Result<Vec<SourceCount>, StoreError> {
         let client = self.client().await?;
         let rows = client
             .query(
                 "SELECT utm_source, referrer, count(*), \
-                 count(*) FILTER (WHERE reached_at <= created_at + interval '48 hours') AS reached \
+                 count(*) FILTER (WHERE reached_at <= created_at + make_interval(secs => $2)) AS reached \
                  FROM \"CRN\" WHERE repeat_of IS NULL AND held IS NULL AND created_at >= to_timestamp($1) \
                  GROUP BY utm_source, referrer ORDER BY count(*) DESC, reached DESC",
-                &[&seconds(at.window_start)],
+                &[&seconds(at.window_start), &promise_seconds],
             )
             .await
             .map_err(unavailable)?;
@@ -142,18 +146,22 @@ impl PostgresStore {
             .collect())
     }
 
-    pub async fn operator_counts(&self, since: jiff::Timestamp) -> Result<Vec<OperatorCount>, StoreError> {
+    pub async fn operator_counts(
+        &self,
+        since: jiff::Timestamp,
+        promise_seconds: f64,
+    ) -> Result<Vec<OperatorCount>, StoreError> {
         let client = self.client().await?;
         let rows = client
             .query(
                 &format!(
                     "SELECT a.operator, count(*), count(DISTINCT a.lead_id) FILTER (WHERE a.outcome IN ({reached}) \
-                     AND a.at <= l.created_at + interval '48 hours') \
+                     AND a.at <= l.created_at + make_interval(secs => $2)) \
                      FROM call_attempts AS a JOIN \"CRN\" AS l ON l.id = a.lead_id \
                      WHERE a.at >= to_timestamp($1) GROUP BY a.operator ORDER BY a.operator",
                     reached = reached_outcomes_sql()
                 ),
-                &[&seconds(since)],
+                &[&seconds(since), &promise_seconds],
             )
             .await
             .map_err(unavailable)?;

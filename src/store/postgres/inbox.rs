@@ -159,7 +159,7 @@ impl PostgresStore {
         Ok(true)
     }
 
-    pub async fn counts(&self, at: CountsAt) -> Result<Counts, StoreError> {
+    pub async fn counts(&self, at: CountsAt, promise_seconds: f64) -> Result<Counts, StoreError> {
         let client = self.client().await?;
         let (overdue_before, window_start) = (seconds(at.overdue_before), seconds(at.window_start));
         let open = client
@@ -175,10 +175,10 @@ impl PostgresStore {
             .map_err(unavailable)?;
         let share = client
             .query_one(
-                "SELECT count(*), count(*) FILTER (WHERE reached_at <= created_at + interval '48 hours') \
+                "SELECT count(*), count(*) FILTER (WHERE reached_at <= created_at + make_interval(secs => $3)) \
                  FROM \"CRN\" WHERE repeat_of IS NULL AND held IS NULL AND created_at >= to_timestamp($1) \
                  AND (created_at < to_timestamp($2) OR reached_at IS NOT NULL)",
-                &[&window_start, &overdue_before],
+                &[&window_start, &overdue_before, &promise_seconds],
             )
             .await
             .map_err(unavailable)?;

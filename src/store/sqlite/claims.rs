@@ -112,16 +112,20 @@ impl SqliteStore {
         .await
     }
 
-    pub async fn source_counts(&self, at: CountsAt) -> Result<Vec<SourceCount>, StoreError> {
+    pub async fn source_counts(
+        &self,
+        at: CountsAt,
+        promise_seconds: f64,
+    ) -> Result<Vec<SourceCount>, StoreError> {
         self.read(move |conn| {
-            // julianday() days: 2.0 is the 48-hour promise.
+            // julianday() counts days: seconds are days × 86,400.
             let mut stmt = conn.prepare_cached(
                 "SELECT utm_source, referrer, count(*), \
-                 coalesce(sum(julianday(reached_at) - julianday(created_at) <= 2.0), 0) AS reached \
+                 coalesce(sum((julianday(reached_at) - julianday(created_at)) * 86400.0 <= ?2), 0) AS reached \
                  FROM \"CRN\" WHERE repeat_of IS NULL AND held IS NULL AND created_at >= ?1 \
                  GROUP BY utm_source, referrer ORDER BY count(*) DESC, reached DESC",
             )?;
-            let rows = stmt.query_map([text(at.window_start)], |row| {
+            let rows = stmt.query_map(params![text(at.window_start), promise_seconds], |row| {
                 Ok(SourceCount {
                     utm_source: row.get(0)?,
                     referrer: row.get(1)?,
@@ -134,16 +138,20 @@ impl SqliteStore {
         .await
     }
 
-    pub async fn operator_counts(&self, since: jiff::Timestamp) -> Result<Vec<OperatorCount>, StoreError> {
+    pub async fn operator_counts(
+        &self,
+        since: jiff::Timestamp,
+        promise_seconds: f64,
+    ) -> Result<Vec<OperatorCount>, StoreError> {
         self.read(move |conn| {
             let mut stmt = conn.prepare_cached(&format!(
                 "SELECT a.operator, count(*), count(DISTINCT CASE WHEN a.outcome IN ({reached}) \
-                 AND julianday(a.at) - julianday(l.created_at) <= 2.0 THEN a.lead_id END) \
+                 AND (julianday(a.at) - julianday(l.created_at)) * 86400.0 <= ?2 THEN a.lead_id END) \
                  FROM call_attempts AS a JOIN \"CRN\" AS l ON l.id = a.lead_id \
                  WHERE a.at >= ?1 GROUP BY a.operator ORDER BY a.operator",
                 reached = reached_outcomes_sql()
             ))?;
-            let rows = stmt.query_map([text(since)], |row| {
+            let rows = stmt.query_map(params![text(since), promise_seconds], |row| {
                 Ok(OperatorCount { email: row.get(0)?, calls: row.get(1)?, reached: row.get(2)? })
             })?;
             rows.collect()

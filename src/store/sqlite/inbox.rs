@@ -141,7 +141,7 @@ impl SqliteStore {
         .await
     }
 
-    pub async fn counts(&self, at: CountsAt) -> Result<Counts, StoreError> {
+    pub async fn counts(&self, at: CountsAt, promise_seconds: f64) -> Result<Counts, StoreError> {
         self.read(move |conn| {
             let (overdue_before, window_start) = (text(at.overdue_before), text(at.window_start));
             let (open, overdue) = conn.query_row(
@@ -153,12 +153,13 @@ impl SqliteStore {
                 [&overdue_before],
                 |row| Ok((row.get(0)?, row.get(1)?)),
             )?;
-            // julianday() days: 2.0 is the 48-hour promise.
+            // julianday() counts days: seconds are days × 86,400.
             let (due, reached_in_time) = conn.query_row(
-                "SELECT count(*), coalesce(sum(julianday(reached_at) - julianday(created_at) <= 2.0), 0) \
+                "SELECT count(*), \
+                 coalesce(sum((julianday(reached_at) - julianday(created_at)) * 86400.0 <= ?3), 0) \
                  FROM \"CRN\" WHERE repeat_of IS NULL AND held IS NULL AND created_at >= ?1 \
                  AND (created_at < ?2 OR reached_at IS NOT NULL)",
-                [&window_start, &overdue_before],
+                params![&window_start, &overdue_before, promise_seconds],
                 |row| Ok((row.get(0)?, row.get(1)?)),
             )?;
             let mut stmt = conn.prepare_cached(
