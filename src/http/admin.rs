@@ -757,8 +757,13 @@ async fn add_attempt(
     if outcome == Outcome::CallBack && call_back_at.is_none() {
         return Err(AdminError::bad_request("Вкажіть, о котрій передзвонити."));
     }
+    // The cadence's times (a walk through working time) only where a retry is to be scheduled.
     let settings = &state.settings;
-    let retries = settings.retry_cadence.retries_after(&settings.calendar(), now);
+    let retries = if outcome == Outcome::NoAnswer && call_back_at.is_none() {
+        settings.retry_cadence.retries_after(&settings.calendar(), now)
+    } else {
+        Vec::new()
+    };
     let plan = CallPlan { now, call_back_at, retries };
     let note = crate::lead::clean::multi_line(&note);
     if note.chars().count() > MAX_NOTE_CHARS {
