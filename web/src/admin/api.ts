@@ -139,6 +139,8 @@ export interface LeadView extends LeadRecord {
   claimed_by?: string | null;
   /** Until when they took it; null for a lead handed to them (no end). */
   claimed_until?: string | null;
+  /** When the lead is to be called (due at once on arrival; moved by calls); null once closed, or held. */
+  next_call_at?: string | null;
 }
 
 /** The figures per source and per operator over 30 days (`GET /admin/api/stats/breakdown`). */

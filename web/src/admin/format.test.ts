@@ -50,6 +50,11 @@ describe('labels', () => {
     expect(statusLabel('callback_later')).toBe('callback_later');
     expect(outcomeLabel('voicemail')).toBe('voicemail');
   });
+
+  it('names a call-back asked for through the API, which the call form does not offer yet', () => {
+    expect(outcomeLabel('call_back')).toBe('Просить передзвонити');
+    expect(OUTCOMES).not.toContain('call_back');
+  });
 });
 
 describe('formatKyiv', () => {

@@ -29,8 +29,11 @@ export function statusLabel(status: string): string {
   return (STATUS_LABELS as Record<string, string>)[status] ?? status;
 }
 
+/** Outcomes recorded through the API that the call form does not offer yet. */
+const API_OUTCOME_LABELS: Record<string, string> = { call_back: 'Просить передзвонити' };
+
 export function outcomeLabel(outcome: string): string {
-  return (OUTCOME_LABELS as Record<string, string>)[outcome] ?? outcome;
+  return (OUTCOME_LABELS as Record<string, string>)[outcome] ?? API_OUTCOME_LABELS[outcome] ?? outcome;
 }
 
 /** Why a lead is held, one short phrase per code, in words an operator needs no manual for. */
