@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useLayoutEffect, useRef, useState, type FormEvent } from 'react';
 import { EmailField, PasswordField } from './AccountFields';
 import { ApiError, errorText, login, type Session } from './api';
 import { FormError } from './FormError';
@@ -14,7 +14,9 @@ export function Login({ onSignedIn, expired }: { onSignedIn: (session: Session) 
   const [codeAsked, setCodeAsked] = useState(false);
   const codeField = useRef<HTMLInputElement>(null);
 
-  useEffect(() => {
+  // In the commit that adds the field, not after it: a passive effect could run after the field is
+  // seen (by a person's screen reader, or a test under load) still without the focus.
+  useLayoutEffect(() => {
     if (codeAsked) codeField.current?.focus();
   }, [codeAsked]);
 
