@@ -155,9 +155,7 @@ impl Notifier {
                                     reason = error.reason,
                                     "account notice failed; will retry"
                                 );
-                                let wait = error.retry_after.unwrap_or_else(|| backoff(job.attempts));
-                                let at = Timestamp::now()
-                                    + SignedDuration::try_from(wait).unwrap_or(SignedDuration::ZERO);
+                                let at = retry_at(retry_wait(&error, job.attempts));
                                 Delivery::Retry { id: job.id, at, error: error.reason }
                             }
                         });
@@ -307,8 +305,7 @@ impl Notifier {
             }
             Err(error) => {
                 self.metrics.notification(channel, false);
-                let wait =
-                    error.retry_after.unwrap_or_else(|| backoff(job.attempts)).min(Duration::from_secs(3600));
+                let wait = retry_wait(&error, job.attempts);
                 match error.retry_after {
                     Some(_) => self.pause(channel, wait, true),
                     None => self.pause(channel, FAILURE_PAUSE, false),
@@ -322,8 +319,7 @@ impl Notifier {
                     reason = error.reason,
                     "notification failed; will retry"
                 );
-                let at = Timestamp::now() + SignedDuration::try_from(wait).unwrap_or(SignedDuration::ZERO);
-                Some(Delivery::Retry { id: job.id, at, error: error.reason })
+                Some(Delivery::Retry { id: job.id, at: retry_at(wait), error: error.reason })
             }
         }
     }
@@ -378,6 +374,16 @@ fn error_chain(error: impl std::error::Error) -> String {
         source = cause.source();
     }
     text
+}
+
+/// How long a failed send waits before its next try: as long as the channel asked (capped at an
+/// hour), else `backoff`. One rule for lead notifications and account notices.
+fn retry_wait(error: &SendError, attempts: i32) -> Duration {
+    error.retry_after.unwrap_or_else(|| backoff(attempts)).min(Duration::from_secs(3600))
+}
+
+fn retry_at(wait: Duration) -> Timestamp {
+    Timestamp::now() + SignedDuration::try_from(wait).unwrap_or(SignedDuration::ZERO)
 }
 
 /// 5 s after the first failure, doubling, at most `MAX_BACKOFF`, with up to 20 % jitter so that
