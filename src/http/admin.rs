@@ -865,22 +865,8 @@ async fn export_csv(
     AdminOnly(session): AdminOnly,
 ) -> Result<Response, AdminError> {
     let mut csv = Vec::new();
-    crate::export::export(&state.store, crate::export::Format::Csv, &mut csv).await.map_err(|e| {
-        tracing::error!(error = %e, "inbox: export failed");
-        AdminError::new(StatusCode::SERVICE_UNAVAILABLE, "Не вдалося зібрати файл. Спробуйте ще раз.")
-    })?;
-    tracing::info!(operator = session.operator_id, "inbox: leads exported");
-    let detail = Some("csv".to_owned());
-    state.store.audit(audit_entry(&session, &client, Action::Exported, None, detail)).await?;
-    let filename = format!("attachment; filename=\"zayavky-{}.csv\"", Timestamp::now().strftime("%Y-%m-%d"));
-    Ok((
-        [
-            (header::CONTENT_TYPE, HeaderValue::from_static("text/csv; charset=utf-8")),
-            (header::CONTENT_DISPOSITION, HeaderValue::from_str(&filename).expect("ASCII")),
-        ],
-        csv,
-    )
-        .into_response())
+    crate::export::export(&state.store, crate::export::Format::Csv, &mut csv).await.map_err(export_failed)?;
+    exported(&state, &session, &client, "csv", "text/csv; charset=utf-8", csv.into()).await
 }
 
 /// The same leads and audit entry as the CSV, as an Excel workbook streamed while it is zipped.
@@ -889,20 +875,36 @@ async fn export_xlsx(
     Extension(client): Extension<ClientInfo>,
     AdminOnly(session): AdminOnly,
 ) -> Result<Response, AdminError> {
-    let workbook = crate::export::xlsx_workbook(&state.store).await.map_err(|e| {
-        tracing::error!(error = %e, "inbox: export failed");
-        AdminError::new(StatusCode::SERVICE_UNAVAILABLE, "Не вдалося зібрати файл. Спробуйте ще раз.")
-    })?;
+    let workbook = crate::export::xlsx_workbook(&state.store).await.map_err(export_failed)?;
+    let body = axum::body::Body::from_stream(crate::export::xlsx_stream(workbook));
+    exported(&state, &session, &client, "xlsx", XLSX_CONTENT_TYPE, body).await
+}
+
+fn export_failed(e: anyhow::Error) -> AdminError {
+    tracing::error!(error = %e, "inbox: export failed");
+    AdminError::new(StatusCode::SERVICE_UNAVAILABLE, "Не вдалося зібрати файл. Спробуйте ще раз.")
+}
+
+/// An export's answer, `zayavky-DATE.EXTENSION`, with its audit entry (the format as its detail).
+async fn exported(
+    state: &AppState,
+    session: &Session,
+    client: &ClientInfo,
+    extension: &str,
+    content_type: &'static str,
+    body: axum::body::Body,
+) -> Result<Response, AdminError> {
     tracing::info!(operator = session.operator_id, "inbox: leads exported");
-    let detail = Some("xlsx".to_owned());
-    state.store.audit(audit_entry(&session, &client, Action::Exported, None, detail)).await?;
-    let filename = format!("attachment; filename=\"zayavky-{}.xlsx\"", Timestamp::now().strftime("%Y-%m-%d"));
+    let detail = Some(extension.to_owned());
+    state.store.audit(audit_entry(session, client, Action::Exported, None, detail)).await?;
+    let filename =
+        format!("attachment; filename=\"zayavky-{}.{extension}\"", Timestamp::now().strftime("%Y-%m-%d"));
     Ok((
         [
-            (header::CONTENT_TYPE, HeaderValue::from_static(XLSX_CONTENT_TYPE)),
+            (header::CONTENT_TYPE, HeaderValue::from_static(content_type)),
             (header::CONTENT_DISPOSITION, HeaderValue::from_str(&filename).expect("ASCII")),
         ],
-        axum::body::Body::from_stream(crate::export::xlsx_stream(workbook)),
+        body,
     )
         .into_response())
 }
