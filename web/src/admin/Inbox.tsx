@@ -144,24 +144,21 @@ export function Inbox({
         </Link>
         {admin && !mustSetUpSecondFactor && (
           <span className="exports">
-            <a
-              className="button"
-              href={EXPORT_CSV_URL}
-              download
-              onClick={(event) => exportFile(event, client.exportCsv)}
-              aria-busy={exporting}
-            >
-              Завантажити CSV
-            </a>
-            <a
-              className="button"
-              href={EXPORT_XLSX_URL}
-              download
-              onClick={(event) => exportFile(event, client.exportXlsx)}
-              aria-busy={exporting}
-            >
-              Завантажити Excel
-            </a>
+            {[
+              { label: 'Завантажити CSV', href: EXPORT_CSV_URL, fetchFile: client.exportCsv },
+              { label: 'Завантажити Excel', href: EXPORT_XLSX_URL, fetchFile: client.exportXlsx },
+            ].map(({ label, href, fetchFile }) => (
+              <a
+                key={href}
+                className="button"
+                href={href}
+                download
+                onClick={(event) => exportFile(event, fetchFile)}
+                aria-busy={exporting}
+              >
+                {label}
+              </a>
+            ))}
           </span>
         )}
         <button type="button" className="button logout" onClick={logout}>
