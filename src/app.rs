@@ -7,7 +7,10 @@ use tower_http::trace::{DefaultOnResponse, TraceLayer};
 use tracing::Level;
 
 pub use crate::http::AppState;
-use crate::http::{REQUEST_TIME_LIMIT, admin, client, form, health, pages, proof, rest, security};
+use crate::http::{
+    REQUEST_TIME_LIMIT, admin, claims, client, form, health, pages, proof, rest, second_factor, security,
+    team,
+};
 use crate::lead::clean::printable;
 
 pub fn app(state: AppState) -> Router {
@@ -20,7 +23,8 @@ pub fn app(state: AppState) -> Router {
         .merge(form::router())
         .merge(health::router())
         .merge(proof::router())
-        .merge(admin::router())
+        // The inbox's API areas, under its layers.
+        .merge(admin::router(claims::router().merge(team::router()).merge(second_factor::router())))
         .merge(pages::router(&state.site))
         .route("/metrics", axum::routing::get(metrics))
         .layer(axum::middleware::from_fn_with_state(state.clone(), client::identify))

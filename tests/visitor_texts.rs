@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 
 const ALLOWED_FILES: &[&str] = &[
     "src/http/admin.rs",
+    "src/http/inbox_api.rs",
     "src/http/claims.rs",
     "src/http/second_factor.rs",
     "src/http/team.rs",

@@ -3,12 +3,8 @@
 //! holds personal data) and every API error is JSON; every state-changing request needs the
 //! session's CSRF token.
 
-use std::convert::Infallible;
-
-use axum::body::{Bytes, HttpBody};
-use axum::extract::{DefaultBodyLimit, FromRequest, FromRequestParts, Path, Query, Request, State};
-use axum::http::request::Parts;
-use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::extract::{DefaultBodyLimit, Path, Query, Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get, post};
 use axum::{Extension, Json, Router};
@@ -17,29 +13,26 @@ use serde::Deserialize;
 use serde_json::json;
 use tower_http::set_header::SetResponseHeaderLayer;
 
-use super::client::{ClientInfo, request_cookie};
+use super::client::ClientInfo;
+use super::inbox_api::{
+    AdminError, AdminOnly, AnySession, MAX_BODY_BYTES, OverHttps, SignedIn, audit_entry, errors_as_json,
+    read_json, same_origin, session_cookie, session_token,
+};
 use crate::application;
 use crate::auth;
 use crate::http::AppState;
 use crate::inbox::{CallPlan, LeadRecord, LeadView, Outcome, PROMISE, Search};
-use crate::store::{AuditEntry, CountsAt, Holder, LeadQuery, Operator, Session, StoreError};
-use crate::team::{Action, Role, account_detail};
+use crate::store::{AuditEntry, CountsAt, Holder, LeadQuery, Operator, Session};
+use crate::team::{Action, account_detail};
 
-/// The session cookie's name over plain HTTP.
-const SESSION_COOKIE: &str = "zayavka_session";
-/// Its name over HTTPS. Browsers keep a `__Host-` cookie only when it is `Secure`, has `Path=/`
-/// and no `Domain`, and was set by this very host over HTTPS: no sibling subdomain and no
-/// plain-HTTP answer can plant or shadow it.
-const SECURE_SESSION_COOKIE: &str = "__Host-zayavka_session";
-const CSRF_HEADER: &str = "x-csrf-token";
 /// Longest call note, in characters.
 const MAX_NOTE_CHARS: usize = 1000;
 /// Days the inbox's figures look back.
 pub const STATS_DAYS: i64 = 30;
-/// The longest request body the API reads: the inbox sends a few hundred bytes of JSON.
-const MAX_BODY_BYTES: usize = 16 * 1024;
 
-pub fn router() -> Router<AppState> {
+/// The inbox's routes, with the other areas of its API (`areas`: claims, team, second factor),
+/// under one set of layers: the body limit, JSON errors and `no-store`.
+pub fn router(areas: Router<AppState>) -> Router<AppState> {
     let api = Router::new()
         .route("/admin/api/session", get(session))
         .route("/admin/api/login", post(login))
@@ -53,9 +46,7 @@ pub fn router() -> Router<AppState> {
         .route("/admin/api/export.csv", get(export_csv))
         .route("/admin/api/export.xlsx", get(export_xlsx))
         .route("/admin/api/erase", post(erase))
-        .merge(super::team::router())
-        .merge(super::second_factor::router())
-        .merge(super::claims::router())
+        .merge(areas)
         .route("/admin/api", any(not_found))
         .route("/admin/api/", any(not_found))
         .route("/admin/api/{*rest}", any(not_found))
@@ -116,239 +107,6 @@ async fn setup_offered(state: &AppState, client: &ClientInfo, token: &str) -> Re
 
 async fn not_found() -> AdminError {
     AdminError::new(StatusCode::NOT_FOUND, "Не знайдено.")
-}
-
-/// An API error: a status and a sentence in Ukrainian, as `{"error": "…"}`, with a flag the
-/// inbox acts on where it must do more than show the sentence.
-#[derive(Debug)]
-pub struct AdminError {
-    status: StatusCode,
-    message: std::borrow::Cow<'static, str>,
-    retry_after: Option<u64>,
-    flag: Option<&'static str>,
-}
-
-impl AdminError {
-    pub fn new(status: StatusCode, message: &'static str) -> AdminError {
-        AdminError { status, message: message.into(), retry_after: None, flag: None }
-    }
-
-    /// A `429` whose sentence says when to try again (`Retry-After` says it in seconds).
-    pub fn try_later(message: String, wait: std::time::Duration) -> AdminError {
-        AdminError {
-            message: message.into(),
-            retry_after: Some(wait.as_secs_f64().ceil().max(1.0) as u64),
-            ..AdminError::new(StatusCode::TOO_MANY_REQUESTS, "")
-        }
-    }
-
-    /// The password was right; the account's second factor is asked (`"code_required": true`).
-    fn code_required(message: &'static str) -> AdminError {
-        AdminError { flag: Some("code_required"), ..AdminError::new(StatusCode::UNAUTHORIZED, message) }
-    }
-
-    fn signed_out() -> AdminError {
-        AdminError::new(StatusCode::UNAUTHORIZED, "Увійдіть, щоб продовжити.")
-    }
-
-    pub fn bad_request(message: &'static str) -> AdminError {
-        AdminError::new(StatusCode::BAD_REQUEST, message)
-    }
-
-    pub fn lead_not_found() -> AdminError {
-        AdminError::new(StatusCode::NOT_FOUND, "Заявку не знайдено (можливо, її видалено).")
-    }
-
-    fn too_large() -> AdminError {
-        AdminError::new(StatusCode::PAYLOAD_TOO_LARGE, "Запит завеликий.")
-    }
-
-    fn too_many_logins(wait: std::time::Duration) -> AdminError {
-        tracing::warn!("inbox: login rate-limited");
-        AdminError {
-            retry_after: Some(wait.as_secs_f64().ceil().max(1.0) as u64),
-            ..AdminError::new(StatusCode::TOO_MANY_REQUESTS, "Забагато спроб входу. Спробуйте за хвилину.")
-        }
-    }
-
-    fn foreign_origin() -> AdminError {
-        AdminError::new(StatusCode::FORBIDDEN, "Запит відхилено. Оновіть сторінку.")
-    }
-}
-
-impl From<StoreError> for AdminError {
-    fn from(e: StoreError) -> AdminError {
-        tracing::error!(error = %e, "inbox: database error");
-        AdminError::new(StatusCode::SERVICE_UNAVAILABLE, "База даних зараз недоступна. Спробуйте за хвилину.")
-    }
-}
-
-impl IntoResponse for AdminError {
-    fn into_response(self) -> Response {
-        let mut body = json!({ "error": self.message });
-        if let Some(flag) = self.flag {
-            body[flag] = true.into();
-        }
-        let mut response = (self.status, Json(body)).into_response();
-        if let Some(seconds) = self.retry_after {
-            response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(seconds));
-        }
-        response
-    }
-}
-
-/// Gives the API's error shape to the errors axum itself answers (a method the path does not
-/// take, a malformed path parameter), which come as plain text; their other headers (`Allow`)
-/// stay.
-async fn errors_as_json(response: Response) -> Response {
-    let status = response.status();
-    let is_json = response
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .is_some_and(|value| value.as_bytes().starts_with(b"application/json"));
-    if is_json || !(status.is_client_error() || status.is_server_error()) {
-        return response;
-    }
-    let message = match status {
-        StatusCode::BAD_REQUEST => "Некоректний запит.",
-        StatusCode::NOT_FOUND => "Не знайдено.",
-        StatusCode::METHOD_NOT_ALLOWED => "Цей запит тут не приймається.",
-        StatusCode::PAYLOAD_TOO_LARGE => "Запит завеликий.",
-        StatusCode::UNSUPPORTED_MEDIA_TYPE => "Надсилайте дані як JSON.",
-        _ if status.is_client_error() => "Запит відхилено.",
-        _ => "Щось пішло не так. Спробуйте ще раз.",
-    };
-    let (mut parts, _) = response.into_parts();
-    let (json_parts, body) = AdminError::new(status, message).into_response().into_parts();
-    parts.headers.remove(header::CONTENT_LENGTH);
-    parts.headers.extend(json_parts.headers);
-    Response::from_parts(parts, body)
-}
-
-/// Whether operators reach the site over HTTPS: as `ZAYAVKA_PUBLIC_URL` says when it is set (the
-/// address the operators use), else as a trusted proxy's `X-Forwarded-Proto` says.
-struct OverHttps(bool);
-
-impl FromRequestParts<AppState> for OverHttps {
-    type Rejection = Infallible;
-
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Infallible> {
-        let https = match state.settings.public_url.split_once("://") {
-            Some((scheme, _)) => scheme.eq_ignore_ascii_case("https"),
-            None => parts.extensions.get::<ClientInfo>().is_some_and(|client| client.https),
-        };
-        Ok(OverHttps(https))
-    }
-}
-
-/// The signed-in operator, once any second factor the settings require is set up (until then
-/// `403` with `"second_factor_required": true`).
-pub struct SignedIn(pub Session);
-
-impl FromRequestParts<AppState> for SignedIn {
-    type Rejection = AdminError;
-
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, AdminError> {
-        let AnySession(session) = AnySession::from_request_parts(parts, state).await?;
-        if state.settings.require_2fa && !session.second_factor {
-            return Err(AdminError {
-                flag: Some("second_factor_required"),
-                ..AdminError::new(StatusCode::FORBIDDEN, "Спершу увімкніть двоетапну перевірку.")
-            });
-        }
-        Ok(SignedIn(session))
-    }
-}
-
-/// A signed-in operator, with or without the second factor the settings may require: what the
-/// session, signing out and setting the factor up need. For a state-changing request it also
-/// checks the CSRF token header and, when the browser sends one, that `Origin` is this site.
-pub struct AnySession(pub Session);
-
-impl FromRequestParts<AppState> for AnySession {
-    type Rejection = AdminError;
-
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, AdminError> {
-        let Ok(OverHttps(https)) = OverHttps::from_request_parts(parts, state).await;
-        let token = session_token(&parts.headers, https).ok_or_else(AdminError::signed_out)?;
-        let token_hash = auth::token_hash(&token);
-        let session = state.store.session(token_hash.clone()).await?.ok_or_else(AdminError::signed_out)?;
-        if parts.method != Method::GET && parts.method != Method::HEAD {
-            let sent = parts.headers.get(CSRF_HEADER).and_then(|v| v.to_str().ok()).unwrap_or("");
-            if !auth::same_secret(sent, &session.csrf_token) || !same_origin(&parts.headers, https) {
-                return Err(AdminError::foreign_origin());
-            }
-        }
-        // Who is at work now (round-robin asks): failing to write it down does not fail the request.
-        if session.seen_due
-            && let Err(e) = state.store.session_seen(token_hash).await
-        {
-            tracing::warn!(error = %e, "inbox: cannot write down a session's use");
-        }
-        Ok(AnySession(session))
-    }
-}
-
-/// A signed-in admin: anyone else gets 403.
-pub struct AdminOnly(pub Session);
-
-impl FromRequestParts<AppState> for AdminOnly {
-    type Rejection = AdminError;
-
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, AdminError> {
-        let SignedIn(session) = SignedIn::from_request_parts(parts, state).await?;
-        if session.role != Role::Admin {
-            return Err(AdminError::new(StatusCode::FORBIDDEN, "Це може зробити лише адміністратор."));
-        }
-        Ok(AdminOnly(session))
-    }
-}
-
-/// An audit entry for what this operator did from this client.
-pub fn audit_entry(
-    session: &Session,
-    client: &ClientInfo,
-    action: Action,
-    lead_id: Option<i64>,
-    detail: Option<String>,
-) -> AuditEntry {
-    AuditEntry { actor: session.email.clone(), action, lead_id, detail, address: Some(client.ip.to_string()) }
-}
-
-fn session_token(headers: &HeaderMap, https: bool) -> Option<String> {
-    request_cookie(headers, if https { SECURE_SESSION_COOKIE } else { SESSION_COOKIE })
-}
-
-/// No `Origin` (not a browser, or a same-origin GET) passes; otherwise it must be this site: the
-/// scheme operators reach it by and the request's `Host` (a plain-HTTP page of the same host is
-/// another origin, one an attacker on the network can write).
-fn same_origin(headers: &HeaderMap, https: bool) -> bool {
-    let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) else { return true };
-    let host = headers.get(header::HOST).and_then(|v| v.to_str().ok()).unwrap_or("");
-    let scheme = if https { "https" } else { "http" };
-    !host.is_empty() && origin.eq_ignore_ascii_case(&format!("{scheme}://{host}"))
-}
-
-/// The request's JSON body. One that says it is longer than `MAX_BODY_BYTES` is refused unread;
-/// one that did not say is read up to there only.
-pub async fn read_json<T: serde::de::DeserializeOwned>(request: Request) -> Result<T, AdminError> {
-    let is_json = request
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .is_some_and(|media_type| media_type.trim().eq_ignore_ascii_case("application/json"));
-    if !is_json {
-        return Err(AdminError::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, "Надсилайте дані як JSON."));
-    }
-    if request.body().size_hint().lower() > MAX_BODY_BYTES as u64 {
-        return Err(AdminError::too_large());
-    }
-    let body = Bytes::from_request(request, &()).await.map_err(|rejection| match rejection.status() {
-        StatusCode::PAYLOAD_TOO_LARGE => AdminError::too_large(),
-        _ => AdminError::bad_request("Некоректний запит."),
-    })?;
-    serde_json::from_slice(&body).map_err(|_| AdminError::bad_request("Некоректний запит."))
 }
 
 fn session_answer(state: &AppState, session: &Session) -> serde_json::Value {
@@ -573,21 +331,6 @@ async fn logout(
     }
     Ok((StatusCode::NO_CONTENT, [(header::SET_COOKIE, session_cookie(String::new(), 0, https))])
         .into_response())
-}
-
-/// `HttpOnly` (no script reads it), `SameSite=Strict` (no other site's page sends it). Over
-/// HTTPS a `__Host-` cookie (`Secure`, the whole host); over plain HTTP, where browsers refuse
-/// that prefix, only under `/admin`.
-fn session_cookie(value: String, max_age_seconds: i64, https: bool) -> HeaderValue {
-    let (name, path) = if https { (SECURE_SESSION_COOKIE, "/") } else { (SESSION_COOKIE, "/admin") };
-    let cookie = cookie::Cookie::build((name, value))
-        .path(path)
-        .http_only(true)
-        .same_site(cookie::SameSite::Strict)
-        .secure(https)
-        .max_age(cookie::time::Duration::seconds(max_age_seconds))
-        .build();
-    HeaderValue::from_str(&cookie.to_string()).expect("a token is ASCII")
 }
 
 #[derive(Deserialize)]

@@ -12,8 +12,9 @@ use jiff::Timestamp;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::admin::{AdminError, AdminOnly, STATS_DAYS, SignedIn, audit_entry, lead_answer, read_json};
+use super::admin::{STATS_DAYS, lead_answer};
 use super::client::ClientInfo;
+use super::inbox_api::{AdminError, AdminOnly, SignedIn, audit_entry, read_json};
 use crate::http::AppState;
 use crate::inbox::{PROMISE, TakeRefusal, claim_until, source_of};
 use crate::store::CountsAt;

@@ -7,6 +7,7 @@ pub mod client;
 pub mod error;
 pub mod form;
 pub mod health;
+pub mod inbox_api;
 pub mod pages;
 pub mod proof;
 pub mod rest;

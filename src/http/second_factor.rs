@@ -9,8 +9,8 @@ use axum::{Extension, Json, Router};
 use serde::Deserialize;
 use serde_json::json;
 
-use super::admin::{AdminError, AnySession, audit_entry, read_json};
 use super::client::ClientInfo;
+use super::inbox_api::{AdminError, AnySession, audit_entry, read_json};
 use crate::auth::second_factor;
 use crate::http::AppState;
 use crate::store::Operator;

@@ -9,8 +9,9 @@ use axum::{Extension, Json, Router};
 use serde::Deserialize;
 use serde_json::json;
 
-use super::admin::{AdminError, AdminOnly, audit_entry, new_account, one_page, read_json};
+use super::admin::{new_account, one_page};
 use super::client::ClientInfo;
+use super::inbox_api::{AdminError, AdminOnly, audit_entry, read_json};
 use crate::auth;
 use crate::http::AppState;
 use crate::team::{AccountChange, Action, Role, account_detail};
