@@ -118,6 +118,96 @@ impl Calendar {
     }
 }
 
+/// How soon after the team is back from a closure a deadline still counts as at risk: the first
+/// working hours after days off go to the calls that piled up.
+pub const RISK_AFTER_REOPENING: SignedDuration = SignedDuration::from_hours(4);
+
+/// How long before a closure the reminders for the leads it puts at risk go out: the last working
+/// hours, while someone can still call.
+pub const REMIND_BEFORE_CLOSURE: SignedDuration = SignedDuration::from_hours(2);
+
+/// A run of closed days, from the end of the last working hour before it to the first working
+/// minute after it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Closure {
+    pub starts: Timestamp,
+    pub reopens: Timestamp,
+}
+
+impl Calendar {
+    /// The closure that begins on the first closed day in `from..=to` (Kyiv dates), if any.
+    fn first_closure_between(&self, from: Date, to: Date) -> Option<Closure> {
+        let zone = operators_zone();
+        let first = *self.closed.0.range(from..=to).next()?;
+        let mut last = first;
+        while let Some(next) = last.tomorrow().ok().filter(|day| self.closed.contains(*day)) {
+            last = next;
+        }
+        let midnight = first.to_zoned(zone.clone()).ok()?.timestamp();
+        let ends = last.tomorrow().ok()?.to_zoned(zone).ok()?.timestamp();
+        Some(Closure { starts: self.stopped_working_before(midnight), reopens: self.next_working(ends)? })
+    }
+
+    /// When the last working minute before `at` ended, looking back a day at most (`at` itself
+    /// where the team worked until then or not at all that day).
+    fn stopped_working_before(&self, at: Timestamp) -> Timestamp {
+        let mut end = at;
+        while let Ok(before) = end.checked_sub(STEP) {
+            if self.works_at(before) || at.duration_since(before) > SignedDuration::from_hours(24) {
+                return if self.works_at(before) { end } else { at };
+            }
+            end = before;
+        }
+        at
+    }
+
+    /// Whether a lead that arrived at `arrived` has its `promise` end during a closure or in the
+    /// first working hours after one, so the team must call before the days off. Decided when
+    /// it arrives; costs nothing where no closed day is near.
+    pub fn at_risk(&self, arrived: Timestamp, promise: SignedDuration) -> bool {
+        let zone = operators_zone();
+        let deadline = arrived + promise;
+        let mut from = arrived.to_zoned(zone.clone()).date();
+        // A closure that starts on the day after the deadline may already have sent the team home.
+        let to = deadline.to_zoned(zone).date().tomorrow().unwrap_or(Date::MAX);
+        while let Some(closure) = self.first_closure_between(from, to) {
+            if closure.starts <= deadline && deadline < closure.reopens + RISK_AFTER_REOPENING {
+                return true;
+            }
+            match closure.reopens.to_zoned(operators_zone()).date().tomorrow() {
+                Ok(next) if next > from => from = next,
+                _ => break,
+            }
+        }
+        false
+    }
+
+    /// The closure that begins within `REMIND_BEFORE_CLOSURE` of working time after `now`, while
+    /// the team works: the moment to remind about the leads it puts at risk.
+    pub fn closure_ahead(&self, now: Timestamp) -> Option<Closure> {
+        if !self.works_at(now) {
+            return None;
+        }
+        let zone = operators_zone();
+        let today = now.to_zoned(zone.clone()).date();
+        let closure =
+            self.first_closure_between(today, today.checked_add(jiff::Span::new().days(7)).ok()?)?;
+        // Working time left before it starts, counted as `after_working_hours` does.
+        let mut left = SignedDuration::ZERO;
+        let mut at = now;
+        while at < closure.starts {
+            if self.works_at(at) {
+                left += STEP;
+                if left > REMIND_BEFORE_CLOSURE {
+                    return None;
+                }
+            }
+            at = at.checked_add(STEP).ok()?;
+        }
+        Some(closure)
+    }
+}
+
 /// One step of the retry cadence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RetryStep {
@@ -234,6 +324,43 @@ mod tests {
         assert_eq!(calendar.after_working_hours(kyiv("2026-11-23T23:00"), 2), Some(kyiv("2026-11-25T01:00")));
         assert_eq!(calendar.next_morning(kyiv("2026-11-23T10:00")), Some(kyiv("2026-11-25T09:00")));
         assert_eq!(calendar.next_afternoon(kyiv("2026-11-23T10:00")), Some(kyiv("2026-11-23T14:00")));
+    }
+
+    #[test]
+    fn a_deadline_in_or_just_after_a_closure_is_at_risk() {
+        let promise = SignedDuration::from_hours(48);
+        // Closed on Friday 1 January 2027 (Kyiv), the team works 09:00–18:00.
+        let calendar = office("2027-01-01");
+        // Arrived Wednesday noon: due Friday noon, inside the closure.
+        assert!(calendar.at_risk(kyiv("2026-12-30T12:00"), promise));
+        // Arrived Thursday 10:00: due Saturday 10:00, an hour after the team is back.
+        assert!(calendar.at_risk(kyiv("2026-12-31T10:00"), promise));
+        // Due on Thursday night, after the team has gone home before the closure.
+        assert!(calendar.at_risk(kyiv("2026-12-29T21:00"), promise));
+        // Arrived Thursday 17:00: due Saturday 17:00, eight working hours after reopening.
+        assert!(!calendar.at_risk(kyiv("2026-12-31T17:00"), promise));
+        // Arrived Monday: due Wednesday, nowhere near the closure.
+        assert!(!calendar.at_risk(kyiv("2026-12-28T10:00"), promise));
+        // No closed days: nothing is at risk.
+        assert!(!office("").at_risk(kyiv("2026-12-30T12:00"), promise));
+        // Two closed days in a row count as one closure, reopening on the third day.
+        let long = office("2027-01-01,2027-01-02");
+        assert!(long.at_risk(kyiv("2026-12-31T20:00"), promise));
+        assert!(long.at_risk(kyiv("2027-01-01T10:00"), promise));
+    }
+
+    #[test]
+    fn the_reminder_comes_in_the_last_working_hours_before_a_closure() {
+        let calendar = office("2027-01-01");
+        // Thursday 16:30: 1 h 30 min of work left before the closure.
+        let closure = calendar.closure_ahead(kyiv("2026-12-31T16:30")).unwrap();
+        assert_eq!(closure, Closure { starts: kyiv("2026-12-31T18:00"), reopens: kyiv("2027-01-02T09:00") });
+        // Thursday 15:00: three hours left, too early.
+        assert_eq!(calendar.closure_ahead(kyiv("2026-12-31T15:00")), None);
+        // Thursday 19:00: nobody works to be reminded.
+        assert_eq!(calendar.closure_ahead(kyiv("2026-12-31T19:00")), None);
+        // Without closed days, never.
+        assert_eq!(office("").closure_ahead(kyiv("2026-12-31T17:00")), None);
     }
 
     #[test]

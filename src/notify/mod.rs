@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 use jiff::{SignedDuration, Timestamp};
 use tokio::sync::Notify;
 
+use crate::calendar::{Calendar, RISK_AFTER_REOPENING};
 use crate::config::Settings;
 use crate::metrics::Metrics;
 use crate::notice::{Channel, Event};
@@ -324,30 +325,16 @@ impl Notifier {
         }
     }
 
-    /// Queues a reminder for open leads nearing their deadline and a notice for overdue ones.
-    /// Each looks back one day only, so a server that was off for weeks does not flood the
-    /// channels with notices about long-closed days.
+    /// Queues the reminders and overdue notices `deadline_scans` asks for, once a scan.
     async fn reminder_loop(self: Arc<Self>) {
         let channels = self.settings.notify.channels();
+        let calendar = self.settings.calendar();
         let remind_after = SignedDuration::from_hours(i64::from(self.settings.remind_after_hours));
         let scan = Duration::from_secs(self.settings.reminder_scan_seconds.into());
         let mut every = tokio::time::interval(scan);
         loop {
             every.tick().await;
-            let now = Timestamp::now();
-            if self.settings.working_hours.is_some_and(|hours| !hours.contains(now)) {
-                // Out of hours: the notices are queued at the first check once the team is back
-                // (each scan looks back a day, so none is lost overnight).
-                self.metrics.reminder_scan();
-                continue;
-            }
-            let deadline = crate::inbox::PROMISE;
-            let day = SignedDuration::from_hours(24);
-            let scans = [
-                (Event::Reminder, now - deadline, now - remind_after),
-                (Event::Overdue, now - deadline - day, now - deadline),
-            ];
-            for (event, from, to) in scans {
+            for (event, from, to) in deadline_scans(&calendar, Timestamp::now(), remind_after) {
                 match self.store.queue_reminders(event, channels.clone(), from, to).await {
                     Ok(0) => {}
                     Ok(queued) => {
@@ -361,6 +348,32 @@ impl Notifier {
             self.metrics.reminder_scan();
         }
     }
+}
+
+/// Which open leads to notify about at `now`, as windows of their arrival time: a reminder for
+/// those `remind_after` into their 48 hours, a notice for those past them, and, in the last
+/// working hours before days off, a reminder for every lead whose 48 hours end before the team
+/// is back. Out of working time, nothing: the next scan at work catches up, as each window looks
+/// back a day only (a server that was off for weeks does not flood the channels with notices
+/// about long-closed days). Each lead gets each notice once (the outbox keeps one per lead).
+fn deadline_scans(
+    calendar: &Calendar,
+    now: Timestamp,
+    remind_after: SignedDuration,
+) -> Vec<(Event, Timestamp, Timestamp)> {
+    if !calendar.works_at(now) {
+        return Vec::new();
+    }
+    let promise = crate::inbox::PROMISE;
+    let day = SignedDuration::from_hours(24);
+    let mut scans = vec![
+        (Event::Reminder, now - promise, now - remind_after),
+        (Event::Overdue, now - promise - day, now - promise),
+    ];
+    if let Some(closure) = calendar.closure_ahead(now) {
+        scans.push((Event::Reminder, now - promise, closure.reopens + RISK_AFTER_REOPENING - promise));
+    }
+    scans
 }
 
 /// An error with its causes ("error sending request: connection refused"): reqwest's own text
@@ -398,6 +411,40 @@ fn backoff(attempts: i32) -> Duration {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn kyiv(text: &str) -> Timestamp {
+        let local = text.parse::<jiff::civil::DateTime>().unwrap();
+        local.to_zoned(crate::notice::operators_zone()).unwrap().timestamp()
+    }
+
+    #[test]
+    fn reminders_skip_closed_days_and_come_early_before_them() {
+        let calendar = Calendar {
+            hours: crate::notice::WorkingHours::parse("09:00-18:00"),
+            closed: crate::calendar::ClosedDays::parse("2027-01-01").unwrap(),
+        };
+        let remind_after = SignedDuration::from_hours(24);
+        // An ordinary Wednesday morning: the reminder and overdue windows, nothing more.
+        let wednesday = kyiv("2026-12-30T10:00");
+        let promise = crate::inbox::PROMISE;
+        let day = SignedDuration::from_hours(24);
+        assert_eq!(
+            deadline_scans(&calendar, wednesday, remind_after),
+            [
+                (Event::Reminder, wednesday - promise, wednesday - remind_after),
+                (Event::Overdue, wednesday - promise - day, wednesday - promise),
+            ]
+        );
+        // Thursday 17:00, the last working hour before the closed Friday: also every lead whose
+        // 48 hours end before Saturday 13:00 (the team is back at 09:00, plus four hours).
+        let thursday = kyiv("2026-12-31T17:00");
+        let scans = deadline_scans(&calendar, thursday, remind_after);
+        assert_eq!(scans.len(), 3);
+        assert_eq!(scans[2], (Event::Reminder, thursday - promise, kyiv("2027-01-02T13:00") - promise));
+        // On the closed day itself, and at night, nobody is reminded.
+        assert!(deadline_scans(&calendar, kyiv("2027-01-01T10:00"), remind_after).is_empty());
+        assert!(deadline_scans(&calendar, kyiv("2026-12-30T20:00"), remind_after).is_empty());
+    }
 
     #[test]
     fn backoff_doubles_up_to_the_cap() {
