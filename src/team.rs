@@ -67,10 +67,14 @@ pub enum Action {
     GaveBack,
     /// A call was recorded: `detail` is its outcome.
     RecordedCall,
+    /// An admin had a notification sent again: `detail` names its channel, kind and last error.
+    ResentNotification,
+    /// An admin dropped a notification on purpose, so it is never sent (`detail` as above).
+    DroppedNotification,
 }
 
 impl Action {
-    pub const ALL: [Action; 16] = [
+    pub const ALL: [Action; 18] = [
         Action::SignedIn,
         Action::SignInFailed,
         Action::OpenedLead,
@@ -87,6 +91,8 @@ impl Action {
         Action::TookLead,
         Action::GaveBack,
         Action::RecordedCall,
+        Action::ResentNotification,
+        Action::DroppedNotification,
     ];
 
     pub fn name(self) -> &'static str {
@@ -106,6 +112,8 @@ impl Action {
             Action::ListedLeads => "listed_leads",
             Action::TookLead => "took_lead",
             Action::GaveBack => "gave_back",
+            Action::ResentNotification => "resent_notification",
+            Action::DroppedNotification => "dropped_notification",
             Action::RecordedCall => "recorded_call",
         }
     }

@@ -3,9 +3,11 @@
 //! `zayavka` subcommands parse, call one of these, and render the answer.
 //!
 //! - [`release`]: a held lead joins the call list;
-//! - [`hand_out`]: round-robin, new leads handed out in turn.
+//! - [`hand_out`]: round-robin, new leads handed out in turn;
+//! - [`notifications`]: a failing channel's notifications sent again or dropped.
 
 pub mod hand_out;
+pub mod notifications;
 
 use crate::config::Settings;
 use crate::store::{AuditEntry, Store, StoreError};

@@ -8,6 +8,7 @@ pub mod error;
 pub mod form;
 pub mod health;
 pub mod inbox_api;
+pub mod notifications;
 pub mod pages;
 pub mod proof;
 pub mod rest;

@@ -131,6 +131,13 @@ impl Notifier {
         self.wake.notify_one();
     }
 
+    /// An admin asked for `channel`'s waiting notification to be sent again: the channel's rest
+    /// ends (the admin has mended it, or wants to see whether it works now) and it is tried now.
+    pub fn send_again(&self, channel: Channel) {
+        self.paused.lock().unwrap_or_else(|e| e.into_inner()).remove(&channel);
+        self.wake();
+    }
+
     /// An account notice was queued: send it now rather than at the next poll.
     pub fn wake_account_notices(&self) {
         self.wake_account_notices.notify_one();

@@ -345,6 +345,10 @@ macro_rules! dispatch {
     };
 }
 
+// The facade's parts per entity; declared after `dispatch!`, which they use.
+mod notifications;
+pub use notifications::PendingNotification;
+
 #[derive(Clone)]
 pub struct Store {
     engine: Arc<Engine>,

@@ -45,6 +45,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/postgres/0013_second_factor_guessing.sql"),
     include_str!("../../../migrations/postgres/0014_shared_abuse_counts.sql"),
     include_str!("../../../migrations/postgres/0015_next_call.sql"),
+    include_str!("../../../migrations/postgres/0018_dropped_notifications.sql"),
 ];
 
 /// Inserts that may wait for a batch writer before callers wait to enqueue.

@@ -48,6 +48,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/sqlite/0013_second_factor_guessing.sql"),
     include_str!("../../../migrations/sqlite/0014_shared_abuse_counts.sql"),
     include_str!("../../../migrations/sqlite/0015_next_call.sql"),
+    include_str!("../../../migrations/sqlite/0018_dropped_notifications.sql"),
 ];
 
 const RECORD_COLUMNS: &str = "id, created_at, name, phone, phone_e164, confirmation, comment, policy_version, \

@@ -1,6 +1,7 @@
 //! The notification outbox: claiming due rows, marking them sent or for a retry, reminders.
 
 use super::*;
+use crate::store::PendingNotification;
 
 /// Per channel: unsent rows, those that failed, the oldest's time, the newest failure's reason.
 const OUTBOX_QUEUES: &str = "SELECT channel, count(*), count(last_error), min(created_at), \
@@ -110,4 +111,60 @@ impl SqliteStore {
         })
         .await
     }
+
+    pub async fn pending_notifications(&self, limit: u32) -> Result<Vec<PendingNotification>, StoreError> {
+        self.read(move |conn| {
+            let mut stmt = conn.prepare_cached(
+                "SELECT id, lead_id, event, channel, created_at, attempts, next_attempt_at, last_error \
+                 FROM outbox WHERE sent_at IS NULL ORDER BY next_attempt_at, id LIMIT ?1",
+            )?;
+            // A row with a name this version does not know (written by hand) is left out.
+            let rows = stmt.query_map(params![limit], |row| Ok(pending_notification(row).ok()))?;
+            rows.filter_map(Result::transpose).collect()
+        })
+        .await
+    }
+
+    pub async fn resend_notification(
+        &self,
+        id: i64,
+        now: jiff::Timestamp,
+    ) -> Result<Option<PendingNotification>, StoreError> {
+        self.write(move |conn| {
+            let mut stmt = conn.prepare_cached(
+                "UPDATE outbox SET next_attempt_at = ?2, locked_until = NULL WHERE id = ?1 AND sent_at IS NULL \
+                 RETURNING id, lead_id, event, channel, created_at, attempts, next_attempt_at, last_error",
+            )?;
+            stmt.query_row(params![id, text(now)], pending_notification).optional()
+        })
+        .await
+    }
+
+    pub async fn drop_notification(
+        &self,
+        id: i64,
+        now: jiff::Timestamp,
+    ) -> Result<Option<PendingNotification>, StoreError> {
+        self.write(move |conn| {
+            let mut stmt = conn.prepare_cached(
+                "UPDATE outbox SET sent_at = ?2, dropped_at = ?2, locked_until = NULL WHERE id = ?1 AND sent_at IS NULL \
+                 RETURNING id, lead_id, event, channel, created_at, attempts, next_attempt_at, last_error",
+            )?;
+            stmt.query_row(params![id, text(now)], pending_notification).optional()
+        })
+        .await
+    }
+}
+
+fn pending_notification(row: &rusqlite::Row) -> rusqlite::Result<PendingNotification> {
+    Ok(PendingNotification {
+        id: row.get(0)?,
+        lead_id: row.get(1)?,
+        event: named(row, 2, Event::from_name)?,
+        channel: named(row, 3, Channel::from_name)?,
+        created_at: row.get(4)?,
+        attempts: row.get(5)?,
+        next_attempt_at: row.get(6)?,
+        last_error: row.get(7)?,
+    })
 }
