@@ -261,6 +261,5 @@ fn read_file(path: &Path) -> anyhow::Result<BTreeMap<String, String>> {
     Ok(settings)
 }
 
-
 #[cfg(test)]
 mod tests;

@@ -37,7 +37,9 @@ fn the_environment_wins_over_the_file() {
 #[test]
 fn bad_values_say_which_setting() {
     let bad = |args: SettingArgs| Settings::resolve(args, None).unwrap_err().to_string();
-    assert!(bad(SettingArgs { listen: Some("8080".into()), ..Default::default() }).starts_with("ZAYAVKA_LISTEN"));
+    assert!(
+        bad(SettingArgs { listen: Some("8080".into()), ..Default::default() }).starts_with("ZAYAVKA_LISTEN")
+    );
     assert!(
         bad(SettingArgs { database_url: Some("mysql://x".into()), ..Default::default() })
             .starts_with("ZAYAVKA_DATABASE_URL")
@@ -64,7 +66,10 @@ fn escalation_comes_before_the_deadline_or_never() {
         escalate("48"),
         Err("ZAYAVKA_ESCALATE_AFTER_HOURS: 48 is not before the 48-hour deadline".to_owned())
     );
-    assert_eq!(escalate("a day"), Err("ZAYAVKA_ESCALATE_AFTER_HOURS: 'a day' is not a whole number".to_owned()));
+    assert_eq!(
+        escalate("a day"),
+        Err("ZAYAVKA_ESCALATE_AFTER_HOURS: 'a day' is not a whole number".to_owned())
+    );
 }
 
 #[test]
@@ -127,11 +132,10 @@ fn the_reference_matches_the_table() {
 fn the_example_file_matches_the_table() {
     let example = repository_file("zayavka.example.toml");
     let lines: Vec<&str> = example.lines().collect();
+    let assigns =
+        |line: &str, key: &str| line.trim_start_matches(['#', ' ']).starts_with(&format!("{key} = "));
     for setting in SETTINGS {
-        let assignment = format!("{} = ", setting.key);
-        let at: Vec<usize> = (0..lines.len())
-            .filter(|&i| lines[i].trim_start_matches(['#', ' ']).starts_with(&assignment))
-            .collect();
+        let at: Vec<usize> = (0..lines.len()).filter(|&i| assigns(lines[i], setting.key)).collect();
         let [at] = at[..] else { panic!("zayavka.example.toml names {} {} times", setting.key, at.len()) };
         let written_out = !lines[at].starts_with('#');
         assert!(
@@ -142,7 +146,9 @@ fn the_example_file_matches_the_table() {
         let comment: Vec<&str> = lines[..at]
             .iter()
             .rev()
-            .take_while(|line| line.starts_with('#') && !line.contains(" = "))
+            .take_while(|line| {
+                line.starts_with('#') && !SETTINGS.iter().any(|other| assigns(line, other.key))
+            })
             .map(|line| line.trim_start_matches('#').trim())
             .collect();
         let comment = comment.into_iter().rev().collect::<Vec<_>>().join(" ");

@@ -41,7 +41,10 @@ impl Text {
     }
 
     pub fn number(&self) -> anyhow::Result<u32> {
-        self.text.trim().parse().map_err(|_| self.error(format_args!("'{}' is not a whole number", self.text)))
+        self.text
+            .trim()
+            .parse()
+            .map_err(|_| self.error(format_args!("'{}' is not a whole number", self.text)))
     }
 
     /// A whole number in `range`; `unit` ends the error ("days"), or is empty.
@@ -109,9 +112,9 @@ pub fn check_http_url(variable: &str, url: &str) -> anyhow::Result<()> {
 }
 
 pub fn listen(t: &Text) -> anyhow::Result<SocketAddr> {
-    t.text.parse().map_err(|_| {
-        t.error(format_args!("'{}' is not an address and port such as 127.0.0.1:8080", t.text))
-    })
+    t.text
+        .parse()
+        .map_err(|_| t.error(format_args!("'{}' is not an address and port such as 127.0.0.1:8080", t.text)))
 }
 
 /// Empty: one is generated on first start.
@@ -239,9 +242,9 @@ pub fn proxies(t: &Text) -> anyhow::Result<Vec<ipnet::IpNet>> {
 pub fn working_hours(t: &Text) -> anyhow::Result<Option<WorkingHours>> {
     match t.text.trim() {
         "" => Ok(None),
-        text => WorkingHours::parse(text).map(Some).ok_or_else(|| {
-            t.error(format_args!("'{text}' is not two different times such as 09:00-18:00"))
-        }),
+        text => WorkingHours::parse(text)
+            .map(Some)
+            .ok_or_else(|| t.error(format_args!("'{text}' is not two different times such as 09:00-18:00"))),
     }
 }
 
