@@ -62,7 +62,7 @@ impl Text {
     pub fn hours_before_deadline(&self) -> anyhow::Result<u32> {
         let hours = self.number()?;
         if hours >= PROMISE_HOURS {
-            return Err(self.error(format_args!("{hours} is not before the 48-hour deadline")));
+            return Err(self.error(format_args!("{hours} is not before the {PROMISE_HOURS}-hour deadline")));
         }
         Ok(hours)
     }
