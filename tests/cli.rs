@@ -36,6 +36,7 @@ async fn help_lists_every_setting() {
         "ZAYAVKA_NOTIFY_INCLUDE_PII",
         "ZAYAVKA_RETENTION_DAYS",
         "ZAYAVKA_REMIND_AFTER_HOURS",
+        "ZAYAVKA_ESCALATE_AFTER_HOURS",
         "ZAYAVKA_PUBLIC_URL",
         "ZAYAVKA_TRUSTED_PROXIES",
         "ZAYAVKA_RATE_LIMIT_PER_MINUTE",
@@ -73,6 +74,11 @@ async fn bad_settings_stop_the_start_with_one_clear_line() {
     assert_refused_start(&[("ZAYAVKA_REMIND_AFTER_HOURS", "48")], "not before the 48-hour deadline").await;
     assert_refused_start(&[("ZAYAVKA_REMIND_AFTER_HOURS", "soon")], "'soon' is not a whole number").await;
     assert_refused_start(&[("ZAYAVKA_RETENTION_DAYS", "0")], "not between 1 and 3650 days").await;
+    assert_refused_start(
+        &[("ZAYAVKA_ESCALATE_AFTER_HOURS", "48")],
+        "ZAYAVKA_ESCALATE_AFTER_HOURS: 48 is not before the 48-hour deadline",
+    )
+    .await;
 }
 
 #[tokio::test]

@@ -28,7 +28,7 @@ const ALLOWED_FILES: &[&str] = &[
     "src/inbox.rs",
     "src/export.rs",
     "src/notify/",
-    "src/config.rs",
+    "src/config/",
     "src/lead/",
     "src/http/error.rs",
 ];
