@@ -16,7 +16,7 @@ use zayavka::store::{
     AuditEntry, CountsAt, Delivery, Holder, Idempotency, InsertContext, LeadQuery, OperatorCount,
     SourceCount, Store,
 };
-use zayavka::team::{Action, Role};
+use zayavka::team::{AccountChange, Action, Role};
 
 const OLENA: &str = "olena@example.org";
 const PETRO: &str = "petro@example.org";
@@ -542,6 +542,32 @@ async fn retention_purges_leads_sent_before_a_moment() {
     assert!(f.store.lead(old).await.unwrap().is_none());
     assert_eq!(ids(f.store.leads_after(0, 10).await.unwrap()), vec![recent]);
     assert_eq!(f.store.purge_leads(month_ago).await.unwrap(), 0);
+}
+
+#[tokio::test]
+async fn accounts_keep_an_admin_and_a_change_of_role_ends_the_sessions() {
+    let f = fixture().await;
+    let add = |email: &str| f.store.add_operator(email.into(), "hash".into(), None);
+    assert!(add(OLENA).await.unwrap() && add(PETRO).await.unwrap());
+    assert!(!add(PETRO).await.unwrap(), "one account per e-mail");
+    let accounts = f.store.accounts().await.unwrap();
+    let roles: Vec<_> = accounts.iter().map(|a| (a.email.as_str(), a.role)).collect();
+    assert_eq!(roles, vec![(OLENA, Role::Admin), (PETRO, Role::Operator)], "the first account is an admin");
+    assert_eq!(f.store.set_role(OLENA.into(), Role::Operator).await.unwrap(), AccountChange::LastAdmin);
+    assert_eq!(f.store.remove_operator(OLENA.into()).await.unwrap(), AccountChange::LastAdmin);
+    let nobody = f.store.remove_operator("nobody@example.org".into()).await.unwrap();
+    assert_eq!(nobody, AccountChange::NoSuchOperator);
+
+    let petro = f.store.operator(PETRO.into()).await.unwrap().unwrap().id;
+    let expires = now() + SignedDuration::from_hours(1);
+    f.store.create_session("token".into(), petro, "csrf".into(), expires, false).await.unwrap();
+    let session = f.store.session("token".into()).await.unwrap().expect("signed in");
+    assert_eq!(
+        (session.email.as_str(), session.role, session.csrf_token.as_str()),
+        (PETRO, Role::Operator, "csrf")
+    );
+    assert_eq!(f.store.set_role(PETRO.into(), Role::Admin).await.unwrap(), AccountChange::Done);
+    assert!(f.store.session("token".into()).await.unwrap().is_none(), "signed out by the change");
 }
 
 #[tokio::test]
