@@ -425,9 +425,12 @@ impl PostgresStore {
         let released = tx
             .execute(
                 // Released into the call list, a first lead is due at once.
-                "UPDATE \"CRN\" SET held = NULL, \
-                 next_call_at = CASE WHEN repeat_of IS NULL AND status IN ('new', 'attempt_1', 'attempt_2', 'attempt_3') \
-                 THEN now() END WHERE id = $1 AND held IS NOT NULL",
+                &format!(
+                    "UPDATE \"CRN\" SET held = NULL, \
+                     next_call_at = CASE WHEN repeat_of IS NULL AND status IN ({open}) \
+                     THEN now() END WHERE id = $1 AND held IS NOT NULL",
+                    open = open_statuses_sql()
+                ),
                 &[&id],
             )
             .await

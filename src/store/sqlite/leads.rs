@@ -92,9 +92,12 @@ impl SqliteStore {
         self.write(move |conn| {
             // Released into the call list, a first lead is due at once.
             let released = conn.execute(
-                "UPDATE \"CRN\" SET held = NULL, \
-                 next_call_at = CASE WHEN repeat_of IS NULL AND status IN ('new', 'attempt_1', 'attempt_2', 'attempt_3') \
-                 THEN ?2 END WHERE id = ?1 AND held IS NOT NULL",
+                &format!(
+                    "UPDATE \"CRN\" SET held = NULL, \
+                     next_call_at = CASE WHEN repeat_of IS NULL AND status IN ({open}) \
+                     THEN ?2 END WHERE id = ?1 AND held IS NOT NULL",
+                    open = open_statuses_sql()
+                ),
                 params![id, text(jiff::Timestamp::now())],
             )?;
             if released == 0 {

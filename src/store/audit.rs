@@ -1,0 +1,51 @@
+//! The append-only audit trail.
+
+use super::{Engine, Store, StoreError};
+use crate::lead::clean::printable;
+use crate::team::Action;
+
+/// One entry of the audit trail, to write.
+#[derive(Debug, Clone)]
+pub struct AuditEntry {
+    /// The operator's e-mail, or `command line` for the `zayavka` command.
+    pub actor: String,
+    pub action: Action,
+    pub lead_id: Option<i64>,
+    /// What else is worth knowing and names no visitor: a format, a count, a role.
+    pub detail: Option<String>,
+    /// The client's address (`None` for the command line).
+    pub address: Option<String>,
+}
+
+/// One entry of the audit trail, as kept.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct AuditRecord {
+    pub id: i64,
+    /// RFC 3339, UTC.
+    pub at: String,
+    pub actor: String,
+    /// An `Action` name; one this version does not know is shown as kept.
+    pub action: String,
+    pub lead_id: Option<i64>,
+    pub detail: Option<String>,
+    pub address: Option<String>,
+}
+
+impl Store {
+    /// Appends to the audit trail. The actor may be what a stranger typed as an e-mail: control
+    /// characters are kept as escapes, so that no entry can forge another or hide text.
+    pub async fn audit(&self, mut entry: AuditEntry) -> Result<(), StoreError> {
+        entry.actor = printable(&entry.actor).into_owned();
+        entry.detail = entry.detail.map(|detail| printable(&detail).into_owned());
+        dispatch!(self, audit(entry, jiff::Timestamp::now()))
+    }
+
+    /// Up to `limit` audit entries with an id below `before_id` (all, without one), newest first.
+    pub async fn audit_page(
+        &self,
+        before_id: Option<i64>,
+        limit: u32,
+    ) -> Result<Vec<AuditRecord>, StoreError> {
+        dispatch!(self, audit_page(before_id.unwrap_or(i64::MAX), limit))
+    }
+}

@@ -1,0 +1,146 @@
+//! The inbox's reads and the call log: lists, a lead with its repeats and calls, the call queue
+//! and the figures.
+
+use super::{Engine, Store, StoreError};
+use crate::inbox::{CallPlan, LeadRecord, Outcome, Status};
+
+/// Which leads the inbox lists, newest first.
+#[derive(Debug, Clone)]
+pub struct LeadQuery {
+    /// A `LIKE` pattern over the lower-cased name.
+    pub name_pattern: Option<String>,
+    /// A `LIKE` pattern over the E.164 phone.
+    pub phone_pattern: Option<String>,
+    /// Only open leads (`crate::inbox::OPEN_STATUSES`)...
+    pub open_only: bool,
+    /// ...and of them only those sent before this time (overdue).
+    pub created_before: Option<jiff::Timestamp>,
+    /// Leads with a smaller id (the next page).
+    pub before_id: Option<i64>,
+    /// The held leads instead of the call list.
+    pub held: bool,
+    /// Only the leads of the call list someone (or no one) has.
+    pub holder: Holder,
+    pub limit: u32,
+}
+
+/// Whose leads a list shows (`crate::inbox::Claim`; a claim past its time is no one's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Holder {
+    Anyone,
+    /// The leads this operator (an id) has at `now`.
+    Operator {
+        id: i64,
+        now: jiff::Timestamp,
+    },
+    /// The leads nobody has at `now`.
+    Nobody {
+        now: jiff::Timestamp,
+    },
+}
+
+impl Holder {
+    /// The operator whose leads, whether only leads nobody has, and the moment, as query parameters.
+    pub(super) fn parameters(self) -> (Option<i64>, bool, Option<jiff::Timestamp>) {
+        match self {
+            Holder::Anyone => (None, false, None),
+            Holder::Operator { id, now } => (Some(id), false, Some(now)),
+            Holder::Nobody { now } => (None, true, Some(now)),
+        }
+    }
+}
+
+/// One call to a lead.
+#[derive(Debug, Clone, serde::Serialize, PartialEq, Eq)]
+pub struct Attempt {
+    pub id: i64,
+    pub at: String,
+    /// The operator's e-mail.
+    pub operator: String,
+    pub outcome: String,
+    pub note: String,
+}
+
+/// The inbox's figures at one moment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Counts {
+    /// Leads held for review, waiting for a person to release or erase them.
+    pub held: i64,
+    pub open: i64,
+    pub overdue: i64,
+    /// Leads of the window whose 48 hours are over or that were reached...
+    pub due: i64,
+    /// ...and of them those reached within 48 hours.
+    pub reached_in_time: i64,
+    /// `YYYY-MM-DDTHH` (UTC) and the leads sent in that hour, hours without leads left out
+    /// (whole hours, so the caller can count days in any time zone).
+    pub per_hour: Vec<(String, i64)>,
+}
+
+/// The moments `Store::counts` measures against.
+#[derive(Debug, Clone, Copy)]
+pub struct CountsAt {
+    /// Open leads sent before this are overdue (now − 48 h).
+    pub overdue_before: jiff::Timestamp,
+    /// Start of the window of the "reached in time" share and the hourly counts.
+    pub window_start: jiff::Timestamp,
+}
+
+/// The 48-hour promise in seconds, as the engines' figures take it: the rule is `inbox::PROMISE`,
+/// passed into SQL, never written there.
+pub(super) fn promise_seconds() -> f64 {
+    crate::inbox::PROMISE.as_secs_f64()
+}
+
+/// A status as both engines keep it. The tables only admit known names (a CHECK constraint);
+/// were one ever unknown, the lead stays on the call list rather than vanish from it.
+pub(super) fn status_of(name: &str) -> Status {
+    Status::from_name(name).unwrap_or(Status::New)
+}
+
+impl Store {
+    /// The inbox's list: people's first leads matching `query`, newest first (a repeat is shown
+    /// with its first lead).
+    pub async fn find_leads(&self, query: LeadQuery) -> Result<Vec<LeadRecord>, StoreError> {
+        dispatch!(self, find_leads(query))
+    }
+
+    pub async fn lead(&self, id: i64) -> Result<Option<LeadRecord>, StoreError> {
+        dispatch!(self, lead(id))
+    }
+
+    /// The later submissions of the person whose first lead is `lead_id`, oldest first.
+    pub async fn repeats(&self, lead_id: i64) -> Result<Vec<LeadRecord>, StoreError> {
+        dispatch!(self, repeats(lead_id))
+    }
+
+    /// The calls made to a lead, oldest first.
+    pub async fn attempts(&self, lead_id: i64) -> Result<Vec<Attempt>, StoreError> {
+        dispatch!(self, attempts(lead_id))
+    }
+
+    /// Logs a call and moves the lead's status on (`Outcome::status_after`) and its next call
+    /// (`CallPlan::next_call_at`); a call by the operator who took the lead ends their claim (a
+    /// lead handed to them stays theirs). `false` if there is no such lead.
+    pub async fn add_attempt(
+        &self,
+        lead_id: i64,
+        operator: String,
+        outcome: Outcome,
+        note: String,
+        plan: CallPlan,
+    ) -> Result<bool, StoreError> {
+        dispatch!(self, add_attempt(lead_id, operator, outcome, note, plan))
+    }
+
+    /// Up to `limit` leads of the call list due for a call at `now`, in the order to call them:
+    /// call-backs set by a call first (the earliest first), then the others by the end of their
+    /// 48 hours, nearest first. Read from the index of leads to call, not the whole table.
+    pub async fn due_leads(&self, now: jiff::Timestamp, limit: u32) -> Result<Vec<LeadRecord>, StoreError> {
+        dispatch!(self, due_leads(now, limit))
+    }
+
+    pub async fn counts(&self, at: CountsAt) -> Result<Counts, StoreError> {
+        dispatch!(self, counts(at, promise_seconds()))
+    }
+}

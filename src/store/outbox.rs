@@ -1,0 +1,134 @@
+//! The notifications waiting to be sent, per lead and channel.
+
+use std::sync::Arc;
+
+use super::{Engine, Store, StoreError};
+use crate::notice::{Channel, Event};
+
+/// A notification a sender has claimed.
+#[derive(Debug, Clone)]
+pub struct OutboxJob {
+    pub id: i64,
+    pub lead_id: i64,
+    pub event: Event,
+    pub channel: Channel,
+    /// Including this one.
+    pub attempts: i32,
+}
+
+/// How a claimed notification went.
+#[derive(Debug)]
+pub enum Delivery {
+    Sent(i64),
+    /// Free it to be tried again at `at`; `error` is why this try failed.
+    Retry {
+        id: i64,
+        at: jiff::Timestamp,
+        error: String,
+    },
+}
+
+/// What waits in the outbox for one channel.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChannelQueue {
+    pub channel: Channel,
+    /// Notifications not yet sent.
+    pub waiting: i64,
+    /// Of those, the ones tried at least once without success.
+    pub failing: i64,
+    /// When the oldest of them was queued (RFC 3339, UTC).
+    pub oldest_at: String,
+    /// Why the newest failing one failed.
+    pub last_error: Option<String>,
+}
+
+/// The names of `channels`, as the outbox rows keep them.
+pub(super) fn channel_names(channels: &[Channel]) -> Vec<&'static str> {
+    channels.iter().map(|c| c.name()).collect()
+}
+
+impl Store {
+    /// Claims up to `limit` due notifications on `channels` for this sender until `lease_until`;
+    /// a row another sender holds is skipped (on PostgreSQL with `FOR UPDATE SKIP LOCKED`). Rows
+    /// of a channel no longer configured wait, untouched, until it is configured again.
+    pub async fn claim_outbox(
+        &self,
+        now: jiff::Timestamp,
+        lease_until: jiff::Timestamp,
+        limit: u32,
+        channels: Arc<[Channel]>,
+    ) -> Result<Vec<OutboxJob>, StoreError> {
+        dispatch!(self, claim_outbox(now, lease_until, limit, channels))
+    }
+
+    /// Records how claimed notifications went, all in one write: a sender records every send
+    /// that finished since its last claim together, rather than one write per notification.
+    pub async fn outbox_done(&self, deliveries: Vec<Delivery>) -> Result<(), StoreError> {
+        if deliveries.is_empty() {
+            return Ok(());
+        }
+        dispatch!(self, outbox_done(deliveries, jiff::Timestamp::now()))
+    }
+
+    /// Queues `event` on every channel for the open leads sent in `[from, to)` that have not had
+    /// it yet; returns how many notifications were queued.
+    pub async fn queue_reminders(
+        &self,
+        event: Event,
+        channels: Arc<[Channel]>,
+        from: jiff::Timestamp,
+        to: jiff::Timestamp,
+    ) -> Result<usize, StoreError> {
+        dispatch!(self, queue_reminders(event, channels, from, to))
+    }
+
+    /// The notifications not yet sent, per channel that has any (for the inbox's warning and
+    /// `/metrics`).
+    pub async fn outbox_queues(&self) -> Result<Vec<ChannelQueue>, StoreError> {
+        dispatch!(self, outbox_queues())
+    }
+}
+
+/// A notification not yet delivered: waiting for its first try, or failed and waiting for the next.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingNotification {
+    pub id: i64,
+    pub lead_id: i64,
+    pub event: Event,
+    pub channel: Channel,
+    /// When it was queued (RFC 3339, UTC).
+    pub created_at: String,
+    /// Tries so far.
+    pub attempts: i32,
+    /// When the next try is due (RFC 3339, UTC).
+    pub next_attempt_at: String,
+    /// Why the last try failed; `None` before the first.
+    pub last_error: Option<String>,
+}
+
+impl Store {
+    /// Up to `limit` notifications not yet delivered, the next to be tried first.
+    pub async fn pending_notifications(&self, limit: u32) -> Result<Vec<PendingNotification>, StoreError> {
+        dispatch!(self, pending_notifications(limit))
+    }
+
+    /// Makes notification `id` due at once ("send again"). What it is, or `None` if it is not
+    /// waiting (sent or dropped meanwhile).
+    pub async fn resend_notification(
+        &self,
+        id: i64,
+        now: jiff::Timestamp,
+    ) -> Result<Option<PendingNotification>, StoreError> {
+        dispatch!(self, resend_notification(id, now))
+    }
+
+    /// Gives up on notification `id` on purpose: it is never sent. What it was, or `None` if it
+    /// is not waiting (already sent or dropped).
+    pub async fn drop_notification(
+        &self,
+        id: i64,
+        now: jiff::Timestamp,
+    ) -> Result<Option<PendingNotification>, StoreError> {
+        dispatch!(self, drop_notification(id, now))
+    }
+}

@@ -1,0 +1,581 @@
+//! The store's contract: the same cases, through the public `Store` API only, on whichever engine
+//! `ZAYAVKA_TEST_ENGINE` names (SQLite in a temporary folder by default, a fresh PostgreSQL schema
+//! with `postgres`); CI runs this file on both (scripts/test-all). An engine that keeps its rows
+//! differently still answers the same. Times are passed in (`now`) and moved forward by the test,
+//! never waited for; where an engine reads the clock itself (a lead's arrival, a call, the
+//! PostgreSQL outbox's due times) the case works from the real now.
+
+mod common;
+
+use common::TestDatabase;
+use jiff::{SignedDuration, Timestamp};
+use zayavka::inbox::{CallPlan, LeadRecord, Outcome, PROMISE, Search, Status};
+use zayavka::lead::{Attribution, NewLead};
+use zayavka::notice::{Channel, Event};
+use zayavka::store::{
+    AuditEntry, CountsAt, Delivery, Holder, Idempotency, InsertContext, LeadQuery, OperatorCount,
+    SourceCount, Store,
+};
+use zayavka::team::{AccountChange, Action, Role};
+
+const OLENA: &str = "olena@example.org";
+const PETRO: &str = "petro@example.org";
+
+/// A store on a database of its own, and that database (dropped with it).
+struct Fixture {
+    store: Store,
+    database: TestDatabase,
+}
+
+async fn fixture() -> Fixture {
+    let database = TestDatabase::new().await;
+    let store = Store::open(&database.settings_url()).await.unwrap();
+    Fixture { store, database }
+}
+
+/// Now, to the microsecond both engines keep.
+fn now() -> Timestamp {
+    Timestamp::from_microsecond(Timestamp::now().as_microsecond()).unwrap()
+}
+
+fn minutes(n: i64) -> SignedDuration {
+    SignedDuration::from_mins(n)
+}
+
+fn time(text: &Option<String>) -> Timestamp {
+    text.as_deref().expect("a time").parse().unwrap()
+}
+
+fn lead(name: &str, phone_e164: &str) -> NewLead {
+    NewLead {
+        name: name.into(),
+        phone: phone_e164.into(),
+        phone_e164: phone_e164.into(),
+        phone_in_plan: true,
+        confirmation: "Так".into(),
+        comment: None,
+        held: Vec::new(),
+        attribution: Attribution::default(),
+    }
+}
+
+fn held(name: &str, phone_e164: &str) -> NewLead {
+    NewLead { held: vec!["no_proof"], ..lead(name, phone_e164) }
+}
+
+fn context(channels: &[Channel]) -> InsertContext {
+    InsertContext {
+        channels: channels.into(),
+        policy_version: "policy-1".into(),
+        duplicate_window: Some(std::time::Duration::from_secs(24 * 3600)),
+    }
+}
+
+impl Fixture {
+    /// Stores one lead as its own request (no channels) and says its id.
+    async fn add(&self, lead: NewLead) -> i64 {
+        self.store.insert(vec![lead], &context(&[]), None).await.unwrap()[0].lead.id
+    }
+
+    async fn record(&self, id: i64) -> LeadRecord {
+        self.store.lead(id).await.unwrap().expect("the lead is there")
+    }
+
+    async fn operator(&self, email: &str) -> i64 {
+        assert!(self.store.add_operator(email.into(), "hash".into(), Some(Role::Operator)).await.unwrap());
+        self.store.operator(email.into()).await.unwrap().unwrap().id
+    }
+
+    /// The call list's first leads, newest first, as `search` and `holder` pick them.
+    async fn list(&self, search: &str, holder: Holder) -> Vec<i64> {
+        let (name_pattern, phone_pattern) = Search::parse(search).patterns();
+        let query = LeadQuery {
+            name_pattern,
+            phone_pattern,
+            open_only: false,
+            created_before: None,
+            before_id: None,
+            held: false,
+            holder,
+            limit: 50,
+        };
+        ids(self.store.find_leads(query).await.unwrap())
+    }
+
+    async fn held_list(&self) -> Vec<i64> {
+        let query = LeadQuery {
+            name_pattern: None,
+            phone_pattern: None,
+            open_only: false,
+            created_before: None,
+            before_id: None,
+            held: true,
+            holder: Holder::Anyone,
+            limit: 50,
+        };
+        ids(self.store.find_leads(query).await.unwrap())
+    }
+
+    async fn call(&self, id: i64, operator: &str, outcome: Outcome, plan: CallPlan) {
+        assert!(self.store.add_attempt(id, operator.into(), outcome, "нотатка".into(), plan).await.unwrap());
+    }
+
+    async fn due(&self, at: Timestamp) -> Vec<i64> {
+        ids(self.store.due_leads(at, 50).await.unwrap())
+    }
+
+    /// Every notification due now on `channels`, as (lead, event, channel), leased for a minute.
+    async fn claim(&self, channels: &[Channel]) -> Vec<(i64, Event, Channel)> {
+        let now = Timestamp::now();
+        let jobs = self.store.claim_outbox(now, now + minutes(1), 50, channels.into()).await.unwrap();
+        jobs.iter().map(|job| (job.lead_id, job.event, job.channel)).collect()
+    }
+}
+
+fn ids(records: Vec<LeadRecord>) -> Vec<i64> {
+    records.iter().map(|record| record.id).collect()
+}
+
+/// A call that schedules nothing of its own: the store's default applies.
+fn plain(now: Timestamp) -> CallPlan {
+    CallPlan { now, call_back_at: None, retries: Vec::new() }
+}
+
+#[tokio::test]
+async fn an_insert_reads_back_as_it_was_sent() {
+    let f = fixture().await;
+    let first = NewLead {
+        comment: Some("Після 18:00".into()),
+        attribution: Attribution { utm_source: Some("facebook".into()), ..Attribution::default() },
+        ..lead("Ганна Мельник", "+380671234567")
+    };
+    let second = NewLead { confirmation: "Ні".into(), ..lead("Петро Коваль", "+380501112233") };
+    let stored = f.store.insert(vec![first.clone(), second], &context(&[]), None).await.unwrap();
+    assert_eq!(stored.len(), 2);
+    assert!(stored[0].lead.id < stored[1].lead.id, "one request, ids in its order");
+    assert_eq!(stored[0].repeat_of, None);
+
+    let record = f.record(stored[0].lead.id).await;
+    assert_eq!(record.created_at, stored[0].lead.created_at, "the same moment, the same spelling");
+    let sent_at: Timestamp = record.created_at.parse().unwrap();
+    assert!(Timestamp::now().duration_since(sent_at).abs() < minutes(1));
+    assert_eq!(
+        (record.name.as_str(), record.phone_e164.as_str(), record.confirmation.as_str()),
+        ("Ганна Мельник", "+380671234567", "Так")
+    );
+    assert_eq!(record.comment.as_deref(), Some("Після 18:00"));
+    assert_eq!(record.policy_version, "policy-1");
+    assert_eq!(record.attribution, first.attribution);
+    assert_eq!((record.status, record.attempt_count, record.repeat_count), (Status::New, 0, 0));
+    assert_eq!((record.held, record.claim, record.reached_at), (None, None, None));
+    assert_eq!(time(&record.next_call_at), sent_at, "a new lead is due for a call at once");
+
+    let (a, b) = (stored[0].lead.id, stored[1].lead.id);
+    let by_ids = f.store.leads_by_ids(vec![b, a + b + 100, a]).await.unwrap();
+    assert_eq!(
+        by_ids,
+        vec![stored[1].lead.clone(), stored[0].lead.clone()],
+        "the order asked, gaps left out"
+    );
+    assert_eq!(ids(f.store.leads_after(0, 10).await.unwrap()), vec![a, b]);
+    assert_eq!(ids(f.store.leads_after(a, 10).await.unwrap()), vec![b]);
+    assert_eq!(ids(f.store.leads_after(0, 1).await.unwrap()), vec![a]);
+    assert!(f.store.lead(b + 1).await.unwrap().is_none());
+}
+
+#[tokio::test]
+async fn an_idempotency_key_is_kept_with_its_leads_until_purged() {
+    let f = fixture().await;
+    let before = now() - minutes(1);
+    let key = Idempotency { key: "key-1".into(), fingerprint: "fingerprint-1".into() };
+    let stored = f
+        .store
+        .insert(
+            vec![lead("Ганна", "+380671234567"), lead("Петро", "+380501112233")],
+            &context(&[]),
+            Some(key),
+        )
+        .await
+        .unwrap();
+    let lead_ids: Vec<i64> = stored.iter().map(|s| s.lead.id).collect();
+    let record = f.store.idempotency_record("key-1", before).await.unwrap();
+    assert_eq!(record, Some(("fingerprint-1".to_owned(), lead_ids)));
+    assert_eq!(f.store.idempotency_record("key-2", before).await.unwrap(), None);
+    let later = now() + minutes(1);
+    assert_eq!(f.store.idempotency_record("key-1", later).await.unwrap(), None, "recorded before `since`");
+
+    assert_eq!(f.store.purge_idempotency_keys(before).await.unwrap(), 0, "recorded after `before`");
+    assert_eq!(f.store.purge_idempotency_keys(later).await.unwrap(), 1);
+    assert_eq!(f.store.idempotency_record("key-1", before).await.unwrap(), None);
+}
+
+#[tokio::test]
+async fn a_repeat_within_the_window_is_linked_to_the_first_lead_and_not_notified() {
+    let f = fixture().await;
+    let channels = [Channel::Telegram];
+    let insert = |lead: NewLead, context: InsertContext| {
+        let store = f.store.clone();
+        async move { store.insert(vec![lead], &context, None).await.unwrap().remove(0) }
+    };
+    let first = insert(lead("Ганна", "+380671234567"), context(&channels)).await;
+    let repeat = insert(lead("Ганна М.", "+380671234567"), context(&channels)).await;
+    assert_eq!(repeat.repeat_of, Some(first.lead.id));
+    let no_window = InsertContext { duplicate_window: None, ..context(&channels) };
+    let unlinked = insert(lead("Ганна", "+380671234567"), no_window).await;
+    assert_eq!(unlinked.repeat_of, None, "without a duplicate window every lead stands alone");
+    // A held lead is nobody's first lead, nor anybody's repeat.
+    let held_first = insert(held("Бот", "+380501112233"), context(&channels)).await;
+    let after_held = insert(lead("Петро", "+380501112233"), context(&channels)).await;
+    assert_eq!((held_first.repeat_of, after_held.repeat_of), (None, None));
+
+    let (first, repeat) = (first.lead.id, repeat.lead.id);
+    assert_eq!(ids(f.store.repeats(first).await.unwrap()), vec![repeat]);
+    assert_eq!(f.record(first).await.repeat_count, 1);
+    let record = f.record(repeat).await;
+    assert_eq!((record.repeat_of, record.next_call_at), (Some(first), None), "not on the call list again");
+    let listed = f.list("", Holder::Anyone).await;
+    assert_eq!(listed, vec![after_held.lead.id, unlinked.lead.id, first], "first leads only, newest first");
+    let notified: Vec<i64> = f.claim(&channels).await.iter().map(|job| job.0).collect();
+    assert_eq!(notified, vec![first, unlinked.lead.id, after_held.lead.id]);
+}
+
+#[tokio::test]
+async fn a_held_lead_waits_apart_until_released_once() {
+    let f = fixture().await;
+    let channels = [Channel::Email];
+    let id = f.store.insert(vec![held("Бот", "+380671234567")], &context(&channels), None).await.unwrap()[0]
+        .lead
+        .id;
+    let record = f.record(id).await;
+    assert_eq!((record.held, record.next_call_at), (Some(vec!["no_proof".to_owned()]), None));
+    assert_eq!(f.held_list().await, vec![id]);
+    assert_eq!(f.list("", Holder::Anyone).await, Vec::<i64>::new());
+    assert!(f.claim(&channels).await.is_empty(), "a held lead is not notified");
+    let olena = f.operator(OLENA).await;
+    assert!(!f.store.take(id, olena, now() + minutes(30), now()).await.unwrap(), "not on the call list yet");
+
+    assert!(f.store.release(id, channels.into()).await.unwrap());
+    let record = f.record(id).await;
+    assert_eq!(record.held, None);
+    assert!(record.next_call_at.is_some(), "released into the call list, due at once");
+    assert_eq!(f.list("", Holder::Anyone).await, vec![id]);
+    assert_eq!(f.claim(&channels).await, vec![(id, Event::New, Channel::Email)]);
+    assert!(!f.store.release(id, channels.into()).await.unwrap(), "released once");
+    assert!(!f.store.release(id + 1, channels.into()).await.unwrap());
+
+    let unreleased = f.add(held("Бот", "+380501112233")).await;
+    let later = now() + minutes(1);
+    assert_eq!(f.store.purge_held(later).await.unwrap(), 1, "only the held lead nobody released");
+    assert!(f.store.lead(unreleased).await.unwrap().is_none());
+    assert!(f.store.lead(id).await.unwrap().is_some());
+}
+
+#[tokio::test]
+async fn a_lead_is_taken_by_one_operator_until_given_back_or_its_time_is_up() {
+    let f = fixture().await;
+    let (olena, petro) = (f.operator(OLENA).await, f.operator(PETRO).await);
+    let id = f.add(lead("Ганна", "+380671234567")).await;
+    let t = now();
+    let until = t + minutes(30);
+    assert!(f.store.take(id, olena, until, t).await.unwrap());
+    let claim = f.record(id).await.claim.expect("Olena has it");
+    assert_eq!(
+        (claim.by.as_str(), claim.until.as_ref().map(|u| u.parse::<Timestamp>().unwrap())),
+        (OLENA, Some(until))
+    );
+
+    let meanwhile = t + minutes(10);
+    assert!(!f.store.take(id, petro, meanwhile + minutes(30), meanwhile).await.unwrap(), "Olena has it");
+    assert!(!f.store.give_back(id, petro, meanwhile).await.unwrap(), "not Petro's to give back");
+    assert_eq!(f.list("", Holder::Operator { id: olena, now: meanwhile }).await, vec![id]);
+    assert_eq!(f.list("", Holder::Nobody { now: meanwhile }).await, Vec::<i64>::new());
+
+    // Her 30 minutes are up without a call: the lead is nobody's, and Petro may take it.
+    let after = t + minutes(31);
+    assert_eq!(f.list("", Holder::Nobody { now: after }).await, vec![id]);
+    assert_eq!(f.list("", Holder::Operator { id: olena, now: after }).await, Vec::<i64>::new());
+    assert!(f.store.take(id, petro, after + minutes(30), after).await.unwrap());
+    assert!(f.store.give_back(id, petro, after + minutes(1)).await.unwrap());
+    assert_eq!(f.record(id).await.claim, None);
+
+    // Handed to Olena by an admin: hers without an end, until handed to nobody.
+    assert!(f.store.hand_to(id, Some(olena)).await.unwrap());
+    assert_eq!(f.record(id).await.claim.unwrap().until, None);
+    let much_later = t + SignedDuration::from_hours(24);
+    assert!(!f.store.take(id, petro, much_later + minutes(30), much_later).await.unwrap());
+    assert!(f.store.hand_to(id, None).await.unwrap());
+    assert_eq!(f.record(id).await.claim, None);
+    assert!(!f.store.hand_to(id + 1, Some(olena)).await.unwrap(), "no such lead");
+
+    // Her own call ends the claim she took; a closed lead cannot be taken.
+    assert!(f.store.take(id, olena, until, t).await.unwrap());
+    f.call(id, OLENA, Outcome::Interested, plain(t)).await;
+    assert_eq!(f.record(id).await.claim, None);
+    assert!(!f.store.take(id, petro, until, t).await.unwrap(), "nothing left to call about");
+}
+
+#[tokio::test]
+async fn calls_move_the_status_on_and_the_due_list_comes_in_calling_order() {
+    let f = fixture().await;
+    let a = f.add(lead("Анна", "+380671111111")).await;
+    let b = f.add(lead("Богдан", "+380672222222")).await;
+    let c = f.add(lead("Віра", "+380673333333")).await;
+    let t = now();
+    assert_eq!(f.due(t).await, vec![a, b, c], "new leads by the end of their 48 hours, nearest first");
+
+    let retry = CallPlan { retries: vec![Some(t + minutes(120))], ..plain(t) };
+    f.call(b, OLENA, Outcome::NoAnswer, retry).await;
+    let record = f.record(b).await;
+    assert_eq!((record.status, record.attempt_count), (Status::Attempt1, 1));
+    assert_eq!(time(&record.next_call_at), t + minutes(120));
+    let attempts = f.store.attempts(b).await.unwrap();
+    assert_eq!(attempts.len(), 1);
+    assert_eq!(
+        (attempts[0].operator.as_str(), attempts[0].outcome.as_str(), attempts[0].note.as_str()),
+        (OLENA, "no_answer", "нотатка")
+    );
+    assert_eq!(f.due(t + minutes(1)).await, vec![a, c], "a retry is not due before its time");
+
+    let asked_for = CallPlan { call_back_at: Some(t + minutes(60)), ..plain(t) };
+    f.call(c, OLENA, Outcome::CallBack, asked_for).await;
+    assert_eq!(f.record(c).await.status, Status::New, "a call-back asked for is no unanswered call");
+    assert_eq!(f.due(t + minutes(180)).await, vec![c, b, a], "call-backs first, the earliest first");
+
+    f.call(a, PETRO, Outcome::Interested, plain(t)).await;
+    let record = f.record(a).await;
+    assert_eq!((record.status, record.next_call_at), (Status::Interested, None));
+    assert!(record.reached_at.is_some());
+    assert_eq!(f.due(t + minutes(180)).await, vec![c, b], "a closed lead is not called again");
+    assert_eq!(ids(f.store.due_leads(t + minutes(180), 1).await.unwrap()), vec![c], "up to the limit");
+    assert!(
+        !f.store.add_attempt(c + 1, OLENA.into(), Outcome::NoAnswer, String::new(), plain(t)).await.unwrap()
+    );
+}
+
+#[tokio::test]
+async fn the_figures_count_what_was_reached_within_the_promise() {
+    let f = fixture().await;
+    let source = |utm_source: Option<&str>, referrer: Option<&str>| Attribution {
+        utm_source: utm_source.map(str::to_owned),
+        referrer: referrer.map(str::to_owned),
+        ..Attribution::default()
+    };
+    let with =
+        |name: &str, phone: &str, attribution: Attribution| NewLead { attribution, ..lead(name, phone) };
+    let late = f.add(with("Анна", "+380671111111", source(Some("facebook"), None))).await;
+    let late_reached = f.add(with("Богдан", "+380672222222", source(Some("facebook"), None))).await;
+    let reached = f.add(with("Віра", "+380673333333", source(None, Some("www.google.com")))).await;
+    f.add(with("Гліб", "+380674444444", source(None, Some("www.google.com")))).await;
+    f.add(lead("Гліб", "+380674444444")).await; // a repeat: counted with its first lead
+    f.add(held("Бот", "+380675555555")).await;
+    // Sent two hours past the promise: one never reached, one reached only now.
+    let past_promise = (PROMISE + SignedDuration::from_hours(2)).as_hours();
+    f.database.backdate(late, past_promise).await;
+    f.database.backdate(late_reached, past_promise).await;
+    let t = now();
+    f.call(late, PETRO, Outcome::NoAnswer, plain(t)).await;
+    f.call(late_reached, OLENA, Outcome::Interested, plain(t)).await;
+    f.call(reached, OLENA, Outcome::NotInterested, plain(t)).await;
+
+    let at = CountsAt { overdue_before: t - PROMISE, window_start: t - SignedDuration::from_hours(24 * 30) };
+    let counts = f.store.counts(at).await.unwrap();
+    assert_eq!((counts.held, counts.open, counts.overdue), (1, 2, 1), "{counts:?}");
+    assert_eq!((counts.due, counts.reached_in_time), (3, 1), "{counts:?}");
+    assert_eq!(
+        counts.per_hour.iter().map(|(_, n)| n).sum::<i64>(),
+        4,
+        "first leads of the call list: {counts:?}"
+    );
+
+    let sources = f.store.source_counts(at).await.unwrap();
+    let count = |utm: Option<&str>, referrer: Option<&str>, leads, reached| SourceCount {
+        utm_source: utm.map(str::to_owned),
+        referrer: referrer.map(str::to_owned),
+        leads,
+        reached,
+    };
+    assert_eq!(sources, vec![count(None, Some("www.google.com"), 2, 1), count(Some("facebook"), None, 2, 0)]);
+
+    let operators = f.store.operator_counts(t - SignedDuration::from_hours(24)).await.unwrap();
+    let calls = |email: &str, calls, reached| OperatorCount { email: email.into(), calls, reached };
+    assert_eq!(operators, vec![calls(OLENA, 2, 1), calls(PETRO, 1, 0)]);
+}
+
+#[tokio::test]
+async fn a_search_finds_leads_by_part_of_the_phone_or_the_name() {
+    let f = fixture().await;
+    let hanna = f.add(lead("Ганна Мельник", "+380671234567")).await;
+    let maryana = f.add(lead("Мар’яна Коваль", "+380501112233")).await;
+    let petro = f.add(lead("ПЕТРО МЕЛЬНИЧУК", "+380931234000")).await;
+    assert_eq!(f.list("067 123", Holder::Anyone).await, vec![hanna], "any spelling of the number");
+    assert_eq!(f.list("+38050-111", Holder::Anyone).await, vec![maryana]);
+    assert_eq!(f.list("1234", Holder::Anyone).await, vec![petro, hanna]);
+    assert_eq!(f.list("мельни", Holder::Anyone).await, vec![petro, hanna], "Cyrillic, whatever its case");
+    assert_eq!(f.list("мар'яна", Holder::Anyone).await, vec![maryana], "apostrophes made one");
+    assert_eq!(f.list("50%", Holder::Anyone).await, Vec::<i64>::new(), "% matches itself");
+
+    let query = LeadQuery {
+        name_pattern: None,
+        phone_pattern: None,
+        open_only: false,
+        created_before: None,
+        before_id: Some(petro),
+        held: false,
+        holder: Holder::Anyone,
+        limit: 1,
+    };
+    assert_eq!(ids(f.store.find_leads(query).await.unwrap()), vec![maryana], "the next page, newest first");
+}
+
+#[tokio::test]
+async fn the_audit_trail_keeps_entries_in_order_and_names_no_forgery() {
+    let f = fixture().await;
+    let entry = |actor: &str, action, lead_id, detail: Option<&str>| AuditEntry {
+        actor: actor.into(),
+        action,
+        lead_id,
+        detail: detail.map(str::to_owned),
+        address: Some("192.0.2.7".into()),
+    };
+    f.store.audit(entry(OLENA, Action::OpenedLead, Some(7), None)).await.unwrap();
+    f.store.audit(entry(PETRO, Action::Exported, None, Some("csv, 3"))).await.unwrap();
+    f.store.audit(entry("x\nadmin signed_in", Action::SignInFailed, None, None)).await.unwrap();
+
+    let page = f.store.audit_page(None, 10).await.unwrap();
+    let actions: Vec<&str> = page.iter().map(|r| r.action.as_str()).collect();
+    assert_eq!(actions, vec!["sign_in_failed", "exported", "opened_lead"], "newest first");
+    assert_eq!(page[0].actor, "x\\nadmin signed_in", "a control character is kept as an escape");
+    assert_eq!((page[1].actor.as_str(), page[1].detail.as_deref()), (PETRO, Some("csv, 3")));
+    assert_eq!((page[2].lead_id, page[2].address.as_deref()), (Some(7), Some("192.0.2.7")));
+    let at: Timestamp = page[2].at.parse().unwrap();
+    assert!(Timestamp::now().duration_since(at).abs() < minutes(1));
+
+    let older = f.store.audit_page(Some(page[1].id), 10).await.unwrap();
+    assert_eq!(older, vec![page[2].clone()]);
+    assert_eq!(f.store.audit_page(None, 1).await.unwrap(), vec![page[0].clone()]);
+}
+
+#[tokio::test]
+async fn the_outbox_leases_what_is_due_and_keeps_a_failure_for_later() {
+    let f = fixture().await;
+    let channels = [Channel::Telegram, Channel::Email];
+    let id = f.store.insert(vec![lead("Ганна", "+380671234567")], &context(&channels), None).await.unwrap()
+        [0]
+    .lead
+    .id;
+    let t = Timestamp::now();
+    let jobs = f.store.claim_outbox(t, t + minutes(1), 10, channels.into()).await.unwrap();
+    let claimed: Vec<_> =
+        jobs.iter().map(|job| (job.lead_id, job.event, job.channel, job.attempts)).collect();
+    assert_eq!(claimed, vec![(id, Event::New, Channel::Telegram, 1), (id, Event::New, Channel::Email, 1)]);
+    assert!(f.claim(&channels).await.is_empty(), "leased to the first sender");
+    assert!(f.claim(&[Channel::Webhook]).await.is_empty(), "only the channels asked for");
+
+    let (telegram, email) = (jobs[0].id, jobs[1].id);
+    let in_an_hour = Timestamp::now() + SignedDuration::from_hours(1);
+    let retry = Delivery::Retry { id: email, at: in_an_hour, error: "HTTP 502".into() };
+    f.store.outbox_done(vec![Delivery::Sent(telegram), retry]).await.unwrap();
+    let queues = f.store.outbox_queues().await.unwrap();
+    assert_eq!(queues.len(), 1, "the sent one is gone: {queues:?}");
+    assert_eq!((queues[0].channel, queues[0].waiting, queues[0].failing), (Channel::Email, 1, 1));
+    assert_eq!(queues[0].last_error.as_deref(), Some("HTTP 502"));
+    assert!(f.claim(&channels).await.is_empty(), "the retry is an hour away");
+
+    let retry_now =
+        Delivery::Retry { id: email, at: Timestamp::now() - minutes(1), error: "HTTP 503".into() };
+    f.store.outbox_done(vec![retry_now]).await.unwrap();
+    let t = Timestamp::now();
+    let again = f.store.claim_outbox(t, t + minutes(1), 10, channels.into()).await.unwrap();
+    assert_eq!(again.iter().map(|job| (job.id, job.attempts)).collect::<Vec<_>>(), vec![(email, 2)]);
+
+    // Reminders: once per lead sent in the window.
+    let window = (t - minutes(10), t + minutes(10));
+    assert_eq!(
+        f.store.queue_reminders(Event::Reminder, channels.into(), window.0, window.1).await.unwrap(),
+        2
+    );
+    assert_eq!(
+        f.store.queue_reminders(Event::Reminder, channels.into(), window.0, window.1).await.unwrap(),
+        0
+    );
+    let reminders = f.claim(&[Channel::Telegram]).await;
+    assert_eq!(reminders, vec![(id, Event::Reminder, Channel::Telegram)]);
+}
+
+#[tokio::test]
+async fn erasing_a_phone_takes_its_leads_calls_notifications_and_keys() {
+    let f = fixture().await;
+    let channels = [Channel::Email];
+    let key = Idempotency { key: "key-1".into(), fingerprint: "f".into() };
+    let insert = |lead: NewLead, key: Option<Idempotency>| {
+        let store = f.store.clone();
+        async move { store.insert(vec![lead], &context(&channels), key).await.unwrap()[0].lead.id }
+    };
+    let first = insert(lead("Ганна", "+380671234567"), Some(key)).await;
+    let repeat = insert(lead("Ганна", "+380671234567"), None).await;
+    let other = insert(lead("Петро", "+380501112233"), None).await;
+    f.call(first, OLENA, Outcome::NoAnswer, plain(now())).await;
+
+    assert_eq!(f.store.erase_phone("+380671234567").await.unwrap(), 2);
+    assert!(f.store.lead(first).await.unwrap().is_none());
+    assert!(f.store.lead(repeat).await.unwrap().is_none());
+    assert!(f.store.attempts(first).await.unwrap().is_empty());
+    assert_eq!(f.store.idempotency_record("key-1", now() - minutes(10)).await.unwrap(), None);
+    assert_eq!(f.list("", Holder::Anyone).await, vec![other]);
+    assert_eq!(f.claim(&channels).await, vec![(other, Event::New, Channel::Email)]);
+    assert_eq!(f.store.erase_phone("+380671234567").await.unwrap(), 0);
+}
+
+#[tokio::test]
+async fn retention_purges_leads_sent_before_a_moment() {
+    let f = fixture().await;
+    let old = f.add(lead("Ганна", "+380671234567")).await;
+    let old_held = f.add(held("Бот", "+380501112233")).await;
+    let recent = f.add(lead("Петро", "+380931234000")).await;
+    f.database.backdate(old, 24 * 40).await;
+    f.database.backdate(old_held, 24 * 40).await;
+    let month_ago = now() - SignedDuration::from_hours(24 * 30);
+
+    assert_eq!(f.store.purge_held(month_ago).await.unwrap(), 1, "held leads only");
+    assert!(f.store.lead(old).await.unwrap().is_some());
+    assert_eq!(f.store.purge_leads(month_ago).await.unwrap(), 1);
+    assert!(f.store.lead(old).await.unwrap().is_none());
+    assert_eq!(ids(f.store.leads_after(0, 10).await.unwrap()), vec![recent]);
+    assert_eq!(f.store.purge_leads(month_ago).await.unwrap(), 0);
+}
+
+#[tokio::test]
+async fn accounts_keep_an_admin_and_a_change_of_role_ends_the_sessions() {
+    let f = fixture().await;
+    let add = |email: &str| f.store.add_operator(email.into(), "hash".into(), None);
+    assert!(add(OLENA).await.unwrap() && add(PETRO).await.unwrap());
+    assert!(!add(PETRO).await.unwrap(), "one account per e-mail");
+    let accounts = f.store.accounts().await.unwrap();
+    let roles: Vec<_> = accounts.iter().map(|a| (a.email.as_str(), a.role)).collect();
+    assert_eq!(roles, vec![(OLENA, Role::Admin), (PETRO, Role::Operator)], "the first account is an admin");
+    assert_eq!(f.store.set_role(OLENA.into(), Role::Operator).await.unwrap(), AccountChange::LastAdmin);
+    assert_eq!(f.store.remove_operator(OLENA.into()).await.unwrap(), AccountChange::LastAdmin);
+    let nobody = f.store.remove_operator("nobody@example.org".into()).await.unwrap();
+    assert_eq!(nobody, AccountChange::NoSuchOperator);
+
+    let petro = f.store.operator(PETRO.into()).await.unwrap().unwrap().id;
+    let expires = now() + SignedDuration::from_hours(1);
+    f.store.create_session("token".into(), petro, "csrf".into(), expires, false).await.unwrap();
+    let session = f.store.session("token".into()).await.unwrap().expect("signed in");
+    assert_eq!(
+        (session.email.as_str(), session.role, session.csrf_token.as_str()),
+        (PETRO, Role::Operator, "csrf")
+    );
+    assert_eq!(f.store.set_role(PETRO.into(), Role::Admin).await.unwrap(), AccountChange::Done);
+    assert!(f.store.session("token".into()).await.unwrap().is_none(), "signed out by the change");
+}
+
+#[tokio::test]
+async fn the_store_reopens_with_what_it_kept() {
+    let f = fixture().await;
+    let id = f.add(lead("Ганна", "+380671234567")).await;
+    f.store.close().await;
+    let reopened = Store::open(&f.database.settings_url()).await.unwrap();
+    assert_eq!(reopened.lead(id).await.unwrap().map(|record| record.name), Some("Ганна".to_owned()));
+    reopened.ping().await.unwrap();
+}
