@@ -26,6 +26,7 @@ pub mod app;
 pub mod application;
 pub mod auth;
 pub mod calendar;
+pub mod cli;
 pub mod config;
 pub mod export;
 pub mod http;
@@ -51,7 +52,7 @@ const LAYERS: &[&[&str]] = &[
     &["metrics", "export", "site", "auth"],
     &["notify"],
     &["application"],
-    &["http"],
+    &["http", "cli"],
     &["app"],
     &["serve"],
 ];

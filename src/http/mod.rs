@@ -2,18 +2,22 @@
 //! shared `AppState`; the public API answers errors with `error::ApiError`.
 
 pub mod admin;
+pub mod admin_error;
 pub mod claims;
 pub mod client;
 pub mod error;
 pub mod form;
 pub mod health;
 pub mod inbox_api;
+pub mod leads;
 pub mod pages;
 pub mod proof;
 pub mod rest;
 pub mod second_factor;
 pub mod security;
+pub mod sign_in;
 mod state;
+pub mod stats;
 pub mod submit;
 pub mod team;
 
