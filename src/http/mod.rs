@@ -1,5 +1,7 @@
 //! The HTTP surface, one module per area; the `app` module merges them. Each handler takes the
-//! shared `AppState`; the public API answers errors with `error::ApiError`.
+//! shared `AppState`, parses the request, calls a use case (`crate::application`) with the
+//! services the state lends, and renders the answer. The public API answers errors with
+//! `error::ApiError`, the inbox's API with `admin_error::AdminError`.
 
 pub mod admin;
 pub mod admin_error;
