@@ -8,8 +8,8 @@ use tracing::Level;
 
 pub use crate::http::AppState;
 use crate::http::{
-    REQUEST_TIME_LIMIT, admin, claims, client, form, health, notifications, pages, proof, rest,
-    second_factor, security, team,
+    REQUEST_TIME_LIMIT, admin, claims, client, form, health, leads, notifications, pages, proof, rest,
+    second_factor, security, sign_in, stats, team,
 };
 use crate::lead::clean::printable;
 
@@ -25,7 +25,11 @@ pub fn app(state: AppState) -> Router {
         .merge(proof::router())
         // The inbox's API areas, under its layers.
         .merge(admin::router(
-            claims::router()
+            Router::new()
+                .merge(sign_in::router())
+                .merge(leads::router())
+                .merge(claims::router())
+                .merge(stats::router())
                 .merge(team::router())
                 .merge(second_factor::router())
                 .merge(notifications::router()),

@@ -16,16 +16,22 @@
 //!    - [`export`]: `zayavka leads export`;
 //!    - [`site`]: the prerendered React site embedded in the binary, prepared at start-up;
 //!    - [`auth`]: operators' passwords, second factor, sessions and the login limiter;
-//! 4. [`application`]: the use cases the inbox and the command line share (release, hand-out);
-//! 5. [`http`]: the HTTP surface, one module per area, and the `AppState` they share;
+//! 4. [`application`]: the use cases, each one function the inbox and the command line both call,
+//!    over a narrow set of services (store, settings, notifier, metrics), never `AppState`:
+//!    intake, leads (calls, release, erase), claims and round-robin, accounts, housekeeping;
+//! 5. adapters over the use cases, side by side:
+//!    - [`http`]: the HTTP surface, one module per area, and the `AppState` they share;
+//!    - [`cli`]: the `zayavka` subcommands other than `serve`;
 //! 6. [`app`]: `app(state) -> Router`, what `serve` serves and the tests call;
-//! 7. [`serve`]: start-up, the accept loop and graceful shutdown (`main.rs` holds the CLI).
+//! 7. [`serve`]: start-up, the accept loop and graceful shutdown (`main.rs` reads the settings and
+//!    runs `serve` or a `cli` subcommand).
 
 pub mod abuse;
 pub mod app;
 pub mod application;
 pub mod auth;
 pub mod calendar;
+pub mod cli;
 pub mod config;
 pub mod export;
 pub mod http;
@@ -51,7 +57,7 @@ const LAYERS: &[&[&str]] = &[
     &["metrics", "export", "site", "auth"],
     &["notify"],
     &["application"],
-    &["http"],
+    &["http", "cli"],
     &["app"],
     &["serve"],
 ];

@@ -323,3 +323,54 @@ async fn a_strangers_typed_email_cannot_forge_or_hide_lines_of_the_trail() {
     assert!(!text.contains('\u{1b}') && !text.contains('\u{202e}'), "{text:?}");
     assert!(text.contains(r"\u{1b}[8m hidden \u{202e}"), "shown, not acted on: {text}");
 }
+
+/// An erase and a role change are one use case each, whichever way they are asked for:
+/// from the command line they leave the same entries in the trail as from the inbox, bar who and
+/// from where.
+#[tokio::test]
+async fn the_command_line_and_the_inbox_leave_the_same_entries_in_the_trail() {
+    let app = test_app().await;
+    let (admin, _) = team(&app).await;
+    submit(&app, "Олена", "+380671234567").await;
+    submit(&app, "Іван", "+380501234567").await;
+    let cli = |args: &[&str]| {
+        let mut command = common::zayavka();
+        command.args(args).env("ZAYAVKA_DATABASE_URL", &app.database.url).env("USER", "ops");
+        async move {
+            let output = command.output().await.unwrap();
+            assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        }
+    };
+
+    let erased = admin.post(&app, "/admin/api/erase", json!({ "phone": "067 123 45 67" })).await;
+    assert_eq!(erased.status, StatusCode::OK, "{}", erased.text());
+    cli(&["leads", "erase", "--phone", "050 123 45 67"]).await;
+    let role = json!({ "email": OPERATOR, "role": "admin" });
+    assert_eq!(admin.post(&app, "/admin/api/operators/role", role).await.status, StatusCode::OK);
+    cli(&["admin", "role", OPERATOR, "operator"]).await;
+
+    let trail = admin.audit(&app).await;
+    let entries = |action: &str| -> Vec<(Value, Value, Value, Value)> {
+        trail
+            .iter()
+            .filter(|entry| entry["action"] == action)
+            .map(|e| (e["actor"].clone(), e["address"].clone(), e["lead_id"].clone(), e["detail"].clone()))
+            .collect()
+    };
+    let inbox = (json!(ADMIN), json!("203.0.113.7"));
+    let command_line = (json!("command line (ops)"), Value::Null);
+    assert_eq!(
+        entries("erased"),
+        [
+            (command_line.0.clone(), command_line.1.clone(), Value::Null, json!("1 lead(s)")),
+            (inbox.0.clone(), inbox.1.clone(), Value::Null, json!("1 lead(s)")),
+        ]
+    );
+    assert_eq!(
+        entries("changed_role"),
+        [
+            (command_line.0, command_line.1, Value::Null, json!(format!("{OPERATOR} (operator)"))),
+            (inbox.0, inbox.1, Value::Null, json!(format!("{OPERATOR} (admin)"))),
+        ]
+    );
+}

@@ -1,31 +1,65 @@
-//! Use cases the inbox and the command line share: each is one function over the store and the
-//! settings, so the two cannot drift apart (issue 30 moves the rest here). HTTP handlers and
-//! `zayavka` subcommands parse, call one of these, and render the answer.
+//! The use cases: what an operator, an admin, a visitor's submit or the hourly chores do, each one
+//! function that the inbox's handlers and the `zayavka` subcommands both call, so the two cannot
+//! drift apart (ADR 0025). A use case works through [`Services`] (never HTTP's `AppState`), writes
+//! its own audit entry for the [`Actor`] it is given, and answers in its own terms: the callers
+//! parse the request or the command line and render the answer (Ukrainian for the inbox, English
+//! on the terminal).
 //!
-//! - [`release`]: a held lead joins the call list;
+//! - [`intake`]: a submit's leads weighed, stored and handed out;
+//! - [`leads`]: a call recorded, a held lead released, a person's leads erased;
+//! - [`claims`]: a lead taken, given back, handed to someone;
 //! - [`hand_out`]: round-robin, new leads handed out in turn;
+//! - [`accounts`]: the operators' accounts, roles, passwords and second factor, the first setup;
+//! - [`housekeeping`]: retention, unreleased held leads, expired keys and sessions;
 //! - [`notifications`]: a failing channel's notifications sent again or dropped.
 
+pub mod accounts;
+pub mod claims;
 pub mod hand_out;
+pub mod housekeeping;
+pub mod intake;
+pub mod leads;
 pub mod notifications;
 
 use crate::config::Settings;
-use crate::store::{AuditEntry, Store, StoreError};
+use crate::metrics::Metrics;
+use crate::notify::Notifier;
+use crate::store::{AuditEntry, Store};
+use crate::team::Action;
 
-/// Moves held lead `id` to the call list: due for a call at once, its notifications queued,
-/// handed out in turn under round-robin, and `audit` (who released it, from where) written to the
-/// trail. `false` if there is no held lead `id`. The server's caller also wakes its sender.
-pub async fn release(
-    store: &Store,
-    settings: &Settings,
-    id: i64,
-    audit: AuditEntry,
-) -> Result<bool, StoreError> {
-    if !store.release(id, settings.notify.channels()).await? {
-        return Ok(false);
+/// What a use case works through. The server lends its own; a `zayavka` subcommand opens the
+/// store and has no sender of its own.
+#[derive(Clone, Copy)]
+pub struct Services<'a> {
+    pub store: &'a Store,
+    pub settings: &'a Settings,
+    /// This process's notification sender, woken when a use case queued notifications. `None`
+    /// on the command line: the server's sender finds them at its next poll.
+    pub notifier: Option<&'a Notifier>,
+    pub metrics: &'a Metrics,
+}
+
+impl Services<'_> {
+    /// Notifications were queued: send them now rather than at the next poll.
+    fn wake_notifier(&self) {
+        if let Some(notifier) = self.notifier {
+            notifier.wake();
+        }
     }
-    // At once, not queued: whoever released it sees who has the lead now.
-    hand_out::hand_out(store, settings, vec![id]).await;
-    store.audit(AuditEntry { lead_id: Some(id), ..audit }).await?;
-    Ok(true)
+}
+
+/// Who does a use case, as the audit trail names them: an operator (their e-mail) from a client
+/// address, or someone at the server's command line.
+#[derive(Debug, Clone)]
+pub struct Actor {
+    pub name: String,
+    /// The client's address; `None` for the command line.
+    pub address: Option<String>,
+}
+
+impl Actor {
+    /// The audit entry of `action` done by this actor.
+    pub fn did(&self, action: Action, lead_id: Option<i64>, detail: Option<String>) -> AuditEntry {
+        AuditEntry { actor: self.name.clone(), action, lead_id, detail, address: self.address.clone() }
+    }
 }

@@ -1,22 +1,23 @@
-//! What every area of the inbox's API shares (`admin`, `claims`, `team`, `second_factor`): who
-//! is asking (the session extractors, with the CSRF token and `Origin` checks), the session cookie,
-//! the API's one error type, the JSON body reader, and the audit entry a request makes. The areas
-//! import it; it imports none of them.
+//! What every area of the inbox's API shares (`admin`, `sign_in`, `leads`, `claims`, `stats`,
+//! `team`, `second_factor`): who is asking (the session extractors, with the CSRF token and
+//! `Origin` checks), the session cookie, the JSON body reader, and who the request acts as (for
+//! the audit trail). The areas import it; it imports none of them. Their one error type is
+//! `admin_error::AdminError`.
 
 use std::convert::Infallible;
 
-use axum::Json;
 use axum::body::{Bytes, HttpBody};
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use serde_json::json;
 
+use super::admin_error::AdminError;
 use super::client::{ClientInfo, request_cookie};
+use crate::application::Actor;
 use crate::auth;
 use crate::http::AppState;
-use crate::store::{AuditEntry, Session, StoreError};
+use crate::store::{AuditEntry, Session};
 use crate::team::{Action, Role};
 
 /// The session cookie's name over plain HTTP.
@@ -28,85 +29,6 @@ const SECURE_SESSION_COOKIE: &str = "__Host-zayavka_session";
 const CSRF_HEADER: &str = "x-csrf-token";
 /// The longest request body the API reads: the inbox sends a few hundred bytes of JSON.
 pub const MAX_BODY_BYTES: usize = 16 * 1024;
-
-/// An API error: a status and a sentence in Ukrainian, as `{"error": "…"}`, with a flag the
-/// inbox acts on where it must do more than show the sentence.
-#[derive(Debug)]
-pub struct AdminError {
-    status: StatusCode,
-    message: std::borrow::Cow<'static, str>,
-    retry_after: Option<u64>,
-    flag: Option<&'static str>,
-}
-
-impl AdminError {
-    pub fn new(status: StatusCode, message: &'static str) -> AdminError {
-        AdminError { status, message: message.into(), retry_after: None, flag: None }
-    }
-
-    /// A `429` whose sentence says when to try again (`Retry-After` says it in seconds).
-    pub fn try_later(message: String, wait: std::time::Duration) -> AdminError {
-        AdminError {
-            message: message.into(),
-            retry_after: Some(wait.as_secs_f64().ceil().max(1.0) as u64),
-            ..AdminError::new(StatusCode::TOO_MANY_REQUESTS, "")
-        }
-    }
-
-    /// The password was right; the account's second factor is asked (`"code_required": true`).
-    pub fn code_required(message: &'static str) -> AdminError {
-        AdminError { flag: Some("code_required"), ..AdminError::new(StatusCode::UNAUTHORIZED, message) }
-    }
-
-    fn signed_out() -> AdminError {
-        AdminError::new(StatusCode::UNAUTHORIZED, "Увійдіть, щоб продовжити.")
-    }
-
-    pub fn bad_request(message: &'static str) -> AdminError {
-        AdminError::new(StatusCode::BAD_REQUEST, message)
-    }
-
-    pub fn lead_not_found() -> AdminError {
-        AdminError::new(StatusCode::NOT_FOUND, "Заявку не знайдено (можливо, її видалено).")
-    }
-
-    fn too_large() -> AdminError {
-        AdminError::new(StatusCode::PAYLOAD_TOO_LARGE, "Запит завеликий.")
-    }
-
-    pub fn too_many_logins(wait: std::time::Duration) -> AdminError {
-        tracing::warn!("inbox: login rate-limited");
-        AdminError {
-            retry_after: Some(wait.as_secs_f64().ceil().max(1.0) as u64),
-            ..AdminError::new(StatusCode::TOO_MANY_REQUESTS, "Забагато спроб входу. Спробуйте за хвилину.")
-        }
-    }
-
-    pub fn foreign_origin() -> AdminError {
-        AdminError::new(StatusCode::FORBIDDEN, "Запит відхилено. Оновіть сторінку.")
-    }
-}
-
-impl From<StoreError> for AdminError {
-    fn from(e: StoreError) -> AdminError {
-        tracing::error!(error = %e, "inbox: database error");
-        AdminError::new(StatusCode::SERVICE_UNAVAILABLE, "База даних зараз недоступна. Спробуйте за хвилину.")
-    }
-}
-
-impl IntoResponse for AdminError {
-    fn into_response(self) -> Response {
-        let mut body = json!({ "error": self.message });
-        if let Some(flag) = self.flag {
-            body[flag] = true.into();
-        }
-        let mut response = (self.status, Json(body)).into_response();
-        if let Some(seconds) = self.retry_after {
-            response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(seconds));
-        }
-        response
-    }
-}
 
 /// Gives the API's error shape to the errors axum itself answers (a method the path does not
 /// take, a malformed path parameter), which come as plain text; their other headers (`Allow`)
@@ -130,7 +52,7 @@ pub async fn errors_as_json(response: Response) -> Response {
         _ => "Щось пішло не так. Спробуйте ще раз.",
     };
     let (mut parts, _) = response.into_parts();
-    let (json_parts, body) = AdminError::new(status, message).into_response().into_parts();
+    let (json_parts, body) = AdminError::Plain(status, message).into_response().into_parts();
     parts.headers.remove(header::CONTENT_LENGTH);
     parts.headers.extend(json_parts.headers);
     Response::from_parts(parts, body)
@@ -162,10 +84,7 @@ impl FromRequestParts<AppState> for SignedIn {
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, AdminError> {
         let AnySession(session) = AnySession::from_request_parts(parts, state).await?;
         if state.settings.require_2fa && !session.second_factor {
-            return Err(AdminError {
-                flag: Some("second_factor_required"),
-                ..AdminError::new(StatusCode::FORBIDDEN, "Спершу увімкніть двоетапну перевірку.")
-            });
+            return Err(AdminError::SecondFactorRequired);
         }
         Ok(SignedIn(session))
     }
@@ -181,13 +100,13 @@ impl FromRequestParts<AppState> for AnySession {
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, AdminError> {
         let Ok(OverHttps(https)) = OverHttps::from_request_parts(parts, state).await;
-        let token = session_token(&parts.headers, https).ok_or_else(AdminError::signed_out)?;
+        let token = session_token(&parts.headers, https).ok_or(AdminError::SignedOut)?;
         let token_hash = auth::token_hash(&token);
-        let session = state.store.session(token_hash.clone()).await?.ok_or_else(AdminError::signed_out)?;
+        let session = state.store.session(token_hash.clone()).await?.ok_or(AdminError::SignedOut)?;
         if parts.method != Method::GET && parts.method != Method::HEAD {
             let sent = parts.headers.get(CSRF_HEADER).and_then(|v| v.to_str().ok()).unwrap_or("");
             if !auth::same_secret(sent, &session.csrf_token) || !same_origin(&parts.headers, https) {
-                return Err(AdminError::foreign_origin());
+                return Err(AdminError::ForeignOrigin);
             }
         }
         // Who is at work now (round-robin asks): failing to write it down does not fail the request.
@@ -209,10 +128,15 @@ impl FromRequestParts<AppState> for AdminOnly {
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, AdminError> {
         let SignedIn(session) = SignedIn::from_request_parts(parts, state).await?;
         if session.role != Role::Admin {
-            return Err(AdminError::new(StatusCode::FORBIDDEN, "Це може зробити лише адміністратор."));
+            return Err(AdminError::NotAnAdmin);
         }
         Ok(AdminOnly(session))
     }
+}
+
+/// Who a request acts as: the signed-in operator, from the client's address.
+pub fn actor(session: &Session, client: &ClientInfo) -> Actor {
+    Actor { name: session.email.clone(), address: Some(client.ip.to_string()) }
 }
 
 /// An audit entry for what this operator did from this client.
@@ -223,7 +147,7 @@ pub fn audit_entry(
     lead_id: Option<i64>,
     detail: Option<String>,
 ) -> AuditEntry {
-    AuditEntry { actor: session.email.clone(), action, lead_id, detail, address: Some(client.ip.to_string()) }
+    actor(session, client).did(action, lead_id, detail)
 }
 
 pub fn session_token(headers: &HeaderMap, https: bool) -> Option<String> {
@@ -250,16 +174,16 @@ pub async fn read_json<T: serde::de::DeserializeOwned>(request: Request) -> Resu
         .and_then(|v| v.split(';').next())
         .is_some_and(|media_type| media_type.trim().eq_ignore_ascii_case("application/json"));
     if !is_json {
-        return Err(AdminError::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, "Надсилайте дані як JSON."));
+        return Err(AdminError::NotJson);
     }
     if request.body().size_hint().lower() > MAX_BODY_BYTES as u64 {
-        return Err(AdminError::too_large());
+        return Err(AdminError::TooLarge);
     }
     let body = Bytes::from_request(request, &()).await.map_err(|rejection| match rejection.status() {
-        StatusCode::PAYLOAD_TOO_LARGE => AdminError::too_large(),
-        _ => AdminError::bad_request("Некоректний запит."),
+        StatusCode::PAYLOAD_TOO_LARGE => AdminError::TooLarge,
+        _ => AdminError::BadRequest("Некоректний запит."),
     })?;
-    serde_json::from_slice(&body).map_err(|_| AdminError::bad_request("Некоректний запит."))
+    serde_json::from_slice(&body).map_err(|_| AdminError::BadRequest("Некоректний запит."))
 }
 
 /// `HttpOnly` (no script reads it), `SameSite=Strict` (no other site's page sends it). Over
@@ -275,4 +199,9 @@ pub fn session_cookie(value: String, max_age_seconds: i64, https: bool) -> Heade
         .max_age(cookie::time::Duration::seconds(max_age_seconds))
         .build();
     HeaderValue::from_str(&cookie.to_string()).expect("a token is ASCII")
+}
+
+/// A time as the API writes it: RFC 3339 in UTC, to the microsecond.
+pub fn time(at: jiff::Timestamp) -> String {
+    format!("{at:.6}")
 }

@@ -1,20 +1,26 @@
 //! The HTTP surface, one module per area; the `app` module merges them. Each handler takes the
-//! shared `AppState`; the public API answers errors with `error::ApiError`.
+//! shared `AppState`, parses the request, calls a use case (`crate::application`) with the
+//! services the state lends, and renders the answer. The public API answers errors with
+//! `error::ApiError`, the inbox's API with `admin_error::AdminError`.
 
 pub mod admin;
+pub mod admin_error;
 pub mod claims;
 pub mod client;
 pub mod error;
 pub mod form;
 pub mod health;
 pub mod inbox_api;
+pub mod leads;
 pub mod notifications;
 pub mod pages;
 pub mod proof;
 pub mod rest;
 pub mod second_factor;
 pub mod security;
+pub mod sign_in;
 mod state;
+pub mod stats;
 pub mod submit;
 pub mod team;
 

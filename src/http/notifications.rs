@@ -8,11 +8,11 @@ use axum::{Extension, Json, Router};
 use jiff::Timestamp;
 use serde_json::json;
 
+use super::admin_error::AdminError;
 use super::client::ClientInfo;
-use super::inbox_api::{AdminError, AdminOnly, audit_entry};
+use super::inbox_api::{AdminOnly, actor};
 use crate::application::notifications::{self, LISTED};
 use crate::http::AppState;
-use crate::team::Action;
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -70,9 +70,8 @@ async fn send_again(
     AdminOnly(session): AdminOnly,
     Path(id): Path<i64>,
 ) -> Result<StatusCode, AdminError> {
-    let audit = audit_entry(&session, &client, Action::ResentNotification, None, None);
-    if !notifications::send_again(&state.store, &state.notifier, id, Timestamp::now(), audit).await? {
-        return Err(gone());
+    if !notifications::send_again(state.services(), id, Timestamp::now(), &actor(&session, &client)).await? {
+        return Err(AdminError::NotificationGone);
     }
     tracing::info!(id, operator = session.operator_id, "inbox: notification to be sent again");
     Ok(StatusCode::NO_CONTENT)
@@ -84,17 +83,9 @@ async fn drop(
     AdminOnly(session): AdminOnly,
     Path(id): Path<i64>,
 ) -> Result<StatusCode, AdminError> {
-    let audit = audit_entry(&session, &client, Action::DroppedNotification, None, None);
-    if !notifications::drop(&state.store, id, Timestamp::now(), audit).await? {
-        return Err(gone());
+    if !notifications::drop(state.services(), id, Timestamp::now(), &actor(&session, &client)).await? {
+        return Err(AdminError::NotificationGone);
     }
     tracing::info!(id, operator = session.operator_id, "inbox: notification dropped");
     Ok(StatusCode::NO_CONTENT)
-}
-
-fn gone() -> AdminError {
-    AdminError::new(
-        StatusCode::NOT_FOUND,
-        "Цього сповіщення вже немає в черзі: його надіслано або відкинуто.",
-    )
 }

@@ -3,14 +3,14 @@
 //! with it is `admin::login`'s; a lost phone is `zayavka admin reset-2fa`'s.
 
 use axum::extract::{Request, State};
-use axum::http::StatusCode;
 use axum::routing::{get, post};
 use axum::{Extension, Json, Router};
 use serde::Deserialize;
 use serde_json::json;
 
+use super::admin_error::AdminError;
 use super::client::ClientInfo;
-use super::inbox_api::{AdminError, AnySession, audit_entry, read_json};
+use super::inbox_api::{AnySession, audit_entry, read_json};
 use crate::auth::second_factor;
 use crate::http::AppState;
 use crate::store::Operator;
@@ -24,7 +24,7 @@ pub fn router() -> Router<AppState> {
 }
 
 fn already_on() -> AdminError {
-    AdminError::new(StatusCode::CONFLICT, "Двоетапну перевірку вже увімкнено.")
+    AdminError::Conflict("Двоетапну перевірку вже увімкнено.")
 }
 
 async fn status(
@@ -49,10 +49,7 @@ async fn start(
     if !state.store.start_second_factor(session.operator_id, sealed).await? {
         return Err(already_on());
     }
-    let enrolment = second_factor::enrolment(&secret, &session.email).map_err(|e| {
-        tracing::error!(error = %e, "inbox: making the second factor's QR code");
-        AdminError::new(StatusCode::INTERNAL_SERVER_ERROR, "Не вдалося створити QR-код. Спробуйте ще раз.")
-    })?;
+    let enrolment = second_factor::enrolment(&secret, &session.email).map_err(AdminError::QrCode)?;
     Ok(Json(enrolment))
 }
 
@@ -74,11 +71,11 @@ async fn confirm(
     }
     let operator = state.store.operator(session.email.clone()).await?;
     let Some(sealed) = operator.and_then(|o| o.totp_pending) else {
-        return Err(AdminError::new(StatusCode::CONFLICT, "Почніть налаштування спочатку."));
+        return Err(AdminError::Conflict("Почніть налаштування спочатку."));
     };
     let secret = open_secret(&state, session.operator_id, &sealed)?;
     let Some(step) = second_factor::code_step(&secret, &code, jiff::Timestamp::now()) else {
-        return Err(AdminError::bad_request(
+        return Err(AdminError::BadRequest(
             "Код не підходить. Перевірте, що час на телефоні правильний, і введіть новий код.",
         ));
     };
@@ -89,7 +86,7 @@ async fn confirm(
         .confirm_second_factor(session.operator_id, sealed, step, hashes, session.token_hash.clone())
         .await?;
     if !confirmed {
-        return Err(AdminError::new(StatusCode::CONFLICT, "Почніть налаштування спочатку."));
+        return Err(AdminError::Conflict("Почніть налаштування спочатку."));
     }
     state.store.audit(audit_entry(&session, &client, Action::SecondFactorOn, None, None)).await?;
     Ok(Json(json!({ "recovery_codes": codes })))
@@ -97,16 +94,7 @@ async fn confirm(
 
 /// The operator's second-factor secret from what the database keeps.
 pub(super) fn open_secret(state: &AppState, operator_id: i64, stored: &str) -> Result<String, AdminError> {
-    state.secret_key.open(operator_id, stored).ok_or_else(|| {
-        tracing::error!(
-            operator = operator_id,
-            "inbox: a second-factor secret does not open with the secret key file"
-        );
-        AdminError::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "Не вдалося перевірити код. Зверніться до адміністратора.",
-        )
-    })
+    state.secret_key.open(operator_id, stored).ok_or(AdminError::SecretKey { operator_id })
 }
 
 /// Refuses an app's code while the account's codes are refused after wrong ones in a row. A
@@ -144,7 +132,7 @@ pub(super) async fn count_wrong_code(
 fn codes_refused(until: jiff::Timestamp, now: jiff::Timestamp) -> AdminError {
     let at = until.to_zoned(crate::notice::operators_zone()).strftime("%d.%m.%Y %H:%M");
     let wait = until.duration_since(now).unsigned_abs();
-    AdminError::try_later(
+    AdminError::TryLater(
         format!(
             "Забагато неправильних кодів поспіль. Вхід із кодом із застосунку призупинено до {at} \
              (за Києвом). Увійти можна резервним кодом."

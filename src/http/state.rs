@@ -9,6 +9,8 @@ use rand::distr::Alphanumeric;
 
 use crate::abuse::{ProofKey, SubmitLimiter, Volume};
 use crate::application::hand_out::HandOuts;
+use crate::application::intake::Intake;
+use crate::application::{Services, housekeeping};
 use crate::auth::LoginLimiter;
 use crate::auth::secret_key::SecretKey;
 use crate::config::Settings;
@@ -102,12 +104,32 @@ impl AppState {
         })))
     }
 
+    /// What the use cases work through, lent by this server (with its notification sender).
+    pub fn services(&self) -> Services<'_> {
+        Services {
+            store: &self.store,
+            settings: &self.settings,
+            notifier: Some(&self.notifier),
+            metrics: &self.metrics,
+        }
+    }
+
+    /// What a submit's intake works through beside the services.
+    pub fn intake(&self) -> Intake<'_> {
+        Intake {
+            limiter: self.limiter.as_deref(),
+            volume: &self.volume,
+            insert_context: &self.insert_context,
+            hand_outs: &self.hand_outs,
+        }
+    }
+
     /// Starts what runs beside the requests: the notification sender and reminder scan, the
     /// hourly housekeeping, and the limiters' minutely forgetting of idle clients. The tasks end
     /// when the store closes or the state is dropped.
     pub fn spawn_background(&self) {
         self.notifier.spawn();
-        spawn_housekeeping(self.store.clone(), self.settings.retention_days, self.settings.hold_days);
+        housekeeping::spawn(self.store.clone(), self.settings.clone());
         let (limiter, login_limiter, volume, store) = (
             self.limiter.as_ref().map(Arc::downgrade),
             Arc::downgrade(&self.login_limiter),
@@ -135,43 +157,6 @@ impl AppState {
             }
         });
     }
-}
-
-/// Hourly chores (the first at start): delete leads past the retention period and held leads
-/// nobody released in `hold_days`, forget `Idempotency-Key`s past their window and expired sessions.
-fn spawn_housekeeping(store: Store, retention_days: u32, hold_days: u32) {
-    tokio::spawn(async move {
-        let mut every_hour = tokio::time::interval(Duration::from_secs(3600));
-        loop {
-            every_hour.tick().await;
-            let now = jiff::Timestamp::now();
-            let cutoff = now - jiff::SignedDuration::from_hours(24 * i64::from(retention_days));
-            match store.purge_leads(cutoff).await {
-                Ok(0) => {}
-                Ok(purged) => {
-                    tracing::info!(purged, retention_days, "leads past the retention period deleted")
-                }
-                Err(crate::store::StoreError::Closed) => return,
-                Err(e) => tracing::warn!(error = %e, "deleting leads past the retention period"),
-            }
-            let held_cutoff = now - jiff::SignedDuration::from_hours(24 * i64::from(hold_days));
-            match store.purge_held(held_cutoff).await {
-                Ok(0) => {}
-                Ok(purged) => tracing::info!(purged, hold_days, "held leads nobody released deleted"),
-                Err(crate::store::StoreError::Closed) => return,
-                Err(e) => tracing::warn!(error = %e, "deleting held leads past their days"),
-            }
-            let chores = async {
-                store.purge_idempotency_keys(now - crate::store::IDEMPOTENCY_WINDOW).await?;
-                store.purge_sessions(now).await
-            };
-            match chores.await {
-                Ok(_) => {}
-                Err(crate::store::StoreError::Closed) => return,
-                Err(e) => tracing::warn!(error = %e, "purging old idempotency keys and sessions"),
-            }
-        }
-    });
 }
 
 /// 256 random bits, hex: the page-load proofs' key.

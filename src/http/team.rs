@@ -9,12 +9,14 @@ use axum::{Extension, Json, Router};
 use serde::Deserialize;
 use serde_json::json;
 
-use super::admin::{new_account, one_page};
+use super::admin_error::AdminError;
 use super::client::ClientInfo;
-use super::inbox_api::{AdminError, AdminOnly, audit_entry, read_json};
-use crate::auth;
+use super::inbox_api::{AdminOnly, actor, read_json};
+use super::leads::one_page;
+use super::sign_in::new_account;
+use crate::application::accounts;
 use crate::http::AppState;
-use crate::team::{AccountChange, Action, Role, account_detail};
+use crate::team::{AccountChange, Role};
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -33,7 +35,7 @@ async fn accounts(
 
 /// A role as the API names it.
 fn role(name: &str) -> Result<Role, AdminError> {
-    Role::from_name(name).ok_or_else(|| AdminError::bad_request("Роль: admin або operator."))
+    Role::from_name(name).ok_or(AdminError::BadRequest("Роль: admin або operator."))
 }
 
 #[derive(Deserialize)]
@@ -51,12 +53,12 @@ async fn add(
 ) -> Result<Response, AdminError> {
     let NewAccount { email, password, role: role_name } = read_json(request).await?;
     let role = role(&role_name)?;
-    let (email, hash) = new_account(&email, password).await?;
-    if !state.store.add_operator(email.clone(), hash, Some(role)).await? {
-        return Err(AdminError::new(StatusCode::CONFLICT, "Обліковий запис із цією адресою вже є."));
+    let account = new_account(&email, password).await?;
+    let email = account.email.clone();
+    let added = accounts::add(state.services(), account, Some(role), &actor(&session, &client)).await?;
+    if added.is_none() {
+        return Err(AdminError::Conflict("Обліковий запис із цією адресою вже є."));
     }
-    let detail = Some(account_detail(&email, role));
-    state.store.audit(audit_entry(&session, &client, Action::AddedOperator, None, detail)).await?;
     Ok((StatusCode::CREATED, Json(json!({ "email": email, "role": role }))).into_response())
 }
 
@@ -73,11 +75,9 @@ async fn set_role(
     request: Request,
 ) -> Result<Json<serde_json::Value>, AdminError> {
     let RoleChange { email, role: role_name } = read_json(request).await?;
-    let (email, role) = (auth::normalise_email(&email), role(&role_name)?);
-    answer(state.store.set_role(email.clone(), role).await?)?;
-    let detail = Some(account_detail(&email, role));
-    state.store.audit(audit_entry(&session, &client, Action::ChangedRole, None, detail)).await?;
-    Ok(Json(json!({ "email": email, "role": role })))
+    let role = role(&role_name)?;
+    answer(accounts::set_role(state.services(), &email, role, &actor(&session, &client)).await?)?;
+    Ok(Json(json!({ "email": crate::auth::normalise_email(&email), "role": role })))
 }
 
 #[derive(Deserialize)]
@@ -92,20 +92,16 @@ async fn remove(
     request: Request,
 ) -> Result<Response, AdminError> {
     let Removal { email } = read_json(request).await?;
-    let email = auth::normalise_email(&email);
-    answer(state.store.remove_operator(email.clone()).await?)?;
-    state.store.audit(audit_entry(&session, &client, Action::RemovedOperator, None, Some(email))).await?;
+    answer(accounts::remove(state.services(), &email, &actor(&session, &client)).await?)?;
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 
 fn answer(change: AccountChange) -> Result<(), AdminError> {
     match change {
         AccountChange::Done => Ok(()),
-        AccountChange::NoSuchOperator => {
-            Err(AdminError::new(StatusCode::NOT_FOUND, "Такого облікового запису немає."))
-        }
+        AccountChange::NoSuchOperator => Err(AdminError::NoSuchAccount),
         AccountChange::LastAdmin => {
-            Err(AdminError::new(StatusCode::CONFLICT, "Це останній адміністратор: спершу призначте іншого."))
+            Err(AdminError::Conflict("Це останній адміністратор: спершу призначте іншого."))
         }
     }
 }
@@ -122,7 +118,7 @@ async fn audit(
     AdminOnly(_): AdminOnly,
     query: Result<Query<AuditQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Json<serde_json::Value>, AdminError> {
-    let Query(query) = query.map_err(|_| AdminError::bad_request("Некоректні параметри."))?;
+    let Query(query) = query.map_err(|_| AdminError::BadRequest("Некоректні параметри."))?;
     let limit = query.limit.unwrap_or(100).clamp(1, 500);
     let entries = state.store.audit_page(query.before_id, limit + 1).await?;
     let (entries, next_before_id) = one_page(entries, limit, |entry| entry.id);

@@ -1,0 +1,67 @@
+//! The chores nobody asks for (ADR 0009, 0010): leads past the retention period and held leads
+//! nobody released are deleted, and `Idempotency-Key`s past their window and expired sessions
+//! forgotten. The server does them hourly; `zayavka leads purge` does the first at once.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use jiff::{SignedDuration, Timestamp};
+
+use crate::config::Settings;
+use crate::store::{IDEMPOTENCY_WINDOW, Store, StoreError};
+
+/// Deletes the leads sent more than `ZAYAVKA_RETENTION_DAYS` before `now`; returns how many.
+pub async fn purge_past_retention(
+    store: &Store,
+    settings: &Settings,
+    now: Timestamp,
+) -> Result<usize, StoreError> {
+    store.purge_leads(now - days(settings.retention_days)).await
+}
+
+/// Starts the hourly chores, the first at once. The task ends when the store closes.
+pub fn spawn(store: Store, settings: Arc<Settings>) {
+    tokio::spawn(async move {
+        let mut every_hour = tokio::time::interval(Duration::from_secs(3600));
+        loop {
+            every_hour.tick().await;
+            if let Err(StoreError::Closed) = chores(&store, &settings, Timestamp::now()).await {
+                return;
+            }
+        }
+    });
+}
+
+/// One round of the chores at `now`. A failing chore is logged and the others still run; only a
+/// closed store stops them.
+async fn chores(store: &Store, settings: &Settings, now: Timestamp) -> Result<(), StoreError> {
+    let (retention_days, hold_days) = (settings.retention_days, settings.hold_days);
+    match purge_past_retention(store, settings, now).await {
+        Ok(0) => {}
+        Ok(purged) => tracing::info!(purged, retention_days, "leads past the retention period deleted"),
+        Err(StoreError::Closed) => return Err(StoreError::Closed),
+        Err(e) => tracing::warn!(error = %e, "deleting leads past the retention period"),
+    }
+    match store.purge_held(now - days(hold_days)).await {
+        Ok(0) => {}
+        Ok(purged) => tracing::info!(purged, hold_days, "held leads nobody released deleted"),
+        Err(StoreError::Closed) => return Err(StoreError::Closed),
+        Err(e) => tracing::warn!(error = %e, "deleting held leads past their days"),
+    }
+    let forget = async {
+        store.purge_idempotency_keys(now - IDEMPOTENCY_WINDOW).await?;
+        store.purge_sessions(now).await
+    };
+    match forget.await {
+        Ok(_) => Ok(()),
+        Err(StoreError::Closed) => Err(StoreError::Closed),
+        Err(e) => {
+            tracing::warn!(error = %e, "purging old idempotency keys and sessions");
+            Ok(())
+        }
+    }
+}
+
+fn days(days: u32) -> SignedDuration {
+    SignedDuration::from_hours(24 * i64::from(days))
+}

@@ -1,0 +1,113 @@
+//! What is done to a lead: a call recorded, a held lead released to the call list, a person's
+//! leads erased (a privacy request).
+
+use jiff::Timestamp;
+
+use super::{Actor, Services, hand_out};
+use crate::inbox::{CallPlan, Outcome};
+use crate::store::StoreError;
+use crate::team::Action;
+
+/// Longest call note, in characters.
+pub const MAX_NOTE_CHARS: usize = 1000;
+/// The furthest ahead a call-back may be set.
+pub const CALL_BACK_WITHIN: jiff::SignedDuration = jiff::SignedDuration::from_hours(24 * 90);
+
+/// A call as the operator reports it.
+pub struct Call {
+    /// The outcome's name (`no_answer`, …). Without one, a call that sets `call_back_at` is a
+    /// `call_back`.
+    pub outcome: Option<String>,
+    pub note: String,
+    /// "Передзвонити о …": when the person asked to be called.
+    pub call_back_at: Option<Timestamp>,
+}
+
+/// Why a call was not recorded.
+#[derive(Debug, thiserror::Error)]
+pub enum CallRefusal {
+    #[error("no outcome, or an unknown one")]
+    NoOutcome,
+    #[error("the call-back is more than 90 days ahead")]
+    CallBackTooFar,
+    #[error("a call-back for a call that closes the lead")]
+    CallBackOnClosed,
+    #[error("a call-back without its time")]
+    CallBackWithoutTime,
+    #[error("the note is longer than {MAX_NOTE_CHARS} characters")]
+    NoteTooLong,
+    #[error("no such lead")]
+    NoSuchLead,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Records a call to lead `id` at `now`: its outcome moves the lead on, an unanswered call
+/// schedules the next try by the retry cadence (working time only), and the trail says who called.
+pub async fn record_call(
+    services: Services<'_>,
+    id: i64,
+    call: Call,
+    actor: &Actor,
+    now: Timestamp,
+) -> Result<Outcome, CallRefusal> {
+    let Call { outcome, note, call_back_at } = call;
+    if call_back_at.is_some_and(|at| at > now + CALL_BACK_WITHIN) {
+        return Err(CallRefusal::CallBackTooFar);
+    }
+    let outcome = match (outcome, call_back_at) {
+        (None, Some(_)) => Outcome::CallBack,
+        (Some(name), _) => {
+            Outcome::ALL.into_iter().find(|o| o.as_str() == name).ok_or(CallRefusal::NoOutcome)?
+        }
+        (None, None) => return Err(CallRefusal::NoOutcome),
+    };
+    if call_back_at.is_some() && !outcome.status_after(0).is_open() {
+        return Err(CallRefusal::CallBackOnClosed);
+    }
+    if outcome == Outcome::CallBack && call_back_at.is_none() {
+        return Err(CallRefusal::CallBackWithoutTime);
+    }
+    // The cadence's times (a walk through working time) only where a retry is to be scheduled.
+    let settings = services.settings;
+    let retries = if outcome == Outcome::NoAnswer && call_back_at.is_none() {
+        settings.retry_cadence.retries_after(&settings.calendar(), now)
+    } else {
+        Vec::new()
+    };
+    let plan = CallPlan { now, call_back_at, retries };
+    let note = crate::lead::clean::multi_line(&note);
+    if note.chars().count() > MAX_NOTE_CHARS {
+        return Err(CallRefusal::NoteTooLong);
+    }
+    if !services.store.add_attempt(id, actor.name.clone(), outcome, note, plan).await? {
+        return Err(CallRefusal::NoSuchLead);
+    }
+    let detail = Some(outcome.as_str().to_owned());
+    services.store.audit(actor.did(Action::RecordedCall, Some(id), detail)).await?;
+    Ok(outcome)
+}
+
+/// Moves held lead `id` to the call list: due for a call at once, its notifications queued and
+/// sent, handed out in turn under round-robin, and the release in the trail. `false` if there is
+/// no held lead `id`.
+pub async fn release(services: Services<'_>, id: i64, actor: &Actor) -> Result<bool, StoreError> {
+    let Services { store, settings, .. } = services;
+    if !store.release(id, settings.notify.channels()).await? {
+        return Ok(false);
+    }
+    services.wake_notifier();
+    // At once, not queued: whoever released it sees who has the lead now.
+    hand_out::hand_out(store, settings, vec![id]).await;
+    store.audit(actor.did(Action::Released, Some(id), None)).await?;
+    Ok(true)
+}
+
+/// Deletes every lead of the person with this phone (E.164), with their calls and queued
+/// notifications; the trail keeps how many went. Returns that number.
+pub async fn erase(services: Services<'_>, phone_e164: &str, actor: &Actor) -> Result<usize, StoreError> {
+    let erased = services.store.erase_phone(phone_e164).await?;
+    let detail = Some(format!("{erased} lead(s)"));
+    services.store.audit(actor.did(Action::Erased, None, detail)).await?;
+    Ok(erased)
+}
