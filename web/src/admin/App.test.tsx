@@ -24,7 +24,7 @@ import {
   leadPage,
   signedInRoutes,
 } from './test-server';
-import { isolateEachTest, openInbox } from './test-inbox';
+import { isolateEachTest, openFigures, openInbox, openMenu } from './test-inbox';
 
 isolateEachTest();
 
@@ -117,7 +117,8 @@ describe('the header bar', () => {
     const server = fakeServer({ ...signedInRoutes(), 'POST /admin/api/logout': () => new Response(null, { status: 204 }) });
     openInbox('/admin');
 
-    expect(await screen.findByText('operator@example.org')).toBeTruthy();
+    await openMenu();
+    expect(await screen.findByRole('link', { name: 'operator@example.org' })).toBeTruthy();
     const csv = screen.getByRole('link', { name: 'Завантажити CSV' });
     expect(csv.getAttribute('href')).toBe('/admin/api/export.csv');
     expect(csv.hasAttribute('download')).toBe(true);
@@ -159,6 +160,7 @@ describe('the header bar', () => {
     const saved = recordDownloads();
     openInbox('/admin');
 
+    await openMenu();
     fireEvent.click(await screen.findByRole('link', { name: 'Завантажити CSV' }));
     await waitFor(() => expect(saved.map((file) => file.filename)).toEqual(['zayavky-2026-11-22.csv']));
     // Byte for byte, the byte-order mark included (Excel needs it to read UTF-8).
@@ -183,6 +185,7 @@ describe('the header bar', () => {
     const saved = recordDownloads();
     openInbox('/admin');
 
+    await openMenu();
     const excel = await screen.findByRole('link', { name: 'Завантажити Excel' });
     expect(excel.getAttribute('href')).toBe('/admin/api/export.xlsx');
     expect(excel.hasAttribute('download')).toBe(true);
@@ -197,6 +200,7 @@ describe('the header bar', () => {
     fakeServer({ ...signedInRoutes(), 'GET /admin/api/export.csv': () => apiError(401, 'Увійдіть, щоб продовжити.') });
     const saved = recordDownloads();
     openInbox('/admin');
+    await openMenu();
     fireEvent.click(await screen.findByRole('link', { name: 'Завантажити CSV' }));
     expect(await screen.findByText(/^Сесія завершилася\. Увійдіть знову/)).toBeTruthy();
     expect(saved).toEqual([]);
@@ -209,6 +213,7 @@ describe('the header bar', () => {
     });
     const saved = recordDownloads();
     openInbox('/admin');
+    await openMenu();
     fireEvent.click(await screen.findByRole('link', { name: 'Завантажити CSV' }));
     expect((await screen.findByRole('alert')).textContent).toBe('Не вдалося зібрати файл. Спробуйте ще раз.');
     expect(saved).toEqual([]);
@@ -272,6 +277,7 @@ describe('the header bar', () => {
     await writeCall('Має діабет 2 типу, передзвонити');
     await waitFor(() => expect(Object.values(storedDrafts()).join()).toContain('діабет'));
 
+    await openMenu();
     fireEvent.click(screen.getByRole('button', { name: 'Вийти' }));
     expect(await screen.findByRole('button', { name: 'Увійти' })).toBeTruthy();
     // Cleared as the sign-in screen comes up: watch for it rather than race it.
@@ -320,6 +326,7 @@ describe('the header bar', () => {
   it('says nothing about an ended session after "Вийти"', async () => {
     fakeServer({ ...signedInRoutes(), 'POST /admin/api/logout': () => new Response(null, { status: 204 }) });
     openInbox('/admin');
+    await openMenu();
     fireEvent.click(await screen.findByRole('button', { name: 'Вийти' }));
     expect(await screen.findByRole('button', { name: 'Увійти' })).toBeTruthy();
     expect(screen.queryByRole('status')).toBeNull();
@@ -374,10 +381,10 @@ describe('a page left open', () => {
   });
 });
 
-describe('the list', () => {
+describe('"Пошук і фільтри"', () => {
   it('shows each lead with its link, Kyiv time, status and time left; an overdue one stands out', async () => {
     const server = fakeServer(signedInRoutes());
-    openInbox('/admin');
+    openInbox('/admin?filter=all');
 
     const items = await screen.findAllByRole('listitem');
     expect(items).toHaveLength(3);
@@ -406,9 +413,10 @@ describe('the list', () => {
     expect(server.calls('GET /admin/api/leads')[0].params.get('filter')).toBe('all');
   });
 
-  it('shows the statistics and a bar per day', async () => {
+  it('shows the statistics and a bar per day under "Показники"', async () => {
     fakeServer(signedInRoutes());
     openInbox('/admin');
+    await openFigures();
 
     expect(await screen.findByText('Передзвонили вчасно за 30 днів: 50 % (1 з 2)')).toBeTruthy();
     expect(screen.getByText('Відкриті: 2')).toBeTruthy();
@@ -427,6 +435,7 @@ describe('the list', () => {
       'GET /admin/api/stats': () => json({ ...STATS, reached_in_time: { reached: 0, due: 0 } }),
     });
     openInbox('/admin');
+    await openFigures();
     expect(await screen.findByText('Передзвонили вчасно за 30 днів: —')).toBeTruthy();
   });
 
@@ -455,13 +464,14 @@ describe('the list', () => {
   it('shows no warning when every channel delivers', async () => {
     fakeServer(signedInRoutes());
     openInbox('/admin');
+    await openFigures();
     await screen.findByText('Відкриті: 2');
     expect(screen.queryByText(/Сповіщення не доходять/)).toBeNull();
   });
 
   it('says when there are no leads', async () => {
     fakeServer({ ...signedInRoutes(), 'GET /admin/api/leads': () => json(leadPage([])) });
-    openInbox('/admin');
+    openInbox('/admin?filter=all');
     expect(await screen.findByText('Заявок немає')).toBeTruthy();
     expect(screen.queryByRole('button', { name: 'Показати ще' })).toBeNull();
   });
@@ -472,7 +482,7 @@ describe('the list', () => {
       'GET /admin/api/leads': ({ params }) =>
         json(leadPage(params.get('filter') === 'overdue' ? [LEAD_OVERDUE] : [LEAD_OPEN, LEAD_OVERDUE, LEAD_CLOSED])),
     });
-    openInbox('/admin');
+    openInbox('/admin?filter=all');
     await screen.findByText('Олена');
     expect(screen.getByRole('button', { name: 'Усі', pressed: true })).toBeTruthy();
 
@@ -491,7 +501,7 @@ describe('the list', () => {
       'GET /admin/api/leads': ({ params }) =>
         json(leadPage(params.get('q') === '067' ? [LEAD_OPEN] : [LEAD_OPEN, LEAD_OVERDUE, LEAD_CLOSED])),
     });
-    openInbox('/admin');
+    openInbox('/admin?filter=all');
     await screen.findByText('Петро');
     const search = screen.getByRole('searchbox', { name: "Пошук за ім'ям або телефоном" });
     const searches = () => server.calls('GET /admin/api/leads').filter((r) => r.params.has('q'));
@@ -519,7 +529,7 @@ describe('the list', () => {
         return json(leadPage(params.get('q') === 'Ірина' ? [LEAD_CLOSED] : [LEAD_OPEN, LEAD_OVERDUE, LEAD_CLOSED]));
       },
     });
-    openInbox('/admin');
+    openInbox('/admin?filter=all');
     await screen.findByText('Олена');
     offline = true;
     fireEvent.change(screen.getByRole('searchbox'), { target: { value: 'Ірина' } });
@@ -533,7 +543,7 @@ describe('the list', () => {
     expect(screen.queryByRole('alert')).toBeNull();
   });
 
-  it('the "Заявки" link clears the search box and the search', async () => {
+  it('the "Заявки" link leaves the search for the calls to make now; the search opens again empty', async () => {
     const server = fakeServer(signedInRoutes());
     openInbox('/admin?q=067');
     const search = await screen.findByRole('searchbox');
@@ -541,12 +551,20 @@ describe('the list', () => {
     await screen.findByText('Олена');
 
     vi.useFakeTimers({ shouldAdvanceTime: true });
+    const searched = server.calls('GET /admin/api/leads').length;
     fireEvent.click(screen.getByRole('link', { name: 'Заявки' }));
-    await waitFor(() => expect(search).toHaveProperty('value', ''));
-    // Past the pause a search would wait for: none was started by the emptied box.
+    await waitFor(() => expect(screen.queryByRole('searchbox')).toBeNull());
+    expect(await screen.findByRole('list', { name: 'Кому дзвонити зараз, по черзі' })).toBeTruthy();
+    // Past the pause a search would wait for: none was started by the box as it went.
     await act(async () => vi.advanceTimersByTime(SEARCH_DEBOUNCE_MS * 2));
     expect(window.location.search).toBe('');
-    expect(server.calls('GET /admin/api/leads').at(-1)?.params.has('q')).toBe(false);
+    const since = server.calls('GET /admin/api/leads').slice(searched);
+    expect(since.map((r) => r.params.get('filter'))).toContain('due');
+    expect(since.filter((r) => r.params.has('q'))).toEqual([]);
+
+    fireEvent.click(screen.getByRole('link', { name: 'Пошук і фільтри' }));
+    expect(await screen.findByRole('searchbox')).toHaveProperty('value', '');
+    expect(window.location.search).toBe('?filter=all');
   });
 
   it('loads the next page with "Показати ще"', async () => {
@@ -555,7 +573,7 @@ describe('the list', () => {
       'GET /admin/api/leads': ({ params }) =>
         json(params.get('before_id') === '41' ? leadPage([LEAD_CLOSED]) : leadPage([LEAD_OPEN, LEAD_OVERDUE], 41)),
     });
-    openInbox('/admin');
+    openInbox('/admin?filter=all');
     expect(await screen.findAllByRole('listitem')).toHaveLength(2);
 
     fireEvent.click(screen.getByRole('button', { name: 'Показати ще' }));
@@ -578,7 +596,7 @@ describe('the list', () => {
         return json(arrived ? leadPage([NEW_LEAD, LEAD_OPEN], 42) : leadPage([LEAD_OPEN, LEAD_OVERDUE], 41));
       },
     });
-    openInbox('/admin');
+    openInbox('/admin?filter=all');
     expect(await screen.findAllByRole('listitem')).toHaveLength(2);
     fireEvent.click(screen.getByRole('button', { name: 'Показати ще' }));
     await waitFor(() => expect(screen.getAllByRole('listitem')).toHaveLength(3));
@@ -834,7 +852,9 @@ describe('a lead', () => {
     const [erase] = server.calls('POST /admin/api/erase');
     expect(erase.body).toEqual({ phone: '067 123 45 67' });
     expect(erase.headers.get('X-CSRF-Token')).toBe(CSRF);
-    expect(await screen.findAllByRole('listitem')).toHaveLength(3);
+    // Back on the desk: the calls to make now, as the server lists them after the erasure.
+    const due = await screen.findByRole('list', { name: 'Кому дзвонити зараз, по черзі' });
+    expect(within(due).getAllByRole('listitem')).toHaveLength(2);
   });
 
   it('keeps the list\'s search and filter on the way there and back', async () => {
@@ -860,6 +880,7 @@ describe('held leads', () => {
   it('the front counts them and links to the held view, which says why each is held', async () => {
     const server = fakeServer(heldRoutes());
     openInbox('/admin');
+    await openFigures();
 
     const count = await screen.findByRole('link', { name: 'На перевірці: 2' });
     expect(count.getAttribute('href')).toBe('/admin/held');
@@ -901,8 +922,11 @@ describe('held leads', () => {
     expect(document.activeElement).toBe(screen.getByRole('heading', { level: 1, name: 'На перевірці' }));
 
     fireEvent.click(screen.getByRole('link', { name: '← До списку' }));
+    // To be called now: on the desk.
+    const due = await screen.findByRole('list', { name: 'Кому дзвонити зараз, по черзі' });
+    expect(await within(due).findByText('Галина')).toBeTruthy();
+    await openFigures();
     expect(await screen.findByRole('link', { name: 'На перевірці: 1' })).toBeTruthy();
-    expect(await screen.findByText('Галина')).toBeTruthy();
     expect(server.calls('POST /admin/api/leads/45/release')).toHaveLength(0);
   });
 
