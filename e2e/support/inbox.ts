@@ -15,6 +15,11 @@ export const INBOX = {
   exportCsv: 'Завантажити CSV',
   exportExcel: 'Завантажити Excel',
   signOut: 'Вийти',
+  menu: 'Меню',
+  due: 'Кому дзвонити зараз',
+  searchView: 'Пошук і фільтри',
+  figures: 'Показники',
+  nobodyToCall: 'Зараз дзвонити нікому.',
   search: "Пошук за ім'ям або телефоном",
   filters: 'Які заявки показати',
   all: 'Усі',
@@ -55,11 +60,24 @@ export function loginForm(page: Page) {
   };
 }
 
-/** The inbox's header bar, shown only when signed in. */
+/**
+ * The inbox's header bar, shown only when signed in: "Заявки" and the "Меню" button, whose panel
+ * holds the account, the admins' pages, the exports and "Вийти" (`openMenu` shows it).
+ */
 export function header(page: Page) {
   const bar = page.getByRole('banner');
+  const menu = bar.getByRole('button', { name: INBOX.menu, exact: true });
   return {
     bar,
+    menu,
+    /** Opens the menu (if it is closed), so its items can be seen and used. */
+    openMenu: async () => {
+      await expect(menu).toBeVisible();
+      if ((await menu.getAttribute('aria-expanded')) !== 'true') await menu.click();
+      await expect(menu).toHaveAttribute('aria-expanded', 'true');
+    },
+    /** The account's own link (to its second factor), in the menu. */
+    account: (email: string) => bar.getByRole('link', { name: email, exact: true }),
     list: bar.getByRole('link', { name: INBOX.list, exact: true }),
     exportCsv: bar.getByRole('link', { name: INBOX.exportCsv, exact: true }),
     exportExcel: bar.getByRole('link', { name: INBOX.exportExcel, exact: true }),
@@ -128,9 +146,73 @@ export async function signIn(page: Page, operator: Operator = OPERATOR, path = '
   await form.email.fill(operator.email);
   await form.password.fill(operator.password);
   await form.submit.click();
-  await expect(header(page).signOut).toBeVisible();
+  await expect(header(page).menu).toBeVisible();
 }
 
+/** Signs out through the menu, as an operator does. */
+export async function signOut(page: Page): Promise<void> {
+  await header(page).openMenu();
+  await header(page).signOut.click();
+}
+
+/** The call desk's two views and its figures (a disclosure on a phone, always shown on a wide screen). */
+export function desk(page: Page) {
+  const tabs = page.getByRole('navigation', { name: INBOX.list, exact: true });
+  return {
+    due: tabs.getByRole('link', { name: INBOX.due, exact: true }),
+    search: tabs.getByRole('link', { name: INBOX.searchView, exact: true }),
+    figuresToggle: page.getByRole('button', { name: INBOX.figures, exact: true }),
+    figures: page.getByRole('region', { name: INBOX.figures, exact: true }),
+  };
+}
+
+/** Shows the figures: on a phone by opening "Показники", on a wide screen they are there already. */
+export async function openFigures(page: Page): Promise<void> {
+  const { figuresToggle, figures } = desk(page);
+  if (await figuresToggle.isVisible()) {
+    if ((await figuresToggle.getAttribute('aria-expanded')) !== 'true') await figuresToggle.click();
+  }
+  await expect(figures).toBeVisible();
+}
+
+/** Opens "Пошук і фільтри": every lead, newest first, with the search box and the filters. */
+export async function openSearch(page: Page): Promise<void> {
+  await desk(page).search.click();
+  await expect(leadList(page).search).toBeVisible();
+}
+
+/**
+ * "Кому дзвонити зараз": the cards in call order, each with its call button, outcomes, call-back
+ * time and note.
+ */
+export function dueList(page: Page) {
+  const list = page.getByRole('list', { name: 'Кому дзвонити зараз, по черзі', exact: true });
+  const card = (id: number): Locator =>
+    list.locator(':scope > li').filter({ has: page.getByRole('link', { name: `Заявка №${id}`, exact: true }) });
+  return {
+    list,
+    cards: list.locator(':scope > li'),
+    links: list.getByRole('link', { name: /^Заявка №\d+$/ }),
+    card,
+    call: (id: number) => card(id).getByRole('link', { name: /^Подзвонити / }),
+    outcome: (id: number, label: string) =>
+      card(id).getByRole('group', { name: `Результат дзвінка: заявка №${id}` }).getByRole('button', { name: label, exact: true }),
+    callBack: (id: number) => card(id).getByRole('button', { name: 'Передзвонити о …', exact: true }),
+    callBackAt: (id: number) => card(id).getByLabel('Передзвонити о (за київським часом)', { exact: true }),
+    callBackSave: (id: number) => card(id).getByRole('button', { name: 'Записати час дзвінка', exact: true }),
+    noteToggle: (id: number) => card(id).getByRole('button', { name: 'Нотатка до дзвінка', exact: true }),
+    note: (id: number) => card(id).getByRole('textbox', { name: 'Нотатка', exact: true }),
+    empty: page.getByText(INBOX.nobodyToCall, { exact: true }),
+  };
+}
+
+/** The lead ids "Кому дзвонити зараз" shows, top to bottom. */
+export async function dueIds(page: Page): Promise<number[]> {
+  const names = await dueList(page).links.allTextContents();
+  return names.map((name) => Number(name.replace(/^Заявка №/, '')));
+}
+
+/** "Пошук і фільтри": every lead of the call list, newest first (open it with `openSearch`). */
 export function leadList(page: Page) {
   const list = page.getByRole('main').getByRole('list');
   return {

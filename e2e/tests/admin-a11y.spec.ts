@@ -1,5 +1,6 @@
 // axe-core on every screen of the operators' inbox (/admin), on a desktop and on a phone (360 px,
-// touch): the first start's setup, the login, the list under each filter with its figures, the
+// touch): the first start's setup, the login, the call desk (its own states: desk.spec.ts), the
+// list under each filter with its figures, the
 // held view, every kind of lead page, the erase confirmations, the admins' "Команда" (with a
 // removal asked and a refusal shown) and "Журнал дій" pages, and the inbox's not-found pages.
 // Every rule, every impact: any violation fails (support/inbox.ts `expectNoA11yViolations`).
@@ -18,7 +19,10 @@ import {
   heldCount,
   heldNotice,
   heldView,
+  dueList,
   leadList,
+  openFigures,
+  openSearch,
   leadPage,
   loginForm,
   makeOlder,
@@ -79,15 +83,19 @@ for (const screen of SCREENS) {
         await expectNoA11yViolations(page, 'the login screen with its error');
       });
 
-      test('the list with its figures under each filter, and a search that finds nothing', async ({ page, server }) => {
-        test.slow(); // five screens, each fully checked by axe
+      test('the desk, the list with its figures under each filter, and a search that finds nothing', async ({ page, server }) => {
+        test.slow(); // six screens, each fully checked by axe
         const old = await sendLead(server, olena);
         const fresh = await sendLead(server, petro);
         await sendHeldLead(server, halyna);
         await makeOlder(server, old, 50);
         await signIn(page);
-        const list = leadList(page);
+        await expect(dueList(page).links).toHaveText([`Заявка №${old}`, `Заявка №${fresh}`]);
+        await expectNoA11yViolations(page, 'the call desk with an overdue lead');
 
+        await openFigures(page);
+        await openSearch(page);
+        const list = leadList(page);
         await expect(list.links).toHaveText([`Заявка №${fresh}`, `Заявка №${old}`]);
         await expect(page.getByText('Прострочені: 1', { exact: true })).toBeVisible();
         await expect(heldCount(page, 1)).toBeVisible();
@@ -117,6 +125,7 @@ for (const screen of SCREENS) {
         const held = await sendHeldLead(server, halyna);
         await sendLead(server, petro);
         await signIn(page);
+        await openFigures(page);
         await heldCount(page, 1).click();
 
         const view = heldView(page);
@@ -185,6 +194,7 @@ for (const screen of SCREENS) {
         const id = await sendLead(server, olena);
         await signIn(page);
         await openLead(page, id);
+        await header(page).openMenu();
         await header(page).team.click();
         const team = teamPage(page);
         await expect(team.heading).toBeVisible();
@@ -203,6 +213,7 @@ for (const screen of SCREENS) {
         await expectNoA11yViolations(page, 'the team page asking to confirm a removal, with refusals');
         await expectNoSidewaysScroll(page, 'the team page');
 
+        await header(page).openMenu();
         await header(page).audit.click();
         const journal = auditPage(page);
         await expect(journal.heading).toBeVisible();
@@ -218,7 +229,7 @@ for (const screen of SCREENS) {
         await expectNoA11yViolations(page, "the inbox's not-found page");
 
         await page.goto('/admin/leads/987654');
-        await expect(header(page).signOut).toBeVisible();
+        await expect(header(page).menu).toBeVisible();
         await expect(page.getByRole('alert')).toHaveText(/^Заявку не знайдено/);
         await expectNoA11yViolations(page, 'a lead that is not there');
       });

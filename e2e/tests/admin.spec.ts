@@ -1,5 +1,5 @@
 // The operators' inbox (/admin, docs/admin-api.md) in a real browser: signing in and out, the
-// list, search and filters, recording calls, overdue leads, the CSV export, erasure, a phone-sized
+// call desk and its list, search and filters (the desk itself: desk.spec.ts), recording calls, overdue leads, the CSV export, erasure, a phone-sized
 // screen, accessibility, and a visitor's text never running as HTML. Every test has its own server
 // and database with one operator, made before the start with `zayavka admin add-user`.
 import { readFile } from 'node:fs/promises';
@@ -13,15 +13,21 @@ import {
   SIGNED_OUT_CHECK,
   expectNoA11yViolations,
   expectNoSidewaysScroll,
+  desk,
+  dueIds,
+  dueList,
   header,
   leadList,
   leadPage,
   listedIds,
   loginForm,
   makeOlder,
+  openFigures,
   openLead,
+  openSearch,
   sendLead,
   signIn,
+  signOut,
 } from '../support/inbox';
 
 test.use({ operator: OPERATOR });
@@ -65,16 +71,17 @@ test('sign in: a wrong password is refused in an alert; the session cookie is Ht
   expect(error).toBe(INBOX.wrongPassword);
   await expect(page.getByRole('alert')).toHaveText(error);
   await expect(form.submit).toBeEnabled();
-  await expect(header(page).signOut).toHaveCount(0);
+  await expect(header(page).menu).toHaveCount(0);
   expect((await context.cookies()).map((c) => c.name)).not.toContain('zayavka_session');
 
   await form.password.fill(OPERATOR.password);
   await form.submit.click();
 
-  await expect(header(page).signOut).toBeVisible();
-  await expect(header(page).bar).toContainText(OPERATOR.email);
+  await expect(header(page).menu).toBeVisible();
   await expect(page.getByRole('alert')).toHaveCount(0);
-  await expect(leadList(page).empty).toBeVisible();
+  await expect(dueList(page).empty).toBeVisible();
+  await header(page).openMenu();
+  await expect(header(page).account(OPERATOR.email)).toBeVisible();
   const session = (await context.cookies()).find((c) => c.name === 'zayavka_session');
   expect(session, 'the session cookie').toBeDefined();
   expect(session).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/admin', secure: false });
@@ -82,10 +89,10 @@ test('sign in: a wrong password is refused in an alert; the session cookie is Ht
 
   await page.reload();
 
-  await expect(header(page).signOut).toBeVisible();
+  await expect(header(page).menu).toBeVisible();
   await expect(form.submit).toHaveCount(0);
 
-  await header(page).signOut.click();
+  await signOut(page);
 
   await expect(form.submit).toBeVisible();
   await expect(header(page).bar).toHaveCount(0);
@@ -101,12 +108,13 @@ test('sign in: a wrong password is refused in an alert; the session cookie is Ht
   await expect(header(page).bar).toHaveCount(0);
 });
 
-test('leads are listed newest first; search finds one by its phone in any format and by part of its name in any case', async ({
+test('"Пошук і фільтри" lists leads newest first; search finds one by its phone in any format and by part of its name in any case', async ({
   page,
   server,
 }) => {
   const ids = [await sendLead(server, olena), await sendLead(server, petro), await sendLead(server, mariia)];
   await signIn(page);
+  await openSearch(page);
   const list = leadList(page);
   await expect(list.links).toHaveText([...ids].reverse().map((id) => `Заявка №${id}`));
   await expect(list.item(ids[0])).toContainText(olena.name);
@@ -155,6 +163,7 @@ test('more than one page of leads: "Показати ще" appends the older one
     ids.push(await sendLead(server, { name: `Тест ${i}`, phone: `+380 67 ${5_550_000 + i}` }));
   }
   await signIn(page);
+  await openSearch(page);
   const list = leadList(page);
   const newestFirst = [...ids].reverse();
   await expect(list.links).toHaveCount(50);
@@ -211,33 +220,39 @@ test('recording calls: "Не відповіли" makes it "Спроба 1" with 
   await expect(page.getByText(/Залишилось|Прострочено/)).toHaveCount(0);
   await expect(page.getByText("Зв'язалися", { exact: true })).toBeVisible(); // the reached-at fact
 
-  // Stored: a reload shows the same, and the list agrees.
+  // Stored: a reload shows the same, and the desk agrees: nobody to call, the lead closed in the list.
   await page.reload();
   await expect(page.getByText("Зв'язалися: зацікавлені", { exact: true })).toBeVisible();
   await expect(calls).toHaveCount(2);
   await lead.back.click();
+  await expect(dueList(page).empty).toBeVisible();
+  await openSearch(page);
   const item = leadList(page).item(id);
   await expect(item).toContainText("Зв'язалися: зацікавлені");
   await expect(item).not.toContainText('Залишилось');
+  await openFigures(page);
   await expect(page.getByText('Відкриті: 0', { exact: true })).toBeVisible();
   await leadList(page).filter('Відкриті').click();
   await expect(leadList(page).empty).toBeVisible();
 });
 
-test('a lead older than 48 hours is marked overdue in the list, found by "Прострочені" and counted in the stats', async ({
+test('a lead older than 48 hours is marked overdue on the desk and in the list, found by "Прострочені" and counted in the stats', async ({
   page,
   server,
 }) => {
   const old = await sendLead(server, olena);
   const fresh = await sendLead(server, petro);
   await signIn(page);
+  await openSearch(page);
   const list = leadList(page);
   await expect(list.links).toHaveText([`Заявка №${fresh}`, `Заявка №${old}`]);
   await expect(list.item(old)).not.toHaveAttribute('data-overdue');
+  await openFigures(page);
   await expect(page.getByText('Прострочені: 0', { exact: true })).toBeVisible();
 
   await makeOlder(server, old, 50);
   await page.reload();
+  await openFigures(page);
 
   await expect(list.item(old)).toHaveAttribute('data-overdue', 'true');
   await expect(list.item(old)).toContainText(/Прострочено на 2 год \d+ хв/);
@@ -266,6 +281,14 @@ test('a lead older than 48 hours is marked overdue in the list, found by "Про
   await leadPage(page).back.click();
   await expect(list.filter('Прострочені')).toHaveAttribute('aria-pressed', 'true');
   await expect(list.links).toHaveText([`Заявка №${old}`]);
+
+  // The desk calls the overdue lead first, and marks it.
+  await desk(page).due.click();
+  await expect(dueList(page).links).toHaveCount(2);
+  expect(await dueIds(page)).toEqual([old, fresh]);
+  await expect(dueList(page).card(old)).toHaveAttribute('data-overdue', 'true');
+  await expect(dueList(page).card(old)).toContainText(/Прострочено на 2 год \d+ хв/);
+  await expect(dueList(page).card(fresh)).not.toHaveAttribute('data-overdue');
 });
 
 test.describe('a notification channel that is down', () => {
@@ -275,7 +298,7 @@ test.describe('a notification channel that is down', () => {
     settings: async ({}, use) => use({ ZAYAVKA_WEBHOOK_URL: `http://127.0.0.1:${await freePort()}/hook` }),
   });
 
-  test('is shown above the figures with what it answered, and the warning goes once it delivers', async ({
+  test('is shown above the desk with what it answered, and the warning goes once it delivers', async ({
     page,
     server,
     settings,
@@ -288,13 +311,16 @@ test.describe('a notification channel that is down', () => {
     await expect(warning.getByRole('listitem')).toHaveText(
       /^Вебхук: не надіслано 1, найдавніше чекає з \d\d\.\d\d\.\d{4}, \d\d:\d\d\. Відповідь: .*[Cc]onnection refused/,
     );
-    await expectNoA11yViolations(page, 'the list with a delivery warning');
+    // Above the work, not folded away with the figures.
+    await expect(desk(page).figures).toBeHidden();
+    await expectNoA11yViolations(page, 'the desk with a delivery warning');
 
     const receiver = await standIns.backend({ status: 200 }, Number(new URL(settings.ZAYAVKA_WEBHOOK_URL!).port));
     // The sender tries again 5–6 s after the refusal.
     await expect.poll(() => receiver.requests.map((r) => JSON.parse(r.body).lead_id), { timeout: 20_000 }).toEqual([id]);
     await expect(async () => {
       await page.reload();
+      await openFigures(page);
       await expect(page.getByText('Відкриті: 1', { exact: true })).toBeVisible();
       await expect(warning).toHaveCount(0);
     }).toPass({ timeout: 5_000 });
@@ -305,6 +331,7 @@ test('"Завантажити CSV" downloads every lead as UTF-8 CSV with a BOM,
   const first = await sendLead(server, olena);
   const second = await sendLead(server, petro);
   await signIn(page);
+  await header(page).openMenu();
   await expect(header(page).exportCsv).toHaveAttribute('href', '/admin/api/export.csv');
   await expect(header(page).exportCsv).toHaveAttribute('download', '');
 
@@ -325,6 +352,7 @@ test('"Завантажити CSV" downloads every lead as UTF-8 CSV with a BOM,
   // Still in the inbox.
   await expect(page).toHaveURL(`${server.baseURL}/admin`);
   await expect(header(page).signOut).toBeVisible();
+  await expect(dueList(page).links).toHaveCount(2);
 });
 
 test('"Завантажити CSV" after the session ended saves no file and asks to sign in again', async ({
@@ -341,6 +369,7 @@ test('"Завантажити CSV" after the session ended saves no file and ask
   // The cookie is gone, as after the session expired on the server.
   await context.clearCookies();
 
+  await header(page).openMenu();
   await header(page).exportCsv.click();
   await expect(page.getByText(/^Сесія завершилася\. Увійдіть знову/)).toBeVisible();
   await expect(loginForm(page).submit).toBeVisible();
@@ -370,25 +399,28 @@ test('erasing a person: asked first, then back at the list with "Видален�
 
   await expect(page).toHaveURL(`${server.baseURL}/admin`);
   await expect(page.getByRole('status')).toHaveText('Видалено заявок: 1');
+  await expect(dueList(page).links).toHaveText([`Заявка №${kept}`]);
+  expect((await server.leads()).map((l) => l.id)).toEqual([kept]);
+  // Back must not return to the erased lead's page (it was replaced in the history).
+  await page.goBack();
+  await expect(dueList(page).links).toHaveText([`Заявка №${kept}`]);
+  await expect(lead.heading(gone)).toHaveCount(0);
+
+  await openSearch(page);
   const list = leadList(page);
   await expect(list.links).toHaveText([`Заявка №${kept}`]);
-  expect((await server.leads()).map((l) => l.id)).toEqual([kept]);
-
   for (const query of ['067 123 45 67', 'олена']) {
     const answered = page.waitForResponse(isLeadsCall(query));
     await list.search.fill(query);
     await answered;
     await expect(list.empty, `search "${query}"`).toBeVisible();
   }
-  // Back must not return to the erased lead's page (it was replaced in the history).
-  await page.goBack();
-  await expect(lead.heading(gone)).toHaveCount(0);
 });
 
 test.describe('on a phone (360×740, touch)', () => {
   test.use({ viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true });
 
-  test('the list, a lead and the call form fit the screen without sideways scrolling, with touch-sized controls', async ({
+  test('the desk, the list, a lead and the call form fit the screen without sideways scrolling, with touch-sized controls', async ({
     page,
     server,
   }) => {
@@ -400,10 +432,19 @@ test.describe('on a phone (360×740, touch)', () => {
     });
     await makeOlder(server, id, 60);
     await signIn(page);
+    await expect(dueList(page).links).toHaveCount(2);
+    await expect(dueList(page).card(id)).toHaveAttribute('data-overdue', 'true');
+    await expectNoSidewaysScroll(page, 'the call desk');
+    for (const button of await dueList(page).card(id).getByRole('button').all()) {
+      expect((await button.boundingBox())!.height, `card button ${await button.textContent()}`).toBeGreaterThanOrEqual(44);
+    }
+    await openFigures(page);
+    await expect(page.getByText('Прострочені: 1', { exact: true })).toBeVisible();
+    await expectNoSidewaysScroll(page, 'the desk with its figures');
+    await openSearch(page);
     const list = leadList(page);
     await expect(list.links).toHaveCount(2);
     await expect(list.item(id)).toHaveAttribute('data-overdue', 'true');
-    await expect(page.getByText('Прострочені: 1', { exact: true })).toBeVisible();
     await expectNoSidewaysScroll(page, 'the list');
     for (const button of await page.getByRole('group', { name: INBOX.filters }).getByRole('button').all()) {
       expect((await button.boundingBox())!.height, `filter ${await button.textContent()}`).toBeGreaterThanOrEqual(44);
@@ -449,6 +490,7 @@ test.describe('on a phone (360×740, touch)', () => {
     const id = await sendLead(server, { name: 'Олена Коваль', phone: '067 123 45 01', comment: 'Після 18:00, будь ласка' });
     const abroad = await sendLead(server, { name: 'Ірина Бондар', phone: '0048 601 234 567' });
     await signIn(page);
+    await openSearch(page);
     const list = leadList(page);
     // In the list too: each number grouped, a call link a finger can hit.
     for (const [leadId, number, href] of [
@@ -514,6 +556,9 @@ test.describe('on a phone (360×740, touch)', () => {
     });
     await makeOlder(server, overdue, 60);
     await signIn(page);
+    await expect(dueList(page).links).toHaveCount(2);
+    await expectNoSidewaysScroll(page, 'the call desk');
+    await openSearch(page);
     await expect(leadList(page).links).toHaveCount(2);
     await expectNoSidewaysScroll(page, 'the list');
     await openLead(page, id);
@@ -534,8 +579,9 @@ test('nothing a visitor typed runs as HTML: markup in a name or a comment shows 
   page.on('request', (r) => requests.push(r));
   await signIn(page);
 
-  const item = leadList(page).item(id);
+  const item = dueList(page).card(id);
   await expect(item.getByText(name, { exact: true })).toBeVisible();
+  await expect(item).toContainText('«<script>window.__pwned=2</script><b>жирний</b>»');
   await openLead(page, id);
   await expect(page.getByRole('definition').getByText(name, { exact: true })).toBeVisible();
   await expect(page.getByRole('definition').getByText(comment, { exact: true })).toBeVisible();

@@ -18,6 +18,7 @@ import {
   sendLead,
   signIn,
   teamPage,
+  openFigures,
 } from '../support/inbox';
 import type { RunningServer } from '../support/server';
 
@@ -79,6 +80,7 @@ test('one operator takes a lead, the other sees who has it and cannot take it; "
 
   // The admin adds Anna, then takes the first lead before calling.
   await signIn(page);
+  await header(page).openMenu();
   await header(page).team.click();
   await expect(teamPage(page).heading).toBeVisible();
   await addAccount(page, ANNA);
@@ -92,7 +94,7 @@ test('one operator takes a lead, the other sees who has it and cannot take it; "
   // Anna sees who has it, in the list and on the lead's page, and has no way to take it.
   const anna = await colleague(browser, server, ANNA, browserLog);
   await expect(leadList(anna.page).item(first)).toContainText(`Телефонує ${OPERATOR.email} (до `);
-  await expectNoA11yViolations(anna.page, 'the list with a lead someone has');
+  await expectNoA11yViolations(anna.page, 'the call desk with a lead someone has');
   await openLead(anna.page, first);
   await expect(claimPanel(anna.page).panel).toContainText(`Телефонує ${OPERATOR.email} (до `);
   await expect(claimPanel(anna.page).take).toHaveCount(0);
@@ -113,7 +115,7 @@ test('one operator takes a lead, the other sees who has it and cannot take it; "
   await expectNoA11yViolations(anna.page, 'a take refused');
 
   // "Вільні": only the third; she takes it, and "Мої" lists it.
-  await anna.page.goto('/admin');
+  await anna.page.goto('/admin?filter=all');
   await filter(anna.page, 'Вільні').click();
   await expect.poll(() => listedIds(anna.page)).toEqual([third]);
   await openLead(anna.page, third);
@@ -143,6 +145,7 @@ test('the figures per source and per operator; an admin hands a lead over', asyn
   const lead = await sendLead(server, { name: 'Олена Коваль', phone: '067 123 45 67' });
 
   await signIn(page);
+  await header(page).openMenu();
   await header(page).team.click();
   await addAccount(page, ANNA);
   await page.goto('/admin');
@@ -156,6 +159,7 @@ test('the figures per source and per operator; an admin hands a lead over', asyn
   await expect(page.getByRole('region', { name: INBOX.calls, exact: true }).getByRole('listitem')).toHaveCount(1);
 
   await page.goto('/admin');
+  await openFigures(page);
   await page.getByText('Джерела й оператори за 30 днів', { exact: true }).click();
   await expect(figures(page, 'Звідки заявки', 'Напряму')).toHaveText(['1', '1']);
   await expect(figures(page, 'Оператори', OPERATOR.email)).toHaveText(['1', '1']);

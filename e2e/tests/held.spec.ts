@@ -13,7 +13,10 @@ import {
   heldCount,
   heldNotice,
   heldView,
+  dueList,
   leadList,
+  openFigures,
+  openSearch,
   leadPage,
   openLead,
   repeatsOf,
@@ -56,8 +59,9 @@ test('held leads: counted on the front, listed with their reasons; one released 
   await signIn(page);
   const list = leadList(page);
   await expect(list.links).toHaveText([`Заявка №${first}`]);
+  await openFigures(page);
   await expect(heldCount(page, 2)).toBeVisible();
-  await expectNoSidewaysScroll(page, 'the list with the held count');
+  await expectNoSidewaysScroll(page, 'the desk with the held count');
 
   await heldCount(page, 2).click();
 
@@ -100,7 +104,11 @@ test('held leads: counted on the front, listed with their reasons; one released 
 
   await page.getByRole('link', { name: INBOX.back, exact: true }).click();
 
+  // Released, it is to be called: on the desk by its deadline (the person's came later), and in the list.
+  await expect(dueList(page).links).toHaveText([`Заявка №${first}`, `Заявка №${person}`]);
+  await openFigures(page);
   await expect(heldCount(page, 0)).toBeVisible();
+  await openSearch(page);
   await expect(list.links).toHaveText([`Заявка №${person}`, `Заявка №${first}`]);
   await expect(list.item(person)).toContainText('Нова');
   await expect(list.item(person)).toContainText(/Залишилось \d+ год/);

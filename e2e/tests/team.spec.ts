@@ -29,6 +29,7 @@ const olena = { name: 'Олена Коваль', phone: '067 123 45 67' };
 const halyna = { name: 'Галина Мельник', phone: '066 555 44 33' };
 
 async function signOut(page: Page) {
+  await header(page).openMenu();
   await header(page).signOut.click();
   await expect(page.getByRole('button', { name: INBOX.signIn, exact: true })).toBeVisible();
 }
@@ -42,6 +43,7 @@ test('an admin adds an operator, who works leads without export, erasure or the 
 
   // The first account is an admin: the export, and the links to the team and the journal.
   await signIn(page);
+  await header(page).openMenu();
   await expect(header(page).exportCsv).toBeVisible();
   await expect(header(page).exportExcel).toHaveAttribute('href', '/admin/api/export.xlsx');
   await header(page).team.click();
@@ -55,8 +57,11 @@ test('an admin adds an operator, who works leads without export, erasure or the 
 
   // The operator: the list and a lead with its call form, but no export, no erasure, no admins' links.
   await signIn(page, ANNA);
-  await expect(header(page).signOut).toBeVisible();
   await expect(page.getByRole('link', { name: `Заявка №${lead}`, exact: true })).toBeVisible();
+  // The menu holds the account and "Вийти" only.
+  await header(page).openMenu();
+  await expect(header(page).signOut).toBeVisible();
+  await expect(header(page).account(ANNA.email)).toBeVisible();
   await expect(header(page).exportCsv).toHaveCount(0);
   await expect(header(page).exportExcel).toHaveCount(0);
   await expect(header(page).team).toHaveCount(0);
@@ -74,6 +79,7 @@ test('an admin adds an operator, who works leads without export, erasure or the 
 
   // The admin reads it in the journal, newest first: the operator's sign-in and the lead opened.
   await signIn(page);
+  await header(page).openMenu();
   await header(page).audit.click();
   const journal = auditPage(page);
   await expect(journal.heading).toBeVisible();
@@ -97,6 +103,7 @@ test('the last admin can be neither made an operator nor removed: the refusal is
 }) => {
   browserLog.allow(TEAM_REFUSED);
   await signIn(page);
+  await header(page).openMenu();
   await header(page).team.click();
   const team = teamPage(page);
   await addAccount(page, ANNA);

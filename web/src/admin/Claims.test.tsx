@@ -93,7 +93,13 @@ describe('the list', () => {
           ]),
         ),
     });
+    // On the desk's cards, and in the search's list.
     open('/admin');
+    const due = await screen.findByRole('list', { name: 'Кому дзвонити зараз, по черзі' });
+    expect(within(due).getByText('Призначено вам')).toBeTruthy();
+    expect(within(due).getByText(`Телефонує ${COLLEAGUE} (до 22.11.2026, 06:32)`)).toBeTruthy();
+    fireEvent.click(screen.getByRole('link', { name: 'Пошук і фільтри' }));
+    await screen.findByRole('searchbox');
     expect(await screen.findByText('Призначено вам')).toBeTruthy();
     expect(screen.getByText(`Телефонує ${COLLEAGUE} (до 22.11.2026, 06:32)`)).toBeTruthy();
     const filters = screen.getByRole('group', { name: 'Які заявки показати' });
@@ -152,6 +158,7 @@ describe('the figures per source and per operator', () => {
     };
     const server = fakeServer({ ...asOperator(), 'GET /admin/api/stats/breakdown': () => json(figures) });
     open('/admin');
+    fireEvent.click(await screen.findByRole('button', { name: 'Показники' }));
     const summary = await screen.findByText('Джерела й оператори за 30 днів');
     expect(server.calls('GET /admin/api/stats/breakdown')).toHaveLength(0);
     fireEvent.click(summary);

@@ -1,20 +1,12 @@
-import { useCallback, useLayoutEffect, useMemo, useRef, useState, type MouseEvent } from 'react';
-import { Link, Route, Routes, useLocation, useNavigate } from 'react-router';
-import {
-  ApiError,
-  EXPORT_CSV_URL,
-  EXPORT_XLSX_URL,
-  createClient,
-  errorText,
-  isAdmin,
-  type SavedFile,
-  type Session,
-} from './api';
+import { useCallback, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { Route, Routes, useLocation, useNavigate } from 'react-router';
+import { ApiError, createClient, errorText, isAdmin, type Session } from './api';
 import { AuditLog } from './Audit';
 import { InboxContext, type Inbox as InboxValue } from './context';
 import { HeldList } from './Held';
-import { LeadList } from './LeadList';
+import { Desk } from './Desk';
 import { LeadPage } from './LeadPage';
+import { TopBar } from './Menu';
 import { AdminOnly, NotFound } from './NotFound';
 import { SecondFactor } from './SecondFactor';
 import { Team } from './Team';
@@ -23,12 +15,12 @@ import { Team } from './Team';
 const ANNOUNCE_GAP_MS = 100;
 
 /**
- * The signed-in inbox: the header bar, one status line, and the routes under /admin. `onSignedOut`
- * runs after "Вийти"; `onExpired` when any call finds the session over (401), with whose it was.
- * An admin also has the export, erasure and the "Команда" and "Журнал дій" pages; an operator sees
- * none of them (the server refuses them to operators anyway). The e-mail in the bar leads to the
- * account's second factor; where the server requires one and the account has none, that page is
- * all the inbox shows until it is on (`onSecondFactorOn`).
+ * The signed-in inbox: the header bar with its menu, one status line, and the routes under /admin,
+ * the call desk first. `onSignedOut` runs after "Вийти"; `onExpired` when any call finds the
+ * session over (401), with whose it was. An admin also has the export, erasure and the "Команда"
+ * and "Журнал дій" pages; an operator sees none of them (the server refuses them to operators
+ * anyway). The e-mail in the menu leads to the account's second factor; where the server requires
+ * one and the account has none, that page is all the inbox shows until it is on (`onSecondFactorOn`).
  */
 export function Inbox({
   session,
@@ -85,7 +77,7 @@ export function Inbox({
     notify('Двоетапну перевірку увімкнено.', '/');
   }, [onSecondFactorOn, navigate, notify]);
 
-  // What went wrong with the header bar's actions (signing out, the export).
+  // What went wrong with the menu's actions (signing out, the exports).
   const [barError, setBarError] = useState<string | null>(null);
   async function logout() {
     setBarError(null);
@@ -101,70 +93,9 @@ export function Inbox({
     onSignedOut();
   }
 
-  // One export at a time, whichever format.
-  const [exporting, setExporting] = useState(false);
-  async function exportFile(event: MouseEvent<HTMLAnchorElement>, fetchFile: () => Promise<SavedFile>) {
-    event.preventDefault();
-    if (exporting) return;
-    setBarError(null);
-    setExporting(true);
-    try {
-      save(await fetchFile());
-    } catch (error) {
-      // A 401 has already taken the operator to the login with its own message.
-      if (!(error instanceof ApiError && error.status === 401)) setBarError(errorText(error));
-    } finally {
-      setExporting(false);
-    }
-  }
-
   return (
     <InboxContext value={inbox}>
-      <header className="topbar">
-        <Link to="/" className="brand">
-          Заявки
-        </Link>
-        {admin && !mustSetUpSecondFactor && (
-          <nav className="topnav" aria-label="Адміністрування">
-            <Link to="/team" aria-current={pathname === '/team' ? 'page' : undefined}>
-              Команда
-            </Link>
-            <Link to="/audit" aria-current={pathname === '/audit' ? 'page' : undefined}>
-              Журнал дій
-            </Link>
-          </nav>
-        )}
-        <Link
-          to="/second-factor"
-          className="who"
-          aria-current={pathname === '/second-factor' ? 'page' : undefined}
-          title="Двоетапна перевірка"
-        >
-          {session.email}
-        </Link>
-        {admin && !mustSetUpSecondFactor && (
-          <span className="exports">
-            {[
-              { label: 'Завантажити CSV', href: EXPORT_CSV_URL, fetchFile: client.exportCsv },
-              { label: 'Завантажити Excel', href: EXPORT_XLSX_URL, fetchFile: client.exportXlsx },
-            ].map(({ label, href, fetchFile }) => (
-              <a
-                key={href}
-                className="button"
-                href={href}
-                download
-                onClick={(event) => exportFile(event, fetchFile)}
-                aria-busy={exporting}
-              >
-                {label}
-              </a>
-            ))}
-          </span>
-        )}
-        <button type="button" className="button logout" onClick={logout}>
-          Вийти
-        </button>
-      </header>
+      <TopBar admins={admin && !mustSetUpSecondFactor} onSignOut={logout} onError={setBarError} />
       <main className="content">
         {/* Always in the page, so a screen reader announces what appears in it. */}
         <p role="status" className="notice">
@@ -179,7 +110,7 @@ export function Inbox({
           <SecondFactor required onTurnedOn={secondFactorOn} />
         ) : (
           <Routes>
-            <Route index element={<LeadList />} />
+            <Route index element={<Desk />} />
             <Route path="held" element={<HeldList />} />
             <Route path="leads/:id" element={<LeadPage />} />
             <Route path="team" element={admin ? <Team /> : <AdminOnly title="Команда" />} />
@@ -191,15 +122,4 @@ export function Inbox({
       </main>
     </InboxContext>
   );
-}
-
-/** Hands a fetched file to the browser's downloads, under the name the server gave it. */
-function save({ blob, filename }: SavedFile) {
-  const url = URL.createObjectURL(blob);
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = filename;
-  link.click();
-  // Later, not at once: the download may still be reading it.
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }

@@ -7,7 +7,6 @@ import { ClaimMarker } from './Claims';
 import { LoadError } from './LoadError';
 import { PhoneLink } from './Phone';
 import { formatKyiv, isOverdue, statusLabel, timeLeft } from './format';
-import { Stats } from './Stats';
 
 /** Typing pauses this long before the list is asked for again. */
 export const SEARCH_DEBOUNCE_MS = 250;
@@ -25,8 +24,10 @@ function readFilter(value: string | null): Filter {
 }
 
 /**
- * /admin: the statistics and the leads, newest first. The search and the filter live in the URL
- * (?q=&filter=), so a reload, the back button or the way back from a lead keeps them.
+ * The call desk's "Пошук і фільтри": every lead of the call list, newest first, searched and
+ * filtered. The search and the filter live in the URL (?q=&filter=, the filter always written: an
+ * address without one is the list of calls to make now), so a reload, the back button or the way
+ * back from a lead keeps them.
  */
 export function LeadList() {
   const { client } = useInbox();
@@ -70,8 +71,7 @@ export function LeadList() {
           const nextFilter = next.filter ?? filter;
           if (nextQ) out.set('q', nextQ);
           else out.delete('q');
-          if (nextFilter !== 'all') out.set('filter', nextFilter);
-          else out.delete('filter');
+          out.set('filter', nextFilter);
           return out;
         },
         { replace: true },
@@ -149,20 +149,8 @@ export function LeadList() {
   });
   const now = useServerNow(page);
 
-  // Back from a lead (or from erasing one), focus goes to the list rather than being lost. Only
-  // when the list mounts: typing a search changes the URL too, and must keep the focus in the box.
-  const heading = useRef<HTMLHeadingElement>(null);
-  const arrived = useRef(location.key !== 'default');
-  useEffect(() => {
-    if (arrived.current) heading.current?.focus();
-  }, []);
-
   return (
     <>
-      <h1 ref={heading} tabIndex={-1} className="visually-hidden">
-        Список заявок
-      </h1>
-      <Stats />
       <div className="toolbar">
         <form role="search" className="field" onSubmit={searchNow}>
           <label htmlFor="lead-search">Пошук за ім'ям або телефоном</label>

@@ -21,6 +21,7 @@ import {
   OUTCOME_LABELS,
   formatKyiv,
   isOverdue,
+  nextCallText,
   outcomeLabel,
   statusLabel,
   timeLeft,
@@ -175,12 +176,13 @@ function LeadBody({
 }
 
 /**
- * The top of a lead's page, sized for a phone's first screen: the status and the time left on the
- * 48 hours, the name, the call button (a plain number for a lead nobody should call yet), the
+ * The top of a lead's page, sized for a phone's first screen: the status, the time left on the
+ * 48 hours and when the next call is due (if later), the name, the call button (a plain number for a lead nobody should call yet), the
  * visitor's comment, and the outcomes, each recorded with one tap.
  */
 function CallCard({ lead, now, recorder }: { lead: LeadView; now: number; recorder: CallRecorder | null }) {
   const left = timeLeft(lead, now);
+  const next = nextCallText(lead, now);
   return (
     <section className="call-card" data-overdue={isOverdue(lead, now) ? 'true' : undefined}>
       <p className="badges">
@@ -190,6 +192,7 @@ function CallCard({ lead, now, recorder }: { lead: LeadView; now: number; record
           <span className="status">{statusLabel(lead.status)}</span>
         )}
         {left && <span className="due">{left}</span>}
+        {next && <span className="next-call">{next}</span>}
       </p>
       <dl className="facts call-facts">
         <dt className="visually-hidden">Ім'я</dt>

@@ -5,7 +5,7 @@
 import { fireEvent, screen, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { SESSION, apiError, fakeServer, json, signedInRoutes } from './test-server';
-import { isolateEachTest, openInbox } from './test-inbox';
+import { isolateEachTest, openInbox, openMenu } from './test-inbox';
 
 isolateEachTest();
 
@@ -51,7 +51,7 @@ describe('signing in with a second factor', () => {
     fireEvent.change(code, { target: { value: '654321' } });
     fireEvent.click(screen.getByRole('button', { name: 'Увійти' }));
 
-    expect(await screen.findByRole('button', { name: 'Вийти' })).toBeTruthy();
+    expect(await screen.findByRole('button', { name: 'Меню' })).toBeTruthy();
     expect(server.calls('POST /admin/api/login').map((call) => call.body)).toEqual([
       { email: SESSION.email, password: 'dovgyi-parol-42' },
       { email: SESSION.email, password: 'dovgyi-parol-42', code: '123456' },
@@ -72,6 +72,7 @@ describe('setting it up', () => {
           : json({ recovery_codes: RECOVERY_CODES }),
     });
     openInbox('/admin');
+    await openMenu();
     fireEvent.click(within(await screen.findByRole('banner')).getByRole('link', { name: SESSION.email }));
     expect(await screen.findByRole('heading', { level: 1, name: 'Двоетапна перевірка' })).toBeTruthy();
     fireEvent.click(await screen.findByRole('button', { name: 'Налаштувати' }));
@@ -124,6 +125,8 @@ describe('required for everyone', () => {
     expect(await screen.findByRole('heading', { level: 1, name: 'Двоетапна перевірка' })).toBeTruthy();
     expect(screen.getByText(/Адміністратор вимагає двоетапну перевірку для всіх/)).toBeTruthy();
     const bar = screen.getByRole('banner');
+    await openMenu();
+    expect(within(bar).getByRole('button', { name: 'Вийти' })).toBeTruthy();
     expect(within(bar).queryByRole('link', { name: 'Команда' })).toBeNull();
     expect(within(bar).queryByRole('link', { name: 'Завантажити CSV' })).toBeNull();
     expect(within(bar).queryByRole('link', { name: 'Завантажити Excel' })).toBeNull();
@@ -134,7 +137,8 @@ describe('required for everyone', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Підтвердити' }));
     fireEvent.click(await screen.findByRole('button', { name: 'Я зберіг(ла) коди' }));
 
-    expect(await screen.findByRole('heading', { level: 1, name: 'Список заявок' })).toBeTruthy();
+    expect(await screen.findByRole('heading', { level: 1, name: 'Кому дзвонити зараз' })).toBeTruthy();
+    await openMenu();
     expect(within(bar).getByRole('link', { name: 'Команда' })).toBeTruthy();
   });
 });

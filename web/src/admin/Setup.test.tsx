@@ -41,7 +41,7 @@ describe('the first start', () => {
 
     fill('first@example.org', 'a long enough secret', 'a long enough secret');
 
-    await screen.findByRole('button', { name: 'Вийти' });
+    await screen.findByRole('button', { name: 'Меню' });
     expect(server.calls('POST /admin/api/setup').map((r) => r.body)).toEqual([
       { token: TOKEN, email: 'first@example.org', password: 'a long enough secret' },
     ]);

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { Link } from 'react-router';
-import { errorText, isAbort, type ChannelQueue, type Stats as StatsData } from './api';
+import { errorText, isAbort, type Stats as StatsData } from './api';
 import { useRefreshWhenShown, useRefreshWhileShown } from './clock';
 import { BreakdownFigures } from './Claims';
 import { useInbox } from './context';
@@ -8,10 +8,10 @@ import { channelLabel, formatKyiv, reachedInTime } from './format';
 import { LoadError } from './LoadError';
 
 /**
- * The numbers an operator checks first, and the leads per day of the last 30 days; above them, a
- * warning while a notification channel keeps failing.
+ * The figures of the call desk, asked for on arrival, every minute while shown and when the page is
+ * shown again: the warning about failing channels needs them as much as the figures do.
  */
-export function Stats() {
+export function useStats() {
   const { client } = useInbox();
   const [stats, setStats] = useState<StatsData | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -30,16 +30,19 @@ export function Stats() {
   }, [client, retry]);
   useRefreshWhenShown(again);
   useRefreshWhileShown(again);
+  return { stats, error, again };
+}
 
+/** The numbers an operator checks, the leads per day of the last 30 days, and the breakdown. */
+export function Stats({ stats, error, again }: ReturnType<typeof useStats>) {
   return (
     <section className="stats" aria-labelledby="stats-heading">
-      <h2 id="stats-heading" className="visually-hidden">
-        Статистика
+      <h2 id="stats-heading" className="stat-wide">
+        Показники
       </h2>
       {error && <LoadError message={error} onRetry={again} />}
       {stats && (
         <>
-          <DeliveryWarning queues={stats.notifications.filter((queue) => queue.failing > 0)} />
           <p className="stat stat-main">Передзвонили вчасно за 30 днів: {reachedInTime(stats.reached_in_time)}</p>
           <p className="stat">Відкриті: {stats.open}</p>
           <p className="stat" data-alarm={stats.overdue > 0 ? 'true' : undefined}>
@@ -58,9 +61,11 @@ export function Stats() {
 
 /**
  * The team learns of new leads through the channels: while one fails (a revoked bot token, a
- * mailbox that refuses), say so where the operators look every day, with what the channel answered.
+ * mailbox that refuses), say so where the operators look every day, with what the channel answered:
+ * above the call desk, never folded away with the figures.
  */
-function DeliveryWarning({ queues }: { queues: ChannelQueue[] }) {
+export function DeliveryWarning({ stats }: { stats: StatsData | null }) {
+  const queues = stats?.notifications.filter((queue) => queue.failing > 0) ?? [];
   if (queues.length === 0) return null;
   return (
     <div className="delivery-warning stat-wide" role="alert">

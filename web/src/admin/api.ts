@@ -13,11 +13,17 @@ export type Status =
 
 export type Outcome = 'no_answer' | 'interested' | 'not_interested' | 'not_eligible' | 'unreachable';
 
+/** The person asked to be called at a time of their own: an outcome that always comes with that time. */
+export type CallBack = 'call_back';
+
 /** The call list's filters: `mine` and `free` are open leads the operator has, or nobody has. */
 export type Filter = 'all' | 'open' | 'overdue' | 'mine' | 'free';
 
-/** What `GET /admin/api/leads` lists: the call list, filtered, or the leads held for review. */
-export type ListFilter = Filter | 'held';
+/**
+ * What `GET /admin/api/leads` lists: the call list, filtered, the leads held for review, or the
+ * calls to make now in their order (`due`).
+ */
+export type ListFilter = Filter | 'held' | 'due';
 
 /** Why a lead is held for review (docs/configuration.md, "Held, never dropped"). */
 export type HeldReason =
@@ -397,6 +403,14 @@ export function createClient(csrf: string, onUnauthorized: () => void) {
     stats: (signal?: AbortSignal) => call<Stats>('/admin/api/stats', { signal }),
     recordAttempt: (id: number, outcome: Outcome, note: string) =>
       received(call<LeadDetail>(`/admin/api/leads/${id}/attempts`, { method: 'POST', body: { outcome, note } })),
+    /** The person asked to be called at `at` (RFC 3339): the lead stays open and is due then. */
+    recordCallBack: (id: number, at: string, note: string) =>
+      received(
+        call<LeadDetail>(`/admin/api/leads/${id}/attempts`, {
+          method: 'POST',
+          body: { outcome: 'call_back' satisfies CallBack, note, call_back_at: at },
+        }),
+      ),
     /** "Я телефоную": 409 when someone else has it, it is closed or held. */
     take: (id: number) => received(call<LeadDetail>(`/admin/api/leads/${id}/take`, { method: 'POST' })),
     /** Puts a lead the operator has back in the pool; 409 when it is not theirs. */

@@ -1,12 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import {
   OUTCOMES,
+  commentStart,
   displayPhone,
   formatPhone,
   formatKyiv,
   formatSpan,
   heldReasonLabel,
   isOverdue,
+  kyivInputValue,
+  kyivToInstant,
+  nextCallText,
   outcomeLabel,
   parseTime,
   reachedInTime,
@@ -189,5 +193,49 @@ describe('phone numbers for reading out', () => {
     }
     expect(displayPhone({ phone: '067 123 45 01', phone_e164: '+380671234501' })).toBe('+380 67 123 45 01');
     expect(displayPhone({ phone: '(067) 123', phone_e164: '' })).toBe('(067) 123');
+  });
+});
+
+describe('Kyiv time in a datetime-local field', () => {
+  it('reads a typed time as Kyiv time, winter (UTC+2) and summer (UTC+3) alike', () => {
+    expect(kyivToInstant('2026-11-22T18:30')).toBe('2026-11-22T16:30:00.000Z');
+    expect(kyivToInstant('2027-07-01T09:05')).toBe('2027-07-01T06:05:00.000Z');
+    // Either side of the autumn change (25.10.2026, 04:00 summer time becomes 03:00 winter time).
+    expect(kyivToInstant('2026-10-25T01:30')).toBe('2026-10-24T22:30:00.000Z');
+    expect(kyivToInstant('2026-10-25T05:00')).toBe('2026-10-25T03:00:00.000Z');
+    // Midnight, and the first minute of a year.
+    expect(kyivToInstant('2027-01-01T00:00')).toBe('2026-12-31T22:00:00.000Z');
+  });
+
+  it('is null for what is not a time', () => {
+    for (const value of ['', '2026-11-22', '18:30', '2026-11-22 18:30', 'завтра']) expect(kyivToInstant(value)).toBeNull();
+  });
+
+  it('fills a field with an instant in Kyiv time, to the minute', () => {
+    expect(kyivInputValue(at('2026-11-22T04:02:30.000Z'))).toBe('2026-11-22T06:02');
+    expect(kyivInputValue(at('2027-07-01T21:59:59.999Z'))).toBe('2027-07-02T00:59');
+    expect(kyivToInstant(kyivInputValue(at('2026-11-22T16:30:00Z')))).toBe('2026-11-22T16:30:00.000Z');
+  });
+});
+
+describe('the call desk', () => {
+  it('says when the next call is, for a lead due later only', () => {
+    const now = at('2026-11-22T04:02:30Z');
+    expect(nextCallText({ next_call_at: '2026-11-22T06:02:30.000000Z' }, now)).toBe('Наступний дзвінок: 22.11.2026, 08:02');
+    expect(nextCallText({ next_call_at: '2026-11-22T04:02:30.000000Z' }, now)).toBeNull();
+    expect(nextCallText({ next_call_at: null }, now)).toBeNull();
+    expect(nextCallText({}, now)).toBeNull();
+  });
+
+  it("shows the start of a comment, cut at a word, on one line", () => {
+    expect(commentStart('Після 18:00')).toBe('Після 18:00');
+    expect(commentStart('  Після\n\n18:00  ')).toBe('Після 18:00');
+    expect(commentStart('Дзвоніть після 18:00, будь ласка', 20)).toBe('Дзвоніть після…');
+    // One long word: cut where it must be.
+    expect(commentStart('a'.repeat(30), 10)).toBe(`${'a'.repeat(10)}…`);
+  });
+
+  it('labels the call-back a person asked for', () => {
+    expect(outcomeLabel('call_back')).toBe('Просить передзвонити');
   });
 });

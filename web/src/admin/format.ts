@@ -1,6 +1,6 @@
 // Pure functions: what the inbox shows for a status, an outcome, a reason a lead is held, a time, a
 // deadline.
-import type { AuditAction, HeldReason, LeadView, Outcome, Role, Status } from './api';
+import type { AuditAction, CallBack, HeldReason, LeadView, Outcome, Role, Status } from './api';
 
 export const STATUS_LABELS: Record<Status, string> = {
   new: 'Нова',
@@ -29,11 +29,11 @@ export function statusLabel(status: string): string {
   return (STATUS_LABELS as Record<string, string>)[status] ?? status;
 }
 
-/** Outcomes recorded through the API that the call form does not offer yet. */
-const API_OUTCOME_LABELS: Record<string, string> = { call_back: 'Просить передзвонити' };
+/** The outcome that comes with a time the person asked for ("Передзвонити о …" on the call desk). */
+const CALL_BACK_LABELS: Record<CallBack, string> = { call_back: 'Просить передзвонити' };
 
 export function outcomeLabel(outcome: string): string {
-  return (OUTCOME_LABELS as Record<string, string>)[outcome] ?? API_OUTCOME_LABELS[outcome] ?? outcome;
+  return (OUTCOME_LABELS as Record<string, string>)[outcome] ?? (CALL_BACK_LABELS as Record<string, string>)[outcome] ?? outcome;
 }
 
 /** Why a lead is held, one short phrase per code, in words an operator needs no manual for. */
@@ -126,6 +126,61 @@ export function parseTime(iso: string): number {
 export function formatKyiv(iso: string): string {
   const time = parseTime(iso);
   return Number.isNaN(time) ? iso : KYIV.format(time);
+}
+
+// Kyiv wall-clock time in parts, for reading a time typed in a field and for filling one.
+const KYIV_PARTS = new Intl.DateTimeFormat('en-GB', {
+  timeZone: 'Europe/Kiev',
+  hourCycle: 'h23',
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+});
+
+/** Kyiv wall-clock time at `ms` (whole seconds), as if it were UTC: its distance to `ms` is Kyiv's offset. */
+function kyivWallClock(ms: number): number {
+  const part = (type: Intl.DateTimeFormatPartTypes) =>
+    Number(KYIV_PARTS.formatToParts(ms).find((p) => p.type === type)?.value);
+  return Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second'));
+}
+
+/**
+ * A `datetime-local` field's value ("2026-11-26T14:00"), read as Kyiv wall-clock time, as an RFC
+ * 3339 instant in UTC; null for anything else. Kyiv's offset (2 or 3 hours) is taken at a first
+ * guess and again at the result, so a time near a clock change lands right.
+ */
+export function kyivToInstant(local: string): string | null {
+  const match = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})$/.exec(local);
+  if (!match) return null;
+  const [year, month, day, hour, minute] = match.slice(1).map(Number);
+  const wall = Date.UTC(year, month - 1, day, hour, minute);
+  if (Number.isNaN(wall)) return null;
+  const guess = wall - (kyivWallClock(wall) - wall);
+  const at = wall - (kyivWallClock(guess) - guess);
+  return new Date(at).toISOString();
+}
+
+/** The instant `ms` as a `datetime-local` value in Kyiv wall-clock time, e.g. "2026-11-26T14:00". */
+export function kyivInputValue(ms: number): string {
+  return new Date(kyivWallClock(Math.floor(ms / 1000) * 1000)).toISOString().slice(0, 16);
+}
+
+/** "Наступний дзвінок: 26.11.2026, 14:00" for a lead due later than `now`; null if due now, or never. */
+export function nextCallText(lead: Pick<LeadView, 'next_call_at'>, now: number): string | null {
+  if (!lead.next_call_at || !(parseTime(lead.next_call_at) > now)) return null;
+  return `Наступний дзвінок: ${formatKyiv(lead.next_call_at)}`;
+}
+
+/** The first `max` characters of a comment, cut at a word and marked "…" when there is more. */
+export function commentStart(comment: string, max = 90): string {
+  const text = comment.replace(/\s+/g, ' ').trim();
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max);
+  const space = cut.lastIndexOf(' ');
+  return `${(space > max / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
 }
 
 const MINUTE = 60_000;

@@ -1,6 +1,6 @@
 // What the inbox's test files share (App, Team, Setup): the real app at an address, and a clean
 // slate around every test.
-import { cleanup, render } from '@testing-library/react';
+import { cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { afterEach, beforeEach, vi } from 'vitest';
 import { AdminRoot } from './App';
 import { expectNoUnexpectedRequests } from './test-server';
@@ -9,6 +9,18 @@ import { expectNoUnexpectedRequests } from './test-server';
 export function openInbox(path: string): void {
   window.history.replaceState(null, '', path);
   render(<AdminRoot />);
+}
+
+/** Opens the header bar's "Меню" (if it is closed): the account, the admins' pages, the exports, "Вийти". */
+export async function openMenu(): Promise<void> {
+  const menu = await screen.findByRole('button', { name: 'Меню' });
+  if (menu.getAttribute('aria-expanded') !== 'true') fireEvent.click(menu);
+}
+
+/** Opens the call desk's "Показники" (jsdom has no wide screen: they start folded away). */
+export async function openFigures(): Promise<void> {
+  const toggle = await screen.findByRole('button', { name: 'Показники' });
+  if (toggle.getAttribute('aria-expanded') !== 'true') fireEvent.click(toggle);
 }
 
 /**

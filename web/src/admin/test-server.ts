@@ -46,9 +46,11 @@ export const LEAD_OPEN: LeadView = {
   repeat_of: null,
   repeat_count: 0,
   held: null,
+  // Its retry after the first call came due a minute before NOW.
+  next_call_at: '2026-11-22T04:01:30.000000Z',
 };
 
-/** Open and 3 h 4 min 30 s past its deadline at NOW. */
+/** Open and 3 h 4 min 30 s past its deadline at NOW; due since it came. */
 export const LEAD_OVERDUE: LeadView = {
   id: 41,
   created_at: '2026-11-20T00:58:00.000000Z',
@@ -66,9 +68,10 @@ export const LEAD_OVERDUE: LeadView = {
   repeat_of: null,
   repeat_count: 0,
   held: null,
+  next_call_at: '2026-11-20T00:58:00.000000Z',
 };
 
-/** Reached: closed, so its deadline no longer shows. */
+/** Reached: closed, so its deadline no longer shows (and it is not to be called). */
 export const LEAD_CLOSED: LeadView = {
   id: 40,
   created_at: '2026-11-19T08:00:00.000000Z',
@@ -86,6 +89,7 @@ export const LEAD_CLOSED: LeadView = {
   repeat_of: null,
   repeat_count: 0,
   held: null,
+  next_call_at: null,
 };
 
 /**
@@ -239,12 +243,16 @@ export function fakeServer(routes: Record<string, Handler>) {
   };
 }
 
-/** The routes of a signed-in operator looking at LEAD_OPEN, LEAD_OVERDUE, LEAD_CLOSED. */
+/**
+ * The routes of a signed-in operator looking at LEAD_OPEN, LEAD_OVERDUE, LEAD_CLOSED: the two
+ * open ones are to be called now, LEAD_OPEN's retry first (`filter=due`).
+ */
 export function signedInRoutes(): Record<string, Handler> {
   return {
     'GET /admin/api/session': () => json(SESSION),
     'GET /admin/api/stats': () => json(STATS),
-    'GET /admin/api/leads': () => json(leadPage([LEAD_OPEN, LEAD_OVERDUE, LEAD_CLOSED])),
+    'GET /admin/api/leads': ({ params }) =>
+      json(leadPage(params.get('filter') === 'due' ? [LEAD_OPEN, LEAD_OVERDUE] : [LEAD_OPEN, LEAD_OVERDUE, LEAD_CLOSED])),
     'GET /admin/api/leads/42': () => json(leadDetail(LEAD_OPEN, [ATTEMPT_1])),
   };
 }
@@ -260,8 +268,11 @@ export function heldRoutes(): Record<string, Handler> {
   const routes: Record<string, Handler> = {
     ...signedInRoutes(),
     'GET /admin/api/stats': () => json({ ...STATS, held: held.size }),
-    'GET /admin/api/leads': ({ params }) =>
-      json(params.get('filter') === 'held' ? leadPage([...held.values()]) : leadPage([...released, LEAD_OPEN, LEAD_OVERDUE, LEAD_CLOSED])),
+    'GET /admin/api/leads': ({ params }) => {
+      const filter = params.get('filter');
+      if (filter === 'held') return json(leadPage([...held.values()]));
+      return json(leadPage(filter === 'due' ? [LEAD_OPEN, LEAD_OVERDUE, ...released] : [...released, LEAD_OPEN, LEAD_OVERDUE, LEAD_CLOSED]));
+    },
     'POST /admin/api/erase': ({ body }) => {
       const phone = (body as { phone: string }).phone;
       const erased = [...held.values()].filter((lead) => lead.phone === phone);
@@ -276,7 +287,7 @@ export function heldRoutes(): Record<string, Handler> {
     };
     routes[`POST /admin/api/leads/${lead.id}/release`] = () => {
       if (!held.delete(lead.id)) return apiError(404, 'Заявку не знайдено (можливо, її видалено).');
-      const out = { ...lead, held: null };
+      const out = { ...lead, held: null, next_call_at: NOW };
       released.unshift(out);
       return json(leadDetail(out, []));
     };

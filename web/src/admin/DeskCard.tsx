@@ -1,0 +1,227 @@
+import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import { Link, useLocation } from 'react-router';
+import { errorText, type LeadDetail, type LeadView, type Outcome, type Received } from './api';
+import { ClaimMarker } from './Claims';
+import { useInbox } from './context';
+import { readDraft, saveDraft } from './drafts';
+import {
+  OUTCOMES,
+  OUTCOME_LABELS,
+  commentStart,
+  isOverdue,
+  kyivInputValue,
+  kyivToInstant,
+  nextCallText,
+  outcomeLabel,
+  parseTime,
+  statusLabel,
+  timeLeft,
+} from './format';
+import { RepeatMarker } from './LeadList';
+import { CallButton } from './Phone';
+
+/** What a card shows once a call is recorded on it: the lead as the server answered, and how. */
+export interface Recorded {
+  answer: Received<LeadDetail>;
+  outcome: string;
+}
+
+/**
+ * One lead of "Кому дзвонити зараз", laid out for the call: the name, the number as a big tap-to-call
+ * button, the time left, the start of the visitor's comment and who has the lead; under them the
+ * call's outcome, each one tap, with an optional note, and "Передзвонити о …" for a time the person
+ * asked for. Recorded, the card shrinks to one line that says so and when the next call is (the
+ * lead leaves the list at its next refresh); a lead still due after a call (the retries are used
+ * up) stays, with what to do about it.
+ */
+export function DeskCard({
+  lead,
+  now,
+  recorded,
+  onRecorded,
+}: {
+  lead: LeadView;
+  now: number;
+  recorded: Recorded | null;
+  onRecorded: (recorded: Recorded) => void;
+}) {
+  const shown = recorded?.answer.lead ?? lead;
+  const stillDue = shown.open && !nextCallText(shown, now);
+  if (recorded && !stillDue) return <SettledCard lead={shown} now={now} outcome={recorded.outcome} />;
+  const left = timeLeft(shown, now);
+  return (
+    <li className="lead desk-card" data-open="true" data-overdue={isOverdue(shown, now) ? 'true' : undefined}>
+      <div className="lead-head">
+        <Link className="desk-link" to={`/leads/${shown.id}`}>
+          Заявка №{shown.id}
+        </Link>
+        <RepeatMarker count={shown.repeat_count} />
+        <span className="status">{statusLabel(shown.status)}</span>
+      </div>
+      <p className="lead-name">{shown.name}</p>
+      <CallButton lead={shown} />
+      {left && <p className="due">{left}</p>}
+      {shown.comment && (
+        <p className="comment-start">
+          <span className="visually-hidden">Коментар: </span>«{commentStart(shown.comment)}»
+        </p>
+      )}
+      <ClaimMarker lead={shown} />
+      {recorded && (
+        <p className="used-up">
+          Спроби за графіком вичерпано: закрийте заявку як «{OUTCOME_LABELS.unreachable}» або домовтеся про час.
+        </p>
+      )}
+      <CardOutcomes lead={shown} now={now} onRecorded={onRecorded} />
+    </li>
+  );
+}
+
+/** A card whose call is recorded: one line, focused, so the next lead is right below. */
+function SettledCard({ lead, now, outcome }: { lead: LeadView; now: number; outcome: string }) {
+  const line = useRef<HTMLParagraphElement>(null);
+  useEffect(() => line.current?.focus(), []);
+  const next = nextCallText(lead, now);
+  return (
+    <li className="lead desk-card" data-settled="true">
+      <p ref={line} tabIndex={-1} className="settled">
+        <Link to={`/leads/${lead.id}`}>Заявка №{lead.id}</Link> {lead.name}: {outcomeLabel(outcome)}.{' '}
+        {next ? `${next}.` : 'Заявку закрито.'}
+      </p>
+    </li>
+  );
+}
+
+/**
+ * The outcome buttons of a card. The note is kept as the lead page keeps its own (`drafts.ts`):
+ * typed here, it is there too, and a reload loses nothing.
+ */
+function CardOutcomes({
+  lead,
+  now,
+  onRecorded,
+}: {
+  lead: LeadView;
+  now: number;
+  onRecorded: (recorded: Recorded) => void;
+}) {
+  const { client, notify } = useInbox();
+  const { pathname } = useLocation();
+  const noteId = useId();
+  const callBackId = useId();
+  const [note, setNote] = useState(() => readDraft(lead.id).note);
+  const [noteOpen, setNoteOpen] = useState(note !== '');
+  const [callBackOpen, setCallBackOpen] = useState(false);
+  const [callBackAt, setCallBackAt] = useState('');
+  const [pending, setPending] = useState(false);
+  // A second tap before the first answer is the same call, not another.
+  const busy = useRef(false);
+  const [failure, setFailure] = useState<string | null>(null);
+
+  function changeNote(text: string) {
+    setNote(text);
+    saveDraft(lead.id, { ...readDraft(lead.id), note: text });
+  }
+
+  async function record(outcome: string, send: () => Promise<Received<LeadDetail>>) {
+    if (busy.current) return;
+    busy.current = true;
+    setPending(true);
+    setFailure(null);
+    try {
+      const answer = await send();
+      saveDraft(lead.id, { outcome: null, note: '' });
+      onRecorded({ answer, outcome });
+      notify('Дзвінок записано.', pathname);
+    } catch (caught) {
+      setFailure(errorText(caught));
+    } finally {
+      busy.current = false;
+      setPending(false);
+    }
+  }
+
+  function tap(outcome: Outcome) {
+    void record(outcome, () => client.recordAttempt(lead.id, outcome, note));
+  }
+
+  function callBack(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const at = kyivToInstant(callBackAt);
+    if (at === null) {
+      setFailure('Вкажіть, коли передзвонити.');
+      return;
+    }
+    if (parseTime(at) <= now) {
+      setFailure('Цей час уже минув: вкажіть пізніший.');
+      return;
+    }
+    void record('call_back', () => client.recordCallBack(lead.id, at, note));
+  }
+
+  const [noAnswer, ...closing] = OUTCOMES;
+  const outcomeButton = (value: Outcome) => (
+    <button
+      key={value}
+      type="button"
+      className="button"
+      aria-disabled={pending ? 'true' : undefined}
+      onClick={() => tap(value)}
+    >
+      {OUTCOME_LABELS[value]}
+    </button>
+  );
+  return (
+    <div className="card-outcomes">
+      <div className="quick-buttons" role="group" aria-label={`Результат дзвінка: заявка №${lead.id}`}>
+        {outcomeButton(noAnswer)}
+        <button
+          type="button"
+          className="button"
+          aria-expanded={callBackOpen}
+          aria-controls={callBackId}
+          onClick={() => setCallBackOpen((open) => !open)}
+        >
+          Передзвонити о …
+        </button>
+        {closing.map(outcomeButton)}
+      </div>
+      <div id={callBackId} hidden={!callBackOpen}>
+        <form className="call-back" onSubmit={callBack} noValidate>
+          <label className="field">
+            <span>Передзвонити о (за київським часом)</span>
+            <input
+              type="datetime-local"
+              value={callBackAt}
+              min={kyivInputValue(now)}
+              onChange={(event) => setCallBackAt(event.target.value)}
+            />
+          </label>
+          <button type="submit" className="button primary" aria-disabled={pending ? 'true' : undefined}>
+            Записати час дзвінка
+          </button>
+        </form>
+      </div>
+      <button
+        type="button"
+        className="link-button"
+        aria-expanded={noteOpen}
+        aria-controls={noteId}
+        onClick={() => setNoteOpen((open) => !open)}
+      >
+        Нотатка до дзвінка
+      </button>
+      <div id={noteId} hidden={!noteOpen}>
+        <label className="field">
+          <span>Нотатка</span>
+          <textarea rows={2} maxLength={1000} value={note} onChange={(event) => changeNote(event.target.value)} />
+        </label>
+      </div>
+      {failure && (
+        <p role="alert" className="error">
+          {failure}
+        </p>
+      )}
+    </div>
+  );
+}

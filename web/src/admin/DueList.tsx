@@ -1,0 +1,68 @@
+import { useEffect, useState } from 'react';
+import { Link } from 'react-router';
+import { errorText, isAbort, type LeadPage, type Received } from './api';
+import { useRefreshWhenShown, useRefreshWhileShown, useServerNow } from './clock';
+import { useInbox } from './context';
+import { DeskCard, type Recorded } from './DeskCard';
+import { LoadError } from './LoadError';
+
+/**
+ * "Кому дзвонити зараз": the open leads to call now, in the server's order (call-backs that came
+ * due first, then the nearest deadline; `filter=due`). Asked for again every minute while shown
+ * and when the page is shown again, without dimming the cards being worked; a call recorded here
+ * keeps its card, shrunk to what was recorded, until then.
+ */
+export function DueList() {
+  const { client } = useInbox();
+  const [page, setPage] = useState<Received<LeadPage> | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [recorded, setRecorded] = useState<ReadonlyMap<number, Recorded>>(new Map());
+  const [retry, setRetry] = useState(0);
+  const again = () => setRetry((n) => n + 1);
+
+  useEffect(() => {
+    const controller = new AbortController();
+    client.leads({ q: '', filter: 'due' }, controller.signal).then(
+      (answer) => {
+        setPage(answer);
+        setRecorded(new Map());
+        setError(null);
+      },
+      (caught: unknown) => {
+        if (!isAbort(caught)) setError(errorText(caught));
+      },
+    );
+    return () => controller.abort();
+  }, [client, retry]);
+  useRefreshWhenShown(again);
+  useRefreshWhileShown(again);
+  const now = useServerNow(page);
+
+  return (
+    <>
+      {error && <LoadError message={error} onRetry={again} />}
+      {!page && !error && <p className="muted">Завантаження…</p>}
+      {page && now !== null && page.leads.length === 0 && (
+        <div className="empty">
+          <p>Зараз дзвонити нікому.</p>
+          <p>
+            Нові заявки з'являться тут самі. Усі заявки — у <Link to="?filter=all">пошуку</Link>.
+          </p>
+        </div>
+      )}
+      {page && now !== null && page.leads.length > 0 && (
+        <ol className="leads" aria-label="Кому дзвонити зараз, по черзі">
+          {page.leads.map((lead) => (
+            <DeskCard
+              key={lead.id}
+              lead={lead}
+              now={now}
+              recorded={recorded.get(lead.id) ?? null}
+              onRecorded={(call) => setRecorded((current) => new Map(current).set(lead.id, call))}
+            />
+          ))}
+        </ol>
+      )}
+    </>
+  );
+}
