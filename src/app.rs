@@ -8,8 +8,8 @@ use tracing::Level;
 
 pub use crate::http::AppState;
 use crate::http::{
-    REQUEST_TIME_LIMIT, admin, claims, client, form, health, pages, proof, rest, second_factor, security,
-    team,
+    REQUEST_TIME_LIMIT, admin, claims, client, export, form, health, pages, proof, rest, second_factor,
+    security, team,
 };
 use crate::lead::clean::printable;
 
@@ -24,7 +24,9 @@ pub fn app(state: AppState) -> Router {
         .merge(health::router())
         .merge(proof::router())
         // The inbox's API areas, under its layers.
-        .merge(admin::router(claims::router().merge(team::router()).merge(second_factor::router())))
+        .merge(admin::router(
+            claims::router().merge(team::router()).merge(second_factor::router()).merge(export::router()),
+        ))
         .merge(pages::router(&state.site))
         .route("/metrics", axum::routing::get(metrics))
         .layer(axum::middleware::from_fn_with_state(state.clone(), client::identify))

@@ -43,8 +43,6 @@ pub fn router(areas: Router<AppState>) -> Router<AppState> {
         .route("/admin/api/leads/{id}/attempts", post(add_attempt))
         .route("/admin/api/leads/{id}/release", post(release))
         .route("/admin/api/stats", get(stats))
-        .route("/admin/api/export.csv", get(export_csv))
-        .route("/admin/api/export.xlsx", get(export_xlsx))
         .route("/admin/api/erase", post(erase))
         .merge(areas)
         .route("/admin/api", any(not_found))
@@ -601,58 +599,6 @@ async fn stats(
         "notifications": notifications,
     })))
 }
-
-async fn export_csv(
-    State(state): State<AppState>,
-    Extension(client): Extension<ClientInfo>,
-    AdminOnly(session): AdminOnly,
-) -> Result<Response, AdminError> {
-    let mut csv = Vec::new();
-    crate::export::export(&state.store, crate::export::Format::Csv, &mut csv).await.map_err(export_failed)?;
-    exported(&state, &session, &client, "csv", "text/csv; charset=utf-8", csv.into()).await
-}
-
-/// The same leads and audit entry as the CSV, as an Excel workbook streamed while it is zipped.
-async fn export_xlsx(
-    State(state): State<AppState>,
-    Extension(client): Extension<ClientInfo>,
-    AdminOnly(session): AdminOnly,
-) -> Result<Response, AdminError> {
-    let workbook = crate::export::xlsx_workbook(&state.store).await.map_err(export_failed)?;
-    let body = axum::body::Body::from_stream(crate::export::xlsx_stream(workbook));
-    exported(&state, &session, &client, "xlsx", XLSX_CONTENT_TYPE, body).await
-}
-
-fn export_failed(e: anyhow::Error) -> AdminError {
-    tracing::error!(error = %e, "inbox: export failed");
-    AdminError::new(StatusCode::SERVICE_UNAVAILABLE, "Не вдалося зібрати файл. Спробуйте ще раз.")
-}
-
-/// An export's answer, `zayavky-DATE.EXTENSION`, with its audit entry (the format as its detail).
-async fn exported(
-    state: &AppState,
-    session: &Session,
-    client: &ClientInfo,
-    extension: &str,
-    content_type: &'static str,
-    body: axum::body::Body,
-) -> Result<Response, AdminError> {
-    tracing::info!(operator = session.operator_id, "inbox: leads exported");
-    let detail = Some(extension.to_owned());
-    state.store.audit(audit_entry(session, client, Action::Exported, None, detail)).await?;
-    let filename =
-        format!("attachment; filename=\"zayavky-{}.{extension}\"", Timestamp::now().strftime("%Y-%m-%d"));
-    Ok((
-        [
-            (header::CONTENT_TYPE, HeaderValue::from_static(content_type)),
-            (header::CONTENT_DISPOSITION, HeaderValue::from_str(&filename).expect("ASCII")),
-        ],
-        body,
-    )
-        .into_response())
-}
-
-const XLSX_CONTENT_TYPE: &str = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
 
 #[derive(Deserialize)]
 struct Erase {

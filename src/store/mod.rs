@@ -4,11 +4,13 @@
 //! The rules themselves (a status after a call, the duplicate window, which channels) come from
 //! the layers below, so the engines only store what they are told.
 
+mod export;
 mod postgres;
 mod sqlite;
 
 use std::sync::Arc;
 
+pub use self::export::ExportedLead;
 use crate::config::DatabaseUrl;
 use crate::inbox::{CallPlan, LeadRecord, Outcome, Status};
 use crate::lead::clean::printable;
