@@ -96,25 +96,34 @@ pub fn chunks(store: Store, format: Format) -> mpsc::Receiver<anyhow::Result<Byt
     receiver
 }
 
-/// Sends `start` and each page's rows as `encode` writes them, a chunk per page.
+/// Sends `start` and each page's rows as `encode` writes them, a chunk per page. The next page is
+/// read while this one is encoded: the database and the encoding work side by side.
 async fn send_pages(
     store: &Store,
     mut chunk: Vec<u8>,
     encode: fn(&[ExportedLead], &mut Vec<u8>) -> anyhow::Result<()>,
     chunks: &mpsc::Sender<anyhow::Result<Bytes>>,
 ) -> anyhow::Result<()> {
-    let mut after = 0;
-    loop {
-        let page = store.export_page(after, PAGE).await?;
+    let read = |after: i64| {
+        let store = store.clone();
+        tokio::spawn(async move { store.export_page(after, PAGE).await })
+    };
+    let mut next = Some(read(0));
+    while let Some(reading) = next.take() {
+        let page = reading.await??;
+        if let Some(last) = page.last().filter(|_| page.len() == PAGE as usize) {
+            next = Some(read(last.id));
+        }
         encode(&page, &mut chunk)?;
         if !chunk.is_empty() && chunks.send(Ok(Bytes::from(std::mem::take(&mut chunk)))).await.is_err() {
+            // Nobody reads any more (the download was cancelled).
+            if let Some(reading) = next {
+                reading.abort();
+            }
             return Ok(());
         }
-        match page.last() {
-            Some(last) if page.len() == PAGE as usize => after = last.id,
-            _ => return Ok(()),
-        }
     }
+    Ok(())
 }
 
 /// The byte-order mark makes Excel read the file as UTF-8 (Cyrillic names stay readable). No
