@@ -20,7 +20,7 @@ pub enum Format {
 
 /// Leads read from the database per page (by the primary key), so memory stays flat however many
 /// there are; each page becomes one chunk of the file.
-const PAGE: u32 = 2000;
+const PAGE: u32 = 1000;
 /// Chunks made ahead of their reader: a slow download slows the reading rather than piling pages
 /// up in memory (ADR 0029).
 const CHUNKS_AHEAD: usize = 2;
@@ -96,34 +96,26 @@ pub fn chunks(store: Store, format: Format) -> mpsc::Receiver<anyhow::Result<Byt
     receiver
 }
 
-/// Sends `start` and each page's rows as `encode` writes them, a chunk per page. The next page is
-/// read while this one is encoded: the database and the encoding work side by side.
+/// Sends `start` and each page's rows as `encode` writes them, a chunk per page.
 async fn send_pages(
     store: &Store,
     mut chunk: Vec<u8>,
     encode: fn(&[ExportedLead], &mut Vec<u8>) -> anyhow::Result<()>,
     chunks: &mpsc::Sender<anyhow::Result<Bytes>>,
 ) -> anyhow::Result<()> {
-    let read = |after: i64| {
-        let store = store.clone();
-        tokio::spawn(async move { store.export_page(after, PAGE).await })
-    };
-    let mut next = Some(read(0));
-    while let Some(reading) = next.take() {
-        let page = reading.await??;
-        if let Some(last) = page.last().filter(|_| page.len() == PAGE as usize) {
-            next = Some(read(last.id));
-        }
+    let mut after = 0;
+    loop {
+        let page = store.export_page(after, PAGE).await?;
         encode(&page, &mut chunk)?;
         if !chunk.is_empty() && chunks.send(Ok(Bytes::from(std::mem::take(&mut chunk)))).await.is_err() {
             // Nobody reads any more (the download was cancelled).
-            if let Some(reading) = next {
-                reading.abort();
-            }
             return Ok(());
         }
+        match page.last() {
+            Some(last) if page.len() == PAGE as usize => after = last.id,
+            _ => return Ok(()),
+        }
     }
-    Ok(())
 }
 
 /// The byte-order mark makes Excel read the file as UTF-8 (Cyrillic names stay readable). No
