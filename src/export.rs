@@ -84,14 +84,16 @@ pub fn chunks(store: Store, format: Format) -> mpsc::Receiver<anyhow::Result<Byt
     let (sender, receiver) = mpsc::channel(CHUNKS_AHEAD);
     tokio::spawn(async move {
         let made = match format {
-            Format::Csv => send_pages(&store, csv_start()?, csv_rows, &sender).await,
+            Format::Csv => match csv_start() {
+                Ok(start) => send_pages(&store, start, csv_rows, &sender).await,
+                Err(e) => Err(e),
+            },
             Format::Jsonl => send_pages(&store, Vec::new(), jsonl_rows, &sender).await,
             Format::Xlsx => send_workbook(&store, sender.clone()).await,
         };
         if let Err(e) = made {
             let _ = sender.send(Err(e)).await;
         }
-        anyhow::Ok(())
     });
     receiver
 }
