@@ -8,7 +8,7 @@ use tracing::Level;
 
 pub use crate::http::AppState;
 use crate::http::{
-    REQUEST_TIME_LIMIT, admin, claims, client, form, health, leads, notifications, pages, proof, rest,
+    REQUEST_TIME_LIMIT, admin, claims, client, export, form, health, leads, notifications, pages, proof, rest,
     second_factor, security, sign_in, stats, team,
 };
 use crate::lead::clean::printable;
@@ -32,7 +32,8 @@ pub fn app(state: AppState) -> Router {
                 .merge(stats::router())
                 .merge(team::router())
                 .merge(second_factor::router())
-                .merge(notifications::router()),
+                .merge(notifications::router())
+                .merge(export::router()),
         ))
         .merge(pages::router(&state.site))
         .route("/metrics", axum::routing::get(metrics))

@@ -1,12 +1,14 @@
 //! `zayavka leads export`: every lead, oldest first, as CSV, JSON Lines or an Excel workbook.
 
+use std::borrow::Cow;
 use std::io::Write;
 
 use anyhow::Context as _;
+use bytes::Bytes;
 use rust_xlsxwriter::{Workbook, Worksheet};
+use tokio::sync::mpsc;
 
-use crate::inbox::LeadRecord;
-use crate::store::Store;
+use crate::store::{ExportedLead, Store};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -16,8 +18,12 @@ pub enum Format {
     Xlsx,
 }
 
-/// Leads read from the database per page, so memory stays flat however many there are.
+/// Leads read from the database per page (by the primary key), so memory stays flat however many
+/// there are; each page becomes one chunk of the file.
 const PAGE: u32 = 1000;
+/// Chunks made ahead of their reader: a slow download slows the reading rather than piling pages
+/// up in memory (ADR 0029).
+const CHUNKS_AHEAD: usize = 2;
 
 /// The contract's columns first; then where the lead stands, its consent evidence (the privacy
 /// policy's version in force at `created_at`), for a repeat the person's first lead, and for a
@@ -61,56 +67,118 @@ struct JsonLine<'a> {
     attribution: &'a crate::lead::Attribution,
 }
 
-pub async fn export(store: &Store, format: Format, out: impl Write + Send) -> anyhow::Result<()> {
-    let mut out = std::io::BufWriter::new(out);
-    match format {
-        Format::Csv => {
-            // The byte-order mark makes Excel read the file as UTF-8 (Cyrillic names stay readable).
-            // No `sep=,` line: Excel then ignores the mark (ADR 0022).
-            out.write_all("\u{FEFF}".as_bytes())?;
-            // Where Excel's list separator is `;` (uk-UA), a cell holding `;` is quoted as one
-            // holding a comma is. The csv crate quotes every field holding its comment character.
-            let mut writer = csv::WriterBuilder::new().comment(Some(b';')).from_writer(out);
-            writer.write_record(CSV_HEADER)?;
-            for_each_page(store, |leads| {
-                leads.iter().try_for_each(|lead| writer.write_record(csv_cells(lead)))?;
-                Ok(())
-            })
-            .await?;
-            writer.flush()?;
+/// `zayavka leads export`: the file written to `out` as `chunks` makes it.
+pub async fn export(store: &Store, format: Format, mut out: impl Write + Send) -> anyhow::Result<()> {
+    let mut chunks = chunks(store.clone(), format);
+    while let Some(chunk) = chunks.recv().await {
+        out.write_all(&chunk?)?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// Every lead, oldest first, as the file's bytes in chunks, for the command line and the inbox's
+/// download alike. A task reads the leads a page at a time and sends each page's bytes as it is
+/// made; it stops when the receiver is dropped (a cancelled download). An error ends the chunks.
+pub fn chunks(store: Store, format: Format) -> mpsc::Receiver<anyhow::Result<Bytes>> {
+    let (sender, receiver) = mpsc::channel(CHUNKS_AHEAD);
+    tokio::spawn(async move {
+        let made = match format {
+            Format::Csv => match csv_start() {
+                Ok(start) => send_pages(&store, start, csv_rows, &sender).await,
+                Err(e) => Err(e),
+            },
+            Format::Jsonl => send_pages(&store, Vec::new(), jsonl_rows, &sender).await,
+            Format::Xlsx => send_workbook(&store, sender.clone()).await,
+        };
+        if let Err(e) = made {
+            let _ = sender.send(Err(e)).await;
         }
-        Format::Jsonl => {
-            for_each_page(store, |leads| {
-                for lead in leads {
-                    let line = JsonLine {
-                        id: lead.id,
-                        created_at: &lead.created_at,
-                        name: &lead.name,
-                        phone: &lead.phone,
-                        confirmation: &lead.confirmation,
-                        comment: lead.comment.as_deref(),
-                        status: lead.status.name(),
-                        reached_at: lead.reached_at.as_deref(),
-                        policy_version: &lead.policy_version,
-                        repeat_of: lead.repeat_of,
-                        held: lead.held.as_deref(),
-                        attribution: &lead.attribution,
-                    };
-                    serde_json::to_writer(&mut out, &line)?;
-                    out.write_all(b"\n")?;
-                }
-                Ok(())
-            })
-            .await?;
-            out.flush()?;
+    });
+    receiver
+}
+
+/// Sends `start` and each page's rows as `encode` writes them, a chunk per page.
+async fn send_pages(
+    store: &Store,
+    mut chunk: Vec<u8>,
+    encode: fn(&[ExportedLead], &mut Vec<u8>) -> anyhow::Result<()>,
+    chunks: &mpsc::Sender<anyhow::Result<Bytes>>,
+) -> anyhow::Result<()> {
+    let mut after = 0;
+    loop {
+        let page = store.export_page(after, PAGE).await?;
+        encode(&page, &mut chunk)?;
+        if !chunk.is_empty() && chunks.send(Ok(Bytes::from(std::mem::take(&mut chunk)))).await.is_err() {
+            // Nobody reads any more (the download was cancelled).
+            return Ok(());
         }
-        Format::Xlsx => {
-            let mut workbook = xlsx_workbook(store).await?;
-            workbook.save_to_writer(&mut out)?;
-            out.flush()?;
+        match page.last() {
+            Some(last) if page.len() == PAGE as usize => after = last.id,
+            _ => return Ok(()),
         }
     }
+}
+
+/// The byte-order mark makes Excel read the file as UTF-8 (Cyrillic names stay readable). No
+/// `sep=,` line: Excel then ignores the mark (ADR 0022).
+fn csv_start() -> anyhow::Result<Vec<u8>> {
+    let mut writer = csv_writer("\u{FEFF}".as_bytes().to_vec());
+    writer.write_record(CSV_HEADER)?;
+    Ok(writer.into_inner().map_err(|e| e.into_error())?)
+}
+
+fn csv_rows(leads: &[ExportedLead], chunk: &mut Vec<u8>) -> anyhow::Result<()> {
+    let mut writer = csv_writer(std::mem::take(chunk));
+    for lead in leads {
+        writer.write_record(csv_cells(lead).iter().map(|cell| cell.as_bytes()))?;
+    }
+    *chunk = writer.into_inner().map_err(|e| e.into_error())?;
     Ok(())
+}
+
+/// Where Excel's list separator is `;` (uk-UA), a cell holding `;` is quoted as one holding a
+/// comma is. The csv crate quotes every field holding its comment character.
+fn csv_writer(chunk: Vec<u8>) -> csv::Writer<Vec<u8>> {
+    csv::WriterBuilder::new().comment(Some(b';')).from_writer(chunk)
+}
+
+fn jsonl_rows(leads: &[ExportedLead], chunk: &mut Vec<u8>) -> anyhow::Result<()> {
+    for lead in leads {
+        let line = JsonLine {
+            id: lead.id,
+            created_at: &lead.created_at,
+            name: &lead.name,
+            phone: &lead.phone,
+            confirmation: &lead.confirmation,
+            comment: lead.comment.as_deref(),
+            status: lead.status.name(),
+            reached_at: lead.reached_at.as_deref(),
+            policy_version: &lead.policy_version,
+            repeat_of: lead.repeat_of,
+            held: lead.held.as_deref(),
+            attribution: &lead.attribution,
+        };
+        serde_json::to_writer(&mut *chunk, &line)?;
+        chunk.push(b'\n');
+    }
+    Ok(())
+}
+
+/// The workbook, built in full first (its sheet goes to a temporary file, `xlsx_workbook`), then
+/// zipped on a blocking thread that hands over `XLSX_CHUNK` bytes at a time.
+async fn send_workbook(store: &Store, chunks: mpsc::Sender<anyhow::Result<Bytes>>) -> anyhow::Result<()> {
+    let mut workbook = xlsx_workbook(store).await?;
+    let reader_gone = chunks.clone();
+    tokio::task::spawn_blocking(move || {
+        let mut body = std::io::BufWriter::with_capacity(XLSX_CHUNK, ChunkSender(chunks));
+        workbook.save_to_writer(&mut body)?;
+        body.flush()?;
+        anyhow::Ok(())
+    })
+    .await?
+    // Nobody reads any more (the download was cancelled): nothing to tell.
+    .or_else(|e| if reader_gone.is_closed() { Ok(()) } else { Err(e) })
 }
 
 /// Rows an Excel sheet holds besides the header.
@@ -119,7 +187,7 @@ const XLSX_MAX_LEADS: u32 = 1_048_575;
 /// The leads as a workbook of one sheet with the CSV's columns. The sheet is in rust_xlsxwriter's
 /// constant-memory mode: each row goes to a temporary file as the pages are read, so memory stays
 /// flat; saving zips that file into the output as a stream.
-pub async fn xlsx_workbook(store: &Store) -> anyhow::Result<Workbook> {
+async fn xlsx_workbook(store: &Store) -> anyhow::Result<Workbook> {
     let mut workbook = Workbook::new();
     let sheet = workbook.add_worksheet_with_constant_memory();
     sheet.set_name("Заявки")?;
@@ -155,7 +223,7 @@ const XLSX_WIDTHS: [f64; 17] =
 fn xlsx_row(
     sheet: &mut Worksheet,
     row: u32,
-    lead: &LeadRecord,
+    lead: &ExportedLead,
     text: &rust_xlsxwriter::Format,
 ) -> Result<(), rust_xlsxwriter::XlsxError> {
     let held = lead.held.as_ref().map(|codes| codes.join(" "));
@@ -191,28 +259,10 @@ fn xlsx_row(
     Ok(())
 }
 
-/// A workbook saved as a stream of chunks, for an HTTP body: the zipping runs on a blocking thread
-/// and hands over `XLSX_CHUNK` bytes at a time, so a few chunks are held however large the file.
-pub fn xlsx_stream(
-    mut workbook: Workbook,
-) -> impl futures_util::Stream<Item = std::io::Result<bytes::Bytes>> + Send + 'static {
-    let (chunks, mut received) = tokio::sync::mpsc::channel::<std::io::Result<bytes::Bytes>>(4);
-    tokio::task::spawn_blocking(move || {
-        let mut body = std::io::BufWriter::with_capacity(XLSX_CHUNK, ChunkSender(chunks.clone()));
-        let saved = workbook.save_to_writer(&mut body).map_err(std::io::Error::other);
-        if let Err(e) = saved.and_then(|()| body.flush()) {
-            tracing::warn!(error = %e, "inbox: the Excel export stopped before its end");
-            // An error ends the body unfinished, so the browser does not keep a cut file.
-            let _ = chunks.blocking_send(Err(e));
-        }
-    });
-    futures_util::stream::poll_fn(move |context| received.poll_recv(context))
-}
-
 const XLSX_CHUNK: usize = 64 * 1024;
 
 /// Hands each write to the HTTP body; fails once nobody reads it (the download was cancelled).
-struct ChunkSender(tokio::sync::mpsc::Sender<std::io::Result<bytes::Bytes>>);
+struct ChunkSender(mpsc::Sender<anyhow::Result<Bytes>>);
 
 impl Write for ChunkSender {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
@@ -227,13 +277,14 @@ impl Write for ChunkSender {
     }
 }
 
+/// Runs `f` on each page of leads, oldest first.
 async fn for_each_page(
     store: &Store,
-    mut f: impl FnMut(&[LeadRecord]) -> anyhow::Result<()>,
+    mut f: impl FnMut(&[ExportedLead]) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
     let mut after = 0;
     loop {
-        let page = store.leads_after(after, PAGE).await?;
+        let page = store.export_page(after, PAGE).await?;
         let Some(last) = page.last() else {
             return Ok(());
         };
@@ -242,21 +293,21 @@ async fn for_each_page(
     }
 }
 
-fn csv_cells(lead: &LeadRecord) -> [String; 17] {
+fn csv_cells(lead: &ExportedLead) -> [Cow<'_, str>; 17] {
     let [source, medium, campaign, content, term, referrer] =
         lead.attribution.values().map(|value| neutralise_formula(value.unwrap_or("")));
     [
-        lead.id.to_string(),
-        lead.created_at.clone(),
+        lead.id.to_string().into(),
+        lead.created_at.as_str().into(),
         neutralise_formula(&lead.name),
         neutralise_formula(&lead.phone),
         neutralise_formula(&lead.confirmation),
         neutralise_formula(lead.comment.as_deref().unwrap_or("")),
-        lead.status.name().to_owned(),
-        lead.reached_at.clone().unwrap_or_default(),
-        lead.policy_version.clone(),
-        lead.repeat_of.map(|id| id.to_string()).unwrap_or_default(),
-        lead.held.as_ref().map(|codes| codes.join(" ")).unwrap_or_default(),
+        lead.status.name().into(),
+        lead.reached_at.as_deref().unwrap_or("").into(),
+        lead.policy_version.as_str().into(),
+        lead.repeat_of.map(|id| id.to_string()).unwrap_or_default().into(),
+        lead.held.as_ref().map(|codes| codes.join(" ")).unwrap_or_default().into(),
         source,
         medium,
         campaign,
@@ -274,17 +325,20 @@ fn csv_cells(lead: &LeadRecord) -> [String; 17] {
 /// then out of place, ends a row at every line break inside a cell: each piece after one starts a
 /// cell of its own there. So a piece that would start a formula, or a quoted field, gets the
 /// apostrophe too: `a;=1+1;b` is written `a;'=1+1;b`.
-pub fn neutralise_formula(cell: &str) -> String {
-    let mut safe = String::with_capacity(cell.len() + 1);
+pub fn neutralise_formula(cell: &str) -> Cow<'_, str> {
+    // Copied only once an apostrophe is needed: most cells are borrowed as they are.
+    let mut safe: Option<String> = None;
     let mut starts_a_cell = true;
-    for c in cell.chars() {
-        if starts_a_cell && (starts_formula(c) || (c == '"' && !safe.is_empty())) {
-            safe.push('\'');
+    for (at, c) in cell.char_indices() {
+        if starts_a_cell && (starts_formula(c) || (c == '"' && at > 0)) {
+            safe.get_or_insert_with(|| cell[..at].to_owned()).push('\'');
         }
-        safe.push(c);
+        if let Some(safe) = &mut safe {
+            safe.push(c);
+        }
         starts_a_cell = matches!(c, ';' | '\n' | '\r');
     }
-    safe
+    safe.map_or(Cow::Borrowed(cell), Cow::Owned)
 }
 
 fn starts_formula(c: char) -> bool {

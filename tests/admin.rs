@@ -457,6 +457,54 @@ async fn the_export_is_the_cli_file_with_status_and_consent() {
     assert_eq!(answer.body.as_ref(), cli.as_slice());
 }
 
+/// More leads than one page: the inbox sends the file as it reads it (the body comes in several
+/// chunks, not one), and it is still the command line's file, every lead once, oldest first.
+#[tokio::test]
+async fn an_export_of_many_leads_is_streamed_page_by_page_and_is_the_cli_file() {
+    use http_body_util::BodyExt as _;
+    use tower::ServiceExt as _;
+    let app = test_app().await;
+    let operator = signed_in(&app).await;
+    let leads: Vec<_> = (0..2_500)
+        .map(|n| zayavka::lead::NewLead {
+            name: format!("Олена {n}"),
+            phone: format!("+38067{n:07}"),
+            phone_e164: format!("+38067{n:07}"),
+            phone_in_plan: true,
+            confirmation: "Так".into(),
+            comment: Some("+передзвонити".into()),
+            held: Vec::new(),
+            attribution: Default::default(),
+        })
+        .collect();
+    for request in leads.chunks(250) {
+        app.state.store.insert(request.to_vec(), &app.state.insert_context, None).await.unwrap();
+    }
+
+    let request =
+        Request::get("/admin/api/export.csv").header("cookie", &operator.cookie).body(Body::empty()).unwrap();
+    let response = app.router.clone().oneshot(request).await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let (mut body, mut chunks, mut bytes) = (response.into_body(), 0, Vec::new());
+    while let Some(frame) = body.frame().await {
+        if let Ok(data) = frame.unwrap().into_data() {
+            chunks += 1;
+            bytes.extend_from_slice(&data);
+        }
+    }
+    assert!(chunks >= 3, "2,500 leads came in {chunks} chunk(s)");
+
+    let mut cli = Vec::new();
+    zayavka::export::export(&app.state.store, zayavka::export::Format::Csv, &mut cli).await.unwrap();
+    assert_eq!(bytes, cli);
+    let text = String::from_utf8(bytes).unwrap();
+    let ids: Vec<i64> =
+        text.lines().skip(1).map(|line| line.split(',').next().unwrap().parse().unwrap()).collect();
+    assert_eq!(ids.len(), 2_500);
+    assert!(ids.windows(2).all(|pair| pair[0] < pair[1]), "oldest first, each once");
+    assert!(text.lines().skip(1).all(|line| line.contains(",'+передзвонити,")), "every row neutralised");
+}
+
 /// The workbook read back with a spreadsheet library: a header and one row per lead, every cell a
 /// string or a number, none a formula, Cyrillic intact.
 fn read_workbook(bytes: &[u8]) -> Vec<Vec<calamine::Data>> {

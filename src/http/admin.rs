@@ -5,28 +5,23 @@
 //! every state-changing request needs the session's CSRF token.
 
 use axum::extract::{DefaultBodyLimit, Query, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get};
 use axum::{Extension, Router};
-use jiff::Timestamp;
 use serde::Deserialize;
 use tower_http::set_header::SetResponseHeaderLayer;
 
 use super::admin_error::AdminError;
 use super::client::ClientInfo;
-use super::inbox_api::{AdminOnly, MAX_BODY_BYTES, audit_entry, errors_as_json};
+use super::inbox_api::{MAX_BODY_BYTES, errors_as_json};
 use super::sign_in::setup_offered;
 use crate::http::AppState;
-use crate::store::Session;
-use crate::team::Action;
 
 /// The inbox's routes, with the other areas of its API (`areas`), under one set of layers: the
 /// body limit, JSON errors and `no-store`.
 pub fn router(areas: Router<AppState>) -> Router<AppState> {
     let api = Router::new()
-        .route("/admin/api/export.csv", get(export_csv))
-        .route("/admin/api/export.xlsx", get(export_xlsx))
         .merge(areas)
         .route("/admin/api", any(not_found))
         .route("/admin/api/", any(not_found))
@@ -80,54 +75,3 @@ async fn not_found() -> AdminError {
     AdminError::NotFound
 }
 
-async fn export_csv(
-    State(state): State<AppState>,
-    Extension(client): Extension<ClientInfo>,
-    AdminOnly(session): AdminOnly,
-) -> Result<Response, AdminError> {
-    let mut csv = Vec::new();
-    crate::export::export(&state.store, crate::export::Format::Csv, &mut csv).await.map_err(export_failed)?;
-    exported(&state, &session, &client, "csv", "text/csv; charset=utf-8", csv.into()).await
-}
-
-/// The same leads and audit entry as the CSV, as an Excel workbook streamed while it is zipped.
-async fn export_xlsx(
-    State(state): State<AppState>,
-    Extension(client): Extension<ClientInfo>,
-    AdminOnly(session): AdminOnly,
-) -> Result<Response, AdminError> {
-    let workbook = crate::export::xlsx_workbook(&state.store).await.map_err(export_failed)?;
-    let body = axum::body::Body::from_stream(crate::export::xlsx_stream(workbook));
-    exported(&state, &session, &client, "xlsx", XLSX_CONTENT_TYPE, body).await
-}
-
-fn export_failed(e: anyhow::Error) -> AdminError {
-    tracing::error!(error = %e, "inbox: export failed");
-    AdminError::new(StatusCode::SERVICE_UNAVAILABLE, "Не вдалося зібрати файл. Спробуйте ще раз.")
-}
-
-/// An export's answer, `zayavky-DATE.EXTENSION`, with its audit entry (the format as its detail).
-async fn exported(
-    state: &AppState,
-    session: &Session,
-    client: &ClientInfo,
-    extension: &str,
-    content_type: &'static str,
-    body: axum::body::Body,
-) -> Result<Response, AdminError> {
-    tracing::info!(operator = session.operator_id, "inbox: leads exported");
-    let detail = Some(extension.to_owned());
-    state.store.audit(audit_entry(session, client, Action::Exported, None, detail)).await?;
-    let filename =
-        format!("attachment; filename=\"zayavky-{}.{extension}\"", Timestamp::now().strftime("%Y-%m-%d"));
-    Ok((
-        [
-            (header::CONTENT_TYPE, HeaderValue::from_static(content_type)),
-            (header::CONTENT_DISPOSITION, HeaderValue::from_str(&filename).expect("ASCII")),
-        ],
-        body,
-    )
-        .into_response())
-}
-
-const XLSX_CONTENT_TYPE: &str = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";

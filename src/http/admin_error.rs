@@ -58,17 +58,14 @@ pub enum AdminError {
     },
     /// 503: the database did not answer.
     Database(StoreError),
+    /// 503: an export could not begin (its first page did not come).
+    ExportFailed(anyhow::Error),
     /// An error axum answered itself (a method the path does not take, a malformed path
-    /// parameter), given the API's shape; and the export's, until it moves to its own area.
+    /// parameter), given the API's shape.
     Plain(StatusCode, &'static str),
 }
 
 impl AdminError {
-    /// An answer with this status and sentence (see [`AdminError::Plain`]).
-    pub fn new(status: StatusCode, message: &'static str) -> AdminError {
-        AdminError::Plain(status, message)
-    }
-
     pub fn status(&self) -> StatusCode {
         match self {
             AdminError::BadRequest(_) => StatusCode::BAD_REQUEST,
@@ -89,7 +86,9 @@ impl AdminError {
             AdminError::Hashing(_) | AdminError::StatsWindow(_) | AdminError::QrCode(_) => {
                 StatusCode::INTERNAL_SERVER_ERROR
             }
-            AdminError::SecretKey { .. } | AdminError::Database(_) => StatusCode::SERVICE_UNAVAILABLE,
+            AdminError::SecretKey { .. } | AdminError::Database(_) | AdminError::ExportFailed(_) => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
             AdminError::Plain(status, _) => *status,
         }
     }
@@ -120,6 +119,7 @@ impl AdminError {
             AdminError::QrCode(_) => "Не вдалося створити QR-код. Спробуйте ще раз.",
             AdminError::SecretKey { .. } => "Не вдалося перевірити код. Зверніться до адміністратора.",
             AdminError::Database(_) => "База даних зараз недоступна. Спробуйте за хвилину.",
+            AdminError::ExportFailed(_) => "Не вдалося зібрати файл. Спробуйте ще раз.",
         };
         sentence.into()
     }
@@ -155,6 +155,7 @@ impl AdminError {
                 "inbox: a second-factor secret does not open with the secret key file"
             ),
             AdminError::Database(e) => tracing::error!(error = %e, "inbox: database error"),
+            AdminError::ExportFailed(e) => tracing::error!(error = %e, "inbox: export failed"),
             _ => {}
         }
     }

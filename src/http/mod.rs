@@ -8,6 +8,7 @@ pub mod admin_error;
 pub mod claims;
 pub mod client;
 pub mod error;
+pub mod export;
 pub mod form;
 pub mod health;
 pub mod inbox_api;

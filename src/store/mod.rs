@@ -7,11 +7,13 @@
 //! The rules themselves (a status after a call, the duplicate window, which channels, the 48 hours)
 //! come from the layers below, so the engines only store what they are told.
 
+mod export;
 mod postgres;
 mod sqlite;
 
 use std::sync::Arc;
 
+pub use self::export::ExportedLead;
 use crate::config::DatabaseUrl;
 // The engines take it through `super::`, as they do the entities' types below.
 use crate::inbox::LeadRecord;

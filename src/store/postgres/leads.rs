@@ -2,6 +2,7 @@
 //! export, erasure, retention and release from quarantine.
 
 use super::*;
+use crate::store::ExportedLead;
 
 /// Most leads one batch writes: one transaction, its statements sent in one flight, one commit
 /// (one WAL flush) for them all.
@@ -407,6 +408,48 @@ impl PostgresStore {
         Ok(rows.iter().map(record_from).collect())
     }
 
+    pub async fn export_page(&self, after_id: i64, limit: u32) -> Result<Vec<ExportedLead>, StoreError> {
+        let client = self.client().await?;
+        let rows = client
+            .query(
+                concat!(
+                    "SELECT id, ",
+                    text_time!("created_at"),
+                    ", name, phone, confirmation, comment, status, ",
+                    text_time!("reached_at"),
+                    ", policy_version, repeat_of, held, utm_source, utm_medium, utm_campaign, utm_content, \
+                     utm_term, referrer FROM \"CRN\" WHERE id > $1 ORDER BY id LIMIT $2"
+                ),
+                &[&after_id, &i64::from(limit)],
+            )
+            .await
+            .map_err(unavailable)?;
+        Ok(rows
+            .iter()
+            .map(|row| ExportedLead {
+                id: row.get(0),
+                created_at: row.get(1),
+                name: row.get(2),
+                phone: row.get(3),
+                confirmation: row.get(4),
+                comment: row.get(5),
+                status: status_of(row.get(6)),
+                reached_at: row.get(7),
+                policy_version: row.get(8),
+                repeat_of: row.get(9),
+                held: held_codes(row.get(10)),
+                attribution: Attribution::from_values([
+                    row.get(11),
+                    row.get(12),
+                    row.get(13),
+                    row.get(14),
+                    row.get(15),
+                    row.get(16),
+                ]),
+            })
+            .collect())
+    }
+
     pub async fn erase_phone(&self, phone_e164: String) -> Result<usize, StoreError> {
         self.delete_leads("phone_e164 = $1", &phone_e164).await
     }
@@ -451,31 +494,41 @@ impl PostgresStore {
     }
 
     /// Deletes the leads `condition` picks and the repeats that name them, their calls and
-    /// notifications (by cascade) and the idempotency records that name them, in one statement: atomic without a transaction left
-    /// open between round trips (the hourly purge runs in the background, and a transaction held
-    /// open while the task waits would block anyone altering those tables meanwhile).
+    /// notifications (by cascade) and the idempotency records that name them, `DELETE_BATCH` leads
+    /// per statement: each batch commits on its own, so no lock is held long and inserts go on
+    /// between batches (ADR 0029). No transaction is left open between round trips either (the
+    /// hourly purge runs in the background, and one held open while the task waits would block
+    /// anyone altering those tables meanwhile). Returns how many leads went.
     async fn delete_leads(
         &self,
         condition: &str,
         value: &(dyn tokio_postgres::types::ToSql + Sync),
     ) -> Result<usize, StoreError> {
-        let client = self.client().await?;
-        let row = client
-            .query_one(
-                &format!(
-                    "WITH gone AS (DELETE FROM \"CRN\" WHERE ({condition}) \
-                       OR repeat_of IN (SELECT id FROM \"CRN\" WHERE {condition}) RETURNING id), \
-                     forgotten AS (DELETE FROM idempotency_keys \
-                       WHERE lead_ids && (SELECT coalesce(array_agg(id), '{{}}') FROM gone)) \
-                     SELECT count(*) FROM gone"
-                ),
-                &[value],
-            )
-            .await
-            .map_err(unavailable)?;
-        Ok(row.get::<_, i64>(0) as usize)
+        let batch = format!(
+            "WITH picked AS (SELECT id FROM \"CRN\" WHERE {condition} LIMIT $2), \
+             gone AS (DELETE FROM \"CRN\" WHERE id IN (SELECT id FROM picked \
+               UNION SELECT later.id FROM \"CRN\" AS later JOIN picked ON later.repeat_of = picked.id) \
+               RETURNING id), \
+             forgotten AS (DELETE FROM idempotency_keys \
+               WHERE lead_ids && (SELECT coalesce(array_agg(id), '{{}}') FROM gone)) \
+             SELECT (SELECT count(*) FROM picked), (SELECT count(*) FROM gone)"
+        );
+        let mut deleted = 0;
+        loop {
+            let client = self.client().await?;
+            let row = client.query_one(&batch, &[value, &DELETE_BATCH]).await.map_err(unavailable)?;
+            drop(client);
+            let (picked, gone): (i64, i64) = (row.get(0), row.get(1));
+            deleted += gone as usize;
+            if picked < DELETE_BATCH {
+                return Ok(deleted);
+            }
+        }
     }
 }
+
+/// Leads one statement deletes at most (with their repeats).
+const DELETE_BATCH: i64 = 1000;
 
 fn lead_from(row: &Row) -> Lead {
     Lead {

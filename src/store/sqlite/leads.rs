@@ -2,6 +2,7 @@
 //! export, erasure, retention and release from quarantine.
 
 use super::*;
+use crate::store::ExportedLead;
 
 impl SqliteStore {
     pub async fn insert(
@@ -64,14 +65,49 @@ impl SqliteStore {
         .await
     }
 
+    pub async fn export_page(&self, after_id: i64, limit: u32) -> Result<Vec<ExportedLead>, StoreError> {
+        self.read(move |conn| {
+            let mut stmt = conn.prepare_cached(
+                "SELECT id, created_at, name, phone, confirmation, comment, status, reached_at, policy_version, \
+                 repeat_of, held, utm_source, utm_medium, utm_campaign, utm_content, utm_term, referrer \
+                 FROM \"CRN\" WHERE id > ?1 ORDER BY id LIMIT ?2",
+            )?;
+            let rows = stmt.query_map(params![after_id, limit], |row| {
+                Ok(ExportedLead {
+                    id: row.get(0)?,
+                    created_at: row.get(1)?,
+                    name: row.get(2)?,
+                    phone: row.get(3)?,
+                    confirmation: row.get(4)?,
+                    comment: row.get(5)?,
+                    status: status_of(&row.get::<_, String>(6)?),
+                    reached_at: row.get(7)?,
+                    policy_version: row.get(8)?,
+                    repeat_of: row.get(9)?,
+                    held: held_codes(row.get(10)?),
+                    attribution: Attribution::from_values([
+                        row.get(11)?,
+                        row.get(12)?,
+                        row.get(13)?,
+                        row.get(14)?,
+                        row.get(15)?,
+                        row.get(16)?,
+                    ]),
+                })
+            })?;
+            rows.collect()
+        })
+        .await
+    }
+
     pub async fn erase_phone(&self, phone_e164: String) -> Result<usize, StoreError> {
-        let erased = self.write(move |conn| delete_leads(conn, "phone_e164 = ?1", &phone_e164)).await?;
+        let erased = self.delete_leads("phone_e164 = ?1", phone_e164).await?;
         self.checkpoint().await?;
         Ok(erased)
     }
 
     pub async fn purge_leads(&self, before: jiff::Timestamp) -> Result<usize, StoreError> {
-        let purged = self.write(move |conn| delete_leads(conn, "created_at < ?1", &text(before))).await?;
+        let purged = self.delete_leads("created_at < ?1", text(before)).await?;
         if purged > 0 {
             self.checkpoint().await?;
         }
@@ -79,9 +115,7 @@ impl SqliteStore {
     }
 
     pub async fn purge_held(&self, before: jiff::Timestamp) -> Result<usize, StoreError> {
-        let purged = self
-            .write(move |conn| delete_leads(conn, "held IS NOT NULL AND created_at < ?1", &text(before)))
-            .await?;
+        let purged = self.delete_leads("held IS NOT NULL AND created_at < ?1", text(before)).await?;
         if purged > 0 {
             self.checkpoint().await?;
         }
@@ -141,27 +175,60 @@ impl SqliteStore {
         }
         Ok(())
     }
+
+    /// Deletes the leads `condition` (with `?1` bound to `value`) picks and the repeats that name
+    /// them, their calls and notifications (by cascade) and the idempotency records that name
+    /// them, `DELETE_BATCH` leads per write: each batch is a short transaction of its own, and the
+    /// inserts queued meanwhile are written between two batches (ADR 0029). Returns how many went.
+    async fn delete_leads(&self, condition: &'static str, value: String) -> Result<usize, StoreError> {
+        let mut deleted = 0;
+        loop {
+            let value = value.clone();
+            let started = Instant::now();
+            let (picked, gone) = self.write(move |conn| delete_batch(conn, condition, &value)).await?;
+            deleted += gone;
+            if picked < DELETE_BATCH {
+                return Ok(deleted);
+            }
+            // The one writer is left as long again to the inserts (and their commits and the WAL's
+            // checkpoints) before the next batch: a long purge takes at most half of it.
+            tokio::time::sleep(started.elapsed()).await;
+        }
+    }
 }
 
-/// Deletes the leads `condition` (with `?1` bound to `value`) picks and the repeats that name
-/// them, their calls and notifications (by cascade) and the idempotency records that name them.
-fn delete_leads(conn: &Connection, condition: &str, value: &str) -> rusqlite::Result<usize> {
-    // Chosen first: a cascade would delete a repeat without a RETURNING row to say so.
-    let ids: Vec<i64> = conn
-        .prepare(&format!(
-            "SELECT id FROM \"CRN\" WHERE ({condition}) OR repeat_of IN (SELECT id FROM \"CRN\" WHERE {condition})"
-        ))?
+/// Leads one write deletes at most (with their repeats).
+const DELETE_BATCH: usize = 1000;
+
+/// Up to `DELETE_BATCH` leads that `condition` picks, with their repeats: how many it picked and
+/// how many went.
+fn delete_batch(conn: &Connection, condition: &str, value: &str) -> rusqlite::Result<(usize, usize)> {
+    let picked: Vec<i64> = conn
+        .prepare_cached(&format!("SELECT id FROM \"CRN\" WHERE {condition} LIMIT {DELETE_BATCH}"))?
         .query_map([value], |row| row.get(0))?
         .collect::<Result<_, _>>()?;
+    // Chosen first: a cascade would delete a repeat without a RETURNING row to say so.
+    let mut repeats = conn.prepare_cached("SELECT id FROM \"CRN\" WHERE repeat_of = ?1")?;
+    let mut ids = picked.clone();
+    for id in &picked {
+        for repeat in repeats.query_map([id], |row| row.get(0))? {
+            ids.push(repeat?);
+        }
+    }
+    ids.sort_unstable();
+    ids.dedup();
     let mut delete = conn.prepare_cached("DELETE FROM \"CRN\" WHERE id = ?1")?;
-    let mut forget = conn.prepare_cached(
-        "DELETE FROM idempotency_keys WHERE ',' || lead_ids || ',' LIKE '%,' || ?1 || ',%'",
-    )?;
     for id in &ids {
         delete.execute([id])?;
-        forget.execute([id])?;
     }
-    Ok(ids.len())
+    // One pass over the records for the whole batch: `lead_ids` is a comma-separated list.
+    let ids_json = serde_json::to_string(&ids).expect("numbers");
+    conn.prepare_cached(
+        "DELETE FROM idempotency_keys WHERE EXISTS (SELECT 1 FROM json_each('[' || lead_ids || ']') AS named \
+         WHERE named.value IN (SELECT value FROM json_each(?1)))",
+    )?
+    .execute([ids_json])?;
+    Ok((picked.len(), ids.len()))
 }
 
 fn insert_leads(

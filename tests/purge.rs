@@ -1,0 +1,64 @@
+//! Retention and erasure delete in batches (ADR 0029): more leads than one batch all go, with
+//! their repeats, and nothing newer goes with them. Runs on SQLite, and on PostgreSQL with
+//! ZAYAVKA_TEST_ENGINE=postgres.
+
+mod common;
+
+use common::{TestApp, test_app_without_chores};
+use zayavka::lead::NewLead;
+
+/// More than two of the store's batches of 1,000.
+const OLD_LEADS: usize = 2_500;
+
+fn lead(name: String, phone_e164: String) -> NewLead {
+    NewLead {
+        name,
+        phone: phone_e164.clone(),
+        phone_e164,
+        phone_in_plan: true,
+        confirmation: "Так".into(),
+        comment: None,
+        held: Vec::new(),
+        attribution: Default::default(),
+    }
+}
+
+/// Stores `count` leads named `prefix N`, their phones taken in turn from `phones` numbers from
+/// `first_phone` on (a phone sent again within the duplicate window is stored as a repeat).
+async fn store_leads(app: &TestApp, prefix: &str, count: usize, first_phone: usize, phones: usize) {
+    let leads: Vec<_> = (0..count)
+        .map(|n| lead(format!("{prefix} {n}"), format!("+38067{:07}", first_phone + n % phones)))
+        .collect();
+    for request in leads.chunks(250) {
+        app.state.store.insert(request.to_vec(), &app.state.insert_context, None).await.unwrap();
+    }
+}
+
+#[tokio::test]
+async fn a_purge_of_more_leads_than_one_batch_deletes_them_all_and_keeps_the_newer_ones() {
+    let app = test_app_without_chores(|_| {}).await;
+    // 1,000 people, most of them with repeats: a repeat and its first lead may fall in different
+    // batches.
+    store_leads(&app, "Давня", OLD_LEADS, 0, 1_000).await;
+    assert!(app.stored().await.iter().any(|lead| lead.repeat_of.is_some()), "repeats are there");
+    let cutoff = jiff::Timestamp::now();
+    store_leads(&app, "Недавня", 3, 5_000, 3).await;
+
+    assert_eq!(app.state.store.purge_leads(cutoff).await.unwrap(), OLD_LEADS);
+
+    let names: Vec<_> = app.stored().await.into_iter().map(|lead| lead.name).collect();
+    assert_eq!(names, ["Недавня 0", "Недавня 1", "Недавня 2"]);
+    assert_eq!(app.state.store.purge_leads(cutoff).await.unwrap(), 0, "nothing left to purge");
+}
+
+#[tokio::test]
+async fn erasing_a_phone_with_more_leads_than_one_batch_deletes_every_one() {
+    let app = test_app_without_chores(|_| {}).await;
+    store_leads(&app, "Та сама", 1_200, 0, 1).await;
+    store_leads(&app, "Інша", 2, 7_000, 2).await;
+
+    assert_eq!(app.state.store.erase_phone("+380670000000").await.unwrap(), 1_200);
+
+    let names: Vec<_> = app.stored().await.into_iter().map(|lead| lead.name).collect();
+    assert_eq!(names, ["Інша 0", "Інша 1"]);
+}
