@@ -80,6 +80,7 @@ pub async fn serve(settings: Settings) -> anyhow::Result<()> {
     // The bound address, not the setting: with port 0 the system picks a free port, and this line
     // is how the operator (and the tests) learn which.
     let address = listener.local_addr().context("cannot read the listening address")?;
+    let stop = shutdown_signal().context("cannot listen for shutdown signals")?;
     tracing::info!(%address, max_connections, "zayavka is serving on http://{address}");
     offer_setup(&store, &public_url, address).await;
 
@@ -90,7 +91,7 @@ pub async fn serve(settings: Settings) -> anyhow::Result<()> {
         connections: Arc::default(),
         trusted_proxies,
     };
-    server.accept_until(listener, shutdown_signal()).await;
+    server.accept_until(listener, stop).await;
     tracing::info!("shutting down: finishing requests in flight");
     if !server.drain(max_connections).await {
         tracing::warn!("requests still running after {DRAIN_TIMEOUT:?}; stopping anyway");
@@ -469,25 +470,26 @@ fn is_connection_error(error: &std::io::Error) -> bool {
     )
 }
 
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// Ctrl-C and SIGTERM, listened for from the moment this is called: before the "serving on" line,
+/// so that a signal sent as soon as the server says it serves stops it gracefully rather than
+/// killing it (the default action of a signal nobody listens for yet).
+fn shutdown_signal() -> std::io::Result<impl Future<Output = ()>> {
     #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut terminate = signal(SignalKind::terminate())?;
+        let mut interrupt = signal(SignalKind::interrupt())?;
+        Ok(async move {
+            tokio::select! {
+                _ = terminate.recv() => {},
+                _ = interrupt.recv() => {},
             }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {},
-        () = terminate => {},
+        })
     }
+    #[cfg(not(unix))]
+    Ok(async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
 }
 
 #[cfg(test)]
