@@ -5,6 +5,7 @@
 //! the layers below, so the engines only store what they are told.
 
 mod postgres;
+mod search;
 mod sqlite;
 
 use std::sync::Arc;
@@ -104,17 +105,6 @@ pub enum Holder {
     Nobody {
         now: jiff::Timestamp,
     },
-}
-
-impl Holder {
-    /// The operator whose leads, whether only leads nobody has, and the moment, as query parameters.
-    fn parameters(self) -> (Option<i64>, bool, Option<jiff::Timestamp>) {
-        match self {
-            Holder::Anyone => (None, false, None),
-            Holder::Operator { id, now } => (Some(id), false, Some(now)),
-            Holder::Nobody { now } => (None, true, Some(now)),
-        }
-    }
 }
 
 /// Leads and how many were reached within 48 hours, per stored `(utm_source, referrer)`; the
@@ -469,7 +459,7 @@ impl Store {
     }
 
     pub async fn counts(&self, at: CountsAt) -> Result<Counts, StoreError> {
-        dispatch!(self, counts(at, promise_seconds()))
+        dispatch!(self, counts(at))
     }
 
     /// Gives the lead to the operator until `until`, if it is an open first lead of the call list
@@ -514,13 +504,13 @@ impl Store {
     /// Per source: the first leads of the call list sent since `at.window_start`, and how many of
     /// them were reached within 48 hours. Most leads first.
     pub async fn source_counts(&self, at: CountsAt) -> Result<Vec<SourceCount>, StoreError> {
-        dispatch!(self, source_counts(at, promise_seconds()))
+        dispatch!(self, source_counts(at))
     }
 
     /// Per operator who made calls since `since`: the calls, and the leads they reached within
     /// 48 hours. By e-mail.
     pub async fn operator_counts(&self, since: jiff::Timestamp) -> Result<Vec<OperatorCount>, StoreError> {
-        dispatch!(self, operator_counts(since, promise_seconds()))
+        dispatch!(self, operator_counts(since))
     }
 
     /// Deletes every lead with this phone (E.164) with its calls and notifications, and the

@@ -1,39 +1,17 @@
 //! The inbox's reads and the call log: lists, a lead with its repeats and calls, the figures.
 
+use rusqlite::types::Value;
+
 use super::*;
+use crate::store::Holder;
 
 /// The columns `record_from` reads.
 impl SqliteStore {
     pub async fn find_leads(&self, query: LeadQuery) -> Result<Vec<LeadRecord>, StoreError> {
-        let (holder_id, nobody, now) = query.holder.parameters();
         self.read(move |conn| {
-            let mut stmt = conn.prepare_cached(&format!(
-                "SELECT {RECORD_COLUMNS} FROM \"CRN\" \
-                 WHERE repeat_of IS NULL AND (held IS NOT NULL) = ?7 AND (?1 IS NULL OR id < ?1) \
-                   AND (?2 IS NULL OR zayavka_fold(name) LIKE ?2 ESCAPE '\\') \
-                   AND (?3 IS NULL OR phone_e164 LIKE ?3) \
-                   AND (NOT ?4 OR status IN ({open})) \
-                   AND (?5 IS NULL OR created_at < ?5) \
-                   AND (?10 IS NULL OR ((claimed_by IS NOT NULL AND (claimed_until IS NULL OR claimed_until > ?10)) \
-                        = (NOT ?9) AND (?8 IS NULL OR claimed_by = ?8))) \
-                 ORDER BY id DESC LIMIT ?6",
-                open = open_statuses_sql()
-            ))?;
-            let rows = stmt.query_map(
-                params![
-                    query.before_id,
-                    query.name_pattern,
-                    query.phone_pattern,
-                    query.open_only,
-                    query.created_before.map(text),
-                    query.limit,
-                    query.held,
-                    holder_id,
-                    nobody,
-                    now.map(text)
-                ],
-                record_from,
-            )?;
+            let (sql, values) = list_sql(&query);
+            let mut stmt = conn.prepare_cached(&sql)?;
+            let rows = stmt.query_map(rusqlite::params_from_iter(values), record_from)?;
             rows.collect()
         })
         .await
@@ -140,39 +118,83 @@ impl SqliteStore {
         })
         .await
     }
+}
 
-    pub async fn counts(&self, at: CountsAt, promise_seconds: f64) -> Result<Counts, StoreError> {
-        self.read(move |conn| {
-            let (overdue_before, window_start) = (text(at.overdue_before), text(at.window_start));
-            let (open, overdue) = conn.query_row(
-                &format!(
-                    "SELECT count(*), coalesce(sum(created_at < ?1), 0) FROM \"CRN\" \
-                     WHERE repeat_of IS NULL AND held IS NULL AND status IN ({})",
-                    open_statuses_sql()
-                ),
-                [&overdue_before],
-                |row| Ok((row.get(0)?, row.get(1)?)),
-            )?;
-            // julianday() counts days: seconds are days × 86,400.
-            let (due, reached_in_time) = conn.query_row(
-                "SELECT count(*), \
-                 coalesce(sum((julianday(reached_at) - julianday(created_at)) * 86400.0 <= ?3), 0) \
-                 FROM \"CRN\" WHERE repeat_of IS NULL AND held IS NULL AND created_at >= ?1 \
-                 AND (created_at < ?2 OR reached_at IS NOT NULL)",
-                params![&window_start, &overdue_before, promise_seconds],
-                |row| Ok((row.get(0)?, row.get(1)?)),
-            )?;
-            let mut stmt = conn.prepare_cached(
-                "SELECT substr(created_at, 1, 13) AS hour, count(*) FROM \"CRN\" \
-                 WHERE repeat_of IS NULL AND held IS NULL AND created_at >= ?1 GROUP BY hour ORDER BY hour",
-            )?;
-            let per_hour = stmt
-                .query_map([&window_start], |row| Ok((row.get(0)?, row.get(1)?)))?
-                .collect::<Result<_, _>>()?;
-            let held =
-                conn.query_row("SELECT count(*) FROM \"CRN\" WHERE held IS NOT NULL", [], |row| row.get(0))?;
-            Ok(Counts { held, open, overdue, due, reached_in_time, per_hour })
-        })
-        .await
+/// The list's query for this shape of `query`, with only the conditions it asks for written out,
+/// so that the planner reads the index made for them (a condition switched off by a parameter
+/// hides its index): the leads to call, an operator's leads to call, the held leads, or the
+/// trigram index of names and phones, newest first, stopping at the page's end.
+fn list_sql(query: &LeadQuery) -> (String, Vec<Value>) {
+    let mut values = Vec::new();
+    let mut bind = |value: Value| {
+        values.push(value);
+        format!("?{}", values.len())
+    };
+    let mut conditions = vec!["\"CRN\".repeat_of IS NULL".to_owned()];
+    if query.held {
+        conditions.push("\"CRN\".held IS NOT NULL".into());
+    } else {
+        conditions.push("\"CRN\".held IS NULL".into());
+        if query.open_only {
+            // The same leads as the open statuses (kept so by every write): the index of leads to call.
+            conditions.push("\"CRN\".next_call_at IS NOT NULL".into());
+        }
     }
+    if query.open_only {
+        conditions.push(format!("\"CRN\".status IN ({})", open_statuses_sql()));
+    }
+    if let Some(before) = query.created_before {
+        conditions.push(format!("\"CRN\".created_at < {}", bind(Value::Text(text(before)))));
+    }
+    match query.holder {
+        Holder::Anyone => {}
+        Holder::Operator { id, now } => conditions.push(format!(
+            "\"CRN\".claimed_by = {} AND (\"CRN\".claimed_until IS NULL OR \"CRN\".claimed_until > {})",
+            bind(Value::Integer(id)),
+            bind(Value::Text(text(now)))
+        )),
+        Holder::Nobody { now } => conditions.push(format!(
+            "(\"CRN\".claimed_by IS NULL OR \"CRN\".claimed_until <= {})",
+            bind(Value::Text(text(now)))
+        )),
+    }
+    let mut phrases = Vec::new();
+    if let Some(pattern) = &query.name_pattern {
+        conditions.push(format!("zayavka_fold(\"CRN\".name) LIKE {} ESCAPE '\\'", bind(Value::Text(pattern.clone()))));
+        phrases.extend(trigram_phrase("name", pattern));
+    }
+    if let Some(pattern) = &query.phone_pattern {
+        conditions.push(format!("\"CRN\".phone_e164 LIKE {}", bind(Value::Text(pattern.clone()))));
+        phrases.extend(trigram_phrase("phone", pattern));
+    }
+    // With a part of three characters or more, the trigram index gives the candidates, newest
+    // first; the LIKE above still decides.
+    let (from, id) = if phrases.is_empty() {
+        ("\"CRN\"".to_owned(), "\"CRN\".id")
+    } else {
+        conditions.push(format!("lead_search MATCH {}", bind(Value::Text(phrases.join(" AND ")))));
+        ("lead_search JOIN \"CRN\" ON \"CRN\".id = lead_search.rowid".to_owned(), "lead_search.rowid")
+    };
+    if let Some(before_id) = query.before_id {
+        conditions.push(format!("{id} < {}", bind(Value::Integer(before_id))));
+    }
+    let limit = bind(Value::Integer(query.limit.into()));
+    let conditions = conditions.join(" AND ");
+    let sql = if phrases.is_empty() {
+        format!("SELECT {RECORD_COLUMNS} FROM \"CRN\" WHERE {conditions} ORDER BY id DESC LIMIT {limit}")
+    } else {
+        // The page's ids first: the search table has columns of the same names.
+        format!(
+            "SELECT {RECORD_COLUMNS} FROM \"CRN\" WHERE id IN \
+             (SELECT {id} FROM {from} WHERE {conditions} ORDER BY {id} DESC LIMIT {limit}) ORDER BY id DESC"
+        )
+    };
+    (sql, values)
+}
+
+/// `column : "text"` for FTS5, if `pattern` is `%text%` (a part anywhere) and the part has the
+/// three characters a trigram needs.
+fn trigram_phrase(column: &str, pattern: &str) -> Option<String> {
+    let part = crate::store::search::like_part(pattern)?;
+    (part.chars().count() >= 3).then(|| format!("{column} : \"{}\"", part.replace('"', "\"\"")))
 }
