@@ -39,8 +39,18 @@ CREATE INDEX "CRN_to_call" ON "CRN" (id) WHERE next_call_at IS NOT NULL;
 CREATE INDEX "CRN_to_call_by" ON "CRN" (claimed_by, id) WHERE next_call_at IS NOT NULL;
 CREATE INDEX "CRN_held_id" ON "CRN" (id) WHERE held IS NOT NULL;
 -- Search by part of a name (folded as `inbox::fold`) or of the phone: trigrams (pg_trgm, a
--- trusted extension shipped with PostgreSQL), so `LIKE '%part%'` is answered from the index.
-CREATE EXTENSION IF NOT EXISTS pg_trgm;
-CREATE INDEX "CRN_name_trigrams" ON "CRN"
-    USING gin (translate(lower(name), 'ʼ’`', repeat(chr(39), 3)) gin_trgm_ops);
-CREATE INDEX "CRN_phone_trigrams" ON "CRN" USING gin (phone_e164 gin_trgm_ops);
+-- trusted extension shipped with PostgreSQL), so `LIKE '%part%'` is answered from the index. Where
+-- the database has pg_trgm already, in whichever schema, that one is used; otherwise it is created
+-- in the first schema of the search path.
+DO $$
+DECLARE
+    trigrams TEXT := (SELECT extnamespace::regnamespace::text FROM pg_extension WHERE extname = 'pg_trgm');
+BEGIN
+    IF trigrams IS NULL THEN
+        CREATE EXTENSION pg_trgm;
+        trigrams := (SELECT extnamespace::regnamespace::text FROM pg_extension WHERE extname = 'pg_trgm');
+    END IF;
+    EXECUTE format('CREATE INDEX "CRN_name_trigrams" ON "CRN" '
+                   'USING gin (translate(lower(name), %L, repeat(chr(39), 3)) %s.gin_trgm_ops)', 'ʼ’`', trigrams);
+    EXECUTE format('CREATE INDEX "CRN_phone_trigrams" ON "CRN" USING gin (phone_e164 %s.gin_trgm_ops)', trigrams);
+END $$;
