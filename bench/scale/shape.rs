@@ -84,7 +84,7 @@ pub async fn fill(url: &DatabaseUrl, shape: &Shape) -> anyhow::Result<Filled> {
         operator_ids.push(store.operator(email.into()).await?.expect("just added").id);
     }
 
-    // The leads, ten to a request, as many requests in flight as the writer takes at once.
+    // The leads, fifty to a request, as many requests in flight as the writer takes at once.
     let started = Instant::now();
     let context = InsertContext {
         channels: Arc::from(Vec::new()),
@@ -93,9 +93,9 @@ pub async fn fill(url: &DatabaseUrl, shape: &Shape) -> anyhow::Result<Filled> {
     };
     let mut recent_phones: Vec<(String, String)> = Vec::new();
     let mut requests = Vec::new();
-    for chunk_start in (0..shape.leads).step_by(10) {
+    for chunk_start in (0..shape.leads).step_by(50) {
         let mut leads = Vec::new();
-        for _ in chunk_start..(chunk_start + 10).min(shape.leads) {
+        for _ in chunk_start..(chunk_start + 50).min(shape.leads) {
             leads.push(new_lead(&mut rng, &mut recent_phones));
         }
         requests.push(leads);
@@ -160,7 +160,7 @@ pub async fn fill(url: &DatabaseUrl, shape: &Shape) -> anyhow::Result<Filled> {
                 anyhow::Ok((calls.len(), handed))
             }
         })
-        .buffer_unordered(256)
+        .buffer_unordered(2048)
         .collect()
         .await;
     for result in done {
@@ -308,7 +308,8 @@ mod spread {
         tx.execute_batch(
             "DROP TRIGGER IF EXISTS counters_lead_insert; DROP TRIGGER IF EXISTS counters_lead_update; \
              DROP TRIGGER IF EXISTS counters_lead_delete; DROP TRIGGER IF EXISTS counters_call_insert; \
-             DROP TRIGGER IF EXISTS counters_call_delete; DELETE FROM zayavka_meta WHERE key = 'counters_rules';",
+             DROP TRIGGER IF EXISTS counters_call_delete; DROP TRIGGER IF EXISTS counters_call_reached; \
+             DELETE FROM zayavka_meta WHERE key = 'counters_rules';",
         )?;
         {
             let mut read = tx.prepare("SELECT created_at, reached_at, next_call_at, claimed_until FROM \"CRN\" WHERE id = ?1")?;

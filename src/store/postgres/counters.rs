@@ -52,30 +52,51 @@ impl Rules {
         }
     }
 
+    /// The SQL that counts, hashed: a change of a rule or of how it is counted makes it anew.
     fn fingerprint(&self) -> String {
-        format!("promise {}s; open {}; reached {}", self.promise_seconds, self.open, self.reached)
+        use sha2::Digest;
+        let hash = sha2::Sha256::digest(format!("{}\n{}", self.triggers(), self.refill()));
+        hash.iter().map(|byte| format!("{byte:02x}")).collect()
     }
 
-    /// What the lead row `r` (a variable or a table) adds to `lead_hours`, as named columns.
-    fn figures(&self, r: &str) -> String {
+    /// What the lead row `r` (a variable or a table) adds to the counters, and the names.
+    fn figure_list(&self, r: &str) -> [(String, &'static str); 8] {
         let Rules { promise_seconds, open, .. } = self;
         let first = format!("({r}.repeat_of IS NULL AND {r}.held IS NULL)");
-        format!(
-            "date_trunc('hour', {r}.created_at AT TIME ZONE 'UTC') AS hour, {first}::int AS leads, \
-             ({first} AND {r}.status IN ({open}))::int AS open, \
-             ({first} AND {r}.reached_at IS NOT NULL)::int AS reached, \
-             ({first} AND {r}.reached_at IS NOT NULL \
-               AND {r}.reached_at <= {r}.created_at + make_interval(secs => {promise_seconds}))::int AS reached_in_time, \
-             ({r}.held IS NOT NULL)::int AS held, coalesce({r}.utm_source, '') AS utm_source, \
-             coalesce({r}.referrer, '') AS referrer"
-        )
+        [
+            (format!("date_trunc('hour', {r}.created_at AT TIME ZONE 'UTC')"), "hour"),
+            (format!("{first}::int"), "leads"),
+            (format!("({first} AND {r}.status IN ({open}))::int"), "open"),
+            (format!("({first} AND {r}.reached_at IS NOT NULL)::int"), "reached"),
+            (
+                format!(
+                    "({first} AND {r}.reached_at IS NOT NULL \
+                     AND {r}.reached_at <= {r}.created_at + make_interval(secs => {promise_seconds}))::int"
+                ),
+                "reached_in_time",
+            ),
+            (format!("({r}.held IS NOT NULL)::int"), "held"),
+            (format!("coalesce({r}.utm_source, '')"), "utm_source"),
+            (format!("coalesce({r}.referrer, '')"), "referrer"),
+        ]
+    }
+
+    /// The figures of the lead row `r`, as named columns.
+    fn figures(&self, r: &str) -> String {
+        self.figure_list(r).map(|(figure, name)| format!("{figure} AS {name}")).join(", ")
+    }
+
+    /// The figures of the lead row `r`, as a list of values.
+    fn figure_values(&self, r: &str) -> String {
+        self.figure_list(r).map(|(figure, _)| figure).join(", ")
     }
 
     /// The functions and triggers that keep the counters, made anew.
     fn triggers(&self) -> String {
         let Rules { promise_seconds, reached, .. } = self;
         let changed = ["created_at", "status", "held", "reached_at", "repeat_of", "utm_source", "referrer"];
-        let when = changed.map(|c| format!("OLD.{c} IS DISTINCT FROM NEW.{c}")).join(" OR ");
+        // Most changes (another unanswered call) change no figure: then nothing is written.
+        let when = format!("ROW({}) IS DISTINCT FROM ROW({})", self.figure_values("OLD"), self.figure_values("NEW"));
         format!(
             "CREATE OR REPLACE FUNCTION zayavka_count_lead(r \"CRN\", sign integer) RETURNS void
              LANGUAGE plpgsql AS $$
@@ -170,19 +191,21 @@ impl PostgresStore {
         let row = client
             .query_one(
                 &format!(
-                    "SELECT \
-                     (SELECT coalesce(sum(held), 0) FROM lead_hours)::bigint, \
-                     (SELECT coalesce(sum(open), 0) FROM lead_hours)::bigint, \
-                     ((SELECT coalesce(sum(open), 0) FROM lead_hours WHERE hour < b.boundary) \
-                       + (SELECT count(*) FROM \"CRN\" WHERE created_at >= b.boundary AT TIME ZONE 'UTC' \
-                          AND created_at < b.before AND {first} AND status IN ({open})))::bigint, \
-                     ((SELECT coalesce(sum(leads), 0) FROM lead_hours WHERE hour >= b.start AND hour < b.boundary) \
-                       + (SELECT coalesce(sum(reached), 0) FROM lead_hours WHERE hour > b.boundary AND hour >= b.start) \
-                       + (SELECT count(*) FROM \"CRN\" WHERE created_at >= greatest(b.boundary, b.start) AT TIME ZONE 'UTC' \
-                          AND created_at < (b.boundary + interval '1 hour') AT TIME ZONE 'UTC' AND {first} \
-                          AND (created_at < b.before OR reached_at IS NOT NULL)))::bigint, \
-                     (SELECT coalesce(sum(reached_in_time), 0) FROM lead_hours WHERE hour >= b.start)::bigint \
-                     FROM (SELECT {boundary} AS boundary, to_timestamp($1) AS before, {start} AS start) AS b",
+                    "SELECT h.held::bigint, h.open::bigint, \
+                     (h.overdue + (SELECT count(*) FROM \"CRN\" WHERE created_at >= b.boundary AT TIME ZONE 'UTC' \
+                       AND created_at < b.before AND {first} AND status IN ({open})))::bigint, \
+                     (h.due + (SELECT count(*) FROM \"CRN\" \
+                       WHERE created_at >= greatest(b.boundary, b.start) AT TIME ZONE 'UTC' \
+                       AND created_at < (b.boundary + interval '1 hour') AT TIME ZONE 'UTC' AND {first} \
+                       AND (created_at < b.before OR reached_at IS NOT NULL)))::bigint, \
+                     h.reached_in_time::bigint \
+                     FROM (SELECT {boundary} AS boundary, to_timestamp($1) AS before, {start} AS start) AS b, \
+                     LATERAL (SELECT coalesce(sum(held), 0) AS held, coalesce(sum(open), 0) AS open, \
+                       coalesce(sum(open) FILTER (WHERE hour < b.boundary), 0) AS overdue, \
+                       coalesce(sum(CASE WHEN hour < b.start THEN 0 WHEN hour < b.boundary THEN leads \
+                         WHEN hour > b.boundary THEN reached END), 0) AS due, \
+                       coalesce(sum(reached_in_time) FILTER (WHERE hour >= b.start), 0) AS reached_in_time \
+                       FROM lead_hours) AS h",
                     open = open_statuses_sql(),
                     boundary = hour_of!("to_timestamp($1)"),
                     start = hour_of!("to_timestamp($2)"),

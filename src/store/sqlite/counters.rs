@@ -46,23 +46,38 @@ impl Rules {
         }
     }
 
+    /// The SQL that counts, hashed: a change of a rule or of how it is counted makes it anew.
     fn fingerprint(&self) -> String {
-        format!("promise {}s; open {}; reached {}", self.promise_seconds, self.open, self.reached)
+        use sha2::Digest;
+        let hash = sha2::Sha256::digest(format!("{}\n{}", self.triggers(), self.refill()));
+        hash.iter().map(|byte| format!("{byte:02x}")).collect()
     }
 
-    /// What the lead row `r` (`NEW`, `OLD` or a table) adds to `lead_hours`, as named columns.
-    fn figures(&self, r: &str) -> String {
+    /// What the lead row `r` (`NEW`, `OLD` or a table) adds to the counters, and the names.
+    fn figure_list(&self, r: &str) -> [(String, &'static str); 8] {
         let Rules { promise_seconds, open, .. } = self;
         let first = format!("({r}.repeat_of IS NULL AND {r}.held IS NULL)");
-        format!(
-            "substr({r}.created_at, 1, 13) AS hour, {first} AS leads, \
-             ({first} AND {r}.status IN ({open})) AS open, \
-             ({first} AND {r}.reached_at IS NOT NULL) AS reached, \
-             ({first} AND coalesce((julianday({r}.reached_at) - julianday({r}.created_at)) * 86400.0 \
-               <= {promise_seconds}, 0)) AS reached_in_time, \
-             ({r}.held IS NOT NULL) AS held, coalesce({r}.utm_source, '') AS utm_source, \
-             coalesce({r}.referrer, '') AS referrer"
-        )
+        [
+            (format!("substr({r}.created_at, 1, 13)"), "hour"),
+            (first.clone(), "leads"),
+            (format!("({first} AND {r}.status IN ({open}))"), "open"),
+            (format!("({first} AND {r}.reached_at IS NOT NULL)"), "reached"),
+            (
+                format!(
+                    "({first} AND coalesce((julianday({r}.reached_at) - julianday({r}.created_at)) * 86400.0 \
+                     <= {promise_seconds}, 0))"
+                ),
+                "reached_in_time",
+            ),
+            (format!("({r}.held IS NOT NULL)"), "held"),
+            (format!("coalesce({r}.utm_source, '')"), "utm_source"),
+            (format!("coalesce({r}.referrer, '')"), "referrer"),
+        ]
+    }
+
+    /// The figures of the lead row `r`, as named columns.
+    fn figures(&self, r: &str) -> String {
+        self.figure_list(r).map(|(figure, name)| format!("{figure} AS {name}")).join(", ")
     }
 
     /// Adds (`sign` "+") or takes away ("-") the lead row `r` from the counters.
@@ -87,27 +102,38 @@ impl Rules {
     fn triggers(&self) -> String {
         let Rules { promise_seconds, reached, .. } = self;
         let changed = ["created_at", "status", "held", "reached_at", "repeat_of", "utm_source", "referrer"];
-        let when = changed.map(|c| format!("OLD.{c} IS NOT NEW.{c}")).join(" OR ");
+        // Most changes (another unanswered call) change no figure: then nothing is written.
+        let when = (self.figure_list("OLD").into_iter().zip(self.figure_list("NEW")))
+            .map(|((old, _), (new, _))| format!("{old} IS NOT {new}"))
+            .collect::<Vec<_>>()
+            .join(" OR ");
         format!(
             "DROP TRIGGER IF EXISTS counters_lead_insert;
              DROP TRIGGER IF EXISTS counters_lead_update;
              DROP TRIGGER IF EXISTS counters_lead_delete;
              DROP TRIGGER IF EXISTS counters_call_insert;
+             DROP TRIGGER IF EXISTS counters_call_reached;
              DROP TRIGGER IF EXISTS counters_call_delete;
              CREATE TRIGGER counters_lead_insert AFTER INSERT ON \"CRN\" BEGIN {add_new} END;
              CREATE TRIGGER counters_lead_update AFTER UPDATE OF {columns} ON \"CRN\" WHEN {when}
              BEGIN {take_old} {add_new} END;
              CREATE TRIGGER counters_lead_delete AFTER DELETE ON \"CRN\" BEGIN {take_old} END;
              CREATE TRIGGER counters_call_insert AFTER INSERT ON call_attempts BEGIN
-                 UPDATE call_attempts SET counts_reached = 1 WHERE id = NEW.id AND NEW.outcome IN ({reached})
+                 INSERT INTO operator_hours (hour, operator, calls, reached)
+                 VALUES (substr(NEW.at, 1, 13), NEW.operator, 1, 0)
+                 ON CONFLICT (hour, operator) DO UPDATE SET calls = calls + 1;
+             END;
+             CREATE TRIGGER counters_call_reached AFTER INSERT ON call_attempts WHEN NEW.outcome IN ({reached})
+             BEGIN
+                 UPDATE call_attempts SET counts_reached = 1 WHERE id = NEW.id
                    AND (julianday(NEW.at) - julianday((SELECT created_at FROM \"CRN\" WHERE id = NEW.lead_id)))
                        * 86400.0 <= {promise_seconds}
                    AND NOT EXISTS (SELECT 1 FROM call_attempts AS earlier WHERE earlier.lead_id = NEW.lead_id
                        AND earlier.operator = NEW.operator AND earlier.counts_reached = 1);
                  INSERT INTO operator_hours (hour, operator, calls, reached)
-                 VALUES (substr(NEW.at, 1, 13), NEW.operator, 1,
-                         (SELECT counts_reached FROM call_attempts WHERE id = NEW.id))
-                 ON CONFLICT (hour, operator) DO UPDATE SET calls = calls + 1, reached = reached + excluded.reached;
+                 SELECT substr(NEW.at, 1, 13), NEW.operator, 0, 1
+                 WHERE (SELECT counts_reached FROM call_attempts WHERE id = NEW.id) = 1
+                 ON CONFLICT (hour, operator) DO UPDATE SET reached = reached + 1;
              END;
              CREATE TRIGGER counters_call_delete AFTER DELETE ON call_attempts BEGIN
                  UPDATE operator_hours SET calls = calls - 1, reached = reached - OLD.counts_reached
@@ -160,18 +186,19 @@ impl SqliteStore {
             let first = "repeat_of IS NULL AND held IS NULL";
             let (held, open, overdue, due, reached_in_time) = conn
                 .prepare_cached(&format!(
-                    "SELECT \
-                     (SELECT coalesce(sum(held), 0) FROM lead_hours), \
-                     (SELECT coalesce(sum(open), 0) FROM lead_hours), \
-                     (SELECT coalesce(sum(open), 0) FROM lead_hours WHERE hour < :boundary) \
-                       + (SELECT count(*) FROM \"CRN\" WHERE created_at >= :boundary AND created_at < :before \
-                          AND {first} AND status IN ({open})), \
-                     (SELECT coalesce(sum(leads), 0) FROM lead_hours WHERE hour >= :start AND hour < :boundary) \
-                       + (SELECT coalesce(sum(reached), 0) FROM lead_hours WHERE hour > :boundary AND hour >= :start) \
-                       + (SELECT count(*) FROM \"CRN\" WHERE created_at >= max(:boundary, :start) \
-                          AND created_at < :after_boundary AND {first} \
-                          AND (created_at < :before OR reached_at IS NOT NULL)), \
-                     (SELECT coalesce(sum(reached_in_time), 0) FROM lead_hours WHERE hour >= :start)",
+                    "SELECT h.held, h.open, \
+                     h.overdue + (SELECT count(*) FROM \"CRN\" WHERE created_at >= :boundary \
+                       AND created_at < :before AND {first} AND status IN ({open})), \
+                     h.due + (SELECT count(*) FROM \"CRN\" WHERE created_at >= max(:boundary, :start) \
+                       AND created_at < :after_boundary AND {first} \
+                       AND (created_at < :before OR reached_at IS NOT NULL)), \
+                     h.reached_in_time \
+                     FROM (SELECT coalesce(sum(held), 0) AS held, coalesce(sum(open), 0) AS open, \
+                       coalesce(sum(CASE WHEN hour < :boundary THEN open END), 0) AS overdue, \
+                       coalesce(sum(CASE WHEN hour < :start THEN 0 WHEN hour < :boundary THEN leads \
+                         WHEN hour > :boundary THEN reached END), 0) AS due, \
+                       coalesce(sum(CASE WHEN hour >= :start THEN reached_in_time END), 0) AS reached_in_time \
+                       FROM lead_hours) AS h",
                     open = open_statuses_sql()
                 ))?
                 .query_row(

@@ -80,22 +80,21 @@ impl SqliteStore {
         plan: CallPlan,
     ) -> Result<bool, StoreError> {
         self.write(move |conn| {
-            let exists = conn.query_row("SELECT 1 FROM \"CRN\" WHERE id = ?1", [lead_id], |_| Ok(())).optional()?;
+            // Cached statements: each fires the counters' triggers, whose programs are costly to prepare.
+            let exists = conn.prepare_cached("SELECT 1 FROM \"CRN\" WHERE id = ?1")?.query_row([lead_id], |_| Ok(())).optional()?;
             if exists.is_none() {
                 return Ok(false);
             }
             let now = text(jiff::Timestamp::now());
-            conn.execute(
+            execute_cached(conn, 
                 "INSERT INTO call_attempts (lead_id, at, operator, outcome, note) VALUES (?1, ?2, ?3, ?4, ?5)",
                 params![lead_id, now, operator, outcome.as_str(), note],
             )?;
-            let unanswered: i64 = conn.query_row(
-                "SELECT count(*) FROM call_attempts WHERE lead_id = ?1 AND outcome = 'no_answer'",
-                [lead_id],
-                |row| row.get(0),
-            )?;
+            let unanswered: i64 = conn
+                .prepare_cached("SELECT count(*) FROM call_attempts WHERE lead_id = ?1 AND outcome = 'no_answer'")?
+                .query_row([lead_id], |row| row.get(0))?;
             // Only a lead of the call list is due for calls: not a held one, nor a repeat.
-            conn.execute(
+            execute_cached(conn, 
                 "UPDATE \"CRN\" SET status = ?2, \
                  reached_at = CASE WHEN ?3 AND reached_at IS NULL THEN ?4 ELSE reached_at END, \
                  next_call_at = CASE WHEN held IS NULL AND repeat_of IS NULL THEN ?5 END, call_back = ?5 IS NOT NULL \
@@ -109,7 +108,7 @@ impl SqliteStore {
                 ],
             )?;
             // The caller's own claim ends with their call; a lead handed to them (no end) stays.
-            conn.execute(
+            execute_cached(conn, 
                 "UPDATE \"CRN\" SET claimed_by = NULL, claimed_until = NULL WHERE id = ?1 \
                  AND claimed_until IS NOT NULL AND claimed_by = (SELECT id FROM operators WHERE email = ?2)",
                 params![lead_id, operator],
@@ -118,6 +117,11 @@ impl SqliteStore {
         })
         .await
     }
+}
+
+/// `Connection::execute` with the statement kept prepared.
+fn execute_cached(conn: &Connection, sql: &str, params: impl rusqlite::Params) -> rusqlite::Result<usize> {
+    conn.prepare_cached(sql)?.execute(params)
 }
 
 /// The list's query for this shape of `query`, with only the conditions it asks for written out,
