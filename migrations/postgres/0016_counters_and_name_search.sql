@@ -38,6 +38,11 @@ ALTER TABLE call_attempts ADD COLUMN counts_reached BOOLEAN NOT NULL DEFAULT fal
 CREATE INDEX "CRN_to_call" ON "CRN" (id) WHERE next_call_at IS NOT NULL;
 CREATE INDEX "CRN_to_call_by" ON "CRN" (claimed_by, id) WHERE next_call_at IS NOT NULL;
 CREATE INDEX "CRN_held_id" ON "CRN" (id) WHERE held IS NOT NULL;
+-- The call-next list in its order (call-backs first, by their time; then by the time of sending),
+-- so a page reads about a page of leads, not every lead due.
+CREATE INDEX "CRN_call_order" ON "CRN"
+    (call_back DESC, (CASE WHEN call_back THEN next_call_at ELSE created_at END), id)
+    WHERE next_call_at IS NOT NULL;
 -- Search by part of a name (folded as `inbox::fold`) or of the phone: trigrams (pg_trgm, a
 -- trusted extension shipped with PostgreSQL), so `LIKE '%part%'` is answered from the index. Where
 -- the database has pg_trgm already, in whichever schema, that one is used; otherwise it is created

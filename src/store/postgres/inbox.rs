@@ -17,7 +17,8 @@ impl PostgresStore {
     pub async fn due_leads(&self, now: jiff::Timestamp, limit: u32) -> Result<Vec<LeadRecord>, StoreError> {
         let client = self.client().await?;
         // `next_call_at` is set only on open leads of the call list (held leads, repeats and
-        // closed leads have none), so the range read on its partial index is the whole filter.
+        // closed leads have none); their index in the order of calling gives a page of the
+        // leads due after reading about a page (those due later are passed over).
         let rows = client
             .query(
                 &format!(

@@ -20,9 +20,10 @@ impl SqliteStore {
     pub async fn due_leads(&self, now: jiff::Timestamp, limit: u32) -> Result<Vec<LeadRecord>, StoreError> {
         self.read(move |conn| {
             // `next_call_at` is set only on open leads of the call list (held leads, repeats and
-            // closed leads have none), so the range read on its partial index is the whole filter.
+            // closed leads have none); their index in the order of calling gives a page of the
+            // leads due after reading about a page (those due later are passed over).
             let mut stmt = conn.prepare_cached(&format!(
-                "SELECT {RECORD_COLUMNS} FROM \"CRN\" INDEXED BY \"CRN_next_call_at\" \
+                "SELECT {RECORD_COLUMNS} FROM \"CRN\" INDEXED BY \"CRN_call_order\" \
                  WHERE next_call_at IS NOT NULL AND next_call_at <= ?1 \
                  ORDER BY call_back DESC, CASE WHEN call_back THEN next_call_at ELSE created_at END, id LIMIT ?2"
             ))?;
@@ -174,7 +175,13 @@ fn list_sql(query: &LeadQuery) -> (String, Vec<Value>) {
     // With a part of three characters or more, the trigram index gives the candidates, newest
     // first; the LIKE above still decides.
     let (from, id) = if phrases.is_empty() {
-        ("\"CRN\"".to_owned(), "\"CRN\".id")
+        // Without statistics SQLite may take the index of every lead ever handed to the operator.
+        let from = if matches!(query.holder, Holder::Operator { .. }) && !query.held && query.open_only {
+            "\"CRN\" INDEXED BY \"CRN_to_call_by\""
+        } else {
+            "\"CRN\""
+        };
+        (from.to_owned(), "\"CRN\".id")
     } else {
         conditions.push(format!("lead_search MATCH {}", bind(Value::Text(phrases.join(" AND ")))));
         ("lead_search JOIN \"CRN\" ON \"CRN\".id = lead_search.rowid".to_owned(), "lead_search.rowid")
@@ -185,7 +192,7 @@ fn list_sql(query: &LeadQuery) -> (String, Vec<Value>) {
     let limit = bind(Value::Integer(query.limit.into()));
     let conditions = conditions.join(" AND ");
     let sql = if phrases.is_empty() {
-        format!("SELECT {RECORD_COLUMNS} FROM \"CRN\" WHERE {conditions} ORDER BY id DESC LIMIT {limit}")
+        format!("SELECT {RECORD_COLUMNS} FROM {from} WHERE {conditions} ORDER BY id DESC LIMIT {limit}")
     } else {
         // The page's ids first: the search table has columns of the same names.
         format!(
