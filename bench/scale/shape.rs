@@ -128,6 +128,8 @@ pub async fn fill(url: &DatabaseUrl, shape: &Shape) -> anyhow::Result<Filled> {
     let span = now.duration_since(start).as_secs_f64();
     let when = |rank: usize| start + SignedDuration::from_secs_f64(span * (rank as f64 + 0.5) / rows.len() as f64);
     let started = Instant::now();
+    // As many calls in flight as one SQLite commit takes, or as PostgreSQL's pool has connections.
+    let in_flight = if matches!(url, DatabaseUrl::Sqlite(_)) { 2048 } else { 12 };
     let mut work = Vec::new();
     for (rank, &(id, repeat, held)) in rows.iter().enumerate() {
         if repeat || held {
@@ -160,7 +162,7 @@ pub async fn fill(url: &DatabaseUrl, shape: &Shape) -> anyhow::Result<Filled> {
                 anyhow::Ok((calls.len(), handed))
             }
         })
-        .buffer_unordered(2048)
+        .buffer_unordered(in_flight)
         .collect()
         .await;
     for result in done {
