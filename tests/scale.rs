@@ -42,7 +42,9 @@ async fn no_operator_read_grows_with_the_table() {
         .iter()
         .zip(&after)
         .filter(|(small, large)| large.median > small.median * 3 + slack)
-        .map(|(small, large)| format!("{}: {:?} at 5 k, {:?} at 50 k", small.request, small.median, large.median))
+        .map(|(small, large)| {
+            format!("{}: {:?} at 5 k, {:?} at 50 k", small.request, small.median, large.median)
+        })
         .collect();
     assert!(grown.is_empty(), "grew with the table: {grown:#?}");
 }
@@ -52,7 +54,8 @@ async fn figures(store: &Store) -> String {
     let now = Timestamp::now();
     // The inbox's window starts on a whole hour (a day in Kyiv).
     let start = Timestamp::from_second(now.as_second() - now.as_second() % 3600).unwrap();
-    let at = CountsAt { overdue_before: now - PROMISE, window_start: start - SignedDuration::from_hours(24 * 30) };
+    let at =
+        CountsAt { overdue_before: now - PROMISE, window_start: start - SignedDuration::from_hours(24 * 30) };
     let year = now - SignedDuration::from_hours(24 * 400);
     format!(
         "{:?}\n{:?}\n{:?}\n{:?}",

@@ -54,17 +54,34 @@ pub async fn measure(store: &Store, runs: usize) -> anyhow::Result<Vec<Timed>> {
     let mut timed = Vec::new();
     for filter in ["all", "open", "free", "mine", "overdue", "held"] {
         let name = Box::leak(format!("list {filter}").into_boxed_str());
-        timed.push(time(name, runs, || async { store.find_leads(list(filter, operator, now, "", None)).await.map(drop) }).await?);
+        timed.push(
+            time(name, runs, || async {
+                store.find_leads(list(filter, operator, now, "", None)).await.map(drop)
+            })
+            .await?,
+        );
     }
-    timed.push(time("list all, a page deep", runs, || async { store.find_leads(list("all", operator, now, "", deep)).await.map(drop) }).await?);
-    timed.push(time("list due (call next)", runs, || async { store.due_leads(now, 51).await.map(drop) }).await?);
+    timed.push(
+        time("list all, a page deep", runs, || async {
+            store.find_leads(list("all", operator, now, "", deep)).await.map(drop)
+        })
+        .await?,
+    );
+    timed.push(
+        time("list due (call next)", runs, || async { store.due_leads(now, 51).await.map(drop) }).await?,
+    );
     for (request, q) in [
         ("search phone (found)", phone_part.as_str()),
         ("search phone (none)", "0501111111"),
         ("search name (found)", "ковал"),
         ("search name (none)", "ґжьфщ"),
     ] {
-        timed.push(time(request, runs, || async { store.find_leads(list("all", operator, now, q, None)).await.map(drop) }).await?);
+        timed.push(
+            time(request, runs, || async {
+                store.find_leads(list("all", operator, now, q, None)).await.map(drop)
+            })
+            .await?,
+        );
     }
     timed.push(
         time("one lead", runs, || async {
@@ -91,7 +108,9 @@ pub async fn measure(store: &Store, runs: usize) -> anyhow::Result<Vec<Timed>> {
         .await?,
     );
     // The writes, each on a lead of its own: the newest leads nobody has.
-    let free = store.find_leads(LeadQuery { limit: (2 * runs + 2) as u32, ..list("free", operator, now, "", None) }).await?;
+    let free = store
+        .find_leads(LeadQuery { limit: (2 * runs + 2) as u32, ..list("free", operator, now, "", None) })
+        .await?;
     let mut to_take = free.iter().map(|lead| lead.id).take(runs + 1);
     timed.push(
         time("take", runs, || {
@@ -109,8 +128,15 @@ pub async fn measure(store: &Store, runs: usize) -> anyhow::Result<Vec<Timed>> {
             let id = to_call.next().expect("enough free leads");
             async move {
                 let now = Timestamp::now();
-                let plan = CallPlan { now, call_back_at: None, retries: vec![Some(now + SignedDuration::from_hours(2))] };
-                store.add_attempt(id, OPERATORS[0].into(), Outcome::NoAnswer, String::new(), plan).await.map(drop)
+                let plan = CallPlan {
+                    now,
+                    call_back_at: None,
+                    retries: vec![Some(now + SignedDuration::from_hours(2))],
+                };
+                store
+                    .add_attempt(id, OPERATORS[0].into(), Outcome::NoAnswer, String::new(), plan)
+                    .await
+                    .map(drop)
             }
         })
         .await?,

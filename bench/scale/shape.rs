@@ -52,14 +52,56 @@ pub struct Filled {
 }
 
 const FIRST_NAMES: [&str; 24] = [
-    "Олена", "Петро", "Ірина", "Тарас", "Оксана", "Андрій", "Наталія", "Олександр", "Марія", "Дмитро",
-    "Юлія", "Сергій", "Катерина", "Богдан", "Світлана", "Василь", "Галина", "Микола", "Тетяна", "Ярослав",
-    "Людмила", "Іван", "Анастасія", "Роман",
+    "Олена",
+    "Петро",
+    "Ірина",
+    "Тарас",
+    "Оксана",
+    "Андрій",
+    "Наталія",
+    "Олександр",
+    "Марія",
+    "Дмитро",
+    "Юлія",
+    "Сергій",
+    "Катерина",
+    "Богдан",
+    "Світлана",
+    "Василь",
+    "Галина",
+    "Микола",
+    "Тетяна",
+    "Ярослав",
+    "Людмила",
+    "Іван",
+    "Анастасія",
+    "Роман",
 ];
 const LAST_NAMES: [&str; 24] = [
-    "Шевченко", "Коваленко", "Бондаренко", "Ткаченко", "Кравченко", "Олійник", "Шевчук", "Поліщук",
-    "Мельник", "Бойко", "Ковальчук", "Савченко", "Руденко", "Мороз", "Лисенко", "Марченко", "Павленко",
-    "Гончаренко", "Кузьменко", "Климченко", "Петренко", "О'Коннор", "Гаврилюк", "Литвиненко",
+    "Шевченко",
+    "Коваленко",
+    "Бондаренко",
+    "Ткаченко",
+    "Кравченко",
+    "Олійник",
+    "Шевчук",
+    "Поліщук",
+    "Мельник",
+    "Бойко",
+    "Ковальчук",
+    "Савченко",
+    "Руденко",
+    "Мороз",
+    "Лисенко",
+    "Марченко",
+    "Павленко",
+    "Гончаренко",
+    "Кузьменко",
+    "Климченко",
+    "Петренко",
+    "О'Коннор",
+    "Гаврилюк",
+    "Литвиненко",
 ];
 /// Ukrainian mobile operators' codes.
 const MOBILE_CODES: [&str; 12] = ["50", "63", "66", "67", "68", "73", "93", "95", "96", "97", "98", "99"];
@@ -106,7 +148,9 @@ pub async fn fill(url: &DatabaseUrl, shape: &Shape) -> anyhow::Result<Filled> {
             async move {
                 let held: Vec<bool> = leads.iter().map(|lead| !lead.held.is_empty()).collect();
                 let stored = store.insert(leads, &context, None).await?;
-                anyhow::Ok(stored.into_iter().zip(held).map(|(s, held)| (s.lead.id, s.repeat_of.is_some(), held)))
+                anyhow::Ok(
+                    stored.into_iter().zip(held).map(|(s, held)| (s.lead.id, s.repeat_of.is_some(), held)),
+                )
             }
         })
         .buffer_unordered(256)
@@ -126,7 +170,8 @@ pub async fn fill(url: &DatabaseUrl, shape: &Shape) -> anyhow::Result<Filled> {
     let now = Timestamp::now();
     let start = now - SignedDuration::from_hours(24 * shape.days);
     let span = now.duration_since(start).as_secs_f64();
-    let when = |rank: usize| start + SignedDuration::from_secs_f64(span * (rank as f64 + 0.5) / rows.len() as f64);
+    let when =
+        |rank: usize| start + SignedDuration::from_secs_f64(span * (rank as f64 + 0.5) / rows.len() as f64);
     let started = Instant::now();
     // As many calls in flight as one SQLite commit takes, or as PostgreSQL's pool has connections.
     let in_flight = if matches!(url, DatabaseUrl::Sqlite(_)) { 2048 } else { 12 };
@@ -154,8 +199,13 @@ pub async fn fill(url: &DatabaseUrl, shape: &Shape) -> anyhow::Result<Filled> {
                     let now = Timestamp::now();
                     let plan = CallPlan {
                         now,
-                        call_back_at: (*outcome == Outcome::CallBack).then(|| now + SignedDuration::from_hours(20)),
-                        retries: vec![Some(now + SignedDuration::from_hours(2)), Some(now + SignedDuration::from_hours(20)), None],
+                        call_back_at: (*outcome == Outcome::CallBack)
+                            .then(|| now + SignedDuration::from_hours(20)),
+                        retries: vec![
+                            Some(now + SignedDuration::from_hours(2)),
+                            Some(now + SignedDuration::from_hours(20)),
+                            None,
+                        ],
                     };
                     store.add_attempt(id, operator.into(), *outcome, String::new(), plan).await?;
                 }
@@ -175,11 +225,8 @@ pub async fn fill(url: &DatabaseUrl, shape: &Shape) -> anyhow::Result<Filled> {
 
     // Spread over the year: each lead's times move by its own shift, its calls a little later.
     let started = Instant::now();
-    let moves: Vec<(i64, Timestamp, SignedDuration)> = rows
-        .iter()
-        .enumerate()
-        .map(|(rank, &(id, _, _))| (id, when(rank), call_delay(&mut rng)))
-        .collect();
+    let moves: Vec<(i64, Timestamp, SignedDuration)> =
+        rows.iter().enumerate().map(|(rank, &(id, _, _))| (id, when(rank), call_delay(&mut rng))).collect();
     spread::spread(url, &moves).await?;
     filled.spread_time = started.elapsed();
 
@@ -314,15 +361,21 @@ mod spread {
              DELETE FROM zayavka_meta WHERE key = 'counters_rules';",
         )?;
         {
-            let mut read = tx.prepare("SELECT created_at, reached_at, next_call_at, claimed_until FROM \"CRN\" WHERE id = ?1")?;
+            let mut read = tx.prepare(
+                "SELECT created_at, reached_at, next_call_at, claimed_until FROM \"CRN\" WHERE id = ?1",
+            )?;
             let mut write = tx.prepare(
                 "UPDATE \"CRN\" SET created_at = ?2, reached_at = ?3, next_call_at = ?4, claimed_until = ?5 WHERE id = ?1",
             )?;
             let mut calls = tx.prepare("SELECT id, at FROM call_attempts WHERE lead_id = ?1")?;
             let mut write_call = tx.prepare("UPDATE call_attempts SET at = ?2 WHERE id = ?1")?;
             for &(id, at, delay) in moves {
-                let (created, reached, next, until): (String, Option<String>, Option<String>, Option<String>) =
-                    read.query_row([id], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)))?;
+                let (created, reached, next, until): (
+                    String,
+                    Option<String>,
+                    Option<String>,
+                    Option<String>,
+                ) = read.query_row([id], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)))?;
                 let shift = at.duration_since(created.parse::<Timestamp>()?);
                 let moved = |time: Option<String>| -> anyhow::Result<Option<String>> {
                     Ok(match time {
@@ -340,7 +393,8 @@ mod spread {
                 let rows: Vec<(i64, String)> =
                     calls.query_map([id], |row| Ok((row.get(0)?, row.get(1)?)))?.collect::<Result<_, _>>()?;
                 for (call, time) in rows {
-                    write_call.execute(rusqlite::params![call, text(time.parse::<Timestamp>()? + shift + delay)])?;
+                    write_call
+                        .execute(rusqlite::params![call, text(time.parse::<Timestamp>()? + shift + delay)])?;
                 }
             }
         }

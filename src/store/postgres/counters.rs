@@ -11,7 +11,9 @@ const RULES_KEY: &str = "counters_rules";
 /// Makes the counters' functions and triggers from today's rules and fills the counters from the
 /// rows, unless the database says it has both for these very rules already (so once after
 /// migration 0016, and again only if a rule changes). Run under the migrations' lock.
-pub(super) async fn keep_counters(client: &mut deadpool_postgres::Object) -> Result<(), tokio_postgres::Error> {
+pub(super) async fn keep_counters(
+    client: &mut deadpool_postgres::Object,
+) -> Result<(), tokio_postgres::Error> {
     let rules = Rules::now();
     let kept = client.query_opt("SELECT value FROM zayavka_meta WHERE key = $1", &[&RULES_KEY]).await?;
     if kept.map(|row| row.get::<_, String>(0)).as_deref() == Some(rules.fingerprint().as_str()) {
@@ -96,7 +98,8 @@ impl Rules {
         let Rules { promise_seconds, reached, .. } = self;
         let changed = ["created_at", "status", "held", "reached_at", "repeat_of", "utm_source", "referrer"];
         // Most changes (another unanswered call) change no figure: then nothing is written.
-        let when = format!("ROW({}) IS DISTINCT FROM ROW({})", self.figure_values("OLD"), self.figure_values("NEW"));
+        let when =
+            format!("ROW({}) IS DISTINCT FROM ROW({})", self.figure_values("OLD"), self.figure_values("NEW"));
         format!(
             "CREATE OR REPLACE FUNCTION zayavka_count_lead(r \"CRN\", sign integer) RETURNS void
              LANGUAGE plpgsql AS $$

@@ -87,7 +87,8 @@ impl SqliteStore {
                 return Ok(false);
             }
             let now = text(jiff::Timestamp::now());
-            execute_cached(conn, 
+            execute_cached(
+                conn,
                 "INSERT INTO call_attempts (lead_id, at, operator, outcome, note) VALUES (?1, ?2, ?3, ?4, ?5)",
                 params![lead_id, now, operator, outcome.as_str(), note],
             )?;
@@ -95,7 +96,8 @@ impl SqliteStore {
                 .prepare_cached("SELECT count(*) FROM call_attempts WHERE lead_id = ?1 AND outcome = 'no_answer'")?
                 .query_row([lead_id], |row| row.get(0))?;
             // Only a lead of the call list is due for calls: not a held one, nor a repeat.
-            execute_cached(conn, 
+            execute_cached(
+                conn,
                 "UPDATE \"CRN\" SET status = ?2, \
                  reached_at = CASE WHEN ?3 AND reached_at IS NULL THEN ?4 ELSE reached_at END, \
                  next_call_at = CASE WHEN held IS NULL AND repeat_of IS NULL THEN ?5 END, call_back = ?5 IS NOT NULL \
@@ -109,7 +111,8 @@ impl SqliteStore {
                 ],
             )?;
             // The caller's own claim ends with their call; a lead handed to them (no end) stays.
-            execute_cached(conn, 
+            execute_cached(
+                conn,
                 "UPDATE \"CRN\" SET claimed_by = NULL, claimed_until = NULL WHERE id = ?1 \
                  AND claimed_until IS NOT NULL AND claimed_by = (SELECT id FROM operators WHERE email = ?2)",
                 params![lead_id, operator],
@@ -165,7 +168,10 @@ fn list_sql(query: &LeadQuery) -> (String, Vec<Value>) {
     }
     let mut phrases = Vec::new();
     if let Some(pattern) = &query.name_pattern {
-        conditions.push(format!("zayavka_fold(\"CRN\".name) LIKE {} ESCAPE '\\'", bind(Value::Text(pattern.clone()))));
+        conditions.push(format!(
+            "zayavka_fold(\"CRN\".name) LIKE {} ESCAPE '\\'",
+            bind(Value::Text(pattern.clone()))
+        ));
         phrases.extend(trigram_phrase("name", pattern));
     }
     if let Some(pattern) = &query.phone_pattern {

@@ -88,7 +88,8 @@ impl SqliteStore {
         let mut writer = Connection::open(path).with_context(|| format!("cannot open {}", path.display()))?;
         configure(&writer).with_context(|| format!("cannot use {} as a database", path.display()))?;
         migrate(&mut writer).with_context(|| format!("cannot migrate {}", path.display()))?;
-        counters::keep_counters(&mut writer).with_context(|| format!("cannot count the leads in {}", path.display()))?;
+        counters::keep_counters(&mut writer)
+            .with_context(|| format!("cannot count the leads in {}", path.display()))?;
         let reader = Connection::open(path).with_context(|| format!("cannot open {}", path.display()))?;
         configure(&reader)?;
 
