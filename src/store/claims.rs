@@ -1,6 +1,6 @@
 //! Who has a lead (taken, or handed out in turn) and the figures per source and per operator.
 
-use super::{CountsAt, Engine, Store, StoreError, promise_seconds};
+use super::{CountsAt, Engine, Store, StoreError};
 
 /// Leads and how many were reached within 48 hours, per stored `(utm_source, referrer)`; the
 /// caller names the source (`crate::inbox::source_of`).
@@ -65,12 +65,12 @@ impl Store {
     /// Per source: the first leads of the call list sent since `at.window_start`, and how many of
     /// them were reached within 48 hours. Most leads first.
     pub async fn source_counts(&self, at: CountsAt) -> Result<Vec<SourceCount>, StoreError> {
-        dispatch!(self, source_counts(at, promise_seconds()))
+        dispatch!(self, source_counts(at))
     }
 
     /// Per operator who made calls since `since`: the calls, and the leads they reached within
     /// 48 hours. By e-mail.
     pub async fn operator_counts(&self, since: jiff::Timestamp) -> Result<Vec<OperatorCount>, StoreError> {
-        dispatch!(self, operator_counts(since, promise_seconds()))
+        dispatch!(self, operator_counts(since))
     }
 }

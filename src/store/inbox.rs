@@ -39,17 +39,6 @@ pub enum Holder {
     },
 }
 
-impl Holder {
-    /// The operator whose leads, whether only leads nobody has, and the moment, as query parameters.
-    pub(super) fn parameters(self) -> (Option<i64>, bool, Option<jiff::Timestamp>) {
-        match self {
-            Holder::Anyone => (None, false, None),
-            Holder::Operator { id, now } => (Some(id), false, Some(now)),
-            Holder::Nobody { now } => (None, true, Some(now)),
-        }
-    }
-}
-
 /// One call to a lead.
 #[derive(Debug, Clone, serde::Serialize, PartialEq, Eq)]
 pub struct Attempt {
@@ -141,6 +130,6 @@ impl Store {
     }
 
     pub async fn counts(&self, at: CountsAt) -> Result<Counts, StoreError> {
-        dispatch!(self, counts(at, promise_seconds()))
+        dispatch!(self, counts(at))
     }
 }

@@ -9,6 +9,7 @@
 
 mod export;
 mod postgres;
+mod search;
 mod sqlite;
 
 use std::sync::Arc;

@@ -86,6 +86,9 @@ impl TestDatabase {
         let schema = format!("zt_{}_{}", std::process::id(), rand_suffix());
         let (client, connection) = tokio_postgres::connect(&base, tokio_postgres::NoTls).await.unwrap();
         tokio::spawn(connection);
+        // Trigram search (migration 0016) finds pg_trgm in `public`, never in a test's schema,
+        // which is dropped with whatever it holds. Two tests may race to create it: one wins.
+        let _ = client.batch_execute("CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public").await;
         client.batch_execute(&format!("CREATE SCHEMA {schema}")).await.unwrap();
         let separator = if base.contains('?') { '&' } else { '?' };
         let url = format!("{base}{separator}options=-csearch_path%3D{schema}");

@@ -1,48 +1,24 @@
 //! The inbox's reads and the call log: lists, a lead with its repeats and calls, the figures.
 
+use tokio_postgres::types::ToSql;
+
 use super::*;
+use crate::store::Holder;
 
 impl PostgresStore {
     pub async fn find_leads(&self, query: LeadQuery) -> Result<Vec<LeadRecord>, StoreError> {
-        let (holder_id, nobody, now) = query.holder.parameters();
         let client = self.client().await?;
-        let rows = client
-            .query(
-                &format!(
-                    "SELECT {RECORD_COLUMNS} FROM \"CRN\" \
-                     WHERE repeat_of IS NULL AND (held IS NOT NULL) = $7 AND ($1::bigint IS NULL OR id < $1) \
-                       AND ($2::text IS NULL OR translate(lower(name), 'ʼ’`', repeat(chr(39), 3)) LIKE $2 ESCAPE '\\') \
-                       AND ($3::text IS NULL OR phone_e164 LIKE $3) \
-                       AND (NOT $4 OR status IN ({open})) \
-                       AND ($5::float8 IS NULL OR created_at < to_timestamp($5)) \
-                       AND ($10::float8 IS NULL OR ((claimed_by IS NOT NULL \
-                            AND (claimed_until IS NULL OR claimed_until > to_timestamp($10))) = (NOT $9) \
-                            AND ($8::bigint IS NULL OR claimed_by = $8))) \
-                     ORDER BY id DESC LIMIT $6",
-                    open = open_statuses_sql()
-                ),
-                &[
-                    &query.before_id,
-                    &query.name_pattern,
-                    &query.phone_pattern,
-                    &query.open_only,
-                    &query.created_before.map(seconds),
-                    &i64::from(query.limit),
-                    &query.held,
-                    &holder_id,
-                    &nobody,
-                    &now.map(seconds),
-                ],
-            )
-            .await
-            .map_err(unavailable)?;
+        let (sql, values) = list_sql(&query);
+        let values: Vec<&(dyn ToSql + Sync)> = values.iter().map(|v| &**v as &(dyn ToSql + Sync)).collect();
+        let rows = client.query(&sql, &values).await.map_err(unavailable)?;
         Ok(rows.iter().map(record_from).collect())
     }
 
     pub async fn due_leads(&self, now: jiff::Timestamp, limit: u32) -> Result<Vec<LeadRecord>, StoreError> {
         let client = self.client().await?;
         // `next_call_at` is set only on open leads of the call list (held leads, repeats and
-        // closed leads have none), so the range read on its partial index is the whole filter.
+        // closed leads have none); their index in the order of calling gives a page of the
+        // leads due after reading about a page (those due later are passed over).
         let rows = client
             .query(
                 &format!(
@@ -158,50 +134,63 @@ impl PostgresStore {
         tx.commit().await.map_err(unavailable)?;
         Ok(true)
     }
+}
 
-    pub async fn counts(&self, at: CountsAt, promise_seconds: f64) -> Result<Counts, StoreError> {
-        let client = self.client().await?;
-        let (overdue_before, window_start) = (seconds(at.overdue_before), seconds(at.window_start));
-        let open = client
-            .query_one(
-                &format!(
-                    "SELECT count(*), count(*) FILTER (WHERE created_at < to_timestamp($1)) FROM \"CRN\" \
-                     WHERE repeat_of IS NULL AND held IS NULL AND status IN ({})",
-                    open_statuses_sql()
-                ),
-                &[&overdue_before],
-            )
-            .await
-            .map_err(unavailable)?;
-        let share = client
-            .query_one(
-                "SELECT count(*), count(*) FILTER (WHERE reached_at <= created_at + make_interval(secs => $3)) \
-                 FROM \"CRN\" WHERE repeat_of IS NULL AND held IS NULL AND created_at >= to_timestamp($1) \
-                 AND (created_at < to_timestamp($2) OR reached_at IS NOT NULL)",
-                &[&window_start, &overdue_before, &promise_seconds],
-            )
-            .await
-            .map_err(unavailable)?;
-        let days = client
-            .query(
-                "SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24') AS hour, count(*) \
-                 FROM \"CRN\" WHERE repeat_of IS NULL AND held IS NULL AND created_at >= to_timestamp($1) \
-                 GROUP BY hour ORDER BY hour",
-                &[&window_start],
-            )
-            .await
-            .map_err(unavailable)?;
-        let held = client
-            .query_one("SELECT count(*) FROM \"CRN\" WHERE held IS NOT NULL", &[])
-            .await
-            .map_err(unavailable)?;
-        Ok(Counts {
-            held: held.get(0),
-            open: open.get(0),
-            overdue: open.get(1),
-            due: share.get(0),
-            reached_in_time: share.get(1),
-            per_hour: days.iter().map(|row| (row.get(0), row.get(1))).collect(),
-        })
+/// The list's query for this shape of `query`, with only the conditions it asks for written out,
+/// so that the planner reads the index made for them (a condition switched off by a parameter
+/// hides its index): the leads to call, an operator's leads to call, the held leads, or the
+/// trigram indexes of names and phones, newest first, stopping at the page's end.
+fn list_sql(query: &LeadQuery) -> (String, Vec<Box<dyn ToSql + Sync + Send>>) {
+    let mut values: Vec<Box<dyn ToSql + Sync + Send>> = Vec::new();
+    let mut bind = |value: Box<dyn ToSql + Sync + Send>| {
+        values.push(value);
+        format!("${}", values.len())
+    };
+    let mut conditions = vec!["repeat_of IS NULL".to_owned()];
+    if query.held {
+        conditions.push("held IS NOT NULL".into());
+    } else {
+        conditions.push("held IS NULL".into());
+        if query.open_only {
+            // The same leads as the open statuses (kept so by every write): the index of leads to call.
+            conditions.push("next_call_at IS NOT NULL".into());
+        }
     }
+    if query.open_only {
+        conditions.push(format!("status IN ({})", open_statuses_sql()));
+    }
+    if let Some(before) = query.created_before {
+        conditions.push(format!("created_at < to_timestamp({}::float8)", bind(Box::new(seconds(before)))));
+    }
+    match query.holder {
+        Holder::Anyone => {}
+        Holder::Operator { id, now } => conditions.push(format!(
+            "claimed_by = {}::bigint AND (claimed_until IS NULL OR claimed_until > to_timestamp({}::float8))",
+            bind(Box::new(id)),
+            bind(Box::new(seconds(now)))
+        )),
+        Holder::Nobody { now } => conditions.push(format!(
+            "(claimed_by IS NULL OR claimed_until <= to_timestamp({}::float8))",
+            bind(Box::new(seconds(now)))
+        )),
+    }
+    // As the trigram index of names has it.
+    if let Some(pattern) = &query.name_pattern {
+        conditions.push(format!(
+            "translate(lower(name), 'ʼ’`', repeat(chr(39), 3)) LIKE {}::text ESCAPE '\\'",
+            bind(Box::new(pattern.clone()))
+        ));
+    }
+    if let Some(pattern) = &query.phone_pattern {
+        conditions.push(format!("phone_e164 LIKE {}::text", bind(Box::new(pattern.clone()))));
+    }
+    if let Some(before_id) = query.before_id {
+        conditions.push(format!("id < {}::bigint", bind(Box::new(before_id))));
+    }
+    let limit = bind(Box::new(i64::from(query.limit)));
+    let sql = format!(
+        "SELECT {RECORD_COLUMNS} FROM \"CRN\" WHERE {} ORDER BY id DESC LIMIT {limit}",
+        conditions.join(" AND ")
+    );
+    (sql, values)
 }

@@ -5,6 +5,7 @@
 mod abuse;
 mod audit;
 mod claims;
+mod counters;
 mod inbox;
 mod leads;
 mod operators;
@@ -45,6 +46,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/postgres/0013_second_factor_guessing.sql"),
     include_str!("../../../migrations/postgres/0014_shared_abuse_counts.sql"),
     include_str!("../../../migrations/postgres/0015_next_call.sql"),
+    include_str!("../../../migrations/postgres/0016_counters_and_name_search.sql"),
     include_str!("../../../migrations/postgres/0018_dropped_notifications.sql"),
 ];
 
@@ -179,7 +181,7 @@ async fn migrate(client: &mut deadpool_postgres::Object) -> Result<(), tokio_pos
             tx.execute("INSERT INTO zayavka_schema (version) VALUES ($1)", &[&version]).await?;
             tx.commit().await?;
         }
-        Ok(())
+        counters::keep_counters(client).await
     }
     .await;
     client.execute("SELECT pg_advisory_unlock($1)", &[&MIGRATION_LOCK]).await?;

@@ -1,39 +1,17 @@
 //! The inbox's reads and the call log: lists, a lead with its repeats and calls, the figures.
 
+use rusqlite::types::Value;
+
 use super::*;
+use crate::store::Holder;
 
 /// The columns `record_from` reads.
 impl SqliteStore {
     pub async fn find_leads(&self, query: LeadQuery) -> Result<Vec<LeadRecord>, StoreError> {
-        let (holder_id, nobody, now) = query.holder.parameters();
         self.read(move |conn| {
-            let mut stmt = conn.prepare_cached(&format!(
-                "SELECT {RECORD_COLUMNS} FROM \"CRN\" \
-                 WHERE repeat_of IS NULL AND (held IS NOT NULL) = ?7 AND (?1 IS NULL OR id < ?1) \
-                   AND (?2 IS NULL OR zayavka_fold(name) LIKE ?2 ESCAPE '\\') \
-                   AND (?3 IS NULL OR phone_e164 LIKE ?3) \
-                   AND (NOT ?4 OR status IN ({open})) \
-                   AND (?5 IS NULL OR created_at < ?5) \
-                   AND (?10 IS NULL OR ((claimed_by IS NOT NULL AND (claimed_until IS NULL OR claimed_until > ?10)) \
-                        = (NOT ?9) AND (?8 IS NULL OR claimed_by = ?8))) \
-                 ORDER BY id DESC LIMIT ?6",
-                open = open_statuses_sql()
-            ))?;
-            let rows = stmt.query_map(
-                params![
-                    query.before_id,
-                    query.name_pattern,
-                    query.phone_pattern,
-                    query.open_only,
-                    query.created_before.map(text),
-                    query.limit,
-                    query.held,
-                    holder_id,
-                    nobody,
-                    now.map(text)
-                ],
-                record_from,
-            )?;
+            let (sql, values) = list_sql(&query);
+            let mut stmt = conn.prepare_cached(&sql)?;
+            let rows = stmt.query_map(rusqlite::params_from_iter(values), record_from)?;
             rows.collect()
         })
         .await
@@ -42,9 +20,10 @@ impl SqliteStore {
     pub async fn due_leads(&self, now: jiff::Timestamp, limit: u32) -> Result<Vec<LeadRecord>, StoreError> {
         self.read(move |conn| {
             // `next_call_at` is set only on open leads of the call list (held leads, repeats and
-            // closed leads have none), so the range read on its partial index is the whole filter.
+            // closed leads have none); their index in the order of calling gives a page of the
+            // leads due after reading about a page (those due later are passed over).
             let mut stmt = conn.prepare_cached(&format!(
-                "SELECT {RECORD_COLUMNS} FROM \"CRN\" INDEXED BY \"CRN_next_call_at\" \
+                "SELECT {RECORD_COLUMNS} FROM \"CRN\" INDEXED BY \"CRN_call_order\" \
                  WHERE next_call_at IS NOT NULL AND next_call_at <= ?1 \
                  ORDER BY call_back DESC, CASE WHEN call_back THEN next_call_at ELSE created_at END, id LIMIT ?2"
             ))?;
@@ -102,22 +81,23 @@ impl SqliteStore {
         plan: CallPlan,
     ) -> Result<bool, StoreError> {
         self.write(move |conn| {
-            let exists = conn.query_row("SELECT 1 FROM \"CRN\" WHERE id = ?1", [lead_id], |_| Ok(())).optional()?;
+            // Cached statements: each fires the counters' triggers, whose programs are costly to prepare.
+            let exists = conn.prepare_cached("SELECT 1 FROM \"CRN\" WHERE id = ?1")?.query_row([lead_id], |_| Ok(())).optional()?;
             if exists.is_none() {
                 return Ok(false);
             }
             let now = text(jiff::Timestamp::now());
-            conn.execute(
+            execute_cached(
+                conn,
                 "INSERT INTO call_attempts (lead_id, at, operator, outcome, note) VALUES (?1, ?2, ?3, ?4, ?5)",
                 params![lead_id, now, operator, outcome.as_str(), note],
             )?;
-            let unanswered: i64 = conn.query_row(
-                "SELECT count(*) FROM call_attempts WHERE lead_id = ?1 AND outcome = 'no_answer'",
-                [lead_id],
-                |row| row.get(0),
-            )?;
+            let unanswered: i64 = conn
+                .prepare_cached("SELECT count(*) FROM call_attempts WHERE lead_id = ?1 AND outcome = 'no_answer'")?
+                .query_row([lead_id], |row| row.get(0))?;
             // Only a lead of the call list is due for calls: not a held one, nor a repeat.
-            conn.execute(
+            execute_cached(
+                conn,
                 "UPDATE \"CRN\" SET status = ?2, \
                  reached_at = CASE WHEN ?3 AND reached_at IS NULL THEN ?4 ELSE reached_at END, \
                  next_call_at = CASE WHEN held IS NULL AND repeat_of IS NULL THEN ?5 END, call_back = ?5 IS NOT NULL \
@@ -131,7 +111,8 @@ impl SqliteStore {
                 ],
             )?;
             // The caller's own claim ends with their call; a lead handed to them (no end) stays.
-            conn.execute(
+            execute_cached(
+                conn,
                 "UPDATE \"CRN\" SET claimed_by = NULL, claimed_until = NULL WHERE id = ?1 \
                  AND claimed_until IS NOT NULL AND claimed_by = (SELECT id FROM operators WHERE email = ?2)",
                 params![lead_id, operator],
@@ -140,39 +121,97 @@ impl SqliteStore {
         })
         .await
     }
+}
 
-    pub async fn counts(&self, at: CountsAt, promise_seconds: f64) -> Result<Counts, StoreError> {
-        self.read(move |conn| {
-            let (overdue_before, window_start) = (text(at.overdue_before), text(at.window_start));
-            let (open, overdue) = conn.query_row(
-                &format!(
-                    "SELECT count(*), coalesce(sum(created_at < ?1), 0) FROM \"CRN\" \
-                     WHERE repeat_of IS NULL AND held IS NULL AND status IN ({})",
-                    open_statuses_sql()
-                ),
-                [&overdue_before],
-                |row| Ok((row.get(0)?, row.get(1)?)),
-            )?;
-            // julianday() counts days: seconds are days × 86,400.
-            let (due, reached_in_time) = conn.query_row(
-                "SELECT count(*), \
-                 coalesce(sum((julianday(reached_at) - julianday(created_at)) * 86400.0 <= ?3), 0) \
-                 FROM \"CRN\" WHERE repeat_of IS NULL AND held IS NULL AND created_at >= ?1 \
-                 AND (created_at < ?2 OR reached_at IS NOT NULL)",
-                params![&window_start, &overdue_before, promise_seconds],
-                |row| Ok((row.get(0)?, row.get(1)?)),
-            )?;
-            let mut stmt = conn.prepare_cached(
-                "SELECT substr(created_at, 1, 13) AS hour, count(*) FROM \"CRN\" \
-                 WHERE repeat_of IS NULL AND held IS NULL AND created_at >= ?1 GROUP BY hour ORDER BY hour",
-            )?;
-            let per_hour = stmt
-                .query_map([&window_start], |row| Ok((row.get(0)?, row.get(1)?)))?
-                .collect::<Result<_, _>>()?;
-            let held =
-                conn.query_row("SELECT count(*) FROM \"CRN\" WHERE held IS NOT NULL", [], |row| row.get(0))?;
-            Ok(Counts { held, open, overdue, due, reached_in_time, per_hour })
-        })
-        .await
+/// `Connection::execute` with the statement kept prepared.
+fn execute_cached(conn: &Connection, sql: &str, params: impl rusqlite::Params) -> rusqlite::Result<usize> {
+    conn.prepare_cached(sql)?.execute(params)
+}
+
+/// The list's query for this shape of `query`, with only the conditions it asks for written out,
+/// so that the planner reads the index made for them (a condition switched off by a parameter
+/// hides its index): the leads to call, an operator's leads to call, the held leads, or the
+/// trigram index of names and phones, newest first, stopping at the page's end.
+fn list_sql(query: &LeadQuery) -> (String, Vec<Value>) {
+    let mut values = Vec::new();
+    let mut bind = |value: Value| {
+        values.push(value);
+        format!("?{}", values.len())
+    };
+    let mut conditions = vec!["\"CRN\".repeat_of IS NULL".to_owned()];
+    if query.held {
+        conditions.push("\"CRN\".held IS NOT NULL".into());
+    } else {
+        conditions.push("\"CRN\".held IS NULL".into());
+        if query.open_only {
+            // The same leads as the open statuses (kept so by every write): the index of leads to call.
+            conditions.push("\"CRN\".next_call_at IS NOT NULL".into());
+        }
     }
+    if query.open_only {
+        conditions.push(format!("\"CRN\".status IN ({})", open_statuses_sql()));
+    }
+    if let Some(before) = query.created_before {
+        conditions.push(format!("\"CRN\".created_at < {}", bind(Value::Text(text(before)))));
+    }
+    match query.holder {
+        Holder::Anyone => {}
+        Holder::Operator { id, now } => conditions.push(format!(
+            "\"CRN\".claimed_by = {} AND (\"CRN\".claimed_until IS NULL OR \"CRN\".claimed_until > {})",
+            bind(Value::Integer(id)),
+            bind(Value::Text(text(now)))
+        )),
+        Holder::Nobody { now } => conditions.push(format!(
+            "(\"CRN\".claimed_by IS NULL OR \"CRN\".claimed_until <= {})",
+            bind(Value::Text(text(now)))
+        )),
+    }
+    let mut phrases = Vec::new();
+    if let Some(pattern) = &query.name_pattern {
+        conditions.push(format!(
+            "zayavka_fold(\"CRN\".name) LIKE {} ESCAPE '\\'",
+            bind(Value::Text(pattern.clone()))
+        ));
+        phrases.extend(trigram_phrase("name", pattern));
+    }
+    if let Some(pattern) = &query.phone_pattern {
+        conditions.push(format!("\"CRN\".phone_e164 LIKE {}", bind(Value::Text(pattern.clone()))));
+        phrases.extend(trigram_phrase("phone", pattern));
+    }
+    // With a part of three characters or more, the trigram index gives the candidates, newest
+    // first; the LIKE above still decides.
+    let (from, id) = if phrases.is_empty() {
+        // Without statistics SQLite may take the index of every lead ever handed to the operator.
+        let from = if matches!(query.holder, Holder::Operator { .. }) && !query.held && query.open_only {
+            "\"CRN\" INDEXED BY \"CRN_to_call_by\""
+        } else {
+            "\"CRN\""
+        };
+        (from.to_owned(), "\"CRN\".id")
+    } else {
+        conditions.push(format!("lead_search MATCH {}", bind(Value::Text(phrases.join(" AND ")))));
+        ("lead_search JOIN \"CRN\" ON \"CRN\".id = lead_search.rowid".to_owned(), "lead_search.rowid")
+    };
+    if let Some(before_id) = query.before_id {
+        conditions.push(format!("{id} < {}", bind(Value::Integer(before_id))));
+    }
+    let limit = bind(Value::Integer(query.limit.into()));
+    let conditions = conditions.join(" AND ");
+    let sql = if phrases.is_empty() {
+        format!("SELECT {RECORD_COLUMNS} FROM {from} WHERE {conditions} ORDER BY id DESC LIMIT {limit}")
+    } else {
+        // The page's ids first: the search table has columns of the same names.
+        format!(
+            "SELECT {RECORD_COLUMNS} FROM \"CRN\" WHERE id IN \
+             (SELECT {id} FROM {from} WHERE {conditions} ORDER BY {id} DESC LIMIT {limit}) ORDER BY id DESC"
+        )
+    };
+    (sql, values)
+}
+
+/// `column : "text"` for FTS5, if `pattern` is `%text%` (a part anywhere) and the part has the
+/// three characters a trigram needs.
+fn trigram_phrase(column: &str, pattern: &str) -> Option<String> {
+    let part = crate::store::search::like_part(pattern)?;
+    (part.chars().count() >= 3).then(|| format!("{column} : \"{}\"", part.replace('"', "\"\"")))
 }

@@ -7,6 +7,7 @@
 
 mod audit;
 mod claims;
+mod counters;
 mod inbox;
 mod leads;
 mod operators;
@@ -48,6 +49,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/sqlite/0013_second_factor_guessing.sql"),
     include_str!("../../../migrations/sqlite/0014_shared_abuse_counts.sql"),
     include_str!("../../../migrations/sqlite/0015_next_call.sql"),
+    include_str!("../../../migrations/sqlite/0016_counters_and_name_search.sql"),
     include_str!("../../../migrations/sqlite/0018_dropped_notifications.sql"),
 ];
 
@@ -87,6 +89,8 @@ impl SqliteStore {
         let mut writer = Connection::open(path).with_context(|| format!("cannot open {}", path.display()))?;
         configure(&writer).with_context(|| format!("cannot use {} as a database", path.display()))?;
         migrate(&mut writer).with_context(|| format!("cannot migrate {}", path.display()))?;
+        counters::keep_counters(&mut writer)
+            .with_context(|| format!("cannot count the leads in {}", path.display()))?;
         let reader = Connection::open(path).with_context(|| format!("cannot open {}", path.display()))?;
         configure(&reader)?;
 

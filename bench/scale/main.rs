@@ -1,0 +1,67 @@
+//! `cargo run --release --example scale -- fill|reads DATABASE_URL`: a year of leads in realistic
+//! shape written through the store, and the operator reads timed on it (bench/README.md).
+
+mod reads;
+mod shape;
+
+use clap::{Parser, Subcommand};
+use zayavka::config::DatabaseUrl;
+
+#[derive(Parser)]
+struct Args {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Fills an empty database with a year of leads.
+    Fill {
+        /// `sqlite://PATH` or `postgres://…`.
+        database: String,
+        #[arg(long, default_value_t = 20_000)]
+        leads: usize,
+        #[arg(long, default_value_t = 365)]
+        days: i64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+    /// Times the store's work behind each operator request; one JSON line per request.
+    Reads {
+        database: String,
+        #[arg(long, default_value_t = 15)]
+        runs: usize,
+    },
+}
+
+fn database(url: &str) -> anyhow::Result<DatabaseUrl> {
+    if let Some(path) = url.strip_prefix("sqlite://") {
+        return Ok(DatabaseUrl::Sqlite(path.into()));
+    }
+    anyhow::ensure!(url.starts_with("postgres://"), "sqlite://PATH or postgres://…");
+    Ok(DatabaseUrl::Postgres(url.to_owned()))
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    match Args::parse().command {
+        Command::Fill { database: url, leads, days, seed } => {
+            let filled = shape::fill(&database(&url)?, &shape::Shape { leads, days, seed }).await?;
+            println!("{filled:#?}");
+            let per_second = filled.leads as f64 / filled.insert_time.as_secs_f64();
+            println!("inserts: {per_second:.0} leads/s");
+        }
+        Command::Reads { database: url, runs } => {
+            let store = zayavka::store::Store::open(&database(&url)?).await?;
+            for timed in reads::measure(&store, runs).await? {
+                println!(
+                    "{{\"request\": \"{}\", \"median_ms\": {:.3}}}",
+                    timed.request,
+                    timed.median.as_secs_f64() * 1000.0
+                );
+            }
+            store.close().await;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,162 @@
+//! The store's work behind each operator request of the inbox, timed: the same calls, with the
+//! same arguments, the handlers in src/http make (their HTTP, session and audit work is apart and
+//! does not grow with the table). Shared by the `scale` example and tests/scale.rs.
+
+use std::time::{Duration, Instant};
+
+use jiff::{SignedDuration, Timestamp};
+use zayavka::inbox::{CallPlan, Outcome, PROMISE, Search};
+use zayavka::store::{CountsAt, Holder, LeadQuery, Store};
+
+use crate::shape::OPERATORS;
+
+/// The days the inbox's stats show (`STATS_DAYS` of the stats handler).
+const STATS_DAYS: i64 = 30;
+
+/// One request's median over the runs.
+#[derive(Debug, Clone)]
+pub struct Timed {
+    pub request: &'static str,
+    pub median: Duration,
+}
+
+/// The list's page as the inbox asks for it (a page of 50, read as 51).
+fn list(filter: &str, operator_id: i64, now: Timestamp, q: &str, before_id: Option<i64>) -> LeadQuery {
+    let (open_only, created_before, held, holder) = match filter {
+        "open" => (true, None, false, Holder::Anyone),
+        "overdue" => (true, Some(now - PROMISE), false, Holder::Anyone),
+        "mine" => (true, None, false, Holder::Operator { id: operator_id, now }),
+        "free" => (true, None, false, Holder::Nobody { now }),
+        "held" => (false, None, true, Holder::Anyone),
+        _ => (false, None, false, Holder::Anyone),
+    };
+    let (name_pattern, phone_pattern) = Search::parse(q).patterns();
+    LeadQuery { name_pattern, phone_pattern, open_only, created_before, before_id, held, holder, limit: 51 }
+}
+
+/// The stats' window, as the handlers make it: the last `STATS_DAYS` days in Kyiv.
+fn window(now: Timestamp) -> CountsAt {
+    let zone = zayavka::notice::operators_zone();
+    let first_day = now.to_zoned(zone.clone()).date() - jiff::Span::new().days(STATS_DAYS - 1);
+    let start = first_day.to_zoned(zone).expect("a day in Kyiv").timestamp();
+    CountsAt { overdue_before: now - PROMISE, window_start: start }
+}
+
+/// Times each operator request `runs` times (after one untimed run) and gives the medians.
+pub async fn measure(store: &Store, runs: usize) -> anyhow::Result<Vec<Timed>> {
+    let operator = store.operator(OPERATORS[0].into()).await?.expect("the fill's operator").id;
+    let now = Timestamp::now();
+    let newest = store.find_leads(list("all", operator, now, "", None)).await?;
+    let some = newest.first().expect("a filled database").clone();
+    let deep = newest.last().map(|lead| lead.id / 2);
+    // A part of a stored number, and a name part, that are there; and ones that are not.
+    let phone_part = some.phone_e164[4..11].to_owned();
+    let mut timed = Vec::new();
+    for filter in ["all", "open", "free", "mine", "overdue", "held"] {
+        let name = Box::leak(format!("list {filter}").into_boxed_str());
+        timed.push(
+            time(name, runs, || async {
+                store.find_leads(list(filter, operator, now, "", None)).await.map(drop)
+            })
+            .await?,
+        );
+    }
+    timed.push(
+        time("list all, a page deep", runs, || async {
+            store.find_leads(list("all", operator, now, "", deep)).await.map(drop)
+        })
+        .await?,
+    );
+    timed.push(
+        time("list due (call next)", runs, || async { store.due_leads(now, 51).await.map(drop) }).await?,
+    );
+    for (request, q) in [
+        ("search phone (found)", phone_part.as_str()),
+        ("search phone (none)", "0501111111"),
+        ("search name (found)", "ковал"),
+        ("search name (none)", "ґжьфщ"),
+    ] {
+        timed.push(
+            time(request, runs, || async {
+                store.find_leads(list("all", operator, now, q, None)).await.map(drop)
+            })
+            .await?,
+        );
+    }
+    timed.push(
+        time("one lead", runs, || async {
+            store.lead(some.id).await?;
+            store.attempts(some.id).await?;
+            store.repeats(some.id).await.map(drop)
+        })
+        .await?,
+    );
+    timed.push(
+        time("stats", runs, || async {
+            store.counts(window(now)).await?;
+            store.outbox_queues().await.map(drop)
+        })
+        .await?,
+    );
+    timed.push(
+        time("stats/breakdown", runs, || async {
+            let at = window(now);
+            store.source_counts(at).await?;
+            store.operator_counts(at.window_start).await?;
+            store.accounts().await.map(drop)
+        })
+        .await?,
+    );
+    // The writes, each on a lead of its own: the newest leads nobody has.
+    let free = store
+        .find_leads(LeadQuery { limit: (2 * runs + 2) as u32, ..list("free", operator, now, "", None) })
+        .await?;
+    let mut to_take = free.iter().map(|lead| lead.id).take(runs + 1);
+    timed.push(
+        time("take", runs, || {
+            let id = to_take.next().expect("enough free leads");
+            async move {
+                let now = Timestamp::now();
+                store.take(id, operator, now + SignedDuration::from_hours(1), now).await.map(drop)
+            }
+        })
+        .await?,
+    );
+    let mut to_call = free.iter().map(|lead| lead.id).skip(runs + 1);
+    timed.push(
+        time("recording a call", runs, || {
+            let id = to_call.next().expect("enough free leads");
+            async move {
+                let now = Timestamp::now();
+                let plan = CallPlan {
+                    now,
+                    call_back_at: None,
+                    retries: vec![Some(now + SignedDuration::from_hours(2))],
+                };
+                store
+                    .add_attempt(id, OPERATORS[0].into(), Outcome::NoAnswer, String::new(), plan)
+                    .await
+                    .map(drop)
+            }
+        })
+        .await?,
+    );
+    Ok(timed)
+}
+
+/// The median of `runs` runs of `request`, after one untimed run.
+async fn time<F, Fut>(request: &'static str, runs: usize, mut run: F) -> anyhow::Result<Timed>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<(), zayavka::store::StoreError>>,
+{
+    run().await?;
+    let mut times = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let started = Instant::now();
+        run().await?;
+        times.push(started.elapsed());
+    }
+    times.sort();
+    Ok(Timed { request, median: times[runs / 2] })
+}

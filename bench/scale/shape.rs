@@ -1,0 +1,439 @@
+//! A year of leads in realistic shape, written through the store's own paths (`Store::insert` in
+//! batches, `Store::add_attempt`, `Store::hand_to`, `Store::take`), then spread over the year:
+//! the store stamps every write with the clock, so the times are moved afterwards, lead by lead,
+//! each by its own shift (its calls, reach and next call move with it). Shared by the `fill`
+//! example and the growth smoke test (tests/scale.rs).
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use futures_util::{StreamExt, stream};
+use jiff::{SignedDuration, Timestamp};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use zayavka::abuse::Signal;
+use zayavka::config::DatabaseUrl;
+use zayavka::inbox::{CallPlan, Outcome};
+use zayavka::lead::{Attribution, NewLead};
+use zayavka::store::{InsertContext, Store};
+use zayavka::team::Role;
+
+/// How many leads, over how many days before now.
+#[derive(Debug, Clone)]
+pub struct Shape {
+    pub leads: usize,
+    pub days: i64,
+    pub seed: u64,
+}
+
+/// The operators the fill makes (and the reads sign in as).
+pub const OPERATORS: [&str; 6] = [
+    "olena@bench.test",
+    "petro@bench.test",
+    "iryna@bench.test",
+    "taras@bench.test",
+    "oksana@bench.test",
+    "andrii@bench.test",
+];
+pub const ADMIN: &str = "admin@bench.test";
+
+/// What the fill did and how long each step took.
+#[derive(Debug, Default)]
+pub struct Filled {
+    pub leads: usize,
+    pub repeats: usize,
+    pub held: usize,
+    pub calls: usize,
+    pub handed: usize,
+    pub taken: usize,
+    pub insert_time: Duration,
+    pub call_time: Duration,
+    pub spread_time: Duration,
+}
+
+const FIRST_NAMES: [&str; 24] = [
+    "Олена",
+    "Петро",
+    "Ірина",
+    "Тарас",
+    "Оксана",
+    "Андрій",
+    "Наталія",
+    "Олександр",
+    "Марія",
+    "Дмитро",
+    "Юлія",
+    "Сергій",
+    "Катерина",
+    "Богдан",
+    "Світлана",
+    "Василь",
+    "Галина",
+    "Микола",
+    "Тетяна",
+    "Ярослав",
+    "Людмила",
+    "Іван",
+    "Анастасія",
+    "Роман",
+];
+const LAST_NAMES: [&str; 24] = [
+    "Шевченко",
+    "Коваленко",
+    "Бондаренко",
+    "Ткаченко",
+    "Кравченко",
+    "Олійник",
+    "Шевчук",
+    "Поліщук",
+    "Мельник",
+    "Бойко",
+    "Ковальчук",
+    "Савченко",
+    "Руденко",
+    "Мороз",
+    "Лисенко",
+    "Марченко",
+    "Павленко",
+    "Гончаренко",
+    "Кузьменко",
+    "Климченко",
+    "Петренко",
+    "О'Коннор",
+    "Гаврилюк",
+    "Литвиненко",
+];
+/// Ukrainian mobile operators' codes.
+const MOBILE_CODES: [&str; 12] = ["50", "63", "66", "67", "68", "73", "93", "95", "96", "97", "98", "99"];
+const SOURCES: [(Option<&str>, Option<&str>); 6] = [
+    (None, None),
+    (Some("google"), Some("www.google.com")),
+    (Some("facebook"), Some("m.facebook.com")),
+    (Some("instagram"), Some("l.instagram.com")),
+    (Some("tiktok"), None),
+    (None, Some("www.google.com")),
+];
+
+/// Fills an empty database at `url` (opened and closed here) with `shape`.
+pub async fn fill(url: &DatabaseUrl, shape: &Shape) -> anyhow::Result<Filled> {
+    let mut filled = Filled::default();
+    let mut rng = StdRng::seed_from_u64(shape.seed);
+    let store = Store::open(url).await?;
+    let mut operator_ids = Vec::new();
+    store.add_operator(ADMIN.into(), "not a password hash".into(), Some(Role::Admin)).await?;
+    for email in OPERATORS {
+        store.add_operator(email.into(), "not a password hash".into(), Some(Role::Operator)).await?;
+        operator_ids.push(store.operator(email.into()).await?.expect("just added").id);
+    }
+
+    // The leads, fifty to a request, as many requests in flight as the writer takes at once.
+    let started = Instant::now();
+    let context = InsertContext {
+        channels: Arc::from(Vec::new()),
+        policy_version: Arc::from("bench"),
+        duplicate_window: Some(Duration::from_secs(24 * 3600)),
+    };
+    let mut recent_phones: Vec<(String, String)> = Vec::new();
+    let mut requests = Vec::new();
+    for chunk_start in (0..shape.leads).step_by(50) {
+        let mut leads = Vec::new();
+        for _ in chunk_start..(chunk_start + 50).min(shape.leads) {
+            leads.push(new_lead(&mut rng, &mut recent_phones));
+        }
+        requests.push(leads);
+    }
+    let results: Vec<_> = stream::iter(requests)
+        .map(|leads| {
+            let (store, context) = (store.clone(), context.clone());
+            async move {
+                let held: Vec<bool> = leads.iter().map(|lead| !lead.held.is_empty()).collect();
+                let stored = store.insert(leads, &context, None).await?;
+                anyhow::Ok(
+                    stored.into_iter().zip(held).map(|(s, held)| (s.lead.id, s.repeat_of.is_some(), held)),
+                )
+            }
+        })
+        .buffer_unordered(256)
+        .collect()
+        .await;
+    let mut rows: Vec<(i64, bool, bool)> = Vec::with_capacity(shape.leads);
+    for result in results {
+        rows.extend(result?);
+    }
+    rows.sort_unstable_by_key(|row| row.0);
+    filled.leads = rows.len();
+    filled.repeats = rows.iter().filter(|row| row.1).count();
+    filled.held = rows.iter().filter(|row| row.2).count();
+    filled.insert_time = started.elapsed();
+
+    // Where each lead will stand in the year (by id, oldest first), and so what happened to it.
+    let now = Timestamp::now();
+    let start = now - SignedDuration::from_hours(24 * shape.days);
+    let span = now.duration_since(start).as_secs_f64();
+    let when =
+        |rank: usize| start + SignedDuration::from_secs_f64(span * (rank as f64 + 0.5) / rows.len() as f64);
+    let started = Instant::now();
+    // As many calls in flight as one SQLite commit takes, or as PostgreSQL's pool has connections.
+    let in_flight = if matches!(url, DatabaseUrl::Sqlite(_)) { 2048 } else { 12 };
+    let mut work = Vec::new();
+    for (rank, &(id, repeat, held)) in rows.iter().enumerate() {
+        if repeat || held {
+            continue;
+        }
+        let age = now.duration_since(when(rank));
+        let operator = OPERATORS[rng.random_range(0..OPERATORS.len())];
+        let calls = calls_for(&mut rng, age);
+        let hand_to = rng.random_bool(0.1).then(|| operator_ids[rng.random_range(0..operator_ids.len())]);
+        work.push((id, operator, calls, hand_to));
+    }
+    let done: Vec<anyhow::Result<(usize, usize)>> = stream::iter(work)
+        .map(|(id, operator, calls, hand_to)| {
+            let store = store.clone();
+            async move {
+                let mut handed = 0;
+                if let Some(operator_id) = hand_to {
+                    store.hand_to(id, Some(operator_id)).await?;
+                    handed = 1;
+                }
+                for outcome in &calls {
+                    let now = Timestamp::now();
+                    let plan = CallPlan {
+                        now,
+                        call_back_at: (*outcome == Outcome::CallBack)
+                            .then(|| now + SignedDuration::from_hours(20)),
+                        retries: vec![
+                            Some(now + SignedDuration::from_hours(2)),
+                            Some(now + SignedDuration::from_hours(20)),
+                            None,
+                        ],
+                    };
+                    store.add_attempt(id, operator.into(), *outcome, String::new(), plan).await?;
+                }
+                anyhow::Ok((calls.len(), handed))
+            }
+        })
+        .buffer_unordered(in_flight)
+        .collect()
+        .await;
+    for result in done {
+        let (calls, handed) = result?;
+        filled.calls += calls;
+        filled.handed += handed;
+    }
+    filled.call_time = started.elapsed();
+    store.close().await;
+
+    // Spread over the year: each lead's times move by its own shift, its calls a little later.
+    let started = Instant::now();
+    let moves: Vec<(i64, Timestamp, SignedDuration)> =
+        rows.iter().enumerate().map(|(rank, &(id, _, _))| (id, when(rank), call_delay(&mut rng))).collect();
+    spread::spread(url, &moves).await?;
+    filled.spread_time = started.elapsed();
+
+    // Opened again (the counters are refilled from the moved rows): operators take a few of the
+    // newest leads nobody has, as they do during a shift.
+    let store = Store::open(url).await?;
+    let query = zayavka::store::LeadQuery {
+        name_pattern: None,
+        phone_pattern: None,
+        open_only: true,
+        created_before: None,
+        before_id: None,
+        held: false,
+        holder: zayavka::store::Holder::Nobody { now },
+        limit: 60,
+    };
+    for (n, lead) in store.find_leads(query).await?.into_iter().enumerate() {
+        let operator_id = operator_ids[n % operator_ids.len()];
+        let now = Timestamp::now();
+        if store.take(lead.id, operator_id, now + SignedDuration::from_hours(2), now).await? {
+            filled.taken += 1;
+        }
+    }
+    store.close().await;
+    Ok(filled)
+}
+
+/// One visitor's lead: a new person, or now and then someone sending again.
+fn new_lead(rng: &mut StdRng, recent: &mut Vec<(String, String)>) -> NewLead {
+    let (name, e164) = if !recent.is_empty() && rng.random_bool(0.08) {
+        recent[rng.random_range(0..recent.len())].clone()
+    } else {
+        let name = format!(
+            "{} {}",
+            FIRST_NAMES[rng.random_range(0..FIRST_NAMES.len())],
+            LAST_NAMES[rng.random_range(0..LAST_NAMES.len())]
+        );
+        let code = MOBILE_CODES[rng.random_range(0..MOBILE_CODES.len())];
+        let e164 = format!("+380{code}{:07}", rng.random_range(0..10_000_000));
+        if recent.len() < 500 {
+            recent.push((name.clone(), e164.clone()));
+        } else {
+            let slot = rng.random_range(0..recent.len());
+            recent[slot] = (name.clone(), e164.clone());
+        }
+        (name, e164)
+    };
+    let digits = &e164[4..];
+    let (utm_source, referrer) = SOURCES[rng.random_range(0..SOURCES.len())];
+    NewLead {
+        name,
+        phone: format!("0{} {} {} {}", &digits[..2], &digits[2..5], &digits[5..7], &digits[7..]),
+        phone_e164: e164,
+        phone_in_plan: true,
+        confirmation: "Так".into(),
+        comment: rng.random_bool(0.3).then(|| "Передзвоніть після 18:00".to_owned()),
+        held: if rng.random_bool(0.02) { vec![Signal::NoProof.code()] } else { Vec::new() },
+        attribution: Attribution {
+            utm_source: utm_source.map(str::to_owned),
+            utm_medium: utm_source.map(|_| "cpc".to_owned()),
+            utm_campaign: utm_source.map(|_| "vesna".to_owned()),
+            utm_content: None,
+            utm_term: None,
+            referrer: referrer.map(str::to_owned),
+        },
+    }
+}
+
+/// The calls a lead of `age` has had: the last day's leads mostly none yet; older ones were
+/// called until they answered, said no, or were given up on; a few are still being tried.
+fn calls_for(rng: &mut StdRng, age: SignedDuration) -> Vec<Outcome> {
+    if age < SignedDuration::from_hours(24) {
+        return if rng.random_bool(0.3) { vec![Outcome::NoAnswer] } else { Vec::new() };
+    }
+    let unanswered = rng.random_range(0..3);
+    let mut calls = vec![Outcome::NoAnswer; unanswered];
+    let end = match rng.random_range(0..100) {
+        0..45 => Some(Outcome::Interested),
+        45..65 => Some(Outcome::NotInterested),
+        65..75 => Some(Outcome::NotEligible),
+        75..88 => Some(Outcome::Unreachable),
+        88..94 => {
+            calls.push(Outcome::CallBack);
+            Some(Outcome::Interested)
+        }
+        // Still being tried.
+        _ => None,
+    };
+    calls.extend(end);
+    if calls.is_empty() {
+        calls.push(Outcome::NoAnswer);
+    }
+    calls
+}
+
+/// How long after its sending a lead's calls start: most within the day, some late.
+fn call_delay(rng: &mut StdRng) -> SignedDuration {
+    let hours = match rng.random_range(0..100) {
+        0..75 => rng.random_range(0.1..24.0),
+        75..90 => rng.random_range(24.0..48.0),
+        _ => rng.random_range(48.0..120.0),
+    };
+    SignedDuration::from_secs_f64(hours * 3600.0)
+}
+
+/// Moving the stored times, engine by engine (the store has no such write, and needs none).
+mod spread {
+    use super::*;
+
+    /// Moves lead `id` to `at` (its `created_at`); its other times and its calls move as much,
+    /// plus `delay`. The counters' triggers are taken away first and the rules' mark with them, so
+    /// the next open makes them anew and counts the moved rows once.
+    pub async fn spread(url: &DatabaseUrl, moves: &[(i64, Timestamp, SignedDuration)]) -> anyhow::Result<()> {
+        match url {
+            DatabaseUrl::Sqlite(path) => sqlite(path, moves),
+            DatabaseUrl::Postgres(url) => postgres(url, moves).await,
+        }
+    }
+
+    fn text(at: Timestamp) -> String {
+        format!("{at:.6}")
+    }
+
+    fn sqlite(path: &std::path::Path, moves: &[(i64, Timestamp, SignedDuration)]) -> anyhow::Result<()> {
+        let mut conn = rusqlite::Connection::open(path)?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        let tx = conn.transaction()?;
+        tx.execute_batch(
+            "DROP TRIGGER IF EXISTS counters_lead_insert; DROP TRIGGER IF EXISTS counters_lead_update; \
+             DROP TRIGGER IF EXISTS counters_lead_delete; DROP TRIGGER IF EXISTS counters_call_insert; \
+             DROP TRIGGER IF EXISTS counters_call_delete; DROP TRIGGER IF EXISTS counters_call_reached; \
+             DELETE FROM zayavka_meta WHERE key = 'counters_rules';",
+        )?;
+        {
+            let mut read = tx.prepare(
+                "SELECT created_at, reached_at, next_call_at, claimed_until FROM \"CRN\" WHERE id = ?1",
+            )?;
+            let mut write = tx.prepare(
+                "UPDATE \"CRN\" SET created_at = ?2, reached_at = ?3, next_call_at = ?4, claimed_until = ?5 WHERE id = ?1",
+            )?;
+            let mut calls = tx.prepare("SELECT id, at FROM call_attempts WHERE lead_id = ?1")?;
+            let mut write_call = tx.prepare("UPDATE call_attempts SET at = ?2 WHERE id = ?1")?;
+            for &(id, at, delay) in moves {
+                let (created, reached, next, until): (
+                    String,
+                    Option<String>,
+                    Option<String>,
+                    Option<String>,
+                ) = read.query_row([id], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)))?;
+                let shift = at.duration_since(created.parse::<Timestamp>()?);
+                let moved = |time: Option<String>| -> anyhow::Result<Option<String>> {
+                    Ok(match time {
+                        Some(time) => Some(text(time.parse::<Timestamp>()? + shift + delay)),
+                        None => None,
+                    })
+                };
+                // A lead never called stays due from its sending.
+                let next = if reached.is_none() && next.as_deref() == Some(created.as_str()) {
+                    Some(text(at))
+                } else {
+                    moved(next)?
+                };
+                write.execute(rusqlite::params![id, text(at), moved(reached)?, next, moved(until)?])?;
+                let rows: Vec<(i64, String)> =
+                    calls.query_map([id], |row| Ok((row.get(0)?, row.get(1)?)))?.collect::<Result<_, _>>()?;
+                for (call, time) in rows {
+                    write_call
+                        .execute(rusqlite::params![call, text(time.parse::<Timestamp>()? + shift + delay)])?;
+                }
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    async fn postgres(url: &str, moves: &[(i64, Timestamp, SignedDuration)]) -> anyhow::Result<()> {
+        let (mut client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls).await?;
+        tokio::spawn(connection);
+        let tx = client.transaction().await?;
+        tx.batch_execute(
+            "DROP TRIGGER IF EXISTS counters_lead ON \"CRN\"; DROP TRIGGER IF EXISTS counters_lead_update ON \"CRN\"; \
+             DROP TRIGGER IF EXISTS counters_call ON call_attempts; \
+             DROP TRIGGER IF EXISTS counters_call_delete ON call_attempts; \
+             DELETE FROM zayavka_meta WHERE key = 'counters_rules';",
+        )
+        .await?;
+        for chunk in moves.chunks(20_000) {
+            let ids: Vec<i64> = chunk.iter().map(|m| m.0).collect();
+            let ats: Vec<f64> = chunk.iter().map(|m| m.1.as_microsecond() as f64 / 1e6).collect();
+            let delays: Vec<f64> = chunk.iter().map(|m| m.2.as_secs_f64()).collect();
+            tx.execute(
+                "WITH m AS (SELECT c.id, to_timestamp(v.at) AS at, \
+                     to_timestamp(v.at) - c.created_at + make_interval(secs => v.delay) AS later \
+                   FROM unnest($1::bigint[], $2::float8[], $3::float8[]) AS v(id, at, delay) \
+                   JOIN \"CRN\" AS c ON c.id = v.id), \
+                 calls AS (UPDATE call_attempts AS a SET at = a.at + m.later FROM m WHERE a.lead_id = m.id) \
+                 UPDATE \"CRN\" AS c SET created_at = m.at, reached_at = c.reached_at + m.later, \
+                   next_call_at = CASE WHEN c.reached_at IS NULL AND c.next_call_at = c.created_at \
+                     THEN m.at ELSE c.next_call_at + m.later END, \
+                   claimed_until = c.claimed_until + m.later \
+                 FROM m WHERE c.id = m.id",
+                &[&ids, &ats, &delays],
+            )
+            .await?;
+        }
+        tx.commit().await?;
+        client.batch_execute("VACUUM ANALYZE").await?;
+        Ok(())
+    }
+}
