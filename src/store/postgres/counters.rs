@@ -199,7 +199,7 @@ impl PostgresStore {
                        AND created_at < b.before AND {first} AND status IN ({open})))::bigint, \
                      (h.due + (SELECT count(*) FROM \"CRN\" \
                        WHERE created_at >= greatest(b.boundary, b.start) AT TIME ZONE 'UTC' \
-                       AND created_at < (b.boundary + interval '1 hour') AT TIME ZONE 'UTC' AND {first} \
+                       AND created_at < (b.boundary + make_interval(hours => 1)) AT TIME ZONE 'UTC' AND {first} \
                        AND (created_at < b.before OR reached_at IS NOT NULL)))::bigint, \
                      h.reached_in_time::bigint \
                      FROM (SELECT {boundary} AS boundary, to_timestamp($1) AS before, {start} AS start) AS b, \
