@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { Link, useLocation, useSearchParams } from 'react-router';
+import { useInbox } from './context';
 import { DueList } from './DueList';
 import { LeadList } from './LeadList';
 import { DeliveryWarning, Stats, useStats } from './Stats';
@@ -28,6 +29,7 @@ export function Desk() {
   const location = useLocation();
   const [params] = useSearchParams();
   const searching = params.has('filter') || params.has('q');
+  const { role } = useInbox();
   const stats = useStats();
   const wide = useSyncExternalStore(subscribeWide, isWide);
   const [figuresOpen, setFiguresOpen] = useState(false);
@@ -46,7 +48,7 @@ export function Desk() {
       <h1 ref={heading} tabIndex={-1} className="visually-hidden">
         {searching ? 'Пошук і фільтри' : 'Кому дзвонити зараз'}
       </h1>
-      <DeliveryWarning stats={stats.stats} />
+      <DeliveryWarning stats={stats.stats} admins={role === 'admin'} />
       <div className="desk-bar">
         <nav className="desk-tabs" aria-label="Заявки">
           <Link to="/" aria-current={searching ? undefined : 'page'}>

@@ -18,6 +18,7 @@ import {
   timeLeft,
 } from './format';
 import { RepeatMarker } from './LeadList';
+import { LeadMarks } from './LeadMarks';
 import { CallButton } from './Phone';
 
 /** What a card shows once a call is recorded on it: the lead as the server answered, and how. */
@@ -28,8 +29,8 @@ export interface Recorded {
 
 /**
  * One lead of "Кому дзвонити зараз", laid out for the call: the name, the number as a big tap-to-call
- * button, the time left, the start of the visitor's comment and who has the lead; under them the
- * call's outcome, each one tap, with an optional note, and "Передзвонити о …" for a time the person
+ * button, the time left, the start of the visitor's comment, the server's marks (`LeadMarks`) and
+ * who has the lead; under them the call's outcome, each one tap, with an optional note, and "Передзвонити о …" for a time the person
  * asked for. Recorded, the card shrinks to one line that says so and when the next call is (the
  * lead leaves the list at its next refresh); a lead still due after a call (the retries are used
  * up) stays, with what to do about it.
@@ -66,6 +67,7 @@ export function DeskCard({
           <span className="visually-hidden">Коментар: </span>«{commentStart(shown.comment)}»
         </p>
       )}
+      <LeadMarks lead={shown} />
       <ClaimMarker lead={shown} />
       {recorded && (
         <p className="used-up">

@@ -8,6 +8,7 @@ import { Desk } from './Desk';
 import { LeadPage } from './LeadPage';
 import { TopBar } from './Menu';
 import { AdminOnly, NotFound } from './NotFound';
+import { NotificationsPage } from './Notifications';
 import { SecondFactor } from './SecondFactor';
 import { Team } from './Team';
 
@@ -115,6 +116,10 @@ export function Inbox({
             <Route path="leads/:id" element={<LeadPage />} />
             <Route path="team" element={admin ? <Team /> : <AdminOnly title="Команда" />} />
             <Route path="audit" element={admin ? <AuditLog /> : <AdminOnly title="Журнал дій" />} />
+            <Route
+              path="notifications"
+              element={admin ? <NotificationsPage /> : <AdminOnly title="Сповіщення" />}
+            />
             <Route path="second-factor" element={<SecondFactor required={false} onTurnedOn={secondFactorOn} />} />
             <Route path="*" element={<NotFound />} />
           </Routes>

@@ -27,6 +27,7 @@ import {
   timeLeft,
 } from './format';
 import { FROM_HELD, HeldReasons, ReleaseButton } from './Held';
+import { LeadMarks } from './LeadMarks';
 import { LoadError } from './LoadError';
 import { NotFound } from './NotFound';
 import { CallButton, PhoneLink } from './Phone';
@@ -202,6 +203,7 @@ function CallCard({ lead, now, recorder }: { lead: LeadView; now: number; record
         <dt>Коментар</dt>
         <dd className="note">{lead.comment ?? '—'}</dd>
       </dl>
+      {lead.open && <LeadMarks lead={lead} />}
       {recorder && <QuickOutcomes recorder={recorder} />}
     </section>
   );

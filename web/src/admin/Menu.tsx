@@ -106,6 +106,11 @@ export function TopBar({
                     Журнал дій
                   </Link>
                 </li>
+                <li>
+                  <Link to="/notifications" aria-current={current('/notifications')}>
+                    Сповіщення
+                  </Link>
+                </li>
                 {[
                   { label: 'Завантажити CSV', href: EXPORT_CSV_URL, fetchFile: client.exportCsv },
                   { label: 'Завантажити Excel', href: EXPORT_XLSX_URL, fetchFile: client.exportXlsx },

@@ -64,7 +64,7 @@ export function Stats({ stats, error, again }: ReturnType<typeof useStats>) {
  * mailbox that refuses), say so where the operators look every day, with what the channel answered:
  * above the call desk, never folded away with the figures.
  */
-export function DeliveryWarning({ stats }: { stats: StatsData | null }) {
+export function DeliveryWarning({ stats, admins }: { stats: StatsData | null; admins: boolean }) {
   const queues = stats?.notifications.filter((queue) => queue.failing > 0) ?? [];
   if (queues.length === 0) return null;
   return (
@@ -82,6 +82,11 @@ export function DeliveryWarning({ stats }: { stats: StatsData | null }) {
         ))}
       </ul>
       <p>Сервер повторює спроби сам і надішле все, щойно канал запрацює. Перевірте налаштування каналу.</p>
+      {admins && (
+        <p>
+          <Link to="/notifications">Сповіщення: надіслати ще раз або відкинути</Link>
+        </p>
+      )}
     </div>
   );
 }

@@ -89,7 +89,9 @@ export type AuditAction =
   | 'listed_leads'
   | 'took_lead'
   | 'gave_back'
-  | 'recorded_call';
+  | 'recorded_call'
+  | 'resent_notification'
+  | 'dropped_notification';
 
 /** One entry of the audit trail: never a visitor's name, phone or comment. */
 export interface AuditEntry {
@@ -147,6 +149,12 @@ export interface LeadView extends LeadRecord {
   claimed_until?: string | null;
   /** When the lead is to be called (due at once on arrival; moved by calls); null once closed, or held. */
   next_call_at?: string | null;
+  /** Its 48 hours end in or just after days off (optional until every server sends it). */
+  at_risk?: boolean;
+  /** When the admins were told nobody had tried it; null: not escalated. */
+  escalated_at?: string | null;
+  /** The person sent the form again while it was open: when last, with that submission's comment. */
+  wrote_again?: { at: string; comment: string | null } | null;
 }
 
 /** The figures per source and per operator over 30 days (`GET /admin/api/stats/breakdown`). */
@@ -199,6 +207,31 @@ export interface ChannelQueue {
   failing: number;
   oldest_at: string;
   last_error: string | null;
+}
+
+/** A channel with notifications not delivered yet, on the admins' "Сповіщення" screen. */
+export interface NotificationChannel extends ChannelQueue {
+  /** False: the channel is no longer set up, so what waits for it is never tried again. */
+  configured: boolean;
+}
+
+/** One notification not delivered yet (`GET /admin/api/notifications`). */
+export interface PendingNotification {
+  id: number;
+  lead_id: number;
+  /** `new`, `reminder`, `overdue` (the server may add more). */
+  event: string;
+  channel: string;
+  created_at: string;
+  attempts: number;
+  next_attempt_at: string;
+  last_error: string | null;
+}
+
+export interface Notifications {
+  channels: NotificationChannel[];
+  /** The next to be tried first. */
+  notifications: PendingNotification[];
 }
 
 /**
@@ -448,6 +481,12 @@ export function createClient(csrf: string, onUnauthorized: () => void) {
     /** The audit trail, newest first (admins). */
     audit: (beforeId: number | null, signal?: AbortSignal) =>
       call<AuditPage>(beforeId == null ? '/admin/api/audit' : `/admin/api/audit?before_id=${beforeId}`, { signal }),
+    /** What the channels have not delivered yet (admins). */
+    notifications: (signal?: AbortSignal) => call<Notifications>('/admin/api/notifications', { signal }),
+    /** Tries a notification again now; 404 once it is sent or dropped. */
+    sendAgain: (id: number) => call<void>(`/admin/api/notifications/${id}/send-again`, { method: 'POST' }),
+    /** Drops a notification for good (recorded in the audit trail); 404 once it is sent or dropped. */
+    dropNotification: (id: number) => call<void>(`/admin/api/notifications/${id}/drop`, { method: 'POST' }),
   };
 }
 

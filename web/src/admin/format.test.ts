@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   OUTCOMES,
+  auditActionLabel,
   commentStart,
   displayPhone,
   formatPhone,
@@ -11,6 +12,7 @@ import {
   kyivInputValue,
   kyivToInstant,
   nextCallText,
+  notificationEventLabel,
   outcomeLabel,
   parseTime,
   reachedInTime,
@@ -58,6 +60,20 @@ describe('labels', () => {
   it('names a call-back asked for through the API, which the call form does not offer yet', () => {
     expect(outcomeLabel('call_back')).toBe('Просить передзвонити');
     expect(OUTCOMES).not.toContain('call_back');
+  });
+
+  it("names the admins' actions on a failing channel's notifications in the audit trail", () => {
+    expect(auditActionLabel('resent_notification')).toBe('Сповіщення надіслано ще раз');
+    expect(auditActionLabel('dropped_notification')).toBe('Сповіщення відкинуто');
+  });
+
+  it('names what a notification tells, and shows a kind the server adds later as its code', () => {
+    expect(['new', 'reminder', 'overdue', 'escalated'].map(notificationEventLabel)).toEqual([
+      'Нова заявка',
+      'Нагадування',
+      '48 годин минуло',
+      'escalated',
+    ]);
   });
 });
 

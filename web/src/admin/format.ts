@@ -82,6 +82,8 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   took_lead: 'Взято заявку',
   gave_back: 'Повернуто заявку',
   recorded_call: 'Записано дзвінок',
+  resent_notification: 'Сповіщення надіслано ще раз',
+  dropped_notification: 'Сповіщення відкинуто',
 };
 
 /** An action the server may add later still shows, as its code, rather than nothing. */
@@ -101,6 +103,17 @@ const CHANNEL_LABELS: Record<string, string> = {
 /** A notification channel's name for people. */
 export function channelLabel(channel: string): string {
   return CHANNEL_LABELS[channel] ?? channel;
+}
+
+const NOTIFICATION_EVENT_LABELS: Record<string, string> = {
+  new: 'Нова заявка',
+  reminder: 'Нагадування',
+  overdue: '48 годин минуло',
+};
+
+/** What a notification tells the team, for people (an event the server adds later shows as its code). */
+export function notificationEventLabel(event: string): string {
+  return NOTIFICATION_EVENT_LABELS[event] ?? event;
 }
 
 // 'Europe/Kiev', not 'Europe/Kyiv': the new name is unknown to the time zone data of older phones

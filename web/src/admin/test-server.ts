@@ -11,6 +11,7 @@ import type {
   LeadPage,
   LeadRecord,
   LeadView,
+  PendingNotification,
   Role,
   Session,
   Stats,
@@ -393,4 +394,63 @@ export function auditRoutes(older: AuditEntry[]): Record<string, Handler> {
       return json(page);
     },
   };
+}
+
+/** Two notifications the webhook could not deliver: LEAD_OPEN's arrival and LEAD_OVERDUE's reminder. */
+export const WAITING_NOTIFICATIONS: PendingNotification[] = [
+  {
+    id: 7,
+    lead_id: 42,
+    event: 'new',
+    channel: 'webhook',
+    created_at: '2026-11-20T09:15:00.000000Z',
+    attempts: 3,
+    next_attempt_at: '2026-11-22T04:10:00.000000Z',
+    last_error: 'connection refused',
+  },
+  {
+    id: 8,
+    lead_id: 41,
+    event: 'reminder',
+    channel: 'webhook',
+    created_at: '2026-11-21T20:58:00.000000Z',
+    attempts: 1,
+    next_attempt_at: '2026-11-22T04:20:00.000000Z',
+    last_error: 'HTTP 502',
+  },
+];
+
+/**
+ * The routes of an admin with WAITING_NOTIFICATIONS queued, kept as the server keeps them: the
+ * stats warn while any wait, send-again and drop take one off the list (404 once it is gone).
+ */
+export function notificationRoutes(): Record<string, Handler> {
+  const waiting = new Map(WAITING_NOTIFICATIONS.map((n) => [n.id, n]));
+  const channels = () =>
+    waiting.size === 0
+      ? []
+      : [
+          {
+            channel: 'webhook',
+            waiting: waiting.size,
+            failing: waiting.size,
+            oldest_at: [...waiting.values()][0].created_at,
+            last_error: 'connection refused',
+          },
+        ];
+  const routes: Record<string, Handler> = {
+    ...signedInRoutes(),
+    'GET /admin/api/stats': () => json({ ...STATS, notifications: channels() }),
+    'GET /admin/api/notifications': () =>
+      json({ channels: channels().map((c) => ({ ...c, configured: true })), notifications: [...waiting.values()] }),
+  };
+  for (const { id } of WAITING_NOTIFICATIONS) {
+    const handle = () =>
+      waiting.delete(id)
+        ? new Response(null, { status: 204 })
+        : apiError(404, 'Цього сповіщення вже немає в черзі: його надіслано або відкинуто.');
+    routes[`POST /admin/api/notifications/${id}/send-again`] = handle;
+    routes[`POST /admin/api/notifications/${id}/drop`] = handle;
+  }
+  return routes;
 }
