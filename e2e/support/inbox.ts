@@ -207,9 +207,9 @@ export function dueList(page: Page) {
 }
 
 /** The lead ids "Кому дзвонити зараз" shows, top to bottom. */
-export async function dueIds(page: Page): Promise<number[]> {
-  const names = await dueList(page).links.allTextContents();
-  return names.map((name) => Number(name.replace(/^Заявка №/, '')));
+/** Waits until the call list shows exactly these leads, in this order (it loads after the page). */
+export async function expectDue(page: Page, ids: number[]): Promise<void> {
+  await expect(dueList(page).links).toHaveText(ids.map((id) => `Заявка №${id}`));
 }
 
 /** "Пошук і фільтри": every lead of the call list, newest first (open it with `openSearch`). */
@@ -370,8 +370,13 @@ export async function expectNoSidewaysScroll(page: Page, what: string): Promise<
   expect(innerWidth, `${what}: the layout viewport's width in a ${width} px window`).toBe(width);
 }
 
-/** axe-core with every rule: any violation, whatever its impact, fails the test. */
+/**
+ * axe-core with every rule: any violation, whatever its impact, fails the test. It waits for
+ * what is loading to settle first: a list being refreshed is dimmed on purpose, and axe would
+ * measure the dimmed text's contrast.
+ */
 export async function expectNoA11yViolations(page: Page, what: string): Promise<void> {
+  await expect(page.locator('[aria-busy="true"]'), `${what}: still loading`).toHaveCount(0);
   const results = await new AxeBuilder({ page }).analyze();
   const found = results.violations.map(
     (v) => `${v.impact} ${v.id}: ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,

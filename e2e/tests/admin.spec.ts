@@ -14,7 +14,7 @@ import {
   expectNoA11yViolations,
   expectNoSidewaysScroll,
   desk,
-  dueIds,
+  expectDue,
   dueList,
   header,
   leadList,
@@ -285,7 +285,7 @@ test('a lead older than 48 hours is marked overdue on the desk and in the list, 
   // The desk calls the overdue lead first, and marks it.
   await desk(page).due.click();
   await expect(dueList(page).links).toHaveCount(2);
-  expect(await dueIds(page)).toEqual([old, fresh]);
+  await expectDue(page, [old, fresh]);
   await expect(dueList(page).card(old)).toHaveAttribute('data-overdue', 'true');
   await expect(dueList(page).card(old)).toContainText(/Прострочено на 2 год \d+ хв/);
   await expect(dueList(page).card(fresh)).not.toHaveAttribute('data-overdue');

@@ -10,7 +10,7 @@ import {
   OPERATOR,
   SIGNED_OUT_CHECK,
   desk,
-  dueIds,
+  expectDue,
   dueList,
   expectNoA11yViolations,
   expectNoSidewaysScroll,
@@ -115,7 +115,7 @@ for (const screen of SCREENS) {
       // Nobody called yet: the nearest deadline first.
       await expect(page.getByRole('heading', { level: 1, name: INBOX.due, exact: true })).toBeAttached();
       await expect(desk(page).due).toHaveAttribute('aria-current', 'page');
-      expect(await dueIds(page)).toEqual([oldest, called, newest]);
+      await expectDue(page, [oldest, called, newest]);
 
       // A call without an answer: the card says when the next try is, and the lead leaves the list.
       await due.outcome(called, 'Не відповіли').click();
@@ -126,14 +126,14 @@ for (const screen of SCREENS) {
       await expect(page.getByRole('status')).toHaveText('Дзвінок записано.');
       await page.reload();
       await expect(due.links).toHaveCount(2);
-      expect(await dueIds(page)).toEqual([oldest, newest]);
+      await expectDue(page, [oldest, newest]);
 
       // Its retry comes due: call-backs first, before every deadline.
       await makeDue(server, called);
       await take(page, oldest);
       await page.reload();
       await expect(due.links).toHaveCount(3);
-      expect(await dueIds(page)).toEqual([called, oldest, newest]);
+      await expectDue(page, [called, oldest, newest]);
 
       // The first card: its call button, large and on the first screen without scrolling.
       const first = due.call(called);
@@ -187,7 +187,7 @@ for (const screen of SCREENS) {
       expect(Date.parse(lead.next_call_at!), `${field} in Kyiv`).toBe(instant);
       expect(lead.status).toBe('new');
       await page.reload();
-      expect(await dueIds(page)).toEqual([other]);
+      await expectDue(page, [other]);
 
       // The lead's own page: when the next call is, and the call with its note.
       await page.goto(`/admin/leads/${id}`);
