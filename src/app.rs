@@ -8,8 +8,8 @@ use tracing::Level;
 
 pub use crate::http::AppState;
 use crate::http::{
-    REQUEST_TIME_LIMIT, admin, claims, client, export, form, health, leads, notifications, pages, proof, rest,
-    second_factor, security, sign_in, stats, team,
+    REQUEST_TIME_LIMIT, admin, claims, client, export, form, health, leads, notifications, pages, proof,
+    rest, second_factor, security, sign_in, stats, team,
 };
 use crate::lead::clean::printable;
 

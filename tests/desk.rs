@@ -184,3 +184,25 @@ async fn wrong_call_backs_are_refused_with_the_reason() {
     let searched = operator.get(&app, "/admin/api/leads?filter=due&q=Ганна").await;
     assert_eq!(searched.status, StatusCode::BAD_REQUEST);
 }
+
+#[tokio::test]
+async fn a_lead_whose_deadline_falls_on_days_off_is_at_risk_as_soon_as_it_arrives() {
+    // Tomorrow and the day of the deadline are closed (Kyiv dates): the 48 hours end while
+    // nobody works.
+    let now = Timestamp::now();
+    let closed =
+        format!("{}, {}", kyiv_date(now).tomorrow().unwrap(), kyiv_date(now + zayavka::inbox::PROMISE));
+    let (app, operator) =
+        desk(move |s| s.closed_days = zayavka::calendar::ClosedDays::parse(&closed).unwrap()).await;
+    let id = submit(&app, "067 000 06 01").await;
+    assert_eq!(lead(&app, &operator, id).await["at_risk"], true);
+    let listed = operator.get(&app, "/admin/api/leads?filter=due").await.json();
+    assert_eq!(listed["leads"][0]["at_risk"], true);
+    // Reached, it is no longer at risk.
+    call(&app, &operator, id, json!({ "outcome": "interested" })).await;
+    assert_eq!(lead(&app, &operator, id).await["at_risk"], false);
+
+    let (app, operator) = desk(|_| {}).await;
+    let id = submit(&app, "067 000 06 02").await;
+    assert_eq!(lead(&app, &operator, id).await["at_risk"], false, "no days off: not at risk");
+}

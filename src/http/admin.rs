@@ -74,4 +74,3 @@ struct SetupQuery {
 async fn not_found() -> AdminError {
     AdminError::NotFound
 }
-

@@ -15,8 +15,8 @@ use futures_util::StreamExt as _;
 use jiff::Timestamp;
 
 use super::REQUEST_TIME_LIMIT;
-use super::client::ClientInfo;
 use super::admin_error::AdminError;
+use super::client::ClientInfo;
 use super::inbox_api::{AdminOnly, audit_entry};
 use crate::export::Format;
 use crate::http::AppState;

@@ -67,8 +67,8 @@ pub struct Details {
 
 impl Message {
     pub fn new(event: Event, lead: &LeadRecord, settings: &Settings) -> Message {
-        let view = crate::inbox::LeadView::from(lead.clone());
-        let deadline = kyiv_time(&view.deadline_at);
+        let deadline_at = crate::inbox::deadline_of(&lead.created_at);
+        let deadline = kyiv_time(&deadline_at);
         let title = match event {
             Event::Reminder => format!("Нагадування: заявка №{} чекає на дзвінок", lead.id),
             Event::Overdue => format!("Прострочено: заявка №{} без дзвінка понад 48 годин", lead.id),
@@ -98,7 +98,7 @@ impl Message {
                 event,
                 id: lead.id,
                 created_at: lead.created_at.clone(),
-                deadline_at: view.deadline_at,
+                deadline_at,
                 details,
             },
             link: format!("{}/admin/leads/{}", settings.public_url, lead.id),
