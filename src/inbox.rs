@@ -113,6 +113,9 @@ pub struct LeadRecord {
     /// than by the lead's arrival: such call-backs come first in the list of calls due.
     #[serde(skip)]
     pub call_back: bool,
+    /// When the lead was reported to the admins because nobody had called it in time (RFC 3339,
+    /// UTC): at most once.
+    pub escalated_at: Option<String>,
 }
 
 /// An operator has a lead: took it before calling (until a time), or was handed it (no end).
@@ -422,6 +425,7 @@ mod tests {
             claim: None,
             next_call_at: None,
             call_back: false,
+            escalated_at: None,
         };
         let now: Timestamp = "2026-11-20T10:00:00Z".parse().unwrap();
         let view = LeadView::new(record.clone(), now, &Calendar::default());

@@ -206,3 +206,58 @@ async fn a_lead_whose_deadline_falls_on_days_off_is_at_risk_as_soon_as_it_arrive
     let id = submit(&app, "067 000 06 02").await;
     assert_eq!(lead(&app, &operator, id).await["at_risk"], false, "no days off: not at risk");
 }
+
+/// The desk with two channels that lead nowhere, and no background tasks: the test runs the
+/// scans itself, and what they queue stays in the outbox to be counted.
+async fn desk_with_channels() -> (TestApp, SignedIn) {
+    let app = common::test_app_without_chores(|s| {
+        s.notify.webhook =
+            Some(zayavka::config::Webhook { url: "http://127.0.0.1:9/hook".into(), secret: None });
+        s.notify.telegram = Some(zayavka::config::Telegram {
+            api_url: "http://127.0.0.1:9".into(),
+            bot_token: "1:x".into(),
+            chat_id: "1".into(),
+        });
+    })
+    .await;
+    let hash = zayavka::auth::hash_password(PASSWORD).unwrap();
+    assert!(app.state.store.add_operator(OPERATOR.into(), hash, None).await.unwrap());
+    let operator = signed_in(&app, OPERATOR).await;
+    (app, operator)
+}
+
+/// The queued notifications of `event`, as (lead, channel) pairs.
+async fn queued(app: &TestApp, event: zayavka::notice::Event) -> Vec<(i64, &'static str)> {
+    let pending = app.state.store.pending_notifications(100).await.unwrap();
+    let mut queued: Vec<_> =
+        pending.iter().filter(|n| n.event == event).map(|n| (n.lead_id, n.channel.name())).collect();
+    queued.sort();
+    queued
+}
+
+#[tokio::test]
+async fn a_lead_nobody_called_in_time_is_reported_to_the_admins_once() {
+    use zayavka::notice::Event;
+    let (app, operator) = desk_with_channels().await;
+    let forgotten = submit(&app, "067 000 07 01").await;
+    let called = submit(&app, "067 000 07 02").await;
+    let fresh = submit(&app, "067 000 07 03").await;
+    assert_eq!(lead(&app, &operator, forgotten).await["escalated_at"], Value::Null);
+    call(&app, &operator, called, json!({ "outcome": "no_answer" })).await;
+    // The default is 24 hours: two of them arrived 25 hours ago.
+    app.database.backdate(forgotten, 25).await;
+    app.database.backdate(called, 25).await;
+
+    let escalate = || zayavka::notify::escalate(&app.state.store, &app.state.settings, Timestamp::now());
+    assert_eq!(escalate().await.unwrap(), 1);
+    assert_eq!(queued(&app, Event::Escalated).await, [(forgotten, "telegram"), (forgotten, "webhook")]);
+    let escalated_at = lead(&app, &operator, forgotten).await["escalated_at"].clone();
+    assert!(escalated_at.as_str().unwrap().parse::<Timestamp>().is_ok(), "{escalated_at}");
+    assert_eq!(lead(&app, &operator, called).await["escalated_at"], Value::Null, "someone called it");
+    assert_eq!(lead(&app, &operator, fresh).await["escalated_at"], Value::Null, "still in time");
+
+    // Once: the next scan finds nothing new.
+    assert_eq!(escalate().await.unwrap(), 0);
+    assert_eq!(queued(&app, Event::Escalated).await.len(), 2);
+    assert_eq!(lead(&app, &operator, forgotten).await["escalated_at"], escalated_at);
+}

@@ -73,11 +73,20 @@ impl Message {
             Event::Reminder => format!("Нагадування: заявка №{} чекає на дзвінок", lead.id),
             Event::Overdue => format!("Прострочено: заявка №{} без дзвінка понад 48 годин", lead.id),
             Event::New => format!("Нова заявка №{}", lead.id),
+            Event::Escalated => {
+                let hours = settings.escalate_after.map_or(0, |after| after.as_hours());
+                format!("Ескалація: заявку №{} ніхто не набрав за {hours} год", lead.id)
+            }
+            Event::WroteAgain => format!("Заявка №{}: людина написала ще раз", lead.id),
         };
         let mut lines = vec![match event {
             Event::Overdue => format!("Термін минув {deadline} (за Києвом)."),
-            Event::New | Event::Reminder => format!("Передзвоніть до {deadline} (за Києвом)."),
+            _ => format!("Передзвоніть до {deadline} (за Києвом)."),
         }];
+        // Who has the lead: the one to call (an operator's e-mail, not the visitor's data).
+        if let (Event::WroteAgain, Some(claim)) = (event, &lead.claim) {
+            lines.push(format!("Заявку веде: {}", claim.by));
+        }
         let details = settings.notify.include_pii.then(|| Details {
             name: lead.name.clone(),
             phone: lead.phone.clone(),
@@ -236,6 +245,7 @@ mod tests {
             claim: None,
             next_call_at: None,
             call_back: false,
+            escalated_at: None,
         }
     }
 
@@ -272,5 +282,13 @@ mod tests {
         let long = quoted(&"я".repeat(1000));
         assert_eq!(long, ["я".repeat(COMMENT_CHARS), COMMENT_CUT.to_owned()]);
         assert_eq!(quoted(&"я".repeat(COMMENT_CHARS)), ["я".repeat(COMMENT_CHARS)], "all of it: not cut");
+    }
+
+    #[test]
+    fn an_escalation_says_how_long_nobody_called_without_personal_data() {
+        let settings = Settings::defaults();
+        let text = Message::new(Event::Escalated, &lead(), &settings).plain_text();
+        assert!(text.starts_with("Ескалація: заявку №7 ніхто не набрав за 24 год"), "{text}");
+        assert!(!text.contains("Олена") && !text.contains("067"), "{text}");
     }
 }

@@ -46,6 +46,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/postgres/0014_shared_abuse_counts.sql"),
     include_str!("../../../migrations/postgres/0015_next_call.sql"),
     include_str!("../../../migrations/postgres/0018_dropped_notifications.sql"),
+    include_str!("../../../migrations/postgres/0019_escalation.sql"),
 ];
 
 /// Inserts that may wait for a batch writer before callers wait to enqueue.
@@ -80,7 +81,8 @@ const RECORD_COLUMNS: &str = concat!(
     text_time!("claimed_until"),
     ", ",
     text_time!("next_call_at"),
-    ", call_back"
+    ", call_back, ",
+    text_time!("escalated_at")
 );
 
 pub struct PostgresStore {
@@ -214,6 +216,7 @@ fn record_from(row: &Row) -> LeadRecord {
         claim: row.get::<_, Option<String>>(20).map(|by| Claim { by, until: row.get(21) }),
         next_call_at: row.get(22),
         call_back: row.get(23),
+        escalated_at: row.get(24),
     }
 }
 

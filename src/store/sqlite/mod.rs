@@ -49,13 +49,14 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/sqlite/0014_shared_abuse_counts.sql"),
     include_str!("../../../migrations/sqlite/0015_next_call.sql"),
     include_str!("../../../migrations/sqlite/0018_dropped_notifications.sql"),
+    include_str!("../../../migrations/sqlite/0019_escalation.sql"),
 ];
 
 const RECORD_COLUMNS: &str = "id, created_at, name, phone, phone_e164, confirmation, comment, policy_version, \
      status, reached_at, (SELECT count(*) FROM call_attempts WHERE lead_id = \"CRN\".id), repeat_of, \
      (SELECT count(*) FROM \"CRN\" AS later WHERE later.repeat_of = \"CRN\".id), held, \
      utm_source, utm_medium, utm_campaign, utm_content, utm_term, referrer, \
-     (SELECT email FROM operators WHERE id = \"CRN\".claimed_by), claimed_until, next_call_at, call_back";
+     (SELECT email FROM operators WHERE id = \"CRN\".claimed_by), claimed_until, next_call_at, call_back, escalated_at";
 
 const LEAD_COLUMNS: &str = "id, created_at, name, phone, confirmation, comment";
 /// Most inserts waiting in the queue that one commit takes.
@@ -319,6 +320,7 @@ fn record_from(row: &rusqlite::Row) -> rusqlite::Result<LeadRecord> {
         claim: row.get::<_, Option<String>>(20)?.map(|by| Claim { by, until: claimed_until }),
         next_call_at: row.get(22)?,
         call_back: row.get(23)?,
+        escalated_at: row.get(24)?,
     })
 }
 
