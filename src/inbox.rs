@@ -116,6 +116,16 @@ pub struct LeadRecord {
     /// When the lead was reported to the admins because nobody had called it in time (RFC 3339,
     /// UTC): at most once.
     pub escalated_at: Option<String>,
+    /// The person's newest repeat submission ("написав(ла) ще раз"), if any.
+    pub wrote_again: Option<WroteAgain>,
+}
+
+/// A repeat submission as its first lead shows it: when it came and what it said.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct WroteAgain {
+    /// RFC 3339, UTC.
+    pub at: String,
+    pub comment: Option<String>,
 }
 
 /// An operator has a lead: took it before calling (until a time), or was handed it (no end).
@@ -426,6 +436,7 @@ mod tests {
             next_call_at: None,
             call_back: false,
             escalated_at: None,
+            wrote_again: None,
         };
         let now: Timestamp = "2026-11-20T10:00:00Z".parse().unwrap();
         let view = LeadView::new(record.clone(), now, &Calendar::default());

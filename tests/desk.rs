@@ -23,8 +23,11 @@ async fn desk(adjust: impl FnOnce(&mut zayavka::config::Settings)) -> (TestApp, 
 }
 
 async fn submit(app: &TestApp, phone: &str) -> i64 {
-    let body =
-        json!({ "name": "Ганна Мельник", "phone": phone, "confirmation": "Так", "comment": "Після 18:00" });
+    submit_saying(app, phone, "Після 18:00").await
+}
+
+async fn submit_saying(app: &TestApp, phone: &str, comment: &str) -> i64 {
+    let body = json!({ "name": "Ганна Мельник", "phone": phone, "confirmation": "Так", "comment": comment });
     let answer = app.insert(&body.to_string(), "return=representation").await;
     assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.text());
     answer.json()[0]["id"].as_i64().unwrap()
@@ -260,4 +263,38 @@ async fn a_lead_nobody_called_in_time_is_reported_to_the_admins_once() {
     assert_eq!(escalate().await.unwrap(), 0);
     assert_eq!(queued(&app, Event::Escalated).await.len(), 2);
     assert_eq!(lead(&app, &operator, forgotten).await["escalated_at"], escalated_at);
+}
+
+#[tokio::test]
+async fn a_person_who_writes_again_shows_on_the_first_lead_and_its_holder_is_told_once() {
+    use zayavka::notice::Event;
+    let (app, operator) = desk_with_channels().await;
+    let first = submit(&app, "067 000 08 01").await;
+    assert_eq!(lead(&app, &operator, first).await["wrote_again"], Value::Null);
+
+    // Nobody holds the lead yet: the card shows it, nobody is told.
+    let nobody_held_it = submit_saying(&app, "067 000 08 01", "Я вже писала").await;
+    let shown = lead(&app, &operator, first).await;
+    assert_eq!(shown["wrote_again"]["comment"], "Я вже писала");
+    assert_eq!(queued(&app, Event::WroteAgain).await, []);
+
+    // Taken by an operator: the next repeat tells them, on every channel, and the card shows
+    // the newest comment and its time.
+    let taken = operator.post(&app, &format!("/admin/api/leads/{first}/take"), json!({})).await;
+    assert_eq!(taken.status, StatusCode::OK, "{}", taken.text());
+    let newest = submit_saying(&app, "067 000 08 01", "Чекаю дзвінка, будь ласка").await;
+    assert_eq!(queued(&app, Event::WroteAgain).await, [(first, "telegram"), (first, "webhook")]);
+    let shown = lead(&app, &operator, first).await;
+    assert_eq!(shown["wrote_again"]["comment"], "Чекаю дзвінка, будь ласка");
+    let newest_at = lead(&app, &operator, newest).await["created_at"].clone();
+    assert_eq!(shown["wrote_again"]["at"], newest_at);
+    assert_eq!(shown["repeat_count"], 2);
+    let listed = operator.get(&app, "/admin/api/leads?filter=due").await.json();
+    assert_eq!(listed["leads"][0]["wrote_again"]["comment"], "Чекаю дзвінка, будь ласка");
+
+    // Once per lead: a third message adds no notice; the repeats themselves stay off the call list.
+    submit_saying(&app, "067 000 08 01", "Ще раз").await;
+    assert_eq!(queued(&app, Event::WroteAgain).await.len(), 2);
+    assert_eq!(lead(&app, &operator, nobody_held_it).await["wrote_again"], Value::Null);
+    assert_eq!(due(&app, &operator).await, [first]);
 }

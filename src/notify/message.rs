@@ -246,6 +246,7 @@ mod tests {
             next_call_at: None,
             call_back: false,
             escalated_at: None,
+            wrote_again: None,
         }
     }
 
