@@ -130,10 +130,11 @@ impl PostgresStore {
         // The terms of the partial index "CRN_to_escalate", as written there.
         let rows = client
             .query(
-                "WITH escalated AS ( \
+                &format!(
+                    "WITH escalated AS ( \
                      UPDATE \"CRN\" SET escalated_at = to_timestamp($1) \
                      WHERE escalated_at IS NULL AND next_call_at IS NOT NULL AND NOT call_back \
-                     AND created_at >= to_timestamp($2) AND created_at < to_timestamp($3) \
+                     AND created_at >= to_timestamp($2) AND created_at < to_timestamp($3) AND status IN ({}) \
                      AND NOT EXISTS (SELECT 1 FROM call_attempts WHERE lead_id = \"CRN\".id) \
                      RETURNING id), \
                  queued AS ( \
@@ -141,6 +142,8 @@ impl PostgresStore {
                      SELECT id, $4, channel FROM escalated, unnest($5::text[]) AS channel \
                      ON CONFLICT (lead_id, event, channel) DO NOTHING) \
                  SELECT id FROM escalated",
+                    open_statuses_sql()
+                ),
                 &[&seconds(now), &seconds(from), &seconds(to), &Event::Escalated.name(), &channels],
             )
             .await

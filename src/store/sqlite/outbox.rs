@@ -104,13 +104,14 @@ impl SqliteStore {
             let now = text(now);
             // The terms of the partial index "CRN_to_escalate", as written there.
             let ids: Vec<i64> = conn
-                .prepare_cached(
-                    "UPDATE \"CRN\" SET escalated_at = ?1 \
+                .prepare_cached(&format!(
+                    "UPDATE \"CRN\" INDEXED BY \"CRN_to_escalate\" SET escalated_at = ?1 \
                      WHERE escalated_at IS NULL AND next_call_at IS NOT NULL AND call_back = 0 \
-                     AND created_at >= ?2 AND created_at < ?3 \
+                     AND created_at >= ?2 AND created_at < ?3 AND status IN ({}) \
                      AND NOT EXISTS (SELECT 1 FROM call_attempts WHERE lead_id = \"CRN\".id) \
                      RETURNING id",
-                )?
+                    open_statuses_sql()
+                ))?
                 .query_map(params![now, text(from), text(to)], |row| row.get(0))?
                 .collect::<rusqlite::Result<_>>()?;
             let mut queue = conn.prepare_cached(
