@@ -5,6 +5,7 @@
 use jiff::{SignedDuration, Timestamp};
 use serde::Serialize;
 
+use crate::calendar::Calendar;
 use crate::lead::Attribution;
 
 /// The site promises a call back within this time.
@@ -112,6 +113,19 @@ pub struct LeadRecord {
     /// than by the lead's arrival: such call-backs come first in the list of calls due.
     #[serde(skip)]
     pub call_back: bool,
+    /// When the lead was reported to the admins because nobody had called it in time (RFC 3339,
+    /// UTC): at most once.
+    pub escalated_at: Option<String>,
+    /// The person's newest repeat submission ("написав(ла) ще раз"), if any.
+    pub wrote_again: Option<WroteAgain>,
+}
+
+/// A repeat submission as its first lead shows it: when it came and what it said.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct WroteAgain {
+    /// RFC 3339, UTC.
+    pub at: String,
+    pub comment: Option<String>,
 }
 
 /// An operator has a lead: took it before calling (until a time), or was handed it (no end).
@@ -265,7 +279,8 @@ impl CallPlan {
     }
 }
 
-/// A lead as the inbox shows it: the record plus its deadline and who has it now.
+/// A lead as the inbox shows it: the record plus its deadline, who has it now, and whether the
+/// team's days off put its deadline at risk.
 #[derive(Debug, Clone, Serialize)]
 pub struct LeadView {
     #[serde(flatten)]
@@ -276,22 +291,32 @@ pub struct LeadView {
     pub claimed_by: Option<String>,
     /// ...and until when (`None`: handed to them, no end).
     pub claimed_until: Option<String>,
+    /// Open, and its 48 hours end during a closure or just after it (`Calendar::at_risk`).
+    pub at_risk: bool,
 }
 
-impl From<LeadRecord> for LeadView {
-    fn from(record: LeadRecord) -> LeadView {
-        let live = record.claim_at(Timestamp::now()).cloned();
+impl LeadView {
+    /// `record` as the inbox shows it at `now`, under the team's `calendar`.
+    pub fn new(record: LeadRecord, now: Timestamp, calendar: &Calendar) -> LeadView {
+        let live = record.claim_at(now).cloned();
         let (claimed_by, claimed_until) = live.map_or((None, None), |claim| (Some(claim.by), claim.until));
         let open = record.status.is_open();
-        let deadline_at = record
-            .created_at
-            .parse::<Timestamp>()
-            .ok()
-            .and_then(|at| at.checked_add(PROMISE).ok())
-            .map(|at| format!("{at:.6}"))
-            .unwrap_or_default();
-        LeadView { record, open, deadline_at, claimed_by, claimed_until }
+        let created_at = record.created_at.parse::<Timestamp>().ok();
+        let at_risk = open && created_at.is_some_and(|at| calendar.at_risk(at, PROMISE));
+        let deadline_at = deadline_of(&record.created_at);
+        LeadView { record, open, deadline_at, claimed_by, claimed_until, at_risk }
     }
+}
+
+/// The 48-hour deadline of a lead sent at `created_at` (RFC 3339), in the store's format; empty
+/// when the time does not read.
+pub fn deadline_of(created_at: &str) -> String {
+    created_at
+        .parse::<Timestamp>()
+        .ok()
+        .and_then(|at| at.checked_add(PROMISE).ok())
+        .map(|at| format!("{at:.6}"))
+        .unwrap_or_default()
 }
 
 /// What a search box's text asks for: a phone in any format (`067…`, `+38067…`, `38067…`, with
@@ -410,10 +435,22 @@ mod tests {
             claim: None,
             next_call_at: None,
             call_back: false,
+            escalated_at: None,
+            wrote_again: None,
         };
-        let view = LeadView::from(record);
+        let now: Timestamp = "2026-11-20T10:00:00Z".parse().unwrap();
+        let view = LeadView::new(record.clone(), now, &Calendar::default());
         assert!(view.open);
+        assert!(!view.at_risk);
         assert_eq!(view.deadline_at, "2026-11-22T09:15:00.000000Z");
+        // The deadline falls on a closed day (Kyiv's 22 November): at risk while open.
+        let closed = Calendar {
+            closed: crate::calendar::ClosedDays::parse("2026-11-22").unwrap(),
+            ..Default::default()
+        };
+        assert!(LeadView::new(record.clone(), now, &closed).at_risk);
+        let reached = LeadRecord { status: Status::Interested, ..record };
+        assert!(!LeadView::new(reached, now, &closed).at_risk);
     }
 
     #[test]

@@ -62,23 +62,29 @@ impl Channel {
     }
 }
 
-/// Why the team is told about a lead: it arrived, its 48 hours are running out, or they ran out.
+/// Why the team is told about a lead: it arrived, its 48 hours are running out, or they ran out;
+/// nobody called it in time (to the admins); the person wrote again (to its holder).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Event {
     New,
     Reminder,
     Overdue,
+    Escalated,
+    WroteAgain,
 }
 
 impl Event {
-    pub const ALL: [Event; 3] = [Event::New, Event::Reminder, Event::Overdue];
+    pub const ALL: [Event; 5] =
+        [Event::New, Event::Reminder, Event::Overdue, Event::Escalated, Event::WroteAgain];
 
     pub fn name(self) -> &'static str {
         match self {
             Event::New => "new",
             Event::Reminder => "reminder",
             Event::Overdue => "overdue",
+            Event::Escalated => "escalated",
+            Event::WroteAgain => "wrote_again",
         }
     }
 

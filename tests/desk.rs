@@ -23,8 +23,11 @@ async fn desk(adjust: impl FnOnce(&mut zayavka::config::Settings)) -> (TestApp, 
 }
 
 async fn submit(app: &TestApp, phone: &str) -> i64 {
-    let body =
-        json!({ "name": "Ганна Мельник", "phone": phone, "confirmation": "Так", "comment": "Після 18:00" });
+    submit_saying(app, phone, "Після 18:00").await
+}
+
+async fn submit_saying(app: &TestApp, phone: &str, comment: &str) -> i64 {
+    let body = json!({ "name": "Ганна Мельник", "phone": phone, "confirmation": "Так", "comment": comment });
     let answer = app.insert(&body.to_string(), "return=representation").await;
     assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.text());
     answer.json()[0]["id"].as_i64().unwrap()
@@ -183,4 +186,115 @@ async fn wrong_call_backs_are_refused_with_the_reason() {
     assert_eq!(lead(&app, &operator, id).await["attempt_count"], 0, "nothing was recorded");
     let searched = operator.get(&app, "/admin/api/leads?filter=due&q=Ганна").await;
     assert_eq!(searched.status, StatusCode::BAD_REQUEST);
+}
+
+#[tokio::test]
+async fn a_lead_whose_deadline_falls_on_days_off_is_at_risk_as_soon_as_it_arrives() {
+    // Tomorrow and the day of the deadline are closed (Kyiv dates): the 48 hours end while
+    // nobody works.
+    let now = Timestamp::now();
+    let closed =
+        format!("{}, {}", kyiv_date(now).tomorrow().unwrap(), kyiv_date(now + zayavka::inbox::PROMISE));
+    let (app, operator) =
+        desk(move |s| s.closed_days = zayavka::calendar::ClosedDays::parse(&closed).unwrap()).await;
+    let id = submit(&app, "067 000 06 01").await;
+    assert_eq!(lead(&app, &operator, id).await["at_risk"], true);
+    let listed = operator.get(&app, "/admin/api/leads?filter=due").await.json();
+    assert_eq!(listed["leads"][0]["at_risk"], true);
+    // Reached, it is no longer at risk.
+    call(&app, &operator, id, json!({ "outcome": "interested" })).await;
+    assert_eq!(lead(&app, &operator, id).await["at_risk"], false);
+
+    let (app, operator) = desk(|_| {}).await;
+    let id = submit(&app, "067 000 06 02").await;
+    assert_eq!(lead(&app, &operator, id).await["at_risk"], false, "no days off: not at risk");
+}
+
+/// The desk with two channels that lead nowhere, and no background tasks: the test runs the
+/// scans itself, and what they queue stays in the outbox to be counted.
+async fn desk_with_channels() -> (TestApp, SignedIn) {
+    let app = common::test_app_without_chores(|s| {
+        s.notify.webhook =
+            Some(zayavka::config::Webhook { url: "http://127.0.0.1:9/hook".into(), secret: None });
+        s.notify.telegram = Some(zayavka::config::Telegram {
+            api_url: "http://127.0.0.1:9".into(),
+            bot_token: "1:x".into(),
+            chat_id: "1".into(),
+        });
+    })
+    .await;
+    let hash = zayavka::auth::hash_password(PASSWORD).unwrap();
+    assert!(app.state.store.add_operator(OPERATOR.into(), hash, None).await.unwrap());
+    let operator = signed_in(&app, OPERATOR).await;
+    (app, operator)
+}
+
+/// The queued notifications of `event`, as (lead, channel) pairs.
+async fn queued(app: &TestApp, event: zayavka::notice::Event) -> Vec<(i64, &'static str)> {
+    let pending = app.state.store.pending_notifications(100).await.unwrap();
+    let mut queued: Vec<_> =
+        pending.iter().filter(|n| n.event == event).map(|n| (n.lead_id, n.channel.name())).collect();
+    queued.sort();
+    queued
+}
+
+#[tokio::test]
+async fn a_lead_nobody_called_in_time_is_reported_to_the_admins_once() {
+    use zayavka::notice::Event;
+    let (app, operator) = desk_with_channels().await;
+    let forgotten = submit(&app, "067 000 07 01").await;
+    let called = submit(&app, "067 000 07 02").await;
+    let fresh = submit(&app, "067 000 07 03").await;
+    assert_eq!(lead(&app, &operator, forgotten).await["escalated_at"], Value::Null);
+    call(&app, &operator, called, json!({ "outcome": "no_answer" })).await;
+    // The default is 24 hours: two of them arrived 25 hours ago.
+    app.database.backdate(forgotten, 25).await;
+    app.database.backdate(called, 25).await;
+
+    let escalate = || zayavka::notify::escalate(&app.state.store, &app.state.settings, Timestamp::now());
+    assert_eq!(escalate().await.unwrap(), 1);
+    assert_eq!(queued(&app, Event::Escalated).await, [(forgotten, "telegram"), (forgotten, "webhook")]);
+    let escalated_at = lead(&app, &operator, forgotten).await["escalated_at"].clone();
+    assert!(escalated_at.as_str().unwrap().parse::<Timestamp>().is_ok(), "{escalated_at}");
+    assert_eq!(lead(&app, &operator, called).await["escalated_at"], Value::Null, "someone called it");
+    assert_eq!(lead(&app, &operator, fresh).await["escalated_at"], Value::Null, "still in time");
+
+    // Once: the next scan finds nothing new.
+    assert_eq!(escalate().await.unwrap(), 0);
+    assert_eq!(queued(&app, Event::Escalated).await.len(), 2);
+    assert_eq!(lead(&app, &operator, forgotten).await["escalated_at"], escalated_at);
+}
+
+#[tokio::test]
+async fn a_person_who_writes_again_shows_on_the_first_lead_and_its_holder_is_told_once() {
+    use zayavka::notice::Event;
+    let (app, operator) = desk_with_channels().await;
+    let first = submit(&app, "067 000 08 01").await;
+    assert_eq!(lead(&app, &operator, first).await["wrote_again"], Value::Null);
+
+    // Nobody holds the lead yet: the card shows it, nobody is told.
+    let nobody_held_it = submit_saying(&app, "067 000 08 01", "Я вже писала").await;
+    let shown = lead(&app, &operator, first).await;
+    assert_eq!(shown["wrote_again"]["comment"], "Я вже писала");
+    assert_eq!(queued(&app, Event::WroteAgain).await, []);
+
+    // Taken by an operator: the next repeat tells them, on every channel, and the card shows
+    // the newest comment and its time.
+    let taken = operator.post(&app, &format!("/admin/api/leads/{first}/take"), json!({})).await;
+    assert_eq!(taken.status, StatusCode::OK, "{}", taken.text());
+    let newest = submit_saying(&app, "067 000 08 01", "Чекаю дзвінка, будь ласка").await;
+    assert_eq!(queued(&app, Event::WroteAgain).await, [(first, "telegram"), (first, "webhook")]);
+    let shown = lead(&app, &operator, first).await;
+    assert_eq!(shown["wrote_again"]["comment"], "Чекаю дзвінка, будь ласка");
+    let newest_at = lead(&app, &operator, newest).await["created_at"].clone();
+    assert_eq!(shown["wrote_again"]["at"], newest_at);
+    assert_eq!(shown["repeat_count"], 2);
+    let listed = operator.get(&app, "/admin/api/leads?filter=due").await.json();
+    assert_eq!(listed["leads"][0]["wrote_again"]["comment"], "Чекаю дзвінка, будь ласка");
+
+    // Once per lead: a third message adds no notice; the repeats themselves stay off the call list.
+    submit_saying(&app, "067 000 08 01", "Ще раз").await;
+    assert_eq!(queued(&app, Event::WroteAgain).await.len(), 2);
+    assert_eq!(lead(&app, &operator, nobody_held_it).await["wrote_again"], Value::Null);
+    assert_eq!(due(&app, &operator).await, [first]);
 }

@@ -844,6 +844,9 @@ async fn open_leads_get_a_reminder_at_40_hours_and_an_overdue_notice_at_48() {
         ((fresh, "lead.new".to_owned()), 1),
         ((nearing, "lead.reminder".to_owned()), 1),
         ((overdue, "lead.overdue".to_owned()), 1),
+        // Nobody called them within 24 hours (ZAYAVKA_ESCALATE_AFTER_HOURS): the admins are told once.
+        ((nearing, "lead.escalated".to_owned()), 1),
+        ((overdue, "lead.escalated".to_owned()), 1),
     ]);
     assert_eq!(seen, expected);
     let reminder = receiver.requests().into_iter().find(|r| event(r) == "lead.reminder").unwrap();
@@ -865,6 +868,7 @@ async fn the_reminder_comes_when_the_setting_says_and_0_turns_both_notices_off()
     let silent_database = TestDatabase::new().await;
     let mut env = scanning_webhook_env(&silent);
     env.push(("ZAYAVKA_REMIND_AFTER_HOURS", "0".to_owned()));
+    env.push(("ZAYAVKA_ESCALATE_AFTER_HOURS", "0".to_owned()));
     let silent_server = start(&silent_database.url, &env).await;
 
     let thirteen = submit(early_server.port, "Тринадцять", &phone(95)).await;

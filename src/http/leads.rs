@@ -65,7 +65,8 @@ async fn list_leads(
         let detail = format!("{filter}{search}: {}", ids.join(" "));
         state.store.audit(audit_entry(&session, &client, Action::ListedLeads, None, Some(detail))).await?;
     }
-    let leads: Vec<LeadView> = leads.into_iter().map(LeadView::from).collect();
+    let calendar = state.settings.calendar();
+    let leads: Vec<LeadView> = leads.into_iter().map(|lead| LeadView::new(lead, now, &calendar)).collect();
     Ok(Json(json!({ "now": time(now), "leads": leads, "next_before_id": next_before_id })))
 }
 
@@ -128,9 +129,10 @@ pub async fn lead_answer(state: &AppState, id: i64) -> Result<serde_json::Value,
     let lead = state.store.lead(id).await?.ok_or(AdminError::LeadNotFound)?;
     let attempts = state.store.attempts(id).await?;
     let repeats = state.store.repeats(id).await?;
+    let now = Timestamp::now();
     Ok(json!({
-        "now": time(Timestamp::now()),
-        "lead": LeadView::from(lead),
+        "now": time(now),
+        "lead": LeadView::new(lead, now, &state.settings.calendar()),
         "attempts": attempts,
         "repeats": repeats,
     }))

@@ -67,17 +67,26 @@ pub struct Details {
 
 impl Message {
     pub fn new(event: Event, lead: &LeadRecord, settings: &Settings) -> Message {
-        let view = crate::inbox::LeadView::from(lead.clone());
-        let deadline = kyiv_time(&view.deadline_at);
+        let deadline_at = crate::inbox::deadline_of(&lead.created_at);
+        let deadline = kyiv_time(&deadline_at);
         let title = match event {
             Event::Reminder => format!("Нагадування: заявка №{} чекає на дзвінок", lead.id),
             Event::Overdue => format!("Прострочено: заявка №{} без дзвінка понад 48 годин", lead.id),
             Event::New => format!("Нова заявка №{}", lead.id),
+            Event::Escalated => {
+                let hours = settings.escalate_after.map_or(0, |after| after.as_hours());
+                format!("Ескалація: заявку №{} ніхто не набрав за {hours} год", lead.id)
+            }
+            Event::WroteAgain => format!("Заявка №{}: людина написала ще раз", lead.id),
         };
         let mut lines = vec![match event {
             Event::Overdue => format!("Термін минув {deadline} (за Києвом)."),
-            Event::New | Event::Reminder => format!("Передзвоніть до {deadline} (за Києвом)."),
+            _ => format!("Передзвоніть до {deadline} (за Києвом)."),
         }];
+        // Who has the lead: the one to call (an operator's e-mail, not the visitor's data).
+        if let (Event::WroteAgain, Some(claim)) = (event, &lead.claim) {
+            lines.push(format!("Заявку веде: {}", claim.by));
+        }
         let details = settings.notify.include_pii.then(|| Details {
             name: lead.name.clone(),
             phone: lead.phone.clone(),
@@ -98,7 +107,7 @@ impl Message {
                 event,
                 id: lead.id,
                 created_at: lead.created_at.clone(),
-                deadline_at: view.deadline_at,
+                deadline_at,
                 details,
             },
             link: format!("{}/admin/leads/{}", settings.public_url, lead.id),
@@ -236,6 +245,8 @@ mod tests {
             claim: None,
             next_call_at: None,
             call_back: false,
+            escalated_at: None,
+            wrote_again: None,
         }
     }
 
@@ -272,5 +283,13 @@ mod tests {
         let long = quoted(&"я".repeat(1000));
         assert_eq!(long, ["я".repeat(COMMENT_CHARS), COMMENT_CUT.to_owned()]);
         assert_eq!(quoted(&"я".repeat(COMMENT_CHARS)), ["я".repeat(COMMENT_CHARS)], "all of it: not cut");
+    }
+
+    #[test]
+    fn an_escalation_says_how_long_nobody_called_without_personal_data() {
+        let settings = Settings::defaults();
+        let text = Message::new(Event::Escalated, &lead(), &settings).plain_text();
+        assert!(text.starts_with("Ескалація: заявку №7 ніхто не набрав за 24 год"), "{text}");
+        assert!(!text.contains("Олена") && !text.contains("067"), "{text}");
     }
 }

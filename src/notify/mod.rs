@@ -121,7 +121,7 @@ impl Notifier {
         }
         tokio::spawn(self.clone().send_loop());
         tokio::spawn(self.clone().account_notice_loop());
-        if self.settings.remind_after_hours > 0 {
+        if self.settings.remind_after_hours > 0 || self.settings.escalate_after.is_some() {
             tokio::spawn(self.clone().reminder_loop());
         }
     }
@@ -332,7 +332,8 @@ impl Notifier {
         }
     }
 
-    /// Queues the reminders and overdue notices `deadline_scans` asks for, once a scan.
+    /// Queues the reminders and overdue notices `deadline_scans` asks for, and the escalations,
+    /// once a scan.
     async fn reminder_loop(self: Arc<Self>) {
         let channels = self.settings.notify.channels();
         let calendar = self.settings.calendar();
@@ -341,7 +342,22 @@ impl Notifier {
         let mut every = tokio::time::interval(scan);
         loop {
             every.tick().await;
-            for (event, from, to) in deadline_scans(&calendar, Timestamp::now(), remind_after) {
+            let now = Timestamp::now();
+            match escalate(&self.store, &self.settings, now).await {
+                Ok(0) => {}
+                Ok(escalated) => {
+                    tracing::info!(escalated, "leads nobody called reported to the admins");
+                    self.wake();
+                }
+                Err(StoreError::Closed) => return,
+                Err(e) => tracing::warn!(error = %e, "escalating leads nobody called"),
+            }
+            let scans = if remind_after.is_positive() {
+                deadline_scans(&calendar, now, remind_after)
+            } else {
+                Vec::new()
+            };
+            for (event, from, to) in scans {
                 match self.store.queue_reminders(event, channels.clone(), from, to).await {
                     Ok(0) => {}
                     Ok(queued) => {
@@ -381,6 +397,34 @@ fn deadline_scans(
         scans.push((Event::Reminder, now - promise, closure.reopens + RISK_AFTER_REOPENING - promise));
     }
     scans
+}
+
+/// Reports to the admins, once, every open lead of the call list that nobody has called within
+/// `ZAYAVKA_ESCALATE_AFTER_HOURS` (`escalation_window`), through every channel; returns how many
+/// leads were reported.
+pub async fn escalate(store: &Store, settings: &Settings, now: Timestamp) -> Result<usize, StoreError> {
+    let channels = settings.notify.channels();
+    let Some((from, to)) = escalation_window(&settings.calendar(), now, settings.escalate_after) else {
+        return Ok(0);
+    };
+    if channels.is_empty() {
+        return Ok(0);
+    }
+    store.escalate(channels, from, to, now).await
+}
+
+/// Which arrivals to escalate at `now`: those sent more than `after` ago, looking back past the
+/// 48 hours by a day at most (as `deadline_scans` does). Only while the team works, so that the
+/// admins hear of it when someone can act; none when escalation is off.
+fn escalation_window(
+    calendar: &Calendar,
+    now: Timestamp,
+    after: Option<SignedDuration>,
+) -> Option<(Timestamp, Timestamp)> {
+    let after = after?;
+    calendar
+        .works_at(now)
+        .then(|| (now - crate::inbox::PROMISE - SignedDuration::from_hours(24), now - after))
 }
 
 /// An error with its causes ("error sending request: connection refused"): reqwest's own text
@@ -451,6 +495,21 @@ mod tests {
         // On the closed day itself, and at night, nobody is reminded.
         assert!(deadline_scans(&calendar, kyiv("2027-01-01T10:00"), remind_after).is_empty());
         assert!(deadline_scans(&calendar, kyiv("2026-12-30T20:00"), remind_after).is_empty());
+    }
+
+    #[test]
+    fn escalation_looks_at_leads_older_than_the_setting_and_only_at_work() {
+        let calendar = Calendar {
+            hours: crate::notice::WorkingHours::parse("09:00-18:00"),
+            closed: crate::calendar::ClosedDays::default(),
+        };
+        let after = Some(SignedDuration::from_hours(24));
+        let morning = kyiv("2026-12-30T10:00");
+        let window = escalation_window(&calendar, morning, after).unwrap();
+        assert_eq!(window.1, morning - SignedDuration::from_hours(24));
+        assert_eq!(window.0, morning - SignedDuration::from_hours(72));
+        assert_eq!(escalation_window(&calendar, kyiv("2026-12-30T20:00"), after), None, "at night: later");
+        assert_eq!(escalation_window(&calendar, morning, None), None, "switched off");
     }
 
     #[test]

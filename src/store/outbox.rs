@@ -82,6 +82,30 @@ impl Store {
         dispatch!(self, queue_reminders(event, channels, from, to))
     }
 
+    /// Reports the leads of the call list sent in `[from, to)` that nobody has called and that
+    /// were not reported yet: marks them escalated at `now` and queues `Event::Escalated` on every
+    /// channel. Returns how many leads were escalated.
+    pub async fn escalate(
+        &self,
+        channels: Arc<[Channel]>,
+        from: jiff::Timestamp,
+        to: jiff::Timestamp,
+        now: jiff::Timestamp,
+    ) -> Result<usize, StoreError> {
+        dispatch!(self, escalate(channels, from, to, now))
+    }
+
+    /// A repeat of lead `lead_id` arrived: queues `Event::WroteAgain` on every channel if the lead
+    /// is open and someone holds it at `now`, once per lead. Returns how many were queued.
+    pub async fn queue_wrote_again(
+        &self,
+        lead_id: i64,
+        channels: Arc<[Channel]>,
+        now: jiff::Timestamp,
+    ) -> Result<usize, StoreError> {
+        dispatch!(self, queue_wrote_again(lead_id, channels, now))
+    }
+
     /// The notifications not yet sent, per channel that has any (for the inbox's warning and
     /// `/metrics`).
     pub async fn outbox_queues(&self) -> Result<Vec<ChannelQueue>, StoreError> {

@@ -25,7 +25,7 @@ use super::{
     Idempotency, InsertContext, LOCK_WAIT, LeadQuery, LeadRecord, Operator, OperatorCount, OutboxJob,
     Session, SourceCount, StoreError, Stored, channel_names, held_codes, held_text, role_of, status_of,
 };
-use crate::inbox::{CallPlan, Claim, Outcome, open_statuses_sql, reached_outcomes_sql};
+use crate::inbox::{CallPlan, Claim, Outcome, WroteAgain, open_statuses_sql, reached_outcomes_sql};
 use crate::lead::{Attribution, Lead, NewLead};
 use crate::notice::{Channel, Event};
 use crate::team::{AccountChange, Role};
@@ -48,6 +48,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/postgres/0015_next_call.sql"),
     include_str!("../../../migrations/postgres/0016_counters_and_name_search.sql"),
     include_str!("../../../migrations/postgres/0018_dropped_notifications.sql"),
+    include_str!("../../../migrations/postgres/0019_escalation.sql"),
 ];
 
 /// Inserts that may wait for a batch writer before callers wait to enqueue.
@@ -82,7 +83,12 @@ const RECORD_COLUMNS: &str = concat!(
     text_time!("claimed_until"),
     ", ",
     text_time!("next_call_at"),
-    ", call_back"
+    ", call_back, ",
+    text_time!("escalated_at"),
+    ", (SELECT ",
+    text_time!("later.created_at"),
+    " FROM \"CRN\" AS later WHERE later.repeat_of = \"CRN\".id ORDER BY later.id DESC LIMIT 1), ",
+    "(SELECT comment FROM \"CRN\" AS later WHERE later.repeat_of = \"CRN\".id ORDER BY later.id DESC LIMIT 1)"
 );
 
 pub struct PostgresStore {
@@ -216,6 +222,8 @@ fn record_from(row: &Row) -> LeadRecord {
         claim: row.get::<_, Option<String>>(20).map(|by| Claim { by, until: row.get(21) }),
         next_call_at: row.get(22),
         call_back: row.get(23),
+        escalated_at: row.get(24),
+        wrote_again: row.get::<_, Option<String>>(25).map(|at| WroteAgain { at, comment: row.get(26) }),
     }
 }
 

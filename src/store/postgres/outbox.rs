@@ -118,6 +118,64 @@ impl PostgresStore {
         Ok(queued as usize)
     }
 
+    pub async fn escalate(
+        &self,
+        channels: std::sync::Arc<[Channel]>,
+        from: jiff::Timestamp,
+        to: jiff::Timestamp,
+        now: jiff::Timestamp,
+    ) -> Result<usize, StoreError> {
+        let client = self.client().await?;
+        let channels = channel_names(&channels);
+        // The terms of the partial index "CRN_to_escalate", as written there.
+        let rows = client
+            .query(
+                &format!(
+                    "WITH escalated AS ( \
+                     UPDATE \"CRN\" SET escalated_at = to_timestamp($1) \
+                     WHERE escalated_at IS NULL AND next_call_at IS NOT NULL AND NOT call_back \
+                     AND created_at >= to_timestamp($2) AND created_at < to_timestamp($3) AND status IN ({}) \
+                     AND NOT EXISTS (SELECT 1 FROM call_attempts WHERE lead_id = \"CRN\".id) \
+                     RETURNING id), \
+                 queued AS ( \
+                     INSERT INTO outbox (lead_id, event, channel) \
+                     SELECT id, $4, channel FROM escalated, unnest($5::text[]) AS channel \
+                     ON CONFLICT (lead_id, event, channel) DO NOTHING) \
+                 SELECT id FROM escalated",
+                    open_statuses_sql()
+                ),
+                &[&seconds(now), &seconds(from), &seconds(to), &Event::Escalated.name(), &channels],
+            )
+            .await
+            .map_err(unavailable)?;
+        Ok(rows.len())
+    }
+
+    pub async fn queue_wrote_again(
+        &self,
+        lead_id: i64,
+        channels: std::sync::Arc<[Channel]>,
+        now: jiff::Timestamp,
+    ) -> Result<usize, StoreError> {
+        let client = self.client().await?;
+        let channels = channel_names(&channels);
+        let queued = client
+            .execute(
+                &format!(
+                    "INSERT INTO outbox (lead_id, event, channel) \
+                     SELECT id, $2, channel FROM \"CRN\", unnest($3::text[]) AS channel \
+                     WHERE id = $1 AND status IN ({}) AND claimed_by IS NOT NULL \
+                     AND (claimed_until IS NULL OR claimed_until > to_timestamp($4)) \
+                     ON CONFLICT (lead_id, event, channel) DO NOTHING",
+                    open_statuses_sql()
+                ),
+                &[&lead_id, &Event::WroteAgain.name(), &channels, &seconds(now)],
+            )
+            .await
+            .map_err(unavailable)?;
+        Ok(queued as usize)
+    }
+
     pub async fn outbox_queues(&self) -> Result<Vec<ChannelQueue>, StoreError> {
         let client = self.client().await?;
         // Per channel: unsent rows, those that failed, the oldest's time, the newest failure's reason.

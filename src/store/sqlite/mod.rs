@@ -28,7 +28,7 @@ use super::{
     InsertContext, LOCK_WAIT, LeadQuery, LeadRecord, Operator, OperatorCount, OutboxJob, Session,
     SourceCount, StoreError, Stored, channel_names, held_codes, held_text, role_of, status_of,
 };
-use crate::inbox::{CallPlan, Claim, Outcome, open_statuses_sql, reached_outcomes_sql};
+use crate::inbox::{CallPlan, Claim, Outcome, WroteAgain, open_statuses_sql, reached_outcomes_sql};
 use crate::lead::{Attribution, Lead, NewLead};
 use crate::notice::{Channel, Event};
 use crate::team::{AccountChange, Role};
@@ -51,13 +51,16 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/sqlite/0015_next_call.sql"),
     include_str!("../../../migrations/sqlite/0016_counters_and_name_search.sql"),
     include_str!("../../../migrations/sqlite/0018_dropped_notifications.sql"),
+    include_str!("../../../migrations/sqlite/0019_escalation.sql"),
 ];
 
 const RECORD_COLUMNS: &str = "id, created_at, name, phone, phone_e164, confirmation, comment, policy_version, \
      status, reached_at, (SELECT count(*) FROM call_attempts WHERE lead_id = \"CRN\".id), repeat_of, \
      (SELECT count(*) FROM \"CRN\" AS later WHERE later.repeat_of = \"CRN\".id), held, \
      utm_source, utm_medium, utm_campaign, utm_content, utm_term, referrer, \
-     (SELECT email FROM operators WHERE id = \"CRN\".claimed_by), claimed_until, next_call_at, call_back";
+     (SELECT email FROM operators WHERE id = \"CRN\".claimed_by), claimed_until, next_call_at, call_back, escalated_at, \
+     (SELECT created_at FROM \"CRN\" AS later WHERE later.repeat_of = \"CRN\".id ORDER BY later.id DESC LIMIT 1), \
+     (SELECT comment FROM \"CRN\" AS later WHERE later.repeat_of = \"CRN\".id ORDER BY later.id DESC LIMIT 1)";
 
 const LEAD_COLUMNS: &str = "id, created_at, name, phone, confirmation, comment";
 /// Most inserts waiting in the queue that one commit takes.
@@ -297,6 +300,8 @@ fn meta_get_or_insert(conn: &Connection, key: &str, value: &str) -> rusqlite::Re
 
 fn record_from(row: &rusqlite::Row) -> rusqlite::Result<LeadRecord> {
     let claimed_until: Option<String> = row.get(21)?;
+    let (wrote_again_at, wrote_again_comment): (Option<String>, Option<String>) =
+        (row.get(25)?, row.get(26)?);
     Ok(LeadRecord {
         id: row.get(0)?,
         created_at: row.get(1)?,
@@ -323,6 +328,8 @@ fn record_from(row: &rusqlite::Row) -> rusqlite::Result<LeadRecord> {
         claim: row.get::<_, Option<String>>(20)?.map(|by| Claim { by, until: claimed_until }),
         next_call_at: row.get(22)?,
         call_back: row.get(23)?,
+        escalated_at: row.get(24)?,
+        wrote_again: wrote_again_at.map(|at| WroteAgain { at, comment: wrote_again_comment }),
     })
 }
 

@@ -93,6 +93,65 @@ impl SqliteStore {
         .await
     }
 
+    pub async fn escalate(
+        &self,
+        channels: std::sync::Arc<[Channel]>,
+        from: jiff::Timestamp,
+        to: jiff::Timestamp,
+        now: jiff::Timestamp,
+    ) -> Result<usize, StoreError> {
+        self.write(move |conn| {
+            let now = text(now);
+            // The terms of the partial index "CRN_to_escalate", as written there.
+            let ids: Vec<i64> = conn
+                .prepare_cached(&format!(
+                    "UPDATE \"CRN\" INDEXED BY \"CRN_to_escalate\" SET escalated_at = ?1 \
+                     WHERE escalated_at IS NULL AND next_call_at IS NOT NULL AND call_back = 0 \
+                     AND created_at >= ?2 AND created_at < ?3 AND status IN ({}) \
+                     AND NOT EXISTS (SELECT 1 FROM call_attempts WHERE lead_id = \"CRN\".id) \
+                     RETURNING id",
+                    open_statuses_sql()
+                ))?
+                .query_map(params![now, text(from), text(to)], |row| row.get(0))?
+                .collect::<rusqlite::Result<_>>()?;
+            let mut queue = conn.prepare_cached(
+                "INSERT INTO outbox (lead_id, event, channel, created_at, next_attempt_at) \
+                 VALUES (?1, ?2, ?3, ?4, ?4) ON CONFLICT (lead_id, event, channel) DO NOTHING",
+            )?;
+            for id in &ids {
+                for channel in channels.iter() {
+                    queue.execute(params![id, Event::Escalated.name(), channel.name(), now])?;
+                }
+            }
+            Ok(ids.len())
+        })
+        .await
+    }
+
+    pub async fn queue_wrote_again(
+        &self,
+        lead_id: i64,
+        channels: std::sync::Arc<[Channel]>,
+        now: jiff::Timestamp,
+    ) -> Result<usize, StoreError> {
+        self.write(move |conn| {
+            let mut stmt = conn.prepare_cached(&format!(
+                "INSERT INTO outbox (lead_id, event, channel, created_at, next_attempt_at) \
+                 SELECT id, ?2, ?3, ?4, ?4 FROM \"CRN\" WHERE id = ?1 AND status IN ({}) \
+                 AND claimed_by IS NOT NULL AND (claimed_until IS NULL OR claimed_until > ?4) \
+                 ON CONFLICT (lead_id, event, channel) DO NOTHING",
+                open_statuses_sql()
+            ))?;
+            let mut queued = 0;
+            for channel in channels.iter() {
+                queued +=
+                    stmt.execute(params![lead_id, Event::WroteAgain.name(), channel.name(), text(now)])?;
+            }
+            Ok(queued)
+        })
+        .await
+    }
+
     pub async fn outbox_queues(&self) -> Result<Vec<ChannelQueue>, StoreError> {
         self.read(|conn| {
             let mut stmt = conn.prepare_cached(OUTBOX_QUEUES)?;
