@@ -47,8 +47,8 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/postgres/0014_shared_abuse_counts.sql"),
     include_str!("../../../migrations/postgres/0015_next_call.sql"),
     include_str!("../../../migrations/postgres/0016_counters_and_name_search.sql"),
-    include_str!("../../../migrations/postgres/0018_dropped_notifications.sql"),
-    include_str!("../../../migrations/postgres/0019_escalation.sql"),
+    include_str!("../../../migrations/postgres/0017_dropped_notifications.sql"),
+    include_str!("../../../migrations/postgres/0018_escalation.sql"),
 ];
 
 /// Inserts that may wait for a batch writer before callers wait to enqueue.

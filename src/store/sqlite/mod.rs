@@ -50,8 +50,8 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/sqlite/0014_shared_abuse_counts.sql"),
     include_str!("../../../migrations/sqlite/0015_next_call.sql"),
     include_str!("../../../migrations/sqlite/0016_counters_and_name_search.sql"),
-    include_str!("../../../migrations/sqlite/0018_dropped_notifications.sql"),
-    include_str!("../../../migrations/sqlite/0019_escalation.sql"),
+    include_str!("../../../migrations/sqlite/0017_dropped_notifications.sql"),
+    include_str!("../../../migrations/sqlite/0018_escalation.sql"),
 ];
 
 const RECORD_COLUMNS: &str = "id, created_at, name, phone, phone_e164, confirmation, comment, policy_version, \
