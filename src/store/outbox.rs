@@ -47,6 +47,23 @@ pub(super) fn channel_names(channels: &[Channel]) -> Vec<&'static str> {
     channels.iter().map(|c| c.name()).collect()
 }
 
+/// A notification not yet delivered: waiting for its first try, or failed and waiting for the next.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingNotification {
+    pub id: i64,
+    pub lead_id: i64,
+    pub event: Event,
+    pub channel: Channel,
+    /// When it was queued (RFC 3339, UTC).
+    pub created_at: String,
+    /// Tries so far.
+    pub attempts: i32,
+    /// When the next try is due (RFC 3339, UTC).
+    pub next_attempt_at: String,
+    /// Why the last try failed; `None` before the first.
+    pub last_error: Option<String>,
+}
+
 impl Store {
     /// Claims up to `limit` due notifications on `channels` for this sender until `lease_until`;
     /// a row another sender holds is skipped (on PostgreSQL with `FOR UPDATE SKIP LOCKED`). Rows
@@ -111,26 +128,7 @@ impl Store {
     pub async fn outbox_queues(&self) -> Result<Vec<ChannelQueue>, StoreError> {
         dispatch!(self, outbox_queues())
     }
-}
 
-/// A notification not yet delivered: waiting for its first try, or failed and waiting for the next.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PendingNotification {
-    pub id: i64,
-    pub lead_id: i64,
-    pub event: Event,
-    pub channel: Channel,
-    /// When it was queued (RFC 3339, UTC).
-    pub created_at: String,
-    /// Tries so far.
-    pub attempts: i32,
-    /// When the next try is due (RFC 3339, UTC).
-    pub next_attempt_at: String,
-    /// Why the last try failed; `None` before the first.
-    pub last_error: Option<String>,
-}
-
-impl Store {
     /// Up to `limit` notifications not yet delivered, the next to be tried first.
     pub async fn pending_notifications(&self, limit: u32) -> Result<Vec<PendingNotification>, StoreError> {
         dispatch!(self, pending_notifications(limit))

@@ -211,12 +211,9 @@ impl PostgresStore {
         let client = self.client().await?;
         let rows = client
             .query(
-                concat!(
-                    "SELECT id, lead_id, event, channel, ",
-                    text_time!("created_at"),
-                    ", attempts, ",
-                    text_time!("next_attempt_at"),
-                    ", last_error FROM outbox WHERE sent_at IS NULL ORDER BY next_attempt_at, id LIMIT $1"
+                &format!(
+                    "SELECT {PENDING_COLUMNS} FROM outbox WHERE sent_at IS NULL \
+                     ORDER BY next_attempt_at, id LIMIT $1"
                 ),
                 &[&i64::from(limit)],
             )
@@ -231,23 +228,8 @@ impl PostgresStore {
         id: i64,
         _now: jiff::Timestamp,
     ) -> Result<Option<PendingNotification>, StoreError> {
-        let client = self.client().await?;
         // Due by the database's clock, which decides what is due (see `claim_outbox`).
-        let row = client
-            .query_opt(
-                concat!(
-                    "UPDATE outbox SET next_attempt_at = now(), locked_until = NULL WHERE id = $1 AND sent_at IS NULL \
-                     RETURNING id, lead_id, event, channel, ",
-                    text_time!("created_at"),
-                    ", attempts, ",
-                    text_time!("next_attempt_at"),
-                    ", last_error"
-                ),
-                &[&id],
-            )
-            .await
-            .map_err(unavailable)?;
-        Ok(row.as_ref().and_then(pending_notification))
+        self.change_waiting("next_attempt_at = now(), locked_until = NULL", &[&id]).await
     }
 
     pub async fn drop_notification(
@@ -255,24 +237,38 @@ impl PostgresStore {
         id: i64,
         now: jiff::Timestamp,
     ) -> Result<Option<PendingNotification>, StoreError> {
+        let set = "sent_at = to_timestamp($2), dropped_at = to_timestamp($2), locked_until = NULL";
+        self.change_waiting(set, &[&id, &seconds(now)]).await
+    }
+
+    /// Sets `set` on notification `$1` if it still waits; what it is, if so.
+    async fn change_waiting(
+        &self,
+        set: &str,
+        params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+    ) -> Result<Option<PendingNotification>, StoreError> {
         let client = self.client().await?;
         let row = client
             .query_opt(
-                concat!(
-                    "UPDATE outbox SET sent_at = to_timestamp($2), dropped_at = to_timestamp($2), locked_until = NULL \
-                     WHERE id = $1 AND sent_at IS NULL RETURNING id, lead_id, event, channel, ",
-                    text_time!("created_at"),
-                    ", attempts, ",
-                    text_time!("next_attempt_at"),
-                    ", last_error"
+                &format!(
+                    "UPDATE outbox SET {set} WHERE id = $1 AND sent_at IS NULL RETURNING {PENDING_COLUMNS}"
                 ),
-                &[&id, &seconds(now)],
+                params,
             )
             .await
             .map_err(unavailable)?;
         Ok(row.as_ref().and_then(pending_notification))
     }
 }
+
+/// The columns `pending_notification` reads.
+const PENDING_COLUMNS: &str = concat!(
+    "id, lead_id, event, channel, ",
+    text_time!("created_at"),
+    ", attempts, ",
+    text_time!("next_attempt_at"),
+    ", last_error"
+);
 
 fn pending_notification(row: &tokio_postgres::Row) -> Option<PendingNotification> {
     Some(PendingNotification {

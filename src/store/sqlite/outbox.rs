@@ -173,10 +173,9 @@ impl SqliteStore {
 
     pub async fn pending_notifications(&self, limit: u32) -> Result<Vec<PendingNotification>, StoreError> {
         self.read(move |conn| {
-            let mut stmt = conn.prepare_cached(
-                "SELECT id, lead_id, event, channel, created_at, attempts, next_attempt_at, last_error \
-                 FROM outbox WHERE sent_at IS NULL ORDER BY next_attempt_at, id LIMIT ?1",
-            )?;
+            let mut stmt = conn.prepare_cached(&format!(
+                "SELECT {PENDING_COLUMNS} FROM outbox WHERE sent_at IS NULL ORDER BY next_attempt_at, id LIMIT ?1"
+            ))?;
             // A row with a name this version does not know (written by hand) is left out.
             let rows = stmt.query_map(params![limit], |row| Ok(pending_notification(row).ok()))?;
             rows.filter_map(Result::transpose).collect()
@@ -189,14 +188,7 @@ impl SqliteStore {
         id: i64,
         now: jiff::Timestamp,
     ) -> Result<Option<PendingNotification>, StoreError> {
-        self.write(move |conn| {
-            let mut stmt = conn.prepare_cached(
-                "UPDATE outbox SET next_attempt_at = ?2, locked_until = NULL WHERE id = ?1 AND sent_at IS NULL \
-                 RETURNING id, lead_id, event, channel, created_at, attempts, next_attempt_at, last_error",
-            )?;
-            stmt.query_row(params![id, text(now)], pending_notification).optional()
-        })
-        .await
+        self.change_waiting("next_attempt_at = ?2, locked_until = NULL", id, now).await
     }
 
     pub async fn drop_notification(
@@ -204,16 +196,29 @@ impl SqliteStore {
         id: i64,
         now: jiff::Timestamp,
     ) -> Result<Option<PendingNotification>, StoreError> {
+        self.change_waiting("sent_at = ?2, dropped_at = ?2, locked_until = NULL", id, now).await
+    }
+
+    /// Sets `set` (`?2` is `now`) on notification `id` if it still waits; what it is, if so.
+    async fn change_waiting(
+        &self,
+        set: &'static str,
+        id: i64,
+        now: jiff::Timestamp,
+    ) -> Result<Option<PendingNotification>, StoreError> {
         self.write(move |conn| {
-            let mut stmt = conn.prepare_cached(
-                "UPDATE outbox SET sent_at = ?2, dropped_at = ?2, locked_until = NULL WHERE id = ?1 AND sent_at IS NULL \
-                 RETURNING id, lead_id, event, channel, created_at, attempts, next_attempt_at, last_error",
-            )?;
+            let mut stmt = conn.prepare_cached(&format!(
+                "UPDATE outbox SET {set} WHERE id = ?1 AND sent_at IS NULL RETURNING {PENDING_COLUMNS}"
+            ))?;
             stmt.query_row(params![id, text(now)], pending_notification).optional()
         })
         .await
     }
 }
+
+/// The columns `pending_notification` reads.
+const PENDING_COLUMNS: &str =
+    "id, lead_id, event, channel, created_at, attempts, next_attempt_at, last_error";
 
 fn pending_notification(row: &rusqlite::Row) -> rusqlite::Result<PendingNotification> {
     Ok(PendingNotification {
