@@ -7,9 +7,15 @@ use std::collections::HashMap;
 use std::hash::Hash;
 use std::net::{IpAddr, Ipv6Addr};
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use axum::http::{HeaderValue, header};
+
+use crate::clock::Clock;
+
+/// A moment as the in-memory counts keep it: the time since 1970 by the [`Clock`], so that they
+/// do plain arithmetic on it and a test's clock moves them.
+type Moment = Duration;
 
 /// How many clients (and, for the burst counts, names and proofs) the in-memory limits remember
 /// at most. A flood from ever new addresses (through a trusted proxy, a fresh IPv6 /64 each time)
@@ -30,14 +36,14 @@ impl<K: Hash + Eq, V> Bounded<K, V> {
 
     /// Makes room for one more key: drops the keys `idle` says are spent, and if that is not
     /// enough, the half least recently used (by `used`). Amortised O(1) per insert.
-    fn make_room(&mut self, idle: impl Fn(&V) -> bool, used: impl Fn(&V) -> Instant) {
+    fn make_room(&mut self, idle: impl Fn(&V) -> bool, used: impl Fn(&V) -> Moment) {
         if self.map.len() < MAX_REMEMBERED {
             return;
         }
         self.map.retain(|_, v| !idle(v));
         // Freeing too little would make the next insert sweep again.
         if self.map.len() > MAX_REMEMBERED * 3 / 4 {
-            let mut times: Vec<Instant> = self.map.values().map(&used).collect();
+            let mut times: Vec<Moment> = self.map.values().map(&used).collect();
             let middle = times.len() / 2;
             let cutoff = *times.select_nth_unstable(middle).1;
             self.map.retain(|_, v| used(v) > cutoff);
@@ -55,7 +61,8 @@ impl<K: Hash + Eq, V> Bounded<K, V> {
 /// submit, whichever way it comes. Kept as GCRA: one time per client, the theoretical arrival
 /// time of its next token; a client whose time has passed has a full bucket and is forgotten.
 pub struct SubmitLimiter {
-    arrivals: Mutex<Bounded<IpAddr, Instant>>,
+    arrivals: Mutex<Bounded<IpAddr, Moment>>,
+    clock: Clock,
     per_minute: u32,
     /// The time one token takes to come back.
     interval: Duration,
@@ -70,9 +77,10 @@ pub struct Limited {
 
 impl SubmitLimiter {
     /// `None` when the limit is off (0).
-    pub fn new(per_minute: u32) -> Option<SubmitLimiter> {
+    pub fn new(per_minute: u32, clock: Clock) -> Option<SubmitLimiter> {
         (per_minute > 0).then(|| SubmitLimiter {
             arrivals: Mutex::new(Bounded::new()),
+            clock,
             per_minute,
             interval: Duration::from_secs(60) / per_minute,
         })
@@ -82,7 +90,7 @@ impl SubmitLimiter {
     /// client waits a whole minute.
     pub fn check(&self, client: IpAddr, leads: u32) -> Result<(), Limited> {
         let Some(cost) = self.cost(leads)? else { return Ok(()) };
-        let now = Instant::now();
+        let now = self.clock.since_epoch();
         let mut arrivals = self.arrivals.lock().expect("limiter lock");
         let bucket = bucket_of(client);
         let next = arrivals.map.get(&bucket).map_or(now, |at| (*at).max(now));
@@ -117,7 +125,7 @@ impl SubmitLimiter {
 
     /// Forgets clients whose bucket is full again, so memory follows recent traffic only.
     pub fn forget_idle(&self) {
-        let now = Instant::now();
+        let now = self.clock.since_epoch();
         self.arrivals.lock().expect("limiter lock").forget(|at| *at <= now);
     }
 }
@@ -339,28 +347,29 @@ pub const PROOF_PHONES: usize = 2;
 pub struct Volume {
     recent: Mutex<Bounded<i64, Phones>>,
     key: hmac::Hmac<sha2::Sha256>,
+    clock: Clock,
 }
 
 /// Up to `COUNTED` different phones (hashed) with when each was last sent: enough to tell a
 /// burst, and fixed in size.
 #[derive(Debug, Clone, Copy, Default)]
 struct Phones {
-    seen: [Option<(Instant, i64)>; COUNTED],
+    seen: [Option<(Moment, i64)>; COUNTED],
 }
 
 /// One more than the most phones any signal allows: how many the counts keep per key.
 pub const COUNTED: usize = BURST_PHONES + 1;
 
 impl Phones {
-    fn last_used(&self) -> Instant {
+    fn last_used(&self) -> Moment {
         self.seen.iter().flatten().map(|(at, _)| *at).max().expect("a kept key has a phone")
     }
 
     /// Notes `phone` at `now`, forgetting what is older than the window (and past `COUNTED`
     /// phones, the oldest); how many different phones remain.
-    fn note(&mut self, phone: i64, now: Instant) -> usize {
+    fn note(&mut self, phone: i64, now: Moment) -> usize {
         for slot in &mut self.seen {
-            if slot.is_some_and(|(at, p)| now.duration_since(at) >= BURST_WINDOW || p == phone) {
+            if slot.is_some_and(|(at, p)| now.saturating_sub(at) >= BURST_WINDOW || p == phone) {
                 *slot = None;
             }
         }
@@ -371,8 +380,8 @@ impl Phones {
         self.seen.iter().flatten().count()
     }
 
-    fn idle(&self, now: Instant) -> bool {
-        self.seen.iter().flatten().all(|(at, _)| now.duration_since(*at) >= BURST_WINDOW)
+    fn idle(&self, now: Moment) -> bool {
+        self.seen.iter().flatten().all(|(at, _)| now.saturating_sub(*at) >= BURST_WINDOW)
     }
 }
 
@@ -400,9 +409,9 @@ impl Tally {
 
 impl Volume {
     /// `secret` is the one the instances share (the proof secret).
-    pub fn new(secret: &[u8]) -> Volume {
+    pub fn new(secret: &[u8], clock: Clock) -> Volume {
         let key = hmac::Mac::new_from_slice(secret).expect("HMAC takes a key of any length");
-        Volume { recent: Mutex::new(Bounded::new()), key }
+        Volume { recent: Mutex::new(Bounded::new()), key, clock }
     }
 
     /// A keyed hash of `value` as the kind of thing `kind` names. Nothing is allocated: it runs
@@ -433,7 +442,7 @@ impl Volume {
 
     /// Counts a tally in this instance's memory: how many different phones each key has now.
     pub fn note(&self, tally: &Tally) -> Vec<usize> {
-        let now = Instant::now();
+        let now = self.clock.since_epoch();
         let mut recent = self.recent.lock().expect("volume lock");
         let mut phones_after = |key: i64| {
             if !recent.map.contains_key(&key) {
@@ -446,13 +455,9 @@ impl Volume {
 
     /// Forgets what is older than the window, so memory follows recent traffic only.
     pub fn forget_idle(&self) {
-        let now = Instant::now();
+        let now = self.clock.since_epoch();
         self.recent.lock().expect("volume lock").forget(|p| p.idle(now));
     }
-}
-
-pub fn unix_now() -> i64 {
-    jiff::Timestamp::now().as_second()
 }
 
 #[cfg(test)]
@@ -461,7 +466,7 @@ mod tests {
 
     #[test]
     fn the_bucket_empties_per_client() {
-        let limiter = SubmitLimiter::new(2).unwrap();
+        let limiter = SubmitLimiter::new(2, Clock::system()).unwrap();
         let a: IpAddr = "192.0.2.1".parse().unwrap();
         let b: IpAddr = "192.0.2.2".parse().unwrap();
         assert!(limiter.check(a, 1).is_ok());
@@ -469,12 +474,12 @@ mod tests {
         let limited = limiter.check(a, 1).unwrap_err();
         assert!(limited.retry_after > Duration::ZERO && limited.retry_after <= Duration::from_secs(30));
         assert!(limiter.check(b, 1).is_ok(), "another client is not limited");
-        assert!(SubmitLimiter::new(0).is_none());
+        assert!(SubmitLimiter::new(0, Clock::system()).is_none());
     }
 
     #[test]
     fn every_row_of_a_request_takes_a_token() {
-        let limiter = SubmitLimiter::new(5).unwrap();
+        let limiter = SubmitLimiter::new(5, Clock::system()).unwrap();
         let a: IpAddr = "192.0.2.1".parse().unwrap();
         assert!(limiter.check(a, 4).is_ok());
         assert!(limiter.check(a, 2).is_err(), "one token left, two rows");
@@ -485,7 +490,7 @@ mod tests {
 
     #[test]
     fn an_ipv6_client_is_its_64_bit_prefix() {
-        let limiter = SubmitLimiter::new(1).unwrap();
+        let limiter = SubmitLimiter::new(1, Clock::system()).unwrap();
         let host: IpAddr = "2001:db8:1:2::1".parse().unwrap();
         let same_prefix: IpAddr = "2001:db8:1:2:ffff:1234:5678:9abc".parse().unwrap();
         let next_prefix: IpAddr = "2001:db8:1:3::1".parse().unwrap();
@@ -498,8 +503,8 @@ mod tests {
 
     #[test]
     fn a_flood_of_distinct_clients_is_remembered_up_to_the_cap() {
-        let limiter = SubmitLimiter::new(60).unwrap();
-        let volume = Volume::new(b"secret");
+        let limiter = SubmitLimiter::new(60, Clock::system()).unwrap();
+        let volume = Volume::new(b"secret", Clock::system());
         for n in 0..3 * MAX_REMEMBERED as u128 {
             let client = IpAddr::V6(Ipv6Addr::from(n << 64));
             assert!(limiter.check(client, 1).is_ok());
@@ -554,7 +559,7 @@ mod tests {
 
     #[test]
     fn bursts_count_different_phones_per_client_and_per_name() {
-        let volume = Volume::new(b"secret");
+        let volume = Volume::new(b"secret", Clock::system());
         let note = |client: IpAddr, name: &str, proof: Option<&str>, phone: &str| {
             let tally = volume.tally(client, name, proof, phone);
             tally.signals(&volume.note(&tally))
@@ -573,7 +578,7 @@ mod tests {
         assert_eq!(note(b, "z", Some("p1"), "+380671234513"), vec![Signal::ReusedProof]);
         assert_eq!(note(c, "z", None, "+380671234514"), vec![Signal::Burst], "the /64 is one client");
         assert_eq!(
-            Volume::new(b"secret").tally(a, "олена", None, "+380671234501"),
+            Volume::new(b"secret", Clock::system()).tally(a, "олена", None, "+380671234501"),
             volume.tally(a, "олена", None, "+380671234501"),
             "every instance hashes alike"
         );

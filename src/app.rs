@@ -93,7 +93,7 @@ async fn metrics(
         .inspect_err(|e| tracing::warn!(error = %e, "metrics: reading the notification queue"))
         .ok();
     let channels = state.settings.notify.channels();
-    state.metrics.outbox(&channels, queues.as_deref(), jiff::Timestamp::now());
+    state.metrics.outbox(&channels, queues.as_deref(), state.clock.now());
     (
         [(axum::http::header::CONTENT_TYPE, "application/openmetrics-text; version=1.0.0; charset=utf-8")],
         state.metrics.render(),

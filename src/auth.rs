@@ -8,8 +8,9 @@ use std::time::Duration;
 use argon2::password_hash::{Output, ParamsString, SaltString};
 use argon2::{Algorithm, Argon2, Block, Params, PasswordHash, Version};
 use base64::Engine as _;
-use governor::clock::{Clock, DefaultClock};
-use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+use governor::middleware::NoOpMiddleware;
+use governor::state::keyed::DefaultKeyedStateStore;
+use governor::{Quota, RateLimiter};
 use sha2::{Digest, Sha256};
 
 pub mod second_factor;
@@ -175,24 +176,41 @@ pub fn same_secret(a: &str, b: &str) -> bool {
 /// addresses of its network still gets few tries at one account, while the owner signing in from
 /// elsewhere is not slowed.
 pub struct LoginLimiter {
-    by_address: DefaultKeyedRateLimiter<IpAddr>,
-    by_account: DefaultKeyedRateLimiter<(IpAddr, [u8; 16])>,
+    by_address: KeyedLimiter<IpAddr>,
+    by_account: KeyedLimiter<(IpAddr, [u8; 16])>,
+    clock: LimitClock,
 }
 
-impl Default for LoginLimiter {
-    fn default() -> Self {
-        let a_minute = Quota::with_period(Duration::from_secs(60)).expect("not zero");
-        LoginLimiter {
-            by_address: RateLimiter::keyed(a_minute.allow_burst(NonZeroU32::new(5).expect("not zero"))),
-            by_account: RateLimiter::keyed(a_minute.allow_burst(NonZeroU32::new(10).expect("not zero"))),
-        }
+/// A governor limiter per key on the process's clock.
+type KeyedLimiter<K> = RateLimiter<K, DefaultKeyedStateStore<K>, LimitClock, NoOpMiddleware<Duration>>;
+
+/// The process's [`Clock`](crate::clock::Clock) as governor reads one: the time since 1970.
+#[derive(Clone)]
+struct LimitClock(crate::clock::Clock);
+
+impl governor::clock::Clock for LimitClock {
+    type Instant = Duration;
+
+    fn now(&self) -> Duration {
+        self.0.since_epoch()
     }
 }
 
 impl LoginLimiter {
+    pub fn new(clock: crate::clock::Clock) -> LoginLimiter {
+        let clock = LimitClock(clock);
+        let a_minute = Quota::with_period(Duration::from_secs(60)).expect("not zero");
+        let burst = |n: u32| a_minute.allow_burst(NonZeroU32::new(n).expect("not zero"));
+        LoginLimiter {
+            by_address: RateLimiter::new(burst(5), DefaultKeyedStateStore::default(), clock.clone()),
+            by_account: RateLimiter::new(burst(10), DefaultKeyedStateStore::default(), clock.clone()),
+            clock,
+        }
+    }
+
     /// Takes a token for this client address; `Err` says how long to wait.
     pub fn check_address(&self, address: IpAddr) -> Result<(), Duration> {
-        let now = DefaultClock::default().now();
+        let now = governor::clock::Clock::now(&self.clock);
         self.by_address
             .check_key(&crate::abuse::bucket_of(address))
             .map_err(|not_until| not_until.wait_time_from(now))
@@ -200,7 +218,7 @@ impl LoginLimiter {
 
     /// Takes a token for this e-mail from this address's block; `Err` says how long to wait.
     pub fn check_account(&self, address: IpAddr, email: &str) -> Result<(), Duration> {
-        let now = DefaultClock::default().now();
+        let now = governor::clock::Clock::now(&self.clock);
         // The key holds a digest, not the e-mail: a body may carry kilobytes of "e-mail", and
         // the limiter keeps each key for minutes.
         let digest: [u8; 16] = Sha256::digest(email.as_bytes())[..16].try_into().expect("16 of 32 bytes");
@@ -239,7 +257,7 @@ mod tests {
 
     #[test]
     fn the_sixth_login_at_once_from_one_address_waits() {
-        let limiter = LoginLimiter::default();
+        let limiter = LoginLimiter::new(crate::clock::Clock::system());
         let ip: IpAddr = "192.0.2.1".parse().unwrap();
         for _ in 0..5 {
             assert!(limiter.check_address(ip).is_ok());
@@ -251,7 +269,7 @@ mod tests {
 
     #[test]
     fn the_eleventh_try_at_an_account_from_one_network_waits_and_others_still_get_in() {
-        let limiter = LoginLimiter::default();
+        let limiter = LoginLimiter::new(crate::clock::Clock::system());
         for host in 1..=10 {
             let ip: IpAddr = format!("198.51.100.{host}").parse().unwrap();
             assert!(limiter.check_account(ip, "a@example.org").is_ok());

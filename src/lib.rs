@@ -2,6 +2,7 @@
 //! the layers below it (the test at the end of this file holds it to that):
 //!
 //! 1. rules, no HTTP and no storage:
+//!    - [`clock`]: the time, which tests move instead of waiting for it (ADR 0035);
 //!    - [`notice`]: the kinds of notice (new, reminder, overdue) and the channels that carry them;
 //!    - [`lead`]: the lead and its rules (trim, clean, validate, phone to E.164);
 //!    - [`calendar`]: the team's working hours, closed days and retry cadence;
@@ -17,7 +18,7 @@
 //!    - [`site`]: the prerendered React site embedded in the binary, prepared at start-up;
 //!    - [`auth`]: operators' passwords, second factor, sessions and the login limiter;
 //! 4. [`application`]: the use cases, each one function the inbox and the command line both call,
-//!    over a narrow set of services (store, settings, notifier, metrics), never `AppState`:
+//!    over a narrow set of services (store, settings, notifier, metrics, clock), never `AppState`:
 //!    intake, leads (calls, release, erase), claims and round-robin, accounts, housekeeping;
 //! 5. adapters over the use cases, side by side:
 //!    - [`http`]: the HTTP surface, one module per area, and the `AppState` they share;
@@ -32,6 +33,7 @@ pub mod application;
 pub mod auth;
 pub mod calendar;
 pub mod cli;
+pub mod clock;
 pub mod config;
 pub mod export;
 pub mod http;
@@ -49,7 +51,7 @@ pub mod team;
 /// own layer or above.
 #[cfg(test)]
 const LAYERS: &[&[&str]] = &[
-    &["notice", "lead"],
+    &["clock", "notice", "lead"],
     &["calendar"],
     &["config"],
     &["inbox", "abuse", "team"],

@@ -118,7 +118,7 @@ fn bind(address: SocketAddr, max_connections: usize) -> std::io::Result<TcpListe
 /// one-time setup link (the database keeps only its hash, so any instance sharing it accepts it).
 async fn offer_setup(store: &Store, public_url: &str, address: SocketAddr) {
     let token = auth::new_token();
-    let expires_at = jiff::Timestamp::now() + auth::SETUP_LINK_LIFETIME;
+    let expires_at = store.clock().now() + auth::SETUP_LINK_LIFETIME;
     match store.offer_setup(auth::token_hash(&token), expires_at).await {
         Ok(false) => {}
         Ok(true) => {

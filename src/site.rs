@@ -65,12 +65,12 @@ impl Page {
         Page { template: html, fixed, dated: Mutex::new(None) }
     }
 
-    /// The page as served today.
-    pub fn body(&self) -> Arc<Body> {
+    /// The page as served on the day of `now`.
+    pub fn body(&self, now: jiff::Timestamp) -> Arc<Body> {
         if let Some(body) = &self.fixed {
             return body.clone();
         }
-        let date = today();
+        let date = day_of(now);
         let mut dated = self.dated.lock().expect("page cache lock");
         match &*dated {
             Some((day, body)) if *day == date => body.clone(),
@@ -236,8 +236,8 @@ fn escape_json_string(text: &str) -> String {
 
 /// `zayavka build-static DIR`: the pages with the settings filled in, as files a static host
 /// serves (`/thank-you` from `thank-you/index.html`, unknown paths from `404.html`). Today's date
-/// on the privacy policy is the build's; the visitor's browser shows its own after loading.
-pub fn build_static(settings: &Settings, dir: &std::path::Path) -> anyhow::Result<()> {
+/// on the privacy policy is `today`'s; the visitor's browser shows its own after loading.
+pub fn build_static(settings: &Settings, dir: &std::path::Path, today: jiff::Timestamp) -> anyhow::Result<()> {
     use anyhow::Context;
     if settings.backend_url.is_empty() {
         anyhow::bail!(
@@ -254,7 +254,7 @@ pub fn build_static(settings: &Settings, dir: &std::path::Path) -> anyhow::Resul
         .map(|route| (static_file(&route.path), &route.page))
         .chain([("404.html".to_owned(), &site.not_found)]);
     let files = pages
-        .map(|(path, page)| (path, page.body().identity.clone()))
+        .map(|(path, page)| (path, page.body(today).identity.clone()))
         .chain(site.files.iter().map(|(path, body)| (path.clone(), body.identity.clone())));
     for (path, bytes) in files {
         let target = dir.join(&path);
@@ -280,10 +280,10 @@ fn static_file(path: &str) -> String {
     }
 }
 
-/// Today's date as the privacy policy shows it (`dd.mm.yyyy`, uk-UA), by the server's clock in
-/// UTC; the visitor's browser then shows its own local date.
-fn today() -> String {
-    let date = jiff::Timestamp::now().to_zoned(jiff::tz::TimeZone::UTC).date();
+/// The date of `now` as the privacy policy shows it (`dd.mm.yyyy`, uk-UA), in UTC; the visitor's
+/// browser then shows its own local date.
+fn day_of(now: jiff::Timestamp) -> String {
+    let date = now.to_zoned(jiff::tz::TimeZone::UTC).date();
     format!("{:02}.{:02}.{:04}", date.day(), date.month(), date.year())
 }
 

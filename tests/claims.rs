@@ -351,9 +351,10 @@ async fn a_first_lead_is_answered_before_it_is_handed_out_so_its_timing_tells_no
     settings.rate_limit_per_minute = 0;
     settings.hold_without_proof = false;
     settings.assign = Assign::RoundRobin;
-    let store = zayavka::store::Store::open(&settings.database_url).await.unwrap();
+    let (clock, hand) = zayavka::clock::Clock::manual(jiff::Timestamp::now());
+    let store = zayavka::store::Store::open(&settings.database_url).await.unwrap().with_clock(clock);
     let state = zayavka::http::AppState::new(settings, store).await.unwrap();
-    let app = TestApp { router: zayavka::app::app(state.clone()), state, database };
+    let app = TestApp { router: zayavka::app::app(state.clone()), state, database, clock: hand };
     let (_admin, _olena, _petro) = team(&app).await;
 
     let (holder, connection) =

@@ -62,7 +62,7 @@ fn kyiv_date(at: Timestamp) -> jiff::civil::Date {
 #[tokio::test]
 async fn a_lead_of_the_call_list_is_due_at_once_and_a_held_one_once_released() {
     let (app, operator) = desk(|s| s.hold_without_proof = true).await;
-    let before = Timestamp::now();
+    let before = app.state.clock.now();
     // Without a page-load proof the lead is held: nothing to call yet.
     let held = submit(&app, "067 000 01 01").await;
     assert_eq!(lead(&app, &operator, held).await["next_call_at"], Value::Null);
@@ -70,7 +70,7 @@ async fn a_lead_of_the_call_list_is_due_at_once_and_a_held_one_once_released() {
     let released = operator.post(&app, &format!("/admin/api/leads/{held}/release"), json!({})).await;
     assert_eq!(released.status, StatusCode::OK, "{}", released.text());
     let at = next_call_at(&released.json()["lead"]).expect("due once in the call list");
-    assert!(before <= at && at <= Timestamp::now(), "{at}");
+    assert!(before <= at && at <= app.state.clock.now(), "{at}");
     assert_eq!(due(&app, &operator).await, [held]);
     // Every list answer carries it too.
     let all = operator.get(&app, "/admin/api/leads?filter=all").await.json();

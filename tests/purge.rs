@@ -41,7 +41,8 @@ async fn a_purge_of_more_leads_than_one_batch_deletes_them_all_and_keeps_the_new
     // batches.
     store_leads(&app, "Давня", OLD_LEADS, 0, 1_000).await;
     assert!(app.stored().await.iter().any(|lead| lead.repeat_of.is_some()), "repeats are there");
-    let cutoff = jiff::Timestamp::now();
+    app.clock.advance_minutes(1);
+    let cutoff = app.state.clock.now();
     store_leads(&app, "Недавня", 3, 5_000, 3).await;
 
     assert_eq!(app.state.store.purge_leads(cutoff).await.unwrap(), OLD_LEADS);

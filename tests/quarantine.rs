@@ -9,7 +9,7 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use common::{TestApp, test_app_with, test_app_without_chores};
 use serde_json::json;
-use zayavka::abuse::unix_now;
+
 use zayavka::config::Settings;
 
 /// The defaults a deployment runs with (the test helpers turn the proof rule and the volume checks
@@ -28,7 +28,7 @@ fn lead(name: &str, phone: &str) -> String {
 
 /// A proof as `GET /proof` hands it out, issued `seconds_ago`.
 fn proof(app: &TestApp, seconds_ago: i64) -> String {
-    app.state.proof_key.issue(unix_now() - seconds_ago)
+    app.state.proof_key.issue(app.state.clock.unix_seconds() - seconds_ago)
 }
 
 /// `POST /rest/v1/CRN` with extra headers, asking for the stored row back.
@@ -75,7 +75,7 @@ async fn a_script_that_never_loaded_the_page_is_stored_held_and_not_notified() {
 #[tokio::test]
 async fn a_forged_or_expired_proof_holds_the_lead() {
     let app = test_app_with(defaults).await;
-    let forged = format!("{}.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", unix_now() - 60);
+    let forged = format!("{}.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", app.state.clock.unix_seconds() - 60);
     let answer = insert(&app, &lead("Бот", "067 123 45 02"), &[("x-zayavka-proof", &forged)]).await;
     assert_eq!(held_of(&app, &answer).await, codes(&["forged_proof"]));
     // A forged cookie (the old unsigned timestamp, say) is no better.

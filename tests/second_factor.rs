@@ -384,10 +384,10 @@ async fn a_refusal_is_kept_in_the_database_and_grows_with_each_run() {
 /// The same database under a new `AppState`, as after a restart, with these settings.
 async fn restarted(app: TestApp, settings: zayavka::config::Settings) -> TestApp {
     app.state.store.close().await;
-    let TestApp { database, .. } = app;
-    let store = Store::open(&settings.database_url).await.unwrap();
+    let TestApp { database, clock, .. } = app;
+    let store = Store::open(&settings.database_url).await.unwrap().with_clock(clock.clock());
     let state = AppState::new(settings, store).await.unwrap();
-    TestApp { router: zayavka::app::app(state.clone()), state, database }
+    TestApp { router: zayavka::app::app(state.clone()), state, database, clock }
 }
 
 #[tokio::test]

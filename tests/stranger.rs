@@ -65,6 +65,7 @@ async fn an_answer_looks_the_same_whether_or_not_the_phone_was_seen_before() {
     let app = test_app().await;
     let victim_id = victim(&app).await;
     let victim_row = app.stored().await.into_iter().find(|l| l.id == victim_id).unwrap();
+    app.clock.advance_minutes(1);
 
     let seen = insert(&app, &row("Хтось", VICTIM_PHONE, None), &[REPRESENTATION]).await;
     let unseen = insert(&app, &row("Хтось", "067 765 43 21", None), &[REPRESENTATION]).await;

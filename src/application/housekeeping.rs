@@ -25,7 +25,7 @@ pub fn spawn(store: Store, settings: Arc<Settings>) {
         let mut every_hour = tokio::time::interval(Duration::from_secs(3600));
         loop {
             every_hour.tick().await;
-            if let Err(StoreError::Closed) = chores(&store, &settings, Timestamp::now()).await {
+            if let Err(StoreError::Closed) = chores(&store, &settings, store.clock().now()).await {
                 return;
             }
         }

@@ -160,7 +160,7 @@ async fn tell_holder(services: Services<'_>, first: i64) {
     if channels.is_empty() {
         return;
     }
-    match services.store.queue_wrote_again(first, channels, jiff::Timestamp::now()).await {
+    match services.store.queue_wrote_again(first, channels, services.clock.now()).await {
         Ok(0) => {}
         Ok(_) => services.wake_notifier(),
         Err(e) => tracing::warn!(error = %e, id = first, "telling the holder that the person wrote again"),

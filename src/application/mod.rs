@@ -21,6 +21,7 @@ pub mod intake;
 pub mod leads;
 pub mod notifications;
 
+use crate::clock::Clock;
 use crate::config::Settings;
 use crate::metrics::Metrics;
 use crate::notify::Notifier;
@@ -37,6 +38,8 @@ pub struct Services<'a> {
     /// on the command line: the server's sender finds them at its next poll.
     pub notifier: Option<&'a Notifier>,
     pub metrics: &'a Metrics,
+    /// The time: the store's clock (ADR 0035).
+    pub clock: &'a Clock,
 }
 
 impl Services<'_> {

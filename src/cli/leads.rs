@@ -45,7 +45,7 @@ async fn erase(settings: &Settings, phone: &str) -> anyhow::Result<()> {
 
 async fn purge(settings: &Settings) -> anyhow::Result<()> {
     let store = Store::open_existing(&settings.database_url).await?;
-    let result = housekeeping::purge_past_retention(&store, settings, jiff::Timestamp::now()).await;
+    let result = housekeeping::purge_past_retention(&store, settings, store.clock().now()).await;
     store.close().await;
     eprintln!("zayavka: {} lead(s) older than {} days deleted", result?, settings.retention_days);
     Ok(())

@@ -168,7 +168,7 @@ pub async fn run(settings: &Settings, command: Command) -> anyhow::Result<()> {
             eprintln!("zayavka: backup written to {}", file.display());
             Ok(())
         }
-        Command::BuildStatic { dir } => crate::site::build_static(settings, &dir),
+        Command::BuildStatic { dir } => crate::site::build_static(settings, &dir, crate::clock::Clock::system().now()),
         Command::Leads(command) => leads::run(settings, command).await,
         Command::Admin(command) => accounts::run(settings, command).await,
     }
@@ -177,7 +177,7 @@ pub async fn run(settings: &Settings, command: Command) -> anyhow::Result<()> {
 /// What a subcommand's use case works through: the store it opened, the settings, and no
 /// notification sender (the server's finds what was queued at its next poll).
 fn services<'a>(store: &'a Store, settings: &'a Settings, metrics: &'a Metrics) -> Services<'a> {
-    Services { store, settings, notifier: None, metrics }
+    Services { store, settings, notifier: None, metrics, clock: store.clock() }
 }
 
 /// Someone running the `zayavka` command on the server itself, named by their login.

@@ -41,7 +41,7 @@ pub fn router(areas: Router<AppState>) -> Router<AppState> {
 
 /// The inbox app; it signs in and loads everything through the API.
 async fn shell(State(state): State<AppState>, headers: HeaderMap) -> Response {
-    let mut response = super::pages::page(&state.site.admin, &headers);
+    let mut response = super::pages::page(&state.site.admin, &state, &headers);
     response.headers_mut().insert("x-robots-tag", HeaderValue::from_static("noindex, nofollow"));
     response
 }

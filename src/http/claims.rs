@@ -4,7 +4,6 @@
 use axum::extract::{Path, Request, State};
 use axum::routing::post;
 use axum::{Extension, Json, Router};
-use jiff::Timestamp;
 use serde::Deserialize;
 
 use super::admin_error::AdminError;
@@ -30,7 +29,7 @@ async fn take(
     Path(id): Path<i64>,
 ) -> Result<Json<serde_json::Value>, AdminError> {
     let actor = actor(&session, &client);
-    let taken = claims::take(state.services(), id, session.operator_id, &actor, Timestamp::now());
+    let taken = claims::take(state.services(), id, session.operator_id, &actor, state.clock.now());
     taken.await.map_err(refused)?;
     tracing::info!(id, operator = session.operator_id, "inbox: lead taken");
     Ok(Json(lead_answer(&state, id).await?))
@@ -44,7 +43,7 @@ async fn give_back(
     Path(id): Path<i64>,
 ) -> Result<Json<serde_json::Value>, AdminError> {
     let actor = actor(&session, &client);
-    let given = claims::give_back(state.services(), id, session.operator_id, &actor, Timestamp::now());
+    let given = claims::give_back(state.services(), id, session.operator_id, &actor, state.clock.now());
     given.await.map_err(refused)?;
     tracing::info!(id, operator = session.operator_id, "inbox: lead given back");
     Ok(Json(lead_answer(&state, id).await?))

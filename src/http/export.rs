@@ -12,7 +12,6 @@ use axum::routing::get;
 use axum::{Extension, Router};
 use bytes::Bytes;
 use futures_util::StreamExt as _;
-use jiff::Timestamp;
 
 use super::REQUEST_TIME_LIMIT;
 use super::admin_error::AdminError;
@@ -85,7 +84,7 @@ async fn exported(
     let detail = Some(extension.to_owned());
     state.store.audit(audit_entry(session, client, Action::Exported, None, detail)).await?;
     let filename =
-        format!("attachment; filename=\"zayavky-{}.{extension}\"", Timestamp::now().strftime("%Y-%m-%d"));
+        format!("attachment; filename=\"zayavky-{}.{extension}\"", state.clock.now().strftime("%Y-%m-%d"));
     Ok((
         [
             (header::CONTENT_TYPE, HeaderValue::from_static(content_type)),

@@ -46,7 +46,7 @@ async fn list_leads(
     query: Result<Query<ListQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Json<serde_json::Value>, AdminError> {
     let Query(query) = query.map_err(|_| AdminError::BadRequest("Некоректні параметри пошуку."))?;
-    let now = Timestamp::now();
+    let now = state.clock.now();
     let filter = query.filter.as_deref().unwrap_or("all");
     let limit = query.limit.unwrap_or(50).clamp(1, 200);
     let (leads, next_before_id, search) = if filter == "due" {
@@ -129,7 +129,7 @@ pub async fn lead_answer(state: &AppState, id: i64) -> Result<serde_json::Value,
     let lead = state.store.lead(id).await?.ok_or(AdminError::LeadNotFound)?;
     let attempts = state.store.attempts(id).await?;
     let repeats = state.store.repeats(id).await?;
-    let now = Timestamp::now();
+    let now = state.clock.now();
     Ok(json!({
         "now": time(now),
         "lead": LeadView::new(lead, now, &state.settings.calendar()),
@@ -177,7 +177,7 @@ async fn add_attempt(
     };
     let call = Call { outcome, note, call_back_at };
     let actor = actor(&session, &client);
-    let recorded = leads::record_call(state.services(), id, call, &actor, Timestamp::now());
+    let recorded = leads::record_call(state.services(), id, call, &actor, state.clock.now());
     let outcome = recorded.await.map_err(|refusal| match refusal {
         CallRefusal::CallBackTooFar => AdminError::BadRequest("Передзвонити можна не пізніше ніж за 90 днів."),
         CallRefusal::NoOutcome => AdminError::BadRequest("Оберіть результат дзвінка."),

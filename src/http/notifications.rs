@@ -5,7 +5,6 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::routing::{get, post};
 use axum::{Extension, Json, Router};
-use jiff::Timestamp;
 use serde_json::json;
 
 use super::admin_error::AdminError;
@@ -70,7 +69,7 @@ async fn send_again(
     AdminOnly(session): AdminOnly,
     Path(id): Path<i64>,
 ) -> Result<StatusCode, AdminError> {
-    if !notifications::send_again(state.services(), id, Timestamp::now(), &actor(&session, &client)).await? {
+    if !notifications::send_again(state.services(), id, state.clock.now(), &actor(&session, &client)).await? {
         return Err(AdminError::NotificationGone);
     }
     tracing::info!(id, operator = session.operator_id, "inbox: notification to be sent again");
@@ -83,7 +82,7 @@ async fn drop(
     AdminOnly(session): AdminOnly,
     Path(id): Path<i64>,
 ) -> Result<StatusCode, AdminError> {
-    if !notifications::drop(state.services(), id, Timestamp::now(), &actor(&session, &client)).await? {
+    if !notifications::drop(state.services(), id, state.clock.now(), &actor(&session, &client)).await? {
         return Err(AdminError::NotificationGone);
     }
     tracing::info!(id, operator = session.operator_id, "inbox: notification dropped");

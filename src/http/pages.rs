@@ -46,11 +46,11 @@ pub fn router(site: &Site) -> Router<AppState> {
 /// shorten the fill time, and renewing one past half its life so it cannot expire while the
 /// visitor types.
 fn route_page(route: &Route, state: &AppState, client: &ClientInfo, headers: &HeaderMap) -> Response {
-    let mut response = page(&route.page, headers);
+    let mut response = page(&route.page, state, headers);
     if !route.form {
         return response;
     }
-    let now = abuse::unix_now();
+    let now = state.clock.unix_seconds();
     let held = request_cookie(headers, abuse::PROOF_COOKIE);
     let fresh = matches!(
         state.proof_key.check(held.as_deref(), now),
@@ -63,8 +63,8 @@ fn route_page(route: &Route, state: &AppState, client: &ClientInfo, headers: &He
     response
 }
 
-pub(crate) fn page(page: &Page, headers: &HeaderMap) -> Response {
-    send(&page.body(), headers, StatusCode::OK, HTML_CACHE)
+pub(crate) fn page(page: &Page, state: &AppState, headers: &HeaderMap) -> Response {
+    send(&page.body(state.clock.now()), headers, StatusCode::OK, HTML_CACHE)
 }
 
 async fn file_or_not_found(
@@ -112,12 +112,12 @@ fn stays_on_this_site(path: &str) -> bool {
 
 /// The not-found page with status 404 (also used by other routers for unknown page paths).
 pub fn not_found_page(state: &AppState, headers: &HeaderMap) -> Response {
-    send(&state.site.not_found.body(), headers, StatusCode::NOT_FOUND, HTML_CACHE)
+    send(&state.site.not_found.body(state.clock.now()), headers, StatusCode::NOT_FOUND, HTML_CACHE)
 }
 
 /// The server's own 500 page: the same 'Unexpected Application Error!' screen the app shows.
 pub fn error_page(state: &AppState) -> Response {
-    let body = state.site.error.body();
+    let body = state.site.error.body(state.clock.now());
     (
         StatusCode::INTERNAL_SERVER_ERROR,
         [(header::CONTENT_TYPE, body.content_type), (header::CACHE_CONTROL, "no-store")],

@@ -9,7 +9,6 @@ use axum::http::{HeaderValue, header};
 use axum::response::IntoResponse;
 use axum::routing::get;
 
-use crate::abuse;
 use crate::http::AppState;
 
 pub fn router() -> Router<AppState> {
@@ -22,6 +21,6 @@ async fn proof(State(state): State<AppState>) -> impl IntoResponse {
             (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
             (header::ACCESS_CONTROL_ALLOW_ORIGIN, HeaderValue::from_static("*")),
         ],
-        axum::Json(serde_json::json!({ "proof": state.proof_key.issue(abuse::unix_now()) })),
+        axum::Json(serde_json::json!({ "proof": state.proof_key.issue(state.clock.unix_seconds()) })),
     )
 }

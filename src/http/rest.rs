@@ -188,7 +188,7 @@ async fn replay(
     key: &str,
     fingerprint: &str,
 ) -> Option<Result<Response, ApiError>> {
-    let since = jiff::Timestamp::now() - IDEMPOTENCY_WINDOW;
+    let since = state.clock.now() - IDEMPOTENCY_WINDOW;
     let (recorded, ids) = match state.store.idempotency_record(key, since).await {
         Ok(record) => record?,
         Err(e) => return Some(Err(e.into())),

@@ -74,7 +74,7 @@ async fn confirm(
         return Err(AdminError::Conflict("Почніть налаштування спочатку."));
     };
     let secret = open_secret(&state, session.operator_id, &sealed)?;
-    let Some(step) = second_factor::code_step(&secret, &code, jiff::Timestamp::now()) else {
+    let Some(step) = second_factor::code_step(&secret, &code, state.clock.now()) else {
         return Err(AdminError::BadRequest(
             "Код не підходить. Перевірте, що час на телефоні правильний, і введіть новий код.",
         ));

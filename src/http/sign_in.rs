@@ -6,7 +6,6 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Extension, Json, Router};
-use jiff::Timestamp;
 use serde::Deserialize;
 use serde_json::json;
 
@@ -96,7 +95,7 @@ async fn login(
             state.store.audit(failed_sign_in(operator.email, detail, &client)).await?;
             return Err(AdminError::CodeRequired("Введіть код із застосунку автентифікації."));
         }
-        let now = Timestamp::now();
+        let now = state.clock.now();
         super::second_factor::refuse_codes_while_guessed(&state, &operator, &code, now).await?;
         let secret = super::second_factor::open_secret(&state, operator.id, secret)?;
         match second_factor_passes(&state, &operator, &secret, &code).await? {
@@ -152,7 +151,7 @@ async fn second_factor_passes(
         let left = state.store.recovery_codes_left(operator.id).await?;
         return Ok(SecondFactor::RecoveryCode { left });
     }
-    let Some(step) = second_factor::code_step(secret, code, Timestamp::now()) else {
+    let Some(step) = second_factor::code_step(secret, code, state.clock.now()) else {
         return Ok(SecondFactor::Refused);
     };
     Ok(if state.store.use_code_step(operator.id, step).await? {
@@ -215,7 +214,7 @@ async fn sign_in(
 ) -> Result<Response, AdminError> {
     let (token, csrf_token) = (auth::new_token(), auth::new_token());
     let token_hash = auth::token_hash(&token);
-    let expires_at = Timestamp::now() + auth::SESSION_LIFETIME;
+    let expires_at = state.clock.now() + auth::SESSION_LIFETIME;
     // An account with a second factor gets here only once a code passed.
     let second_factor = operator.totp_secret.is_some();
     state

@@ -13,6 +13,7 @@ use crate::application::intake::Intake;
 use crate::application::{Services, housekeeping};
 use crate::auth::LoginLimiter;
 use crate::auth::secret_key::SecretKey;
+use crate::clock::Clock;
 use crate::config::Settings;
 use crate::metrics::Metrics;
 use crate::notify::Notifier;
@@ -38,6 +39,8 @@ impl std::ops::Deref for AppState {
 pub struct Shared {
     pub settings: Arc<Settings>,
     pub store: Store,
+    /// The store's clock: the one time of this process.
+    pub clock: Clock,
     pub site: Arc<Site>,
     /// The public key the site's one call must send as `apikey`.
     pub anon_key: Arc<str>,
@@ -71,8 +74,9 @@ impl AppState {
         };
         let proof_secret = store.meta_get_or_insert("proof_secret", generate_secret).await?;
         let secret_key = Arc::new(crate::auth::secret_key::settle(&settings, &store).await?);
+        let clock = store.clock().clone();
         let proof_key = Arc::new(ProofKey::new(proof_secret.as_bytes()));
-        let volume = Arc::new(Volume::new(proof_secret.as_bytes()));
+        let volume = Arc::new(Volume::new(proof_secret.as_bytes(), clock.clone()));
         let site = Site::build(&settings, &anon_key)?;
         let insert_context = InsertContext {
             channels: settings.notify.channels(),
@@ -80,8 +84,8 @@ impl AppState {
             duplicate_window: (settings.duplicate_window_hours > 0)
                 .then(|| Duration::from_secs(u64::from(settings.duplicate_window_hours) * 3600)),
         };
-        let limiter = SubmitLimiter::new(settings.rate_limit_per_minute).map(Arc::new);
-        let login_limiter = Arc::new(LoginLimiter::default());
+        let limiter = SubmitLimiter::new(settings.rate_limit_per_minute, clock.clone()).map(Arc::new);
+        let login_limiter = Arc::new(LoginLimiter::new(clock.clone()));
         let settings = Arc::new(settings);
         let metrics = Arc::new(Metrics::default());
         let notifier = Notifier::new(settings.clone(), store.clone(), metrics.clone())?;
@@ -89,6 +93,7 @@ impl AppState {
         Ok(AppState(Arc::new(Shared {
             settings,
             store,
+            clock,
             site: Arc::new(site),
             anon_key: anon_key.into(),
             insert_context,
@@ -111,6 +116,7 @@ impl AppState {
             settings: &self.settings,
             notifier: Some(&self.notifier),
             metrics: &self.metrics,
+            clock: &self.clock,
         }
     }
 

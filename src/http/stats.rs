@@ -28,7 +28,7 @@ async fn stats(
     State(state): State<AppState>,
     SignedIn(_): SignedIn,
 ) -> Result<Json<serde_json::Value>, AdminError> {
-    let now = Timestamp::now();
+    let now = state.clock.now();
     // Days as the operators live them (Kyiv); the store counts whole UTC hours, and Kyiv's
     // offset from UTC is whole hours.
     let zone = crate::notice::operators_zone();
@@ -89,7 +89,7 @@ async fn breakdown(
     State(state): State<AppState>,
     SignedIn(session): SignedIn,
 ) -> Result<Json<serde_json::Value>, AdminError> {
-    let now = Timestamp::now();
+    let now = state.clock.now();
     let zone = crate::notice::operators_zone();
     let first_day = now.to_zoned(zone.clone()).date() - jiff::Span::new().days(STATS_DAYS - 1);
     let window_start = first_day.to_zoned(zone).map_err(AdminError::StatsWindow)?;

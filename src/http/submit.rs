@@ -29,7 +29,7 @@ pub fn sender(state: &AppState, headers: &HeaderMap, honeypot_filled: bool, work
     let flags: Vec<&str> = text("x-zayavka-flags").unwrap_or("").split_whitespace().collect();
     let mut signals = Vec::new();
     let mut valid_proof = None;
-    match state.proof_key.check(proof.as_deref(), abuse::unix_now()) {
+    match state.proof_key.check(proof.as_deref(), state.clock.unix_seconds()) {
         ProofCheck::Valid { age_seconds } => {
             if age_seconds < i64::from(state.settings.min_fill_seconds) {
                 signals.push(Signal::TooFast);

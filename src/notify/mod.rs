@@ -14,12 +14,13 @@ mod webhook;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use jiff::{SignedDuration, Timestamp};
 use tokio::sync::Notify;
 
 use crate::calendar::{Calendar, RISK_AFTER_REOPENING};
+use crate::clock::Clock;
 use crate::config::Settings;
 use crate::metrics::Metrics;
 use crate::notice::{Channel, Event};
@@ -64,6 +65,8 @@ impl SendError {
 pub struct Notifier {
     settings: Arc<Settings>,
     store: Store,
+    /// The store's clock: what is due, when a rest ends, a retry's time.
+    clock: Clock,
     metrics: Arc<Metrics>,
     http: reqwest::Client,
     email: Option<email::Mailer>,
@@ -79,7 +82,7 @@ pub struct Notifier {
 /// Until when a channel is left alone, and whether it asked to be.
 #[derive(Clone, Copy)]
 struct Pause {
-    until: Instant,
+    until: Timestamp,
     asked: bool,
 }
 
@@ -98,6 +101,7 @@ impl Notifier {
         let email = settings.notify.email.as_ref().map(email::Mailer::new).transpose()?;
         Ok(Arc::new(Notifier {
             settings,
+            clock: store.clock().clone(),
             store,
             metrics,
             http,
@@ -148,7 +152,7 @@ impl Notifier {
     async fn account_notice_loop(self: Arc<Self>) {
         let channels = self.settings.notify.channels();
         loop {
-            let now = Timestamp::now();
+            let now = self.clock.now();
             match self.store.claim_account_notices(now, now + LEASE, channels.clone()).await {
                 Ok(jobs) => {
                     let mut deliveries = Vec::new();
@@ -163,7 +167,7 @@ impl Notifier {
                                     reason = error.reason,
                                     "account notice failed; will retry"
                                 );
-                                let at = retry_at(retry_wait(&error, job.attempts));
+                                let at = retry_at(self.clock.now(), retry_wait(&error, job.attempts));
                                 Delivery::Retry { id: job.id, at, error: error.reason }
                             }
                         });
@@ -190,7 +194,7 @@ impl Notifier {
                     telegram::send(&self.http, self.settings.notify.telegram.as_ref(), message).await
                 }
                 Channel::Webhook => {
-                    webhook::send(&self.http, self.settings.notify.webhook.as_ref(), message).await
+                    webhook::send(&self.http, self.settings.notify.webhook.as_ref(), message, self.clock.now()).await
                 }
                 Channel::Email => match &self.email {
                     Some(mailer) => mailer.send(message).await,
@@ -222,7 +226,7 @@ impl Notifier {
             }
             let room = IN_FLIGHT.saturating_sub(sends.len());
             let claimable = self.claimable(&channels);
-            let now = Timestamp::now();
+            let now = self.clock.now();
             let jobs = if room == 0 || claimable.is_empty() {
                 Vec::new()
             } else {
@@ -256,7 +260,7 @@ impl Notifier {
     /// those that did not ask to be. A channel that only rests after a failure, beside others that
     /// work, is still claimed: its rows would otherwise stay due and be passed over by every claim.
     fn claimable(&self, channels: &[Channel]) -> Arc<[Channel]> {
-        let now = Instant::now();
+        let now = self.clock.now();
         let mut paused = self.paused.lock().unwrap_or_else(|e| e.into_inner());
         paused.retain(|_, pause| pause.until > now);
         if channels.iter().all(|channel| paused.contains_key(channel)) {
@@ -267,14 +271,13 @@ impl Notifier {
 
     /// When to look at the queue again unwoken: at the next poll, or when a pause ends before it.
     fn next_look(&self) -> Duration {
-        let now = Instant::now();
         let paused = self.paused.lock().unwrap_or_else(|e| e.into_inner());
-        paused.values().filter(|p| p.until > now).map(|p| p.until - now).fold(POLL, Duration::min)
+        paused.values().map(|p| self.clock.until(p.until)).filter(|wait| !wait.is_zero()).fold(POLL, Duration::min)
     }
 
     /// Leaves `channel` alone for `wait`, unless a longer pause holds already.
     fn pause(&self, channel: Channel, wait: Duration, asked: bool) {
-        let pause = Pause { until: Instant::now() + wait, asked };
+        let pause = Pause { until: retry_at(self.clock.now(), wait), asked };
         let mut paused = self.paused.lock().unwrap_or_else(|e| e.into_inner());
         let entry = paused.entry(channel).or_insert(pause);
         if pause.until > entry.until {
@@ -327,7 +330,7 @@ impl Notifier {
                     reason = error.reason,
                     "notification failed; will retry"
                 );
-                Some(Delivery::Retry { id: job.id, at: retry_at(wait), error: error.reason })
+                Some(Delivery::Retry { id: job.id, at: retry_at(self.clock.now(), wait), error: error.reason })
             }
         }
     }
@@ -342,7 +345,7 @@ impl Notifier {
         let mut every = tokio::time::interval(scan);
         loop {
             every.tick().await;
-            let now = Timestamp::now();
+            let now = self.clock.now();
             match escalate(&self.store, &self.settings, now).await {
                 Ok(0) => {}
                 Ok(escalated) => {
@@ -446,8 +449,8 @@ fn retry_wait(error: &SendError, attempts: i32) -> Duration {
     error.retry_after.unwrap_or_else(|| backoff(attempts)).min(Duration::from_secs(3600))
 }
 
-fn retry_at(wait: Duration) -> Timestamp {
-    Timestamp::now() + SignedDuration::try_from(wait).unwrap_or(SignedDuration::ZERO)
+fn retry_at(now: Timestamp, wait: Duration) -> Timestamp {
+    now + SignedDuration::try_from(wait).unwrap_or(SignedDuration::ZERO)
 }
 
 /// 5 s after the first failure, doubling, at most `MAX_BACKOFF`, with up to 20 % jitter so that

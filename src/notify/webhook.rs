@@ -18,10 +18,11 @@ pub async fn send(
     http: &reqwest::Client,
     webhook: Option<&Webhook>,
     message: &Message,
+    now: jiff::Timestamp,
 ) -> Result<(), SendError> {
     let webhook = webhook.ok_or_else(|| SendError::new("the webhook is not configured"))?;
     let body = serde_json::to_vec(&message.webhook_body()).expect("JSON values serialise");
-    let timestamp = jiff::Timestamp::now().as_second().to_string();
+    let timestamp = now.as_second().to_string();
     let mut request = http
         .post(&webhook.url)
         .header(reqwest::header::CONTENT_TYPE, "application/json")

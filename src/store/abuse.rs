@@ -15,7 +15,7 @@ impl Store {
     ) -> Result<Option<std::time::Duration>, StoreError> {
         match &*self.engine {
             Engine::Sqlite(_) => Ok(None),
-            Engine::Postgres(p) => p.take_submit_tokens(client, cost, full).await.map(Some),
+            Engine::Postgres(p) => p.take_submit_tokens(client, cost, full, self.clock.now()).await.map(Some),
         }
     }
 
@@ -24,7 +24,7 @@ impl Store {
     pub async fn count_phones(&self, keys: Vec<i64>, phone: i64) -> Result<Option<Vec<usize>>, StoreError> {
         match &*self.engine {
             Engine::Sqlite(_) => Ok(None),
-            Engine::Postgres(p) => p.count_phones(keys, phone).await.map(Some),
+            Engine::Postgres(p) => p.count_phones(keys, phone, self.clock.now()).await.map(Some),
         }
     }
 
@@ -32,7 +32,7 @@ impl Store {
     pub async fn forget_abuse_counts(&self) -> Result<(), StoreError> {
         match &*self.engine {
             Engine::Sqlite(_) => Ok(()),
-            Engine::Postgres(p) => p.forget_abuse_counts().await,
+            Engine::Postgres(p) => p.forget_abuse_counts(self.clock.now()).await,
         }
     }
 }

@@ -37,7 +37,7 @@ impl Store {
     pub async fn audit(&self, mut entry: AuditEntry) -> Result<(), StoreError> {
         entry.actor = printable(&entry.actor).into_owned();
         entry.detail = entry.detail.map(|detail| printable(&detail).into_owned());
-        dispatch!(self, audit(entry, jiff::Timestamp::now()))
+        dispatch!(self, audit(entry, self.clock.now()))
     }
 
     /// Up to `limit` audit entries with an id below `before_id` (all, without one), newest first.

@@ -58,7 +58,7 @@ impl Store {
     /// the previous lead (round-robin, shared by instances through the database); with nobody at
     /// work they stay in the pool. Returns how many were handed out.
     pub async fn hand_out_in_turn(&self, ids: Vec<i64>, require_2fa: bool) -> Result<usize, StoreError> {
-        let now = jiff::Timestamp::now();
+        let now = self.clock.now();
         dispatch!(self, hand_out_in_turn(ids, now, now - crate::team::ON_SHIFT, require_2fa))
     }
 

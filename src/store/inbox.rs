@@ -119,7 +119,7 @@ impl Store {
         note: String,
         plan: CallPlan,
     ) -> Result<bool, StoreError> {
-        dispatch!(self, add_attempt(lead_id, operator, outcome, note, plan))
+        dispatch!(self, add_attempt(lead_id, operator, outcome, note, plan, self.clock.now()))
     }
 
     /// Up to `limit` leads of the call list due for a call at `now`, in the order to call them:

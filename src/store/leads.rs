@@ -59,7 +59,7 @@ impl Store {
         context: &InsertContext,
         idempotency: Option<Idempotency>,
     ) -> Result<Vec<Stored>, StoreError> {
-        dispatch!(self, insert(leads, context.clone(), idempotency))
+        dispatch!(self, insert(leads, context.clone(), idempotency, self.clock.now()))
     }
 
     /// The fingerprint and lead ids recorded under an `Idempotency-Key` since `since`.
@@ -107,6 +107,6 @@ impl Store {
     /// Moves a held lead to the call list and queues its notifications (once: a lead already
     /// notified is not notified again); `false` if there is no such held lead.
     pub async fn release(&self, id: i64, channels: Arc<[Channel]>) -> Result<bool, StoreError> {
-        dispatch!(self, release(id, channels))
+        dispatch!(self, release(id, channels, self.clock.now()))
     }
 }

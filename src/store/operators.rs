@@ -56,7 +56,7 @@ impl Store {
         password_hash: String,
         role: Option<Role>,
     ) -> Result<bool, StoreError> {
-        dispatch!(self, add_operator(email, password_hash, role))
+        dispatch!(self, add_operator(email, password_hash, role, self.clock.now()))
     }
 
     /// Every account, oldest first.
@@ -91,12 +91,12 @@ impl Store {
         token_hash: String,
         expires_at: jiff::Timestamp,
     ) -> Result<bool, StoreError> {
-        dispatch!(self, offer_setup(token_hash, expires_at))
+        dispatch!(self, offer_setup(token_hash, expires_at, self.clock.now()))
     }
 
     /// Whether this setup token would create the first operator now.
     pub async fn setup_token_valid(&self, token_hash: String) -> Result<bool, StoreError> {
-        dispatch!(self, setup_token_valid(token_hash, jiff::Timestamp::now()))
+        dispatch!(self, setup_token_valid(token_hash, self.clock.now()))
     }
 
     /// Uses up the setup token and creates the first operator, in one transaction; `None` if the
@@ -107,7 +107,7 @@ impl Store {
         email: String,
         password_hash: String,
     ) -> Result<Option<Operator>, StoreError> {
-        dispatch!(self, add_first_operator(token_hash, email, password_hash, jiff::Timestamp::now()))
+        dispatch!(self, add_first_operator(token_hash, email, password_hash, self.clock.now()))
     }
 
     pub async fn create_session(
@@ -118,19 +118,19 @@ impl Store {
         expires_at: jiff::Timestamp,
         second_factor_passed: bool,
     ) -> Result<(), StoreError> {
-        dispatch!(self, create_session(token_hash, operator_id, csrf_token, expires_at, second_factor_passed))
+        dispatch!(self, create_session(token_hash, operator_id, csrf_token, expires_at, second_factor_passed, self.clock.now()))
     }
 
     /// The session with this token hash, if it has not expired and, for an account with a second
     /// factor, passed it.
     pub async fn session(&self, token_hash: String) -> Result<Option<Session>, StoreError> {
-        let now = jiff::Timestamp::now();
+        let now = self.clock.now();
         dispatch!(self, session(token_hash, now, now - crate::team::SEEN_EVERY))
     }
 
     /// Writes down that the session was used now (`Session::seen_due`).
     pub async fn session_seen(&self, token_hash: String) -> Result<(), StoreError> {
-        dispatch!(self, session_seen(token_hash, jiff::Timestamp::now()))
+        dispatch!(self, session_seen(token_hash, self.clock.now()))
     }
 
     pub async fn delete_session(&self, token_hash: String) -> Result<(), StoreError> {

@@ -84,7 +84,7 @@ impl Store {
         if deliveries.is_empty() {
             return Ok(());
         }
-        dispatch!(self, outbox_done(deliveries, jiff::Timestamp::now()))
+        dispatch!(self, outbox_done(deliveries, self.clock.now()))
     }
 
     /// Queues `event` on every channel for the open leads sent in `[from, to)` that have not had
@@ -96,7 +96,7 @@ impl Store {
         from: jiff::Timestamp,
         to: jiff::Timestamp,
     ) -> Result<usize, StoreError> {
-        dispatch!(self, queue_reminders(event, channels, from, to))
+        dispatch!(self, queue_reminders(event, channels, from, to, self.clock.now()))
     }
 
     /// Reports the leads of the call list sent in `[from, to)` that nobody has called and that

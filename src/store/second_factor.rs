@@ -64,7 +64,7 @@ impl Store {
 
     /// Uses up a recovery code (by its hash); `false` if it is not one of theirs or was used.
     pub async fn use_recovery_code(&self, operator_id: i64, code_hash: String) -> Result<bool, StoreError> {
-        dispatch!(self, use_recovery_code(operator_id, code_hash, jiff::Timestamp::now()))
+        dispatch!(self, use_recovery_code(operator_id, code_hash, self.clock.now()))
     }
 
     pub async fn recovery_codes_left(&self, operator_id: i64) -> Result<i64, StoreError> {
@@ -119,7 +119,7 @@ impl Store {
     }
 
     pub async fn account_notices_done(&self, deliveries: Vec<Delivery>) -> Result<(), StoreError> {
-        dispatch!(self, account_notices_done(deliveries, jiff::Timestamp::now()))
+        dispatch!(self, account_notices_done(deliveries, self.clock.now()))
     }
 
     /// Forgets an operator's second factor and recovery codes and ends their sessions (a lost

@@ -10,6 +10,7 @@ use http_body_util::BodyExt;
 use tempfile::TempDir;
 use tower::ServiceExt;
 use zayavka::app::{AppState, app};
+use zayavka::clock::{Clock, ClockHand};
 use zayavka::config::{DatabaseUrl, Settings};
 
 use zayavka::store::Store;
@@ -23,6 +24,9 @@ pub struct TestApp {
     pub router: Router,
     pub state: AppState,
     pub database: TestDatabase,
+    /// Moves the app's clock, which stands still otherwise: a test makes time pass with it
+    /// instead of waiting.
+    pub clock: ClockHand,
 }
 
 pub async fn test_app() -> TestApp {
@@ -49,9 +53,10 @@ pub async fn test_app_without_chores(adjust: impl FnOnce(&mut Settings)) -> Test
     // tests/quarantine.rs covers the default, where that alone holds a lead.
     settings.hold_without_proof = false;
     adjust(&mut settings);
-    let store = Store::open(&settings.database_url).await.unwrap();
+    let (clock, hand) = Clock::manual(jiff::Timestamp::now());
+    let store = Store::open(&settings.database_url).await.unwrap().with_clock(clock);
     let state = AppState::new(settings, store).await.unwrap();
-    TestApp { router: app(state.clone()), state, database }
+    TestApp { router: app(state.clone()), state, database, clock: hand }
 }
 
 /// A database of its own for one test, on the engine `ZAYAVKA_TEST_ENGINE` names (`sqlite`, the

@@ -33,8 +33,9 @@ impl PostgresStore {
         client: i64,
         cost: std::time::Duration,
         full: std::time::Duration,
+        now: jiff::Timestamp,
     ) -> Result<std::time::Duration, StoreError> {
-        let now = jiff::Timestamp::now().as_microsecond();
+        let now = now.as_microsecond();
         let (cost, full) = (micros(cost), micros(full));
         let db = self.client().await?;
         // Prepared once per connection: a submit costs one round trip, not two.
@@ -52,8 +53,13 @@ impl PostgresStore {
         Ok(std::time::Duration::from_micros(wait as u64))
     }
 
-    pub async fn count_phones(&self, keys: Vec<i64>, phone: i64) -> Result<Vec<usize>, StoreError> {
-        let now = jiff::Timestamp::now().as_second();
+    pub async fn count_phones(
+        &self,
+        keys: Vec<i64>,
+        phone: i64,
+        now: jiff::Timestamp,
+    ) -> Result<Vec<usize>, StoreError> {
+        let now = now.as_second();
         let window = crate::abuse::BURST_WINDOW.as_secs() as i64;
         let kept = crate::abuse::COUNTED as i64;
         let db = self.client().await?;
@@ -65,8 +71,7 @@ impl PostgresStore {
     }
 
     /// Forgets clients whose bucket is full again and keys with nothing in the window.
-    pub async fn forget_abuse_counts(&self) -> Result<(), StoreError> {
-        let now = jiff::Timestamp::now();
+    pub async fn forget_abuse_counts(&self, now: jiff::Timestamp) -> Result<(), StoreError> {
         let since = now.as_second() - crate::abuse::BURST_WINDOW.as_secs() as i64;
         let db = self.client().await?;
         db.execute("DELETE FROM abuse_rate WHERE next_at <= $1", &[&now.as_microsecond()])

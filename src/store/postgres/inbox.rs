@@ -87,6 +87,7 @@ impl PostgresStore {
         outcome: Outcome,
         note: String,
         plan: CallPlan,
+        now: jiff::Timestamp,
     ) -> Result<bool, StoreError> {
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(unavailable)?;
@@ -99,8 +100,9 @@ impl PostgresStore {
             return Ok(false);
         }
         tx.execute(
-            "INSERT INTO call_attempts (lead_id, operator, outcome, note) VALUES ($1, $2, $3, $4)",
-            &[&lead_id, &operator, &outcome.as_str(), &note],
+            "INSERT INTO call_attempts (lead_id, at, operator, outcome, note) \
+             VALUES ($1, to_timestamp($2), $3, $4, $5)",
+            &[&lead_id, &seconds(now), &operator, &outcome.as_str(), &note],
         )
         .await
         .map_err(unavailable)?;
@@ -116,10 +118,10 @@ impl PostgresStore {
         let next_call_at = plan.next_call_at(outcome, unanswered).map(seconds);
         tx.execute(
             "UPDATE \"CRN\" SET status = $2, \
-             reached_at = CASE WHEN $3 AND reached_at IS NULL THEN now() ELSE reached_at END, \
+             reached_at = CASE WHEN $3 AND reached_at IS NULL THEN to_timestamp($5) ELSE reached_at END, \
              next_call_at = CASE WHEN held IS NULL AND repeat_of IS NULL THEN to_timestamp($4) END, \
              call_back = $4::float8 IS NOT NULL WHERE id = $1",
-            &[&lead_id, &outcome.status_after(unanswered).name(), &outcome.reached(), &next_call_at],
+            &[&lead_id, &outcome.status_after(unanswered).name(), &outcome.reached(), &next_call_at, &seconds(now)],
         )
         .await
         .map_err(unavailable)?;

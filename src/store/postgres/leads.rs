@@ -23,18 +23,18 @@ const INSERT_LEAD: &str = concat!(
     "WITH first AS ( \
        SELECT id FROM \"CRN\" WHERE $7::float8 IS NOT NULL AND phone_e164 = $3 \
        AND repeat_of IS NULL AND held IS NULL \
-       AND created_at >= now() - make_interval(secs => $7) ORDER BY id LIMIT 1), \
+       AND created_at >= to_timestamp($16) - make_interval(secs => $7) ORDER BY id LIMIT 1), \
      new AS ( \
        INSERT INTO \"CRN\" \
        (name, phone, phone_e164, confirmation, comment, policy_version, repeat_of, held, \
-        utm_source, utm_medium, utm_campaign, utm_content, utm_term, referrer, next_call_at) \
+        utm_source, utm_medium, utm_campaign, utm_content, utm_term, referrer, created_at, next_call_at) \
        VALUES ($1, $2, $3, $4, $5, $6, (SELECT id FROM first), \
-         $8, $9, $10, $11, $12, $13, $14, \
-         CASE WHEN $8::text IS NULL AND NOT EXISTS (SELECT 1 FROM first) THEN now() END) \
+         $8, $9, $10, $11, $12, $13, $14, to_timestamp($16), \
+         CASE WHEN $8::text IS NULL AND NOT EXISTS (SELECT 1 FROM first) THEN to_timestamp($16) END) \
        RETURNING id, created_at, name, phone, confirmation, comment, repeat_of, held), \
      queued AS ( \
-       INSERT INTO outbox (lead_id, event, channel) \
-       SELECT new.id, 'new', channel FROM new, unnest($15::text[]) AS channel \
+       INSERT INTO outbox (lead_id, event, channel, created_at, next_attempt_at) \
+       SELECT new.id, 'new', channel, new.created_at, new.created_at FROM new, unnest($15::text[]) AS channel \
        WHERE new.repeat_of IS NULL AND new.held IS NULL) \
      SELECT id, ",
     text_time!("created_at"),
@@ -51,6 +51,7 @@ const LOCK_PHONES: &str = "SELECT pg_advisory_xact_lock(key) FROM \
 pub(super) struct InsertJob {
     leads: Vec<NewLead>,
     context: InsertContext,
+    now: jiff::Timestamp,
     reply: oneshot::Sender<Result<Vec<Stored>, StoreError>>,
 }
 
@@ -65,13 +66,14 @@ impl PostgresStore {
         leads: Vec<NewLead>,
         context: InsertContext,
         idempotency: Option<Idempotency>,
+        now: jiff::Timestamp,
     ) -> Result<Vec<Stored>, StoreError> {
         if idempotency.is_some() {
-            return insert_alone(&self.pool, &leads, &context, idempotency.as_ref()).await;
+            return insert_alone(&self.pool, &leads, &context, idempotency.as_ref(), now).await;
         }
         let queue = self.inserts.lock().expect("inserts lock").clone().ok_or(StoreError::Closed)?;
         let (reply, answer) = oneshot::channel();
-        queue.send(InsertJob { leads, context, reply }).await.map_err(|_| StoreError::Closed)?;
+        queue.send(InsertJob { leads, context, now, reply }).await.map_err(|_| StoreError::Closed)?;
         answer.await.map_err(|_| StoreError::Closed)?
     }
 }
@@ -123,9 +125,9 @@ async fn answer_batch(pool: Pool, batch: Vec<InsertJob>) {
             tracing::warn!(error = %reason, requests = batch.len(), "a batch of inserts was refused; writing them one by one");
             let deadline = tokio::time::Instant::now() + BATCH_TIME_LIMIT;
             for job in batch.into_iter().filter(|job| !job.reply.is_closed()) {
-                let (leads, context) = (&job.leads, &job.context);
+                let (leads, context, now) = (&job.leads, &job.context, job.now);
                 let alone = on_connection(&pool, deadline, async |client| {
-                    write_alone(client, leads, context, None).await
+                    write_alone(client, leads, context, None, now).await
                 });
                 let _ = job.reply.send(alone.await);
             }
@@ -197,7 +199,7 @@ async fn write_batch(
     let tx = client.transaction().await?;
     let values: Vec<LeadValues> = batch
         .iter()
-        .flat_map(|job| job.leads.iter().map(|lead| LeadValues::of(lead, &job.context)))
+        .flat_map(|job| job.leads.iter().map(|lead| LeadValues::of(lead, &job.context, job.now)))
         .collect();
     let rows = write_leads(&tx, &values).await.map_err(refused)?;
     // The answers are read before the commit: should reading them fail, nothing is stored.
@@ -220,9 +222,10 @@ async fn insert_alone(
     leads: &[NewLead],
     context: &InsertContext,
     idempotency: Option<&Idempotency>,
+    now: jiff::Timestamp,
 ) -> Result<Vec<Stored>, StoreError> {
     let mut client = pool.get().await.map_err(|e| StoreError::Unavailable(e.to_string()))?;
-    write_alone(&mut client, leads, context, idempotency).await
+    write_alone(&mut client, leads, context, idempotency, now).await
 }
 
 /// One request's leads in a transaction of their own: an insert with an `Idempotency-Key`, or a
@@ -232,6 +235,7 @@ async fn write_alone(
     leads: &[NewLead],
     context: &InsertContext,
     idempotency: Option<&Idempotency>,
+    now: jiff::Timestamp,
 ) -> Result<Vec<Stored>, StoreError> {
     let tx = client.transaction().await.map_err(unavailable)?;
     if let Some(idempotency) = idempotency {
@@ -251,8 +255,8 @@ async fn write_alone(
             && tx
                 .query_opt(
                     "SELECT 1 FROM idempotency_keys WHERE key = $1 \
-                     AND created_at >= now() - make_interval(secs => $2)",
-                    &[&idempotency.key, &(IDEMPOTENCY_WINDOW.as_secs_f64())],
+                     AND created_at >= to_timestamp($3) - make_interval(secs => $2)",
+                    &[&idempotency.key, &(IDEMPOTENCY_WINDOW.as_secs_f64()), &seconds(now)],
                 )
                 .await
                 .map_err(unavailable)?
@@ -261,15 +265,15 @@ async fn write_alone(
             return Err(StoreError::IdempotencyKeyTaken);
         }
     }
-    let values: Vec<LeadValues> = leads.iter().map(|lead| LeadValues::of(lead, context)).collect();
+    let values: Vec<LeadValues> = leads.iter().map(|lead| LeadValues::of(lead, context, now)).collect();
     let stored: Vec<Stored> =
         write_leads(&tx, &values).await.map_err(unavailable)?.iter().map(stored_from).collect();
     if let Some(idempotency) = idempotency {
         let ids: Vec<i64> = stored.iter().map(|row| row.lead.id).collect();
         tx.execute(
-            "INSERT INTO idempotency_keys (key, fingerprint, lead_ids) VALUES ($1, $2, $3) \
-             ON CONFLICT (key) DO NOTHING",
-            &[&idempotency.key, &idempotency.fingerprint, &ids],
+            "INSERT INTO idempotency_keys (key, fingerprint, lead_ids, created_at) \
+             VALUES ($1, $2, $3, to_timestamp($4)) ON CONFLICT (key) DO NOTHING",
+            &[&idempotency.key, &idempotency.fingerprint, &ids, &seconds(now)],
         )
         .await
         .map_err(unavailable)?;
@@ -310,10 +314,12 @@ struct LeadValues<'a> {
     held: Option<String>,
     source: [Option<&'a str>; 6],
     channels: Vec<&'static str>,
+    /// When the lead arrived, in seconds since 1970.
+    now: f64,
 }
 
 impl<'a> LeadValues<'a> {
-    fn of(lead: &'a NewLead, context: &'a InsertContext) -> LeadValues<'a> {
+    fn of(lead: &'a NewLead, context: &'a InsertContext, now: jiff::Timestamp) -> LeadValues<'a> {
         let held = held_text(&lead.held);
         LeadValues {
             lead,
@@ -323,10 +329,11 @@ impl<'a> LeadValues<'a> {
             held,
             source: lead.attribution.values(),
             channels: channel_names(&context.channels),
+            now: seconds(now),
         }
     }
 
-    fn params(&self) -> [&(dyn tokio_postgres::types::ToSql + Sync); 15] {
+    fn params(&self) -> [&(dyn tokio_postgres::types::ToSql + Sync); 16] {
         [
             &self.lead.name,
             &self.lead.phone,
@@ -343,6 +350,7 @@ impl<'a> LeadValues<'a> {
             &self.source[4],
             &self.source[5],
             &self.channels,
+            &self.now,
         ]
     }
 }
@@ -462,7 +470,12 @@ impl PostgresStore {
         self.delete_leads("held IS NOT NULL AND created_at < to_timestamp($1)", &seconds(before)).await
     }
 
-    pub async fn release(&self, id: i64, channels: std::sync::Arc<[Channel]>) -> Result<bool, StoreError> {
+    pub async fn release(
+        &self,
+        id: i64,
+        channels: std::sync::Arc<[Channel]>,
+        now: jiff::Timestamp,
+    ) -> Result<bool, StoreError> {
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(unavailable)?;
         let released = tx
@@ -471,10 +484,10 @@ impl PostgresStore {
                 &format!(
                     "UPDATE \"CRN\" SET held = NULL, \
                      next_call_at = CASE WHEN repeat_of IS NULL AND status IN ({open}) \
-                     THEN now() END WHERE id = $1 AND held IS NOT NULL",
+                     THEN to_timestamp($2) END WHERE id = $1 AND held IS NOT NULL",
                     open = open_statuses_sql()
                 ),
-                &[&id],
+                &[&id, &seconds(now)],
             )
             .await
             .map_err(unavailable)?;
@@ -483,9 +496,10 @@ impl PostgresStore {
         }
         let channels = channel_names(&channels);
         tx.execute(
-            "INSERT INTO outbox (lead_id, event, channel) SELECT $1, 'new', unnest($2::text[]) \
+            "INSERT INTO outbox (lead_id, event, channel, created_at, next_attempt_at) \
+             SELECT $1, 'new', unnest($2::text[]), to_timestamp($3), to_timestamp($3) \
              ON CONFLICT (lead_id, event, channel) DO NOTHING",
-            &[&id, &channels],
+            &[&id, &channels, &seconds(now)],
         )
         .await
         .map_err(unavailable)?;

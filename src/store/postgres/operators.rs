@@ -10,6 +10,7 @@ impl PostgresStore {
         email: String,
         password_hash: String,
         role: Option<Role>,
+        now: jiff::Timestamp,
     ) -> Result<bool, StoreError> {
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(unavailable)?;
@@ -22,9 +23,9 @@ impl PostgresStore {
         };
         let added = tx
             .execute(
-                "INSERT INTO operators (email, password_hash, role) VALUES ($1, $2, $3) \
-                 ON CONFLICT (email) DO NOTHING",
-                &[&email, &password_hash, &role.name()],
+                "INSERT INTO operators (email, password_hash, role, created_at) \
+                 VALUES ($1, $2, $3, to_timestamp($4)) ON CONFLICT (email) DO NOTHING",
+                &[&email, &password_hash, &role.name(), &seconds(now)],
             )
             .await
             .map_err(unavailable)?;
@@ -144,6 +145,7 @@ impl PostgresStore {
         &self,
         token_hash: String,
         expires_at: jiff::Timestamp,
+        now: jiff::Timestamp,
     ) -> Result<bool, StoreError> {
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(unavailable)?;
@@ -151,7 +153,7 @@ impl PostgresStore {
         if has_operator {
             tx.execute("DELETE FROM setup_tokens", &[]).await.map_err(unavailable)?;
         } else {
-            tx.execute("DELETE FROM setup_tokens WHERE expires_at <= now()", &[])
+            tx.execute("DELETE FROM setup_tokens WHERE expires_at <= to_timestamp($1)", &[&seconds(now)])
                 .await
                 .map_err(unavailable)?;
             tx.execute(
@@ -208,8 +210,9 @@ impl PostgresStore {
         }
         let id: i64 = tx
             .query_one(
-                "INSERT INTO operators (email, password_hash, role) VALUES ($1, $2, $3) RETURNING id",
-                &[&email, &password_hash, &Role::Admin.name()],
+                "INSERT INTO operators (email, password_hash, role, created_at) \
+                 VALUES ($1, $2, $3, to_timestamp($4)) RETURNING id",
+                &[&email, &password_hash, &Role::Admin.name(), &seconds(now)],
             )
             .await
             .map_err(unavailable)?
@@ -233,13 +236,15 @@ impl PostgresStore {
         csrf_token: String,
         expires_at: jiff::Timestamp,
         second_factor_passed: bool,
+        now: jiff::Timestamp,
     ) -> Result<(), StoreError> {
         let client = self.client().await?;
         client
             .execute(
-                "INSERT INTO operator_sessions (token_hash, operator_id, csrf_token, expires_at, second_factor_passed) \
-                 VALUES ($1, $2, $3, to_timestamp($4), $5)",
-                &[&token_hash, &operator_id, &csrf_token, &seconds(expires_at), &second_factor_passed],
+                "INSERT INTO operator_sessions \
+                 (token_hash, operator_id, csrf_token, created_at, seen_at, expires_at, second_factor_passed) \
+                 VALUES ($1, $2, $3, to_timestamp($6), to_timestamp($6), to_timestamp($4), $5)",
+                &[&token_hash, &operator_id, &csrf_token, &seconds(expires_at), &second_factor_passed, &seconds(now)],
             )
             .await
             .map_err(unavailable)?;

@@ -13,20 +13,18 @@ impl PostgresStore {
     ) -> Result<Vec<OutboxJob>, StoreError> {
         let client = self.client().await?;
         let channels = channel_names(&channels);
-        // The database's clock, not this instance's, says what is due and whose lease has run
-        // out: instances whose clocks disagree must still agree on that, or a row being sent by
-        // one is claimed again by another. The lease's length is the caller's.
-        let lease_seconds = seconds(lease_until) - seconds(now);
+        // The caller's clock says what is due and whose lease has run out (ADR 0035): instances
+        // keep their clocks within a second of each other (NTP), far inside a lease.
         // SKIP LOCKED: instances claiming at the same moment take different rows, never wait.
         let rows = client
             .query(
-                "UPDATE outbox SET locked_until = now() + make_interval(secs => $1), attempts = attempts + 1 \
+                "UPDATE outbox SET locked_until = to_timestamp($1), attempts = attempts + 1 \
                  WHERE id IN ( \
-                   SELECT id FROM outbox WHERE sent_at IS NULL AND next_attempt_at <= now() \
-                   AND (locked_until IS NULL OR locked_until <= now()) \
+                   SELECT id FROM outbox WHERE sent_at IS NULL AND next_attempt_at <= to_timestamp($4) \
+                   AND (locked_until IS NULL OR locked_until <= to_timestamp($4)) \
                    AND channel = ANY($3) ORDER BY next_attempt_at, id LIMIT $2 FOR UPDATE SKIP LOCKED) \
                  RETURNING id, lead_id, event, channel, attempts",
-                &[&lease_seconds, &i64::from(limit), &channels],
+                &[&seconds(lease_until), &i64::from(limit), &channels, &seconds(now)],
             )
             .await
             .map_err(unavailable)?;
@@ -54,14 +52,13 @@ impl PostgresStore {
     ) -> Result<(), StoreError> {
         let now = seconds(now);
         let mut sent = Vec::new();
-        let (mut retry_ids, mut waits, mut errors) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut retry_ids, mut retry_at, mut errors) = (Vec::new(), Vec::new(), Vec::new());
         for delivery in deliveries {
             match delivery {
                 Delivery::Sent(id) => sent.push(id),
                 Delivery::Retry { id, at, error } => {
                     retry_ids.push(id);
-                    // As a wait from the database's clock (see `claim_outbox`).
-                    waits.push((seconds(at) - now).max(0.0));
+                    retry_at.push(seconds(at));
                     errors.push(error);
                 }
             }
@@ -80,11 +77,11 @@ impl PostgresStore {
         if !retry_ids.is_empty() {
             client
                 .execute(
-                    "UPDATE outbox SET next_attempt_at = now() + make_interval(secs => retry.wait), \
+                    "UPDATE outbox SET next_attempt_at = to_timestamp(retry.at), \
                      locked_until = NULL, last_error = retry.error \
-                     FROM unnest($1::bigint[], $2::float8[], $3::text[]) AS retry (id, wait, error) \
+                     FROM unnest($1::bigint[], $2::float8[], $3::text[]) AS retry (id, at, error) \
                      WHERE outbox.id = retry.id",
-                    &[&retry_ids, &waits, &errors],
+                    &[&retry_ids, &retry_at, &errors],
                 )
                 .await
                 .map_err(unavailable)?;
@@ -98,20 +95,21 @@ impl PostgresStore {
         channels: std::sync::Arc<[Channel]>,
         from: jiff::Timestamp,
         to: jiff::Timestamp,
+        now: jiff::Timestamp,
     ) -> Result<usize, StoreError> {
         let client = self.client().await?;
         let channels = channel_names(&channels);
         let queued = client
             .execute(
                 &format!(
-                    "INSERT INTO outbox (lead_id, event, channel) \
-                     SELECT id, $1, channel FROM \"CRN\", unnest($2::text[]) AS channel \
+                    "INSERT INTO outbox (lead_id, event, channel, created_at, next_attempt_at) \
+                     SELECT id, $1, channel, to_timestamp($5), to_timestamp($5) FROM \"CRN\", unnest($2::text[]) AS channel \
                      WHERE repeat_of IS NULL AND held IS NULL AND status IN ({}) \
                      AND created_at >= to_timestamp($3) AND created_at < to_timestamp($4) \
                      ON CONFLICT (lead_id, event, channel) DO NOTHING",
                     open_statuses_sql()
                 ),
-                &[&event.name(), &channels, &seconds(from), &seconds(to)],
+                &[&event.name(), &channels, &seconds(from), &seconds(to), &seconds(now)],
             )
             .await
             .map_err(unavailable)?;
@@ -138,8 +136,8 @@ impl PostgresStore {
                      AND NOT EXISTS (SELECT 1 FROM call_attempts WHERE lead_id = \"CRN\".id) \
                      RETURNING id), \
                  queued AS ( \
-                     INSERT INTO outbox (lead_id, event, channel) \
-                     SELECT id, $4, channel FROM escalated, unnest($5::text[]) AS channel \
+                     INSERT INTO outbox (lead_id, event, channel, created_at, next_attempt_at) \
+                     SELECT id, $4, channel, to_timestamp($1), to_timestamp($1) FROM escalated, unnest($5::text[]) AS channel \
                      ON CONFLICT (lead_id, event, channel) DO NOTHING) \
                  SELECT id FROM escalated",
                     open_statuses_sql()
@@ -162,8 +160,8 @@ impl PostgresStore {
         let queued = client
             .execute(
                 &format!(
-                    "INSERT INTO outbox (lead_id, event, channel) \
-                     SELECT id, $2, channel FROM \"CRN\", unnest($3::text[]) AS channel \
+                    "INSERT INTO outbox (lead_id, event, channel, created_at, next_attempt_at) \
+                     SELECT id, $2, channel, to_timestamp($4), to_timestamp($4) FROM \"CRN\", unnest($3::text[]) AS channel \
                      WHERE id = $1 AND status IN ({}) AND claimed_by IS NOT NULL \
                      AND (claimed_until IS NULL OR claimed_until > to_timestamp($4)) \
                      ON CONFLICT (lead_id, event, channel) DO NOTHING",
@@ -226,10 +224,9 @@ impl PostgresStore {
     pub async fn resend_notification(
         &self,
         id: i64,
-        _now: jiff::Timestamp,
+        now: jiff::Timestamp,
     ) -> Result<Option<PendingNotification>, StoreError> {
-        // Due by the database's clock, which decides what is due (see `claim_outbox`).
-        self.change_waiting("next_attempt_at = now(), locked_until = NULL", &[&id]).await
+        self.change_waiting("next_attempt_at = to_timestamp($2), locked_until = NULL", &[&id, &seconds(now)]).await
     }
 
     pub async fn drop_notification(

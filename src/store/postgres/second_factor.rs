@@ -164,8 +164,8 @@ impl PostgresStore {
         for channel in channels.iter() {
             tx.execute(
                 "INSERT INTO account_notices (operator_id, refused_until, channel, created_at, next_attempt_at) \
-                 VALUES ($1, to_timestamp($2), $3, now(), now())",
-                &[&operator_id, &seconds(until), &channel.name()],
+                 VALUES ($1, to_timestamp($2), $3, to_timestamp($4), to_timestamp($4))",
+                &[&operator_id, &seconds(until), &channel.name(), &seconds(now)],
             )
             .await
             .map_err(unavailable)?;
@@ -199,18 +199,17 @@ impl PostgresStore {
     ) -> Result<Vec<AccountNoticeJob>, StoreError> {
         let client = self.client().await?;
         let channels = channel_names(&channels);
-        // The database's clock says what is due, as in `claim_outbox`.
-        let lease_seconds = seconds(lease_until) - seconds(now);
+        // The caller's clock says what is due, as in `claim_outbox`.
         let rows = client
             .query(
-                "UPDATE account_notices AS n SET locked_until = now() + make_interval(secs => $1), \
+                "UPDATE account_notices AS n SET locked_until = to_timestamp($1), \
                    attempts = attempts + 1 FROM operators AS o \
                  WHERE o.id = n.operator_id AND n.id IN ( \
-                   SELECT id FROM account_notices WHERE sent_at IS NULL AND next_attempt_at <= now() \
-                   AND (locked_until IS NULL OR locked_until <= now()) \
+                   SELECT id FROM account_notices WHERE sent_at IS NULL AND next_attempt_at <= to_timestamp($3) \
+                   AND (locked_until IS NULL OR locked_until <= to_timestamp($3)) \
                    AND channel = ANY($2) ORDER BY next_attempt_at, id LIMIT 16 FOR UPDATE SKIP LOCKED) \
                  RETURNING n.id, o.email, extract(epoch FROM n.refused_until)::float8, n.channel, n.attempts",
-                &[&lease_seconds, &channels],
+                &[&seconds(lease_until), &channels, &seconds(now)],
             )
             .await
             .map_err(unavailable)?;
@@ -245,12 +244,11 @@ impl PostgresStore {
                     )
                     .await
                     .map_err(unavailable)?,
-                // As a wait from the database's clock (see `claim_outbox`).
                 Delivery::Retry { id, at, error } => client
                     .execute(
-                        "UPDATE account_notices SET next_attempt_at = now() + make_interval(secs => $2), \
+                        "UPDATE account_notices SET next_attempt_at = to_timestamp($2), \
                          locked_until = NULL, last_error = $3 WHERE id = $1",
-                        &[&id, &(seconds(at) - now).max(0.0), &error],
+                        &[&id, &seconds(at), &error],
                     )
                     .await
                     .map_err(unavailable)?,

@@ -79,14 +79,15 @@ impl SqliteStore {
         outcome: Outcome,
         note: String,
         plan: CallPlan,
+        now: jiff::Timestamp,
     ) -> Result<bool, StoreError> {
+        let now = text(now);
         self.write(move |conn| {
             // Cached statements: each fires the counters' triggers, whose programs are costly to prepare.
             let exists = conn.prepare_cached("SELECT 1 FROM \"CRN\" WHERE id = ?1")?.query_row([lead_id], |_| Ok(())).optional()?;
             if exists.is_none() {
                 return Ok(false);
             }
-            let now = text(jiff::Timestamp::now());
             execute_cached(
                 conn,
                 "INSERT INTO call_attempts (lead_id, at, operator, outcome, note) VALUES (?1, ?2, ?3, ?4, ?5)",

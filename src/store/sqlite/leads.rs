@@ -10,8 +10,9 @@ impl SqliteStore {
         leads: Vec<NewLead>,
         context: InsertContext,
         idempotency: Option<Idempotency>,
+        now: jiff::Timestamp,
     ) -> Result<Vec<Stored>, StoreError> {
-        self.write(move |conn| insert_leads(conn, &leads, &context, idempotency.as_ref())).await
+        self.write(move |conn| insert_leads(conn, &leads, &context, idempotency.as_ref(), now)).await
     }
 
     pub async fn purge_idempotency_keys(&self, before: jiff::Timestamp) -> Result<usize, StoreError> {
@@ -122,7 +123,13 @@ impl SqliteStore {
         Ok(purged)
     }
 
-    pub async fn release(&self, id: i64, channels: std::sync::Arc<[Channel]>) -> Result<bool, StoreError> {
+    pub async fn release(
+        &self,
+        id: i64,
+        channels: std::sync::Arc<[Channel]>,
+        now: jiff::Timestamp,
+    ) -> Result<bool, StoreError> {
+        let now = text(now);
         self.write(move |conn| {
             // Released into the call list, a first lead is due at once.
             let released = conn.execute(
@@ -132,12 +139,11 @@ impl SqliteStore {
                      THEN ?2 END WHERE id = ?1 AND held IS NOT NULL",
                     open = open_statuses_sql()
                 ),
-                params![id, text(jiff::Timestamp::now())],
+                params![id, now],
             )?;
             if released == 0 {
                 return Ok(false);
             }
-            let now = text(jiff::Timestamp::now());
             let mut queue = conn.prepare_cached(
                 "INSERT INTO outbox (lead_id, event, channel, created_at, next_attempt_at) \
                  VALUES (?1, 'new', ?2, ?3, ?3) ON CONFLICT (lead_id, event, channel) DO NOTHING",
@@ -236,8 +242,8 @@ fn insert_leads(
     leads: &[NewLead],
     context: &InsertContext,
     idempotency: Option<&Idempotency>,
+    now: jiff::Timestamp,
 ) -> rusqlite::Result<Vec<Stored>> {
-    let now = jiff::Timestamp::now();
     let created_at = format!("{now:.6}");
     // Same text format as created_at, so comparing the text compares the times.
     let duplicates_since = context.duplicate_window.and_then(|window| {

@@ -8,6 +8,7 @@ impl SqliteStore {
         email: String,
         password_hash: String,
         role: Option<Role>,
+        now: jiff::Timestamp,
     ) -> Result<bool, StoreError> {
         self.write(move |conn| {
             let role = match role {
@@ -18,7 +19,7 @@ impl SqliteStore {
             let added = conn.execute(
                 "INSERT INTO operators (email, password_hash, created_at, role) VALUES (?1, ?2, ?3, ?4) \
                  ON CONFLICT (email) DO NOTHING",
-                params![email, password_hash, text(jiff::Timestamp::now()), role.name()],
+                params![email, password_hash, text(now), role.name()],
             )?;
             Ok(added == 1)
         })
@@ -113,13 +114,14 @@ impl SqliteStore {
         &self,
         token_hash: String,
         expires_at: jiff::Timestamp,
+        now: jiff::Timestamp,
     ) -> Result<bool, StoreError> {
         self.write(move |conn| {
             if has_operator(conn)? {
                 conn.execute("DELETE FROM setup_tokens", [])?;
                 return Ok(false);
             }
-            conn.execute("DELETE FROM setup_tokens WHERE expires_at <= ?1", [text(jiff::Timestamp::now())])?;
+            conn.execute("DELETE FROM setup_tokens WHERE expires_at <= ?1", [text(now)])?;
             conn.execute(
                 "INSERT INTO setup_tokens (token_hash, expires_at) VALUES (?1, ?2)",
                 params![token_hash, text(expires_at)],
@@ -186,6 +188,7 @@ impl SqliteStore {
         csrf_token: String,
         expires_at: jiff::Timestamp,
         second_factor_passed: bool,
+        now: jiff::Timestamp,
     ) -> Result<(), StoreError> {
         self.write(move |conn| {
             conn.execute(
@@ -196,7 +199,7 @@ impl SqliteStore {
                     token_hash,
                     operator_id,
                     csrf_token,
-                    text(jiff::Timestamp::now()),
+                    text(now),
                     text(expires_at),
                     second_factor_passed
                 ],

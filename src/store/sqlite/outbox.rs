@@ -74,9 +74,10 @@ impl SqliteStore {
         channels: std::sync::Arc<[Channel]>,
         from: jiff::Timestamp,
         to: jiff::Timestamp,
+        now: jiff::Timestamp,
     ) -> Result<usize, StoreError> {
+        let now = text(now);
         self.write(move |conn| {
-            let now = text(jiff::Timestamp::now());
             let mut stmt = conn.prepare_cached(&format!(
                 "INSERT INTO outbox (lead_id, event, channel, created_at, next_attempt_at) \
                  SELECT id, ?1, ?2, ?3, ?3 FROM \"CRN\" \
