@@ -30,6 +30,11 @@ export type Settings = Partial<
     | 'ZAYAVKA_RATE_LIMIT_PER_MINUTE'
     | 'ZAYAVKA_HOLD_WITHOUT_PROOF'
     | 'ZAYAVKA_REQUIRE_2FA'
+    // The team's calendar and the background scan (reminders, escalations).
+    | 'ZAYAVKA_WORKING_HOURS'
+    | 'ZAYAVKA_CLOSED_DAYS'
+    | 'ZAYAVKA_ESCALATE_AFTER_HOURS'
+    | 'ZAYAVKA_REMINDER_SCAN_SECONDS'
     // A PostgreSQL database of the test's own instead of the fresh SQLite file (`leads()` and
     // `sql()` read the SQLite file only).
     | 'ZAYAVKA_DATABASE_URL',
