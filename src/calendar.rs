@@ -29,13 +29,30 @@ impl ClosedDays {
     pub fn contains(&self, day: Date) -> bool {
         self.0.contains(&day)
     }
+
+    /// The days on or after `from`, earliest first.
+    pub fn on_or_after(&self, from: Date) -> impl Iterator<Item = Date> + '_ {
+        self.0.range(from..).copied()
+    }
 }
+
+/// The furthest ahead, in days from today, an admin may close a day from the inbox: a year, so
+/// that the list a calendar reads stays short.
+pub const DAYS_AHEAD_TO_CLOSE: i64 = 366;
 
 /// When the team works: its hours (every hour without them) on every day that is not closed.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Calendar {
     pub hours: Option<WorkingHours>,
     pub closed: ClosedDays,
+}
+
+impl Calendar {
+    /// This calendar with `more` days closed as well (the inbox's list on top of the settings').
+    pub fn also_closed(mut self, more: impl IntoIterator<Item = Date>) -> Calendar {
+        self.closed.0.extend(more);
+        self
+    }
 }
 
 /// The step of the minute-by-minute walk through working time.
