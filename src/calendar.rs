@@ -381,6 +381,17 @@ mod tests {
     }
 
     #[test]
+    fn days_closed_on_top_of_the_settings_count_as_theirs_do() {
+        let calendar = office("2026-11-25").also_closed(["2026-11-24".parse().unwrap()]);
+        // Monday 17:30 + 2 h: Tuesday (the list's) and Wednesday (the settings') are closed.
+        assert_eq!(calendar.after_working_hours(kyiv("2026-11-23T17:30"), 2), Some(kyiv("2026-11-26T10:30")));
+        let from_tuesday: Vec<String> =
+            calendar.closed.on_or_after("2026-11-24".parse().unwrap()).map(|d| d.to_string()).collect();
+        assert_eq!(from_tuesday, ["2026-11-24", "2026-11-25"]);
+        assert_eq!(calendar.closed.on_or_after("2026-11-25".parse().unwrap()).count(), 1);
+    }
+
+    #[test]
     fn the_settings_say_what_is_wrong() {
         assert_eq!(Cadence::parse(" 1h , MORNING,afternoon,24h").unwrap().text(), "1h,morning,afternoon,24h");
         assert!(Cadence::parse("2h,evening").unwrap_err().contains("'evening'"));
