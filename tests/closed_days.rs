@@ -191,6 +191,10 @@ async fn everyone_sees_the_list_only_admins_change_it_and_the_answers_say_what_i
         assert_eq!(answer.status, StatusCode::BAD_REQUEST, "{day}");
         assert!(answer.json()["error"].as_str().unwrap().contains(says), "{day}: {}", answer.text());
     }
+    let long_note = json!({ "day": days_from_today(4).to_string(), "note": "д".repeat(101) });
+    let answer = admin.post(&app, "/admin/api/closed-days", long_note).await;
+    assert_eq!(answer.status, StatusCode::BAD_REQUEST);
+    assert!(answer.json()["error"].as_str().unwrap().contains("100 символів"), "{}", answer.text());
     // A day closed already is not an error, and not a second entry.
     let again = close(&app, &admin, inbox_day).await;
     assert_eq!(again.status, StatusCode::OK, "{}", again.text());
