@@ -8,8 +8,8 @@ use tracing::Level;
 
 pub use crate::http::AppState;
 use crate::http::{
-    REQUEST_TIME_LIMIT, admin, claims, client, export, form, health, leads, notifications, pages, proof,
-    rest, second_factor, security, sign_in, stats, team,
+    REQUEST_TIME_LIMIT, admin, claims, client, closed_days, export, form, health, leads, notifications,
+    pages, proof, rest, second_factor, security, sign_in, stats, team,
 };
 use crate::lead::clean::printable;
 
@@ -33,6 +33,7 @@ pub fn app(state: AppState) -> Router {
                 .merge(team::router())
                 .merge(second_factor::router())
                 .merge(notifications::router())
+                .merge(closed_days::router())
                 .merge(export::router()),
         ))
         .merge(pages::router(&state.site))

@@ -29,13 +29,30 @@ impl ClosedDays {
     pub fn contains(&self, day: Date) -> bool {
         self.0.contains(&day)
     }
+
+    /// The days on or after `from`, earliest first.
+    pub fn on_or_after(&self, from: Date) -> impl Iterator<Item = Date> + '_ {
+        self.0.range(from..).copied()
+    }
 }
+
+/// The furthest ahead, in days from today, an admin may close a day from the inbox: a year, so
+/// that the list a calendar reads stays short.
+pub const DAYS_AHEAD_TO_CLOSE: i64 = 366;
 
 /// When the team works: its hours (every hour without them) on every day that is not closed.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Calendar {
     pub hours: Option<WorkingHours>,
     pub closed: ClosedDays,
+}
+
+impl Calendar {
+    /// This calendar with `more` days closed as well (the inbox's list on top of the settings').
+    pub fn also_closed(mut self, more: impl IntoIterator<Item = Date>) -> Calendar {
+        self.closed.0.extend(more);
+        self
+    }
 }
 
 /// The step of the minute-by-minute walk through working time.
@@ -361,6 +378,17 @@ mod tests {
         assert_eq!(calendar.closure_ahead(kyiv("2026-12-31T19:00")), None);
         // Without closed days, never.
         assert_eq!(office("").closure_ahead(kyiv("2026-12-31T17:00")), None);
+    }
+
+    #[test]
+    fn days_closed_on_top_of_the_settings_count_as_theirs_do() {
+        let calendar = office("2026-11-25").also_closed(["2026-11-24".parse().unwrap()]);
+        // Monday 17:30 + 2 h: Tuesday (the list's) and Wednesday (the settings') are closed.
+        assert_eq!(calendar.after_working_hours(kyiv("2026-11-23T17:30"), 2), Some(kyiv("2026-11-26T10:30")));
+        let from_tuesday: Vec<String> =
+            calendar.closed.on_or_after("2026-11-24".parse().unwrap()).map(|d| d.to_string()).collect();
+        assert_eq!(from_tuesday, ["2026-11-24", "2026-11-25"]);
+        assert_eq!(calendar.closed.on_or_after("2026-11-25".parse().unwrap()).count(), 1);
     }
 
     #[test]

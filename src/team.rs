@@ -71,10 +71,14 @@ pub enum Action {
     ResentNotification,
     /// An admin dropped a notification on purpose, so it is never sent (`detail` as above).
     DroppedNotification,
+    /// An admin closed a day (the inbox's list of days off): `detail` is the date.
+    AddedClosedDay,
+    /// An admin took a day off that list: `detail` is the date.
+    RemovedClosedDay,
 }
 
 impl Action {
-    pub const ALL: [Action; 18] = [
+    pub const ALL: [Action; 20] = [
         Action::SignedIn,
         Action::SignInFailed,
         Action::OpenedLead,
@@ -93,6 +97,8 @@ impl Action {
         Action::RecordedCall,
         Action::ResentNotification,
         Action::DroppedNotification,
+        Action::AddedClosedDay,
+        Action::RemovedClosedDay,
     ];
 
     pub fn name(self) -> &'static str {
@@ -115,6 +121,8 @@ impl Action {
             Action::ResentNotification => "resent_notification",
             Action::DroppedNotification => "dropped_notification",
             Action::RecordedCall => "recorded_call",
+            Action::AddedClosedDay => "added_closed_day",
+            Action::RemovedClosedDay => "removed_closed_day",
         }
     }
 

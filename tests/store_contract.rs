@@ -571,6 +571,50 @@ async fn accounts_keep_an_admin_and_a_change_of_role_ends_the_sessions() {
 }
 
 #[tokio::test]
+async fn closed_days_are_kept_once_each_read_in_order_and_join_the_calendar() {
+    let f = fixture().await;
+    let day = |text: &str| text.parse::<jiff::civil::Date>().unwrap();
+    let now = now();
+    assert!(f.store.add_closed_day(day("2027-01-07"), None, OLENA.into(), now).await.unwrap());
+    assert!(
+        f.store.add_closed_day(day("2027-01-01"), Some("Новий рік".into()), OLENA.into(), now).await.unwrap()
+    );
+    // Again: nothing changes, the first note and who added it stay.
+    assert!(!f.store.add_closed_day(day("2027-01-01"), None, PETRO.into(), now).await.unwrap());
+    let listed = f.store.closed_days(day("2026-12-31"), 10).await.unwrap();
+    let read: Vec<(String, Option<String>, String)> =
+        listed.iter().map(|c| (c.day.to_string(), c.note.clone(), c.added_by.clone())).collect();
+    assert_eq!(
+        read,
+        [
+            ("2027-01-01".to_owned(), Some("Новий рік".to_owned()), OLENA.to_owned()),
+            ("2027-01-07".to_owned(), None, OLENA.to_owned()),
+        ]
+    );
+    assert_eq!(listed[0].added_at.parse::<Timestamp>().unwrap(), now);
+    // From a day on, and at most so many.
+    assert_eq!(f.store.closed_days(day("2027-01-02"), 10).await.unwrap().len(), 1);
+    assert_eq!(f.store.closed_days(day("2026-12-31"), 1).await.unwrap()[0].day, day("2027-01-01"));
+
+    // The calendar at a moment before them has them on top of the settings' days.
+    let settings = zayavka::calendar::Calendar {
+        hours: None,
+        closed: zayavka::calendar::ClosedDays::parse("2027-01-02").unwrap(),
+    };
+    let before = "2026-12-30T12:00:00+02:00".parse::<Timestamp>().unwrap();
+    let calendar = f.store.calendar(settings.clone(), before).await.unwrap();
+    for closed in ["2027-01-01", "2027-01-02", "2027-01-07"] {
+        assert!(calendar.closed.contains(day(closed)), "{closed}");
+    }
+    assert!(!calendar.closed.contains(day("2027-01-03")));
+
+    assert!(f.store.remove_closed_day(day("2027-01-01")).await.unwrap());
+    assert!(!f.store.remove_closed_day(day("2027-01-01")).await.unwrap());
+    let calendar = f.store.calendar(settings, before).await.unwrap();
+    assert!(!calendar.closed.contains(day("2027-01-01")) && calendar.closed.contains(day("2027-01-07")));
+}
+
+#[tokio::test]
 async fn the_store_reopens_with_what_it_kept() {
     let f = fixture().await;
     let id = f.add(lead("Ганна", "+380671234567")).await;

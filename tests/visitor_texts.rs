@@ -26,6 +26,7 @@ const ALLOWED_FILES: &[&str] = &[
     "src/http/leads.rs",
     "src/http/stats.rs",
     "src/http/notifications.rs",
+    "src/http/closed_days.rs",
     "src/http/export.rs",
     "src/http/claims.rs",
     "src/http/second_factor.rs",

@@ -71,7 +71,8 @@ pub async fn record_call(
     // The cadence's times (a walk through working time) only where a retry is to be scheduled.
     let settings = services.settings;
     let retries = if outcome == Outcome::NoAnswer && call_back_at.is_none() {
-        settings.retry_cadence.retries_after(&settings.calendar(), now)
+        let calendar = services.store.calendar(settings.settings_calendar(), now).await?;
+        settings.retry_cadence.retries_after(&calendar, now)
     } else {
         Vec::new()
     };

@@ -14,6 +14,7 @@ pub async fn run(settings: &Settings, command: AdminCommand) -> anyhow::Result<(
     match command {
         AdminCommand::AddUser { account, role } => add_user(settings, account, role.map(Role::from)).await,
         AdminCommand::Passwd(account) => passwd(settings, account).await,
+        AdminCommand::ClosedDays(command) => super::closed_days::run(settings, command).await,
         other => {
             let store = Store::open_existing(&settings.database_url).await?;
             let result = team(&store, settings, other).await;
@@ -102,7 +103,9 @@ async fn team(store: &Store, settings: &Settings, command: AdminCommand) -> anyh
             }
         }
         AdminCommand::Audit { format } => print_audit_trail(store, format).await?,
-        AdminCommand::AddUser { .. } | AdminCommand::Passwd(_) => unreachable!("run() handles them"),
+        AdminCommand::AddUser { .. } | AdminCommand::Passwd(_) | AdminCommand::ClosedDays(_) => {
+            unreachable!("run() handles them")
+        }
     }
     Ok(())
 }

@@ -3,6 +3,7 @@
 //! `main.rs` reads the settings, starts logging and runs `serve` or one of these.
 
 mod accounts;
+mod closed_days;
 mod leads;
 
 use std::path::PathBuf;
@@ -120,6 +121,29 @@ pub enum AdminCommand {
     Audit {
         #[arg(long, value_enum, default_value = "text")]
         format: AuditFormat,
+    },
+    /// The days the team does not work, kept with the inbox's "Вихідні дні" on top of
+    /// ZAYAVKA_CLOSED_DAYS: retries, reminders and the at-risk mark skip them
+    #[command(subcommand)]
+    ClosedDays(ClosedDaysCommand),
+}
+
+#[derive(Subcommand)]
+pub enum ClosedDaysCommand {
+    /// The closed days from today on (Kyiv), the settings' and the inbox's
+    List,
+    /// Close a day (YYYY-MM-DD, Kyiv; today or later); one closed already is left as it is
+    Add {
+        /// The day, e.g. 2026-12-31
+        day: String,
+        /// A short note shown with it, e.g. "Новий рік"
+        #[arg(long, value_name = "TEXT")]
+        note: Option<String>,
+    },
+    /// Open a day of the inbox's list again (a day of ZAYAVKA_CLOSED_DAYS is changed there)
+    Remove {
+        /// The day, e.g. 2026-12-31
+        day: String,
     },
 }
 

@@ -228,8 +228,9 @@ impl Settings {
         Settings::resolve(SettingArgs::default(), None).expect("the defaults are valid")
     }
 
-    /// When the team works: its hours and closed days.
-    pub fn calendar(&self) -> Calendar {
+    /// The settings' part of the calendar: the hours and `ZAYAVKA_CLOSED_DAYS`. What the team's
+    /// calendar is at a given time also takes the inbox's list: `Store::calendar` adds it.
+    pub fn settings_calendar(&self) -> Calendar {
         Calendar { hours: self.working_hours, closed: self.closed_days.clone() }
     }
 }

@@ -36,6 +36,8 @@ pub enum AdminError {
     NoSuchAccount,
     /// The notification was sent or dropped meanwhile.
     NotificationGone,
+    /// The day is not on the inbox's list of closed days.
+    NotAClosedDay,
     /// 409: the lead or account is not in a state for this, as the sentence says.
     Conflict(&'static str),
     /// 413
@@ -78,7 +80,8 @@ impl AdminError {
             AdminError::NotFound
             | AdminError::LeadNotFound
             | AdminError::NoSuchAccount
-            | AdminError::NotificationGone => StatusCode::NOT_FOUND,
+            | AdminError::NotificationGone
+            | AdminError::NotAClosedDay => StatusCode::NOT_FOUND,
             AdminError::Conflict(_) => StatusCode::CONFLICT,
             AdminError::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             AdminError::NotJson => StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -110,6 +113,7 @@ impl AdminError {
             AdminError::NotificationGone => {
                 "Цього сповіщення вже немає в черзі: його надіслано або відкинуто."
             }
+            AdminError::NotAClosedDay => "Цього дня немає в списку вихідних.",
             AdminError::TooLarge => "Запит завеликий.",
             AdminError::NotJson => "Надсилайте дані як JSON.",
             AdminError::TooManyLogins(_) => "Забагато спроб входу. Спробуйте за хвилину.",

@@ -65,7 +65,7 @@ async fn list_leads(
         let detail = format!("{filter}{search}: {}", ids.join(" "));
         state.store.audit(audit_entry(&session, &client, Action::ListedLeads, None, Some(detail))).await?;
     }
-    let calendar = state.settings.calendar();
+    let calendar = state.store.calendar(state.settings.settings_calendar(), now).await?;
     let leads: Vec<LeadView> = leads.into_iter().map(|lead| LeadView::new(lead, now, &calendar)).collect();
     Ok(Json(json!({ "now": time(now), "leads": leads, "next_before_id": next_before_id })))
 }
@@ -130,9 +130,10 @@ pub async fn lead_answer(state: &AppState, id: i64) -> Result<serde_json::Value,
     let attempts = state.store.attempts(id).await?;
     let repeats = state.store.repeats(id).await?;
     let now = state.clock.now();
+    let calendar = state.store.calendar(state.settings.settings_calendar(), now).await?;
     Ok(json!({
         "now": time(now),
-        "lead": LeadView::new(lead, now, &state.settings.calendar()),
+        "lead": LeadView::new(lead, now, &calendar),
         "attempts": attempts,
         "repeats": repeats,
     }))

@@ -7,6 +7,7 @@ pub mod admin;
 pub mod admin_error;
 pub mod claims;
 pub mod client;
+pub mod closed_days;
 pub mod error;
 pub mod export;
 pub mod form;

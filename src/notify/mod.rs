@@ -339,7 +339,6 @@ impl Notifier {
     /// once a scan.
     async fn reminder_loop(self: Arc<Self>) {
         let channels = self.settings.notify.channels();
-        let calendar = self.settings.calendar();
         let remind_after = SignedDuration::from_hours(i64::from(self.settings.remind_after_hours));
         let scan = Duration::from_secs(self.settings.reminder_scan_seconds.into());
         let mut every = tokio::time::interval(scan);
@@ -355,10 +354,18 @@ impl Notifier {
                 Err(StoreError::Closed) => return,
                 Err(e) => tracing::warn!(error = %e, "escalating leads nobody called"),
             }
-            let scans = if remind_after.is_positive() {
-                deadline_scans(&calendar, now, remind_after)
-            } else {
+            let scans = if !remind_after.is_positive() {
                 Vec::new()
+            } else {
+                // Read at each scan: a day an admin closed a moment ago counts at once.
+                match self.store.calendar(self.settings.settings_calendar(), now).await {
+                    Ok(calendar) => deadline_scans(&calendar, now, remind_after),
+                    Err(StoreError::Closed) => return,
+                    Err(e) => {
+                        tracing::warn!(error = %e, "reading the closed days for the reminders");
+                        Vec::new()
+                    }
+                }
             };
             for (event, from, to) in scans {
                 match self.store.queue_reminders(event, channels.clone(), from, to).await {
@@ -407,12 +414,13 @@ fn deadline_scans(
 /// leads were reported.
 pub async fn escalate(store: &Store, settings: &Settings, now: Timestamp) -> Result<usize, StoreError> {
     let channels = settings.notify.channels();
-    let Some((from, to)) = escalation_window(&settings.calendar(), now, settings.escalate_after) else {
-        return Ok(0);
-    };
-    if channels.is_empty() {
+    if channels.is_empty() || settings.escalate_after.is_none() {
         return Ok(0);
     }
+    let calendar = store.calendar(settings.settings_calendar(), now).await?;
+    let Some((from, to)) = escalation_window(&calendar, now, settings.escalate_after) else {
+        return Ok(0);
+    };
     store.escalate(channels, from, to, now).await
 }
 

@@ -1,9 +1,10 @@
 //! Where leads are kept: SQLite (default) or PostgreSQL. One `Store` whatever the engine: each
 //! method hands its call to the engine (`dispatch!`). The facade is split per entity as the engines
-//! are (`leads`, `inbox`, `claims`, `operators`, `audit`, `second_factor`, `outbox`, `abuse`): each
-//! file holds its `impl Store` block and the types it takes and gives; each engine keeps its SQL in
-//! files of the same names and its migrations under `migrations/<engine>/`. This file keeps the
-//! store itself: opening it, the error, the dispatch and what is not any one entity's.
+//! are (`leads`, `inbox`, `claims`, `operators`, `audit`, `second_factor`, `outbox`, `abuse`,
+//! `closed_days`): each file holds its `impl Store` block and the types it takes and gives; each
+//! engine keeps its SQL in files of the same names and its migrations under
+//! `migrations/<engine>/`. This file keeps the store itself: opening it, the error, the dispatch
+//! and what is not any one entity's.
 //! The rules themselves (a status after a call, the duplicate window, which channels, the 48 hours)
 //! come from the layers below, so the engines only store what they are told.
 
@@ -55,6 +56,7 @@ macro_rules! dispatch {
 mod abuse;
 mod audit;
 mod claims;
+mod closed_days;
 mod inbox;
 mod leads;
 mod operators;
@@ -63,12 +65,14 @@ mod second_factor;
 
 pub use audit::{AuditEntry, AuditRecord};
 pub use claims::{OperatorCount, SourceCount};
+pub use closed_days::ClosedDay;
 pub use inbox::{Attempt, Counts, CountsAt, Holder, LeadQuery};
 pub use leads::{IDEMPOTENCY_WINDOW, Idempotency, InsertContext, Stored};
 pub use operators::{Account, Operator, Session};
 pub use outbox::{ChannelQueue, Delivery, OutboxJob, PendingNotification};
 pub use second_factor::{AccountNoticeJob, CodeLimit, StoredSecrets};
 // What both engines share in keeping rows, decided once per entity.
+use closed_days::closed_day_row;
 use inbox::{promise_seconds, status_of};
 use leads::{held_codes, held_text};
 use operators::role_of;

@@ -67,6 +67,16 @@ impl SignedIn {
         app.call(request).await
     }
 
+    pub async fn delete(&self, app: &TestApp, path: &str) -> Answer {
+        let request = Request::delete(path)
+            .header("cookie", &self.cookie)
+            .header("x-csrf-token", &self.csrf)
+            .header("x-forwarded-for", CLIENT)
+            .body(Body::empty())
+            .unwrap();
+        app.call(request).await
+    }
+
     /// The audit trail, newest first (an admin's).
     pub async fn audit(&self, app: &TestApp) -> Vec<Value> {
         let answer = self.get(app, "/admin/api/audit").await;

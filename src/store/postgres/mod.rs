@@ -5,6 +5,7 @@
 mod abuse;
 mod audit;
 mod claims;
+mod closed_days;
 mod counters;
 mod inbox;
 mod leads;
@@ -21,9 +22,10 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_postgres::{NoTls, Row};
 
 use super::{
-    Account, Attempt, AuditEntry, AuditRecord, ChannelQueue, Counts, CountsAt, Delivery, IDEMPOTENCY_WINDOW,
-    Idempotency, InsertContext, LOCK_WAIT, LeadQuery, LeadRecord, Operator, OperatorCount, OutboxJob,
-    Session, SourceCount, StoreError, Stored, channel_names, held_codes, held_text, role_of, status_of,
+    Account, Attempt, AuditEntry, AuditRecord, ChannelQueue, ClosedDay, Counts, CountsAt, Delivery,
+    IDEMPOTENCY_WINDOW, Idempotency, InsertContext, LOCK_WAIT, LeadQuery, LeadRecord, Operator,
+    OperatorCount, OutboxJob, Session, SourceCount, StoreError, Stored, channel_names, closed_day_row,
+    held_codes, held_text, role_of, status_of,
 };
 use crate::inbox::{CallPlan, Claim, Outcome, WroteAgain, open_statuses_sql, reached_outcomes_sql};
 use crate::lead::{Attribution, Lead, NewLead};
@@ -49,6 +51,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/postgres/0016_counters_and_name_search.sql"),
     include_str!("../../../migrations/postgres/0017_dropped_notifications.sql"),
     include_str!("../../../migrations/postgres/0018_escalation.sql"),
+    include_str!("../../../migrations/postgres/0019_closed_days.sql"),
 ];
 
 /// Inserts that may wait for a batch writer before callers wait to enqueue.

@@ -7,6 +7,7 @@
 
 mod audit;
 mod claims;
+mod closed_days;
 mod counters;
 mod inbox;
 mod leads;
@@ -24,9 +25,10 @@ use rusqlite::{Connection, OptionalExtension, params};
 use tokio::sync::{mpsc, oneshot};
 
 use super::{
-    Account, Attempt, AuditEntry, AuditRecord, ChannelQueue, Counts, CountsAt, Delivery, Idempotency,
-    InsertContext, LOCK_WAIT, LeadQuery, LeadRecord, Operator, OperatorCount, OutboxJob, Session,
-    SourceCount, StoreError, Stored, channel_names, held_codes, held_text, role_of, status_of,
+    Account, Attempt, AuditEntry, AuditRecord, ChannelQueue, ClosedDay, Counts, CountsAt, Delivery,
+    Idempotency, InsertContext, LOCK_WAIT, LeadQuery, LeadRecord, Operator, OperatorCount, OutboxJob,
+    Session, SourceCount, StoreError, Stored, channel_names, closed_day_row, held_codes, held_text, role_of,
+    status_of,
 };
 use crate::inbox::{CallPlan, Claim, Outcome, WroteAgain, open_statuses_sql, reached_outcomes_sql};
 use crate::lead::{Attribution, Lead, NewLead};
@@ -52,6 +54,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/sqlite/0016_counters_and_name_search.sql"),
     include_str!("../../../migrations/sqlite/0017_dropped_notifications.sql"),
     include_str!("../../../migrations/sqlite/0018_escalation.sql"),
+    include_str!("../../../migrations/sqlite/0019_closed_days.sql"),
 ];
 
 const RECORD_COLUMNS: &str = "id, created_at, name, phone, phone_e164, confirmation, comment, policy_version, \

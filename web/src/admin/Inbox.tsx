@@ -2,6 +2,7 @@ import { useCallback, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { Route, Routes, useLocation, useNavigate } from 'react-router';
 import { ApiError, createClient, errorText, isAdmin, type Session } from './api';
 import { AuditLog } from './Audit';
+import { ClosedDaysPage } from './ClosedDays';
 import { InboxContext, type Inbox as InboxValue } from './context';
 import { HeldList } from './Held';
 import { Desk } from './Desk';
@@ -18,10 +19,11 @@ const ANNOUNCE_GAP_MS = 100;
 /**
  * The signed-in inbox: the header bar with its menu, one status line, and the routes under /admin,
  * the call desk first. `onSignedOut` runs after "Вийти"; `onExpired` when any call finds the
- * session over (401), with whose it was. An admin also has the export, erasure and the "Команда"
- * and "Журнал дій" pages; an operator sees none of them (the server refuses them to operators
- * anyway). The e-mail in the menu leads to the account's second factor; where the server requires
- * one and the account has none, that page is all the inbox shows until it is on (`onSecondFactorOn`).
+ * session over (401), with whose it was. An admin also has the export, erasure and the "Команда",
+ * "Журнал дій", "Сповіщення" and "Вихідні дні" pages; an operator sees none of them (the server
+ * refuses their changes to operators anyway). The e-mail in the menu leads to the account's second
+ * factor; where the server requires one and the account has none, that page is all the inbox shows
+ * until it is on (`onSecondFactorOn`).
  */
 export function Inbox({
   session,
@@ -119,6 +121,10 @@ export function Inbox({
             <Route
               path="notifications"
               element={admin ? <NotificationsPage /> : <AdminOnly title="Сповіщення" />}
+            />
+            <Route
+              path="closed-days"
+              element={admin ? <ClosedDaysPage /> : <AdminOnly title="Вихідні дні" />}
             />
             <Route path="second-factor" element={<SecondFactor required={false} onTurnedOn={secondFactorOn} />} />
             <Route path="*" element={<NotFound />} />

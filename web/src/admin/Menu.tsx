@@ -5,8 +5,8 @@ import { useInbox } from './context';
 
 /**
  * The header bar: "Заявки" (the call desk) and one "Меню" button for everything that is not the
- * work itself: the account (its second factor), for admins the team, the audit trail and the two
- * exports, and signing out. The menu is a disclosure (a button with `aria-expanded` and the list it
+ * work itself: the account (its second factor), for admins the team, the audit trail, the
+ * notifications, the days off and the two exports, and signing out. The menu is a disclosure (a button with `aria-expanded` and the list it
  * shows), not an ARIA menu: its items are ordinary links and buttons, reached with Tab. Escape or a
  * tap outside closes it, and so does going to another page. `onError`: what went wrong with
  * signing out or an export; `admins`: the team, the audit trail and the exports are offered.
@@ -109,6 +109,11 @@ export function TopBar({
                 <li>
                   <Link to="/notifications" aria-current={current('/notifications')}>
                     Сповіщення
+                  </Link>
+                </li>
+                <li>
+                  <Link to="/closed-days" aria-current={current('/closed-days')}>
+                    Вихідні дні
                   </Link>
                 </li>
                 {[

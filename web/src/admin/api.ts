@@ -91,7 +91,9 @@ export type AuditAction =
   | 'gave_back'
   | 'recorded_call'
   | 'resent_notification'
-  | 'dropped_notification';
+  | 'dropped_notification'
+  | 'added_closed_day'
+  | 'removed_closed_day';
 
 /** One entry of the audit trail: never a visitor's name, phone or comment. */
 export interface AuditEntry {
@@ -234,6 +236,25 @@ export interface Notifications {
   notifications: PendingNotification[];
 }
 
+/** A day the team does not work (`GET /admin/api/closed-days`). */
+export interface ClosedDay {
+  /** `YYYY-MM-DD`, Kyiv. */
+  day: string;
+  note: string | null;
+  /** `settings`: ZAYAVKA_CLOSED_DAYS, changed only there; `inbox`: the admins' list. */
+  source: 'settings' | 'inbox';
+  /** For an inbox day: who added it, and when. */
+  added_by: string | null;
+  added_at: string | null;
+}
+
+export interface ClosedDays {
+  /** Today in Kyiv: the earliest day that may be added. */
+  today: string;
+  /** From today on, earliest first. */
+  days: ClosedDay[];
+}
+
 /**
  * An answer with the server's clock, and when it arrived by this device's clock (ms since the
  * epoch): together they give the server's time later on (`useServerNow`).
@@ -285,7 +306,7 @@ export function isAbort(error: unknown): boolean {
 }
 
 interface RequestOptions {
-  method?: 'GET' | 'POST';
+  method?: 'GET' | 'POST' | 'DELETE';
   body?: unknown;
   csrf?: string;
   signal?: AbortSignal;
@@ -402,8 +423,8 @@ export function leadsPath({ q, filter, beforeId }: LeadQuery): string {
 /**
  * The calls a signed-in operator makes. A 401 from any of them means the session is over (expired,
  * or signed out elsewhere): `onUnauthorized` runs, then the call rejects as usual. A 403 on a change
- * may mean the operator signed in again in another tab (a new session, a new CSRF token): the token
- * is read again and the change tried once more.
+ * (a POST or a DELETE) may mean the operator signed in again in another tab (a new session, a new
+ * CSRF token): the token is read again and the change tried once more.
  */
 export function createClient(csrf: string, onUnauthorized: () => void) {
   let token = csrf;
@@ -412,12 +433,12 @@ export function createClient(csrf: string, onUnauthorized: () => void) {
     options: RequestOptions = {},
     read: (res: Response) => Promise<T> = readJson,
   ): Promise<T> {
-    const post = options.method === 'POST';
+    const change = options.method === 'POST' || options.method === 'DELETE';
     try {
       try {
-        return await request<T>(path, post ? { ...options, csrf: token } : options, read);
+        return await request<T>(path, change ? { ...options, csrf: token } : options, read);
       } catch (error) {
-        if (!(post && error instanceof ApiError && error.status === 403)) throw error;
+        if (!(change && error instanceof ApiError && error.status === 403)) throw error;
         const session = await getSession(options.signal);
         if (session === null) throw new ApiError(401, 'Увійдіть, щоб продовжити.');
         if (session.csrf_token === token) throw error;
@@ -487,6 +508,16 @@ export function createClient(csrf: string, onUnauthorized: () => void) {
     sendAgain: (id: number) => call<void>(`/admin/api/notifications/${id}/send-again`, { method: 'POST' }),
     /** Drops a notification for good (recorded in the audit trail); 404 once it is sent or dropped. */
     dropNotification: (id: number) => call<void>(`/admin/api/notifications/${id}/drop`, { method: 'POST' }),
+    /** The days off from today on: the settings' and the admins' list. */
+    closedDays: (signal?: AbortSignal) => call<ClosedDays>('/admin/api/closed-days', { signal }),
+    /** Closes a day (admins); `added` is false when it was closed already. 400 for a bad or past day. */
+    addClosedDay: (day: string, note: string) =>
+      call('/admin/api/closed-days', { method: 'POST', body: { day, note } }, async (res) => ({
+        day: (await res.json()) as ClosedDay,
+        added: res.status === 201,
+      })),
+    /** Opens a day of the admins' list again; 404 when it is not on it, 409 for a settings day. */
+    removeClosedDay: (day: string) => call<void>(`/admin/api/closed-days/${day}`, { method: 'DELETE' }),
   };
 }
 

@@ -5,6 +5,7 @@ import {
   commentStart,
   displayPhone,
   formatPhone,
+  formatDay,
   formatKyiv,
   formatSpan,
   heldReasonLabel,
@@ -65,6 +66,14 @@ describe('labels', () => {
   it("names the admins' actions on a failing channel's notifications in the audit trail", () => {
     expect(auditActionLabel('resent_notification')).toBe('Сповіщення надіслано ще раз');
     expect(auditActionLabel('dropped_notification')).toBe('Сповіщення відкинуто');
+  });
+
+  it('names the days off changed in the inbox, and writes a day as words', () => {
+    expect(auditActionLabel('added_closed_day')).toBe('Додано вихідний день');
+    expect(auditActionLabel('removed_closed_day')).toBe('Прибрано вихідний день');
+    // A date, not an instant: the same day whatever this device's zone.
+    expect(formatDay('2026-12-31')).toBe('четвер, 31 грудня 2026 р.');
+    expect(formatDay('31.12.2026')).toBe('31.12.2026');
   });
 
   it('names what a notification tells, and shows a kind the server adds later as its code', () => {

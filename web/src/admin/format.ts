@@ -84,6 +84,8 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   recorded_call: 'Записано дзвінок',
   resent_notification: 'Сповіщення надіслано ще раз',
   dropped_notification: 'Сповіщення відкинуто',
+  added_closed_day: 'Додано вихідний день',
+  removed_closed_day: 'Прибрано вихідний день',
 };
 
 /** An action the server may add later still shows, as its code, rather than nothing. */
@@ -133,6 +135,22 @@ const KYIV = new Intl.DateTimeFormat('uk-UA', {
  */
 export function parseTime(iso: string): number {
   return Date.parse(iso.replace(/(\.\d{3})\d+/, '$1'));
+}
+
+const DAY_IN_WORDS = new Intl.DateTimeFormat('uk-UA', {
+  timeZone: 'UTC',
+  weekday: 'long',
+  day: 'numeric',
+  month: 'long',
+  year: 'numeric',
+});
+
+/** A calendar day (`YYYY-MM-DD`, already Kyiv's) as words, e.g. "четвер, 31 грудня 2026 р."; as given if it is none. */
+export function formatDay(day: string): string {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);
+  if (!match) return day;
+  const [year, month, date] = match.slice(1).map(Number);
+  return DAY_IN_WORDS.format(Date.UTC(year, month - 1, date));
 }
 
 /** An RFC 3339 instant as Kyiv wall-clock time, e.g. "20.11.2026, 11:15". */

@@ -1,0 +1,9 @@
+-- The days the team does not work, as admins keep them in the inbox (on top of the setting
+-- ZAYAVKA_CLOSED_DAYS): a Kyiv date, an optional short note, and who added it and when. Not
+-- personal data: a day off names nobody.
+CREATE TABLE closed_days (
+    day      DATE PRIMARY KEY,
+    note     TEXT,
+    added_by TEXT NOT NULL,
+    added_at TIMESTAMPTZ NOT NULL
+);

@@ -1,0 +1,52 @@
+//! The inbox's list of closed days.
+
+use super::*;
+
+impl PostgresStore {
+    pub async fn closed_days(&self, from: String, limit: u32) -> Result<Vec<ClosedDay>, StoreError> {
+        let client = self.client().await?;
+        let rows = client
+            .query(
+                concat!(
+                    "SELECT to_char(day, 'YYYY-MM-DD'), note, added_by, ",
+                    text_time!("added_at"),
+                    " FROM closed_days WHERE day >= $1::text::date ORDER BY day LIMIT $2"
+                ),
+                &[&from, &i64::from(limit)],
+            )
+            .await
+            .map_err(unavailable)?;
+        Ok(rows
+            .iter()
+            .filter_map(|row| closed_day_row(row.get::<_, &str>(0), row.get(1), row.get(2), row.get(3)))
+            .collect())
+    }
+
+    pub async fn add_closed_day(
+        &self,
+        day: String,
+        note: Option<String>,
+        added_by: String,
+        now: jiff::Timestamp,
+    ) -> Result<bool, StoreError> {
+        let client = self.client().await?;
+        let added = client
+            .execute(
+                "INSERT INTO closed_days (day, note, added_by, added_at) \
+                 VALUES ($1::text::date, $2, $3, to_timestamp($4)) ON CONFLICT (day) DO NOTHING",
+                &[&day, &note, &added_by, &seconds(now)],
+            )
+            .await
+            .map_err(unavailable)?;
+        Ok(added == 1)
+    }
+
+    pub async fn remove_closed_day(&self, day: String) -> Result<bool, StoreError> {
+        let client = self.client().await?;
+        let removed = client
+            .execute("DELETE FROM closed_days WHERE day = $1::text::date", &[&day])
+            .await
+            .map_err(unavailable)?;
+        Ok(removed == 1)
+    }
+}
