@@ -11,10 +11,12 @@
 //! - [`hand_out`]: round-robin, new leads handed out in turn;
 //! - [`accounts`]: the operators' accounts, roles, passwords and second factor, the first setup;
 //! - [`housekeeping`]: retention, unreleased held leads, expired keys and sessions;
-//! - [`notifications`]: a failing channel's notifications sent again or dropped.
+//! - [`notifications`]: a failing channel's notifications sent again or dropped;
+//! - [`figures`]: how the 48-hour promise is kept, overall, per operator and per source.
 
 pub mod accounts;
 pub mod claims;
+pub mod figures;
 pub mod hand_out;
 pub mod housekeeping;
 pub mod intake;
