@@ -221,3 +221,28 @@ async fn the_inbox_answers_the_figures_and_the_export_says_when_each_lead_was_fi
     assert_eq!(first_calls[0], Some(a_sent + minutes(30)), "A: Olena's unanswered call, not Petro's");
     assert_eq!(first_calls[4], None, "E: not called yet");
 }
+
+#[tokio::test]
+async fn the_command_line_prints_the_same_figures_as_a_table() {
+    let database = TestDatabase::new().await;
+    let store = Store::open(&database.settings_url()).await.unwrap();
+    scene(&store, &database, now()).await;
+    store.close().await;
+    let output = common::zayavka()
+        .args(["leads", "figures"])
+        .env("ZAYAVKA_DATABASE_URL", &database.url)
+        .output()
+        .await
+        .unwrap();
+    let table = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let line = |group: &str| {
+        let line = table.lines().find(|line| line.starts_with(group)).unwrap_or_else(|| panic!("{group}: {table}"));
+        line.split_whitespace().collect::<Vec<_>>().join(" ")
+    };
+    assert!(table.lines().nth(1).unwrap().contains("within 48 h"), "{table}");
+    assert_eq!(line("all "), "all 5 4 45 / 2118 min 3 120 / 2424 min 2 of 4 (50%)");
+    assert_eq!(line("operator olena"), format!("operator {OLENA} 2 2 20 / 28 min 2 65 / 109 min 2 of 2 (100%)"));
+    assert_eq!(line("operator (not"), "operator (not called yet) 1 0 - 0 - -");
+    assert_eq!(line("source (direct)"), "source (direct) 2 1 60 / 60 min 0 - 0 of 1 (0%)");
+}

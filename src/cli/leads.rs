@@ -77,7 +77,7 @@ async fn print_figures(settings: &Settings) -> anyhow::Result<()> {
 fn figures_table(figures: &PromiseFigures) -> String {
     let hours = figures.promise.as_hours();
     let mut table = format!(
-        "Leads of the call list sent from {:.0} to {:.0} (UTC)\n{:<32} {:>6} {:>7} {:>22} {:>8} {:>22} {:>16}\n",
+        "Leads of the call list sent from {:.0} to {:.0}\n{:<32} {:>6} {:>7} {:>22} {:>8} {:>22} {:>16}\n",
         figures.since,
         figures.until,
         "",
