@@ -222,8 +222,9 @@ async fn xlsx_workbook(store: &Store) -> anyhow::Result<Workbook> {
 }
 
 /// Column widths in characters, in `CSV_HEADER`'s order.
-const XLSX_WIDTHS: [f64; 18] =
-    [8.0, 22.0, 24.0, 16.0, 14.0, 40.0, 12.0, 22.0, 14.0, 10.0, 14.0, 12.0, 12.0, 14.0, 12.0, 12.0, 30.0, 22.0];
+const XLSX_WIDTHS: [f64; 18] = [
+    8.0, 22.0, 24.0, 16.0, 14.0, 40.0, 12.0, 22.0, 14.0, 10.0, 14.0, 12.0, 12.0, 14.0, 12.0, 12.0, 30.0, 22.0,
+];
 
 fn xlsx_row(
     sheet: &mut Worksheet,

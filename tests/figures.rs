@@ -100,7 +100,8 @@ async fn scene(store: &Store, database: &TestDatabase, now: Timestamp) {
     add(person("+380671110005", None, None, false), now - minutes(60)).await;
     add(person("+380671110006", Some("google"), None, true), now - days(2)).await;
     let old = add(person("+380671110007", Some("google"), None, false), now - days(40)).await;
-    let repeat = store.insert(vec![person("+380671110002", None, None, false)], &context, None).await.unwrap();
+    let repeat =
+        store.insert(vec![person("+380671110002", None, None, false)], &context, None).await.unwrap();
     assert_eq!(repeat[0].repeat_of, Some(b));
 
     call(a, OLENA, Outcome::NoAnswer, minutes(30)).await;
@@ -118,14 +119,15 @@ fn row(value: &Value, key: &str, name: Value) -> Value {
 
 /// The figures of the scene, as the JSON answer gives them.
 fn expected() -> Value {
-    let row = |leads, attempted, first: [Value; 2], reached, reach: [Value; 2], due, in_time, share: Value| {
-        json!({
-            "leads": leads, "attempted": attempted,
-            "first_attempt_median_minutes": first[0], "first_attempt_p90_minutes": first[1],
-            "reached": reached, "reach_median_minutes": reach[0], "reach_p90_minutes": reach[1],
-            "due": due, "reached_in_time": in_time, "reached_in_time_share": share,
-        })
-    };
+    let row =
+        |leads, attempted, first: [Value; 2], reached, reach: [Value; 2], due, in_time, share: Value| {
+            json!({
+                "leads": leads, "attempted": attempted,
+                "first_attempt_median_minutes": first[0], "first_attempt_p90_minutes": first[1],
+                "reached": reached, "reach_median_minutes": reach[0], "reach_p90_minutes": reach[1],
+                "due": due, "reached_in_time": in_time, "reached_in_time_share": share,
+            })
+        };
     let none = || [Value::Null, Value::Null];
     let mut olena = row(2, 2, [json!(20), json!(28)], 2, [json!(65), json!(109)], 2, 2, json!(1.0));
     let mut petro = row(2, 2, [json!(1530), json!(2706)], 1, [json!(3000), json!(3000)], 2, 0, json!(0.0));
@@ -237,12 +239,16 @@ async fn the_command_line_prints_the_same_figures_as_a_table() {
     let table = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let line = |group: &str| {
-        let line = table.lines().find(|line| line.starts_with(group)).unwrap_or_else(|| panic!("{group}: {table}"));
+        let line =
+            table.lines().find(|line| line.starts_with(group)).unwrap_or_else(|| panic!("{group}: {table}"));
         line.split_whitespace().collect::<Vec<_>>().join(" ")
     };
     assert!(table.lines().nth(1).unwrap().contains("within 48 h"), "{table}");
     assert_eq!(line("all "), "all 5 4 45 / 2118 min 3 120 / 2424 min 2 of 4 (50%)");
-    assert_eq!(line("operator olena"), format!("operator {OLENA} 2 2 20 / 28 min 2 65 / 109 min 2 of 2 (100%)"));
+    assert_eq!(
+        line("operator olena"),
+        format!("operator {OLENA} 2 2 20 / 28 min 2 65 / 109 min 2 of 2 (100%)")
+    );
     assert_eq!(line("operator (not"), "operator (not called yet) 1 0 - 0 - -");
     assert_eq!(line("source (direct)"), "source (direct) 2 1 60 / 60 min 0 - 0 of 1 (0%)");
 }

@@ -95,7 +95,11 @@ pub fn window_start(now: Timestamp) -> Result<Timestamp, jiff::Error> {
 }
 
 /// How the promise was kept over the window ending at `now`.
-pub async fn promise(store: &Store, now: Timestamp, viewer: Viewer<'_>) -> Result<PromiseFigures, FiguresError> {
+pub async fn promise(
+    store: &Store,
+    now: Timestamp,
+    viewer: Viewer<'_>,
+) -> Result<PromiseFigures, FiguresError> {
     let since = window_start(now)?;
     let leads = store.promise_leads(since, now).await?;
     let mut overall = Tally::default();
@@ -120,9 +124,7 @@ pub async fn promise(store: &Store, now: Timestamp, viewer: Viewer<'_>) -> Resul
         until: now,
         promise: PROMISE,
         overall: overall.row(),
-        by_operator: rows(operators)
-            .map(|(operator, figures)| OperatorRow { operator, figures })
-            .collect(),
+        by_operator: rows(operators).map(|(operator, figures)| OperatorRow { operator, figures }).collect(),
         by_source: rows(sources).map(|(source, figures)| SourceRow { source, figures }).collect(),
     })
 }

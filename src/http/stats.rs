@@ -160,7 +160,8 @@ async fn promise(
     SignedIn(session): SignedIn,
 ) -> Result<Json<PromiseAnswer>, AdminError> {
     let now = Timestamp::now();
-    let viewer = if session.role == Role::Admin { Viewer::Everyone } else { Viewer::Operator(&session.email) };
+    let viewer =
+        if session.role == Role::Admin { Viewer::Everyone } else { Viewer::Operator(&session.email) };
     let figures = figures::promise(&state.store, now, viewer).await?;
     Ok(Json(PromiseAnswer {
         now: time(now),
