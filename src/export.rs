@@ -27,8 +27,10 @@ const CHUNKS_AHEAD: usize = 2;
 
 /// The contract's columns first; then where the lead stands, its consent evidence (the privacy
 /// policy's version in force at `created_at`), for a repeat the person's first lead, and for a
-/// lead held for review the reasons.
-const CSV_HEADER: [&str; 17] = [
+/// lead held for review the reasons; where it came from; when it was first called (with
+/// `reached_at`, how its 48 hours went). New columns go at the end, so a sheet built on the
+/// others keeps working.
+const CSV_HEADER: [&str; 18] = [
     "id",
     "created_at",
     "name",
@@ -46,6 +48,7 @@ const CSV_HEADER: [&str; 17] = [
     "utm_content",
     "utm_term",
     "referrer",
+    "first_attempt_at",
 ];
 
 /// One line of the JSON Lines export.
@@ -65,6 +68,7 @@ struct JsonLine<'a> {
     held: Option<&'a [String]>,
     #[serde(flatten)]
     attribution: &'a crate::lead::Attribution,
+    first_attempt_at: Option<&'a str>,
 }
 
 /// `zayavka leads export`: the file written to `out` as `chunks` makes it.
@@ -158,6 +162,7 @@ fn jsonl_rows(leads: &[ExportedLead], chunk: &mut Vec<u8>) -> anyhow::Result<()>
             repeat_of: lead.repeat_of,
             held: lead.held.as_deref(),
             attribution: &lead.attribution,
+            first_attempt_at: lead.first_attempt_at.as_deref(),
         };
         serde_json::to_writer(&mut *chunk, &line)?;
         chunk.push(b'\n');
@@ -195,7 +200,7 @@ async fn xlsx_workbook(store: &Store) -> anyhow::Result<Workbook> {
     let text = rust_xlsxwriter::Format::new().set_num_format("@");
     let bold = rust_xlsxwriter::Format::new().set_bold();
     for (column, (title, width)) in CSV_HEADER.iter().zip(XLSX_WIDTHS).enumerate() {
-        let column = u16::try_from(column).expect("17 columns");
+        let column = u16::try_from(column).expect("18 columns");
         sheet.set_column_width(column, width)?;
         sheet.write_string_with_format(0, column, *title, &bold)?;
     }
@@ -217,8 +222,9 @@ async fn xlsx_workbook(store: &Store) -> anyhow::Result<Workbook> {
 }
 
 /// Column widths in characters, in `CSV_HEADER`'s order.
-const XLSX_WIDTHS: [f64; 17] =
-    [8.0, 22.0, 24.0, 16.0, 14.0, 40.0, 12.0, 22.0, 14.0, 10.0, 14.0, 12.0, 12.0, 14.0, 12.0, 12.0, 30.0];
+const XLSX_WIDTHS: [f64; 18] = [
+    8.0, 22.0, 24.0, 16.0, 14.0, 40.0, 12.0, 22.0, 14.0, 10.0, 14.0, 12.0, 12.0, 14.0, 12.0, 12.0, 30.0, 22.0,
+];
 
 fn xlsx_row(
     sheet: &mut Worksheet,
@@ -244,6 +250,7 @@ fn xlsx_row(
         (14, content),
         (15, term),
         (16, referrer),
+        (17, lead.first_attempt_at.as_deref()),
     ];
     // Ids are numbers (Excel holds integers exactly up to 2^53); everything else is a string cell,
     // which Excel shows as it is and never runs, so no apostrophes here.
@@ -293,7 +300,7 @@ async fn for_each_page(
     }
 }
 
-fn csv_cells(lead: &ExportedLead) -> [Cow<'_, str>; 17] {
+fn csv_cells(lead: &ExportedLead) -> [Cow<'_, str>; 18] {
     let [source, medium, campaign, content, term, referrer] =
         lead.attribution.values().map(|value| neutralise_formula(value.unwrap_or("")));
     [
@@ -314,6 +321,7 @@ fn csv_cells(lead: &ExportedLead) -> [Cow<'_, str>; 17] {
         content,
         term,
         referrer,
+        lead.first_attempt_at.as_deref().unwrap_or("").into(),
     ]
 }
 

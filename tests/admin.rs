@@ -444,13 +444,13 @@ async fn the_export_is_the_cli_file_with_status_and_consent() {
     assert_eq!(
         lines.next().unwrap(),
         "id,created_at,name,phone,confirmation,comment,status,reached_at,policy_version,repeat_of,held,\
-         utm_source,utm_medium,utm_campaign,utm_content,utm_term,referrer"
+         utm_source,utm_medium,utm_campaign,utm_content,utm_term,referrer,first_attempt_at"
     );
     let row = lines.next().unwrap();
     assert!(row.starts_with(&format!("{id},")), "{row}");
     assert!(row.contains(",'=Олена,"), "formula neutralised: {row}");
     assert!(row.contains(",new,,"), "{row}");
-    assert!(row.ends_with(&format!("{},,,,,,,,", app.state.site.policy_version)), "{row}");
+    assert!(row.ends_with(&format!("{},,,,,,,,,", app.state.site.policy_version)), "{row}");
 
     let mut cli = Vec::new();
     zayavka::export::export(&app.state.store, zayavka::export::Format::Csv, &mut cli).await.unwrap();

@@ -5,6 +5,7 @@
 use std::time::{Duration, Instant};
 
 use jiff::{SignedDuration, Timestamp};
+use zayavka::application::figures::{FiguresError, Viewer};
 use zayavka::inbox::{CallPlan, Outcome, PROMISE, Search};
 use zayavka::store::{CountsAt, Holder, LeadQuery, Store};
 
@@ -104,6 +105,16 @@ pub async fn measure(store: &Store, runs: usize) -> anyhow::Result<Vec<Timed>> {
             store.source_counts(at).await?;
             store.operator_counts(at.window_start).await?;
             store.accounts().await.map(drop)
+        })
+        .await?,
+    );
+    timed.push(
+        time("stats/promise", runs, || async {
+            let figures = zayavka::application::figures::promise(store, now, Viewer::Everyone).await;
+            figures.map(drop).map_err(|e| match e {
+                FiguresError::Store(e) => e,
+                FiguresError::Window(e) => zayavka::store::StoreError::Unavailable(e.to_string()),
+            })
         })
         .await?,
     );

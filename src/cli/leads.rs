@@ -1,6 +1,7 @@
-//! `zayavka leads …`: export, erase, purge, release.
+//! `zayavka leads …`: export, erase, purge, release, figures.
 
 use super::{LeadsCommand, command_line, services};
+use crate::application::figures::{self, PromiseFigures, PromiseRow, Viewer};
 use crate::application::{housekeeping, leads};
 use crate::config::Settings;
 use crate::export::{Format, export};
@@ -14,6 +15,7 @@ pub async fn run(settings: &Settings, command: LeadsCommand) -> anyhow::Result<(
         LeadsCommand::Erase { phone } => erase(settings, &phone).await,
         LeadsCommand::Purge => purge(settings).await,
         LeadsCommand::Release { id } => release(settings, id).await,
+        LeadsCommand::Figures => print_figures(settings).await,
     }
 }
 
@@ -61,4 +63,59 @@ async fn release(settings: &Settings, id: i64) -> anyhow::Result<()> {
     }
     eprintln!("zayavka: lead {id} released to the call list");
     Ok(())
+}
+
+async fn print_figures(settings: &Settings) -> anyhow::Result<()> {
+    let store = Store::open_existing(&settings.database_url).await?;
+    let result = figures::promise(&store, store.clock().now(), Viewer::Everyone).await;
+    store.close().await;
+    print!("{}", figures_table(&result?));
+    Ok(())
+}
+
+/// The figures as a small table, a row per group.
+fn figures_table(figures: &PromiseFigures) -> String {
+    let hours = figures.promise.as_hours();
+    let mut table = format!(
+        "Leads of the call list sent from {:.0} to {:.0}\n{:<32} {:>6} {:>7} {:>22} {:>8} {:>22} {:>16}\n",
+        figures.since,
+        figures.until,
+        "",
+        "leads",
+        "called",
+        "first call median/p90",
+        "reached",
+        "reaching median/p90",
+        format!("within {hours} h"),
+    );
+    let mut line = |group: String, row: &PromiseRow| {
+        let within = match row.reached_in_time_share {
+            Some(share) => format!("{} of {} ({:.0}%)", row.reached_in_time, row.due, share * 100.0),
+            None => "-".to_owned(),
+        };
+        table.push_str(&format!(
+            "{group:<32} {:>6} {:>7} {:>22} {:>8} {:>22} {within:>16}\n",
+            row.leads,
+            row.attempted,
+            waits(row.first_attempt_median_minutes, row.first_attempt_p90_minutes),
+            row.reached,
+            waits(row.reach_median_minutes, row.reach_p90_minutes),
+        ));
+    };
+    line("all".to_owned(), &figures.overall);
+    for row in &figures.by_operator {
+        line(format!("operator {}", row.operator.as_deref().unwrap_or("(not called yet)")), &row.figures);
+    }
+    for row in &figures.by_source {
+        line(format!("source {}", row.source.as_deref().unwrap_or("(direct)")), &row.figures);
+    }
+    table
+}
+
+/// A median and a 90th percentile in minutes, `-` where there is none.
+fn waits(median: Option<i64>, p90: Option<i64>) -> String {
+    match (median, p90) {
+        (Some(median), Some(p90)) => format!("{median} / {p90} min"),
+        _ => "-".to_owned(),
+    }
 }

@@ -81,6 +81,10 @@ pub enum LeadsCommand {
         /// The lead's id, as the export and the inbox show it
         id: i64,
     },
+    /// How the 48-hour promise was kept over the last 30 days: the waits for the first call and
+    /// for a call that reached the person, and the share reached in time, overall, per operator
+    /// and per source
+    Figures,
 }
 
 #[derive(Subcommand)]

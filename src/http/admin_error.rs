@@ -165,6 +165,16 @@ impl AdminError {
     }
 }
 
+impl From<crate::application::figures::FiguresError> for AdminError {
+    fn from(e: crate::application::figures::FiguresError) -> Self {
+        use crate::application::figures::FiguresError;
+        match e {
+            FiguresError::Store(e) => AdminError::Database(e),
+            FiguresError::Window(e) => AdminError::StatsWindow(e),
+        }
+    }
+}
+
 impl From<StoreError> for AdminError {
     fn from(e: StoreError) -> AdminError {
         AdminError::Database(e)

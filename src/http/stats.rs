@@ -1,6 +1,6 @@
 //! The inbox's figures (`docs/admin-api.md`): the totals over the last 30 days with what the
 //! notification channels have not delivered, and beside them the figures per source and per
-//! operator.
+//! operator, and how the 48-hour promise is kept (`application::figures`).
 
 use std::collections::BTreeMap;
 
@@ -8,10 +8,12 @@ use axum::extract::State;
 use axum::routing::get;
 use axum::{Json, Router};
 use jiff::Timestamp;
+use serde::Serialize;
 use serde_json::json;
 
 use super::admin_error::AdminError;
 use super::inbox_api::{SignedIn, time};
+use crate::application::figures::{self, OperatorRow, PromiseRow, SourceRow, Viewer};
 use crate::http::AppState;
 use crate::inbox::{PROMISE, source_of};
 use crate::store::CountsAt;
@@ -21,7 +23,10 @@ use crate::team::Role;
 const STATS_DAYS: i64 = 30;
 
 pub fn router() -> Router<AppState> {
-    Router::new().route("/admin/api/stats", get(stats)).route("/admin/api/stats/breakdown", get(breakdown))
+    Router::new()
+        .route("/admin/api/stats", get(stats))
+        .route("/admin/api/stats/breakdown", get(breakdown))
+        .route("/admin/api/stats/promise", get(promise))
 }
 
 async fn stats(
@@ -133,4 +138,38 @@ async fn breakdown(
         })
         .collect();
     Ok(Json(json!({ "now": format!("{now:.6}"), "sources": sources, "operators": operators })))
+}
+
+/// `GET /admin/api/stats/promise` (docs/admin-api.md).
+#[derive(Serialize)]
+struct PromiseAnswer {
+    now: String,
+    since: String,
+    until: String,
+    promise_hours: i64,
+    overall: PromiseRow,
+    by_operator: Vec<OperatorRow>,
+    by_source: Vec<SourceRow>,
+}
+
+/// How the promise was kept over the figures' 30 days: the waits for the first call and for the
+/// call that reached the person, and the share reached in time; per operator every account's rows
+/// for an admin, one's own for an operator.
+async fn promise(
+    State(state): State<AppState>,
+    SignedIn(session): SignedIn,
+) -> Result<Json<PromiseAnswer>, AdminError> {
+    let now = state.clock.now();
+    let viewer =
+        if session.role == Role::Admin { Viewer::Everyone } else { Viewer::Operator(&session.email) };
+    let figures = figures::promise(&state.store, now, viewer).await?;
+    Ok(Json(PromiseAnswer {
+        now: time(now),
+        since: time(figures.since),
+        until: time(figures.until),
+        promise_hours: figures.promise.as_hours(),
+        overall: figures.overall,
+        by_operator: figures.by_operator,
+        by_source: figures.by_source,
+    }))
 }

@@ -22,6 +22,8 @@ pub struct ExportedLead {
     /// Why the lead is held for review; `None` for a lead in the call list.
     pub held: Option<Vec<String>>,
     pub attribution: Attribution,
+    /// The earliest call to the lead (with `reached_at`, how the promise went for it).
+    pub first_attempt_at: Option<String>,
 }
 
 impl Store {

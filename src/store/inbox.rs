@@ -75,6 +75,20 @@ pub struct CountsAt {
     pub window_start: jiff::Timestamp,
 }
 
+/// A lead of the call list sent in a window, with what the promise figures measure from it: its
+/// first call and when a call first reached the person (`Store::promise_leads`). Times are RFC
+/// 3339, UTC, microseconds, as every time the store hands out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PromiseLead {
+    pub created_at: String,
+    pub utm_source: Option<String>,
+    pub referrer: Option<String>,
+    /// The earliest call, and who made it; `None` while nobody has called.
+    pub first_attempt_at: Option<String>,
+    pub first_attempt_by: Option<String>,
+    pub reached_at: Option<String>,
+}
+
 /// The 48-hour promise in seconds, as the engines' figures take it: the rule is `inbox::PROMISE`,
 /// passed into SQL, never written there.
 pub(super) fn promise_seconds() -> f64 {
@@ -127,6 +141,17 @@ impl Store {
     /// 48 hours, nearest first. Read from the index of leads to call, not the whole table.
     pub async fn due_leads(&self, now: jiff::Timestamp, limit: u32) -> Result<Vec<LeadRecord>, StoreError> {
         dispatch!(self, due_leads(now, limit))
+    }
+
+    /// The people's first leads in the call list (not held, not repeats) sent from `since` up to
+    /// `until`, with their first call: read through the index on `created_at`, so the cost is
+    /// that of the window, whatever the table holds.
+    pub async fn promise_leads(
+        &self,
+        since: jiff::Timestamp,
+        until: jiff::Timestamp,
+    ) -> Result<Vec<PromiseLead>, StoreError> {
+        dispatch!(self, promise_leads(since, until))
     }
 
     pub async fn counts(&self, at: CountsAt) -> Result<Counts, StoreError> {

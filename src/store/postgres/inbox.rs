@@ -3,7 +3,7 @@
 use tokio_postgres::types::ToSql;
 
 use super::*;
-use crate::store::Holder;
+use crate::store::{Holder, PromiseLead};
 
 impl PostgresStore {
     pub async fn find_leads(&self, query: LeadQuery) -> Result<Vec<LeadRecord>, StoreError> {
@@ -53,6 +53,46 @@ impl PostgresStore {
             .await
             .map_err(unavailable)?;
         Ok(rows.iter().map(record_from).collect())
+    }
+
+    pub async fn promise_leads(
+        &self,
+        since: jiff::Timestamp,
+        until: jiff::Timestamp,
+    ) -> Result<Vec<PromiseLead>, StoreError> {
+        let client = self.client().await?;
+        // The window's leads by the index on `created_at`; each one's first call by the index of
+        // its calls.
+        let rows = client
+            .query(
+                concat!(
+                    "SELECT ",
+                    text_time!("l.created_at"),
+                    ", l.utm_source, l.referrer, ",
+                    text_time!("first.at"),
+                    ", first.operator, ",
+                    text_time!("l.reached_at"),
+                    " FROM \"CRN\" AS l LEFT JOIN LATERAL \
+                     (SELECT at, operator FROM call_attempts WHERE lead_id = l.id ORDER BY at, id LIMIT 1) AS first \
+                     ON true \
+                     WHERE l.created_at >= to_timestamp($1) AND l.created_at < to_timestamp($2) \
+                     AND l.repeat_of IS NULL AND l.held IS NULL"
+                ),
+                &[&seconds(since), &seconds(until)],
+            )
+            .await
+            .map_err(unavailable)?;
+        Ok(rows
+            .iter()
+            .map(|row| PromiseLead {
+                created_at: row.get(0),
+                utm_source: row.get(1),
+                referrer: row.get(2),
+                first_attempt_at: row.get(3),
+                first_attempt_by: row.get(4),
+                reached_at: row.get(5),
+            })
+            .collect())
     }
 
     pub async fn attempts(&self, lead_id: i64) -> Result<Vec<Attempt>, StoreError> {

@@ -3,7 +3,7 @@
 use rusqlite::types::Value;
 
 use super::*;
-use crate::store::Holder;
+use crate::store::{Holder, PromiseLead};
 
 /// The columns `record_from` reads.
 impl SqliteStore {
@@ -48,6 +48,36 @@ impl SqliteStore {
                 "SELECT {RECORD_COLUMNS} FROM \"CRN\" WHERE repeat_of = ?1 ORDER BY id"
             ))?;
             let rows = stmt.query_map([lead_id], record_from)?;
+            rows.collect()
+        })
+        .await
+    }
+
+    pub async fn promise_leads(
+        &self,
+        since: jiff::Timestamp,
+        until: jiff::Timestamp,
+    ) -> Result<Vec<PromiseLead>, StoreError> {
+        self.read(move |conn| {
+            // The window's leads by the index on `created_at`; each one's first call by the index
+            // of its calls.
+            let mut stmt = conn.prepare_cached(
+                "SELECT l.created_at, l.utm_source, l.referrer, first.at, first.operator, l.reached_at \
+                 FROM \"CRN\" AS l INDEXED BY \"CRN_created_at\" \
+                 LEFT JOIN call_attempts AS first ON first.id = \
+                   (SELECT id FROM call_attempts WHERE lead_id = l.id ORDER BY at, id LIMIT 1) \
+                 WHERE l.created_at >= ?1 AND l.created_at < ?2 AND l.repeat_of IS NULL AND l.held IS NULL",
+            )?;
+            let rows = stmt.query_map(params![text(since), text(until)], |row| {
+                Ok(PromiseLead {
+                    created_at: row.get(0)?,
+                    utm_source: row.get(1)?,
+                    referrer: row.get(2)?,
+                    first_attempt_at: row.get(3)?,
+                    first_attempt_by: row.get(4)?,
+                    reached_at: row.get(5)?,
+                })
+            })?;
             rows.collect()
         })
         .await

@@ -70,7 +70,8 @@ impl SqliteStore {
         self.read(move |conn| {
             let mut stmt = conn.prepare_cached(
                 "SELECT id, created_at, name, phone, confirmation, comment, status, reached_at, policy_version, \
-                 repeat_of, held, utm_source, utm_medium, utm_campaign, utm_content, utm_term, referrer \
+                 repeat_of, held, utm_source, utm_medium, utm_campaign, utm_content, utm_term, referrer, \
+                 (SELECT min(at) FROM call_attempts WHERE lead_id = \"CRN\".id) \
                  FROM \"CRN\" WHERE id > ?1 ORDER BY id LIMIT ?2",
             )?;
             let rows = stmt.query_map(params![after_id, limit], |row| {
@@ -94,6 +95,7 @@ impl SqliteStore {
                         row.get(15)?,
                         row.get(16)?,
                     ]),
+                    first_attempt_at: row.get(17)?,
                 })
             })?;
             rows.collect()

@@ -6,6 +6,7 @@ import { BreakdownFigures } from './Claims';
 import { useInbox } from './context';
 import { channelLabel, formatKyiv, reachedInTime } from './format';
 import { LoadError } from './LoadError';
+import { PromiseFigures } from './Promise';
 
 /**
  * The figures of the call desk, asked for on arrival, every minute while shown and when the page is
@@ -33,7 +34,10 @@ export function useStats() {
   return { stats, error, again };
 }
 
-/** The numbers an operator checks, the leads per day of the last 30 days, and the breakdown. */
+/**
+ * The numbers an operator checks, the leads per day of the last 30 days, the breakdown, and how the
+ * 48-hour promise is kept.
+ */
 export function Stats({ stats, error, again }: ReturnType<typeof useStats>) {
   return (
     <section className="stats" aria-labelledby="stats-heading">
@@ -53,6 +57,7 @@ export function Stats({ stats, error, again }: ReturnType<typeof useStats>) {
           </p>
           <PerDayChart days={stats.per_day} />
           <BreakdownFigures />
+          <PromiseFigures />
         </>
       )}
     </section>

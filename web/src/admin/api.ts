@@ -168,6 +168,37 @@ export interface Breakdown {
   operators: { email: string; calls: number; reached: number }[];
 }
 
+/**
+ * One group's promise figures: waits in whole minutes from the lead's arrival (null where no lead
+ * of the group has one); the share of the leads whose 48 hours are over (or that were reached)
+ * reached within them.
+ */
+export interface PromiseRow {
+  leads: number;
+  attempted: number;
+  first_attempt_median_minutes: number | null;
+  first_attempt_p90_minutes: number | null;
+  reached: number;
+  reach_median_minutes: number | null;
+  reach_p90_minutes: number | null;
+  due: number;
+  reached_in_time: number;
+  reached_in_time_share: number | null;
+}
+
+/** How the 48-hour promise is kept over 30 days (`GET /admin/api/stats/promise`). */
+export interface PromiseFigures {
+  now: string;
+  since: string;
+  until: string;
+  promise_hours: number;
+  overall: PromiseRow;
+  /** A lead counts for whoever called it first; `operator` null: nobody has called yet. An operator sees their own row. */
+  by_operator: (PromiseRow & { operator: string | null })[];
+  /** `source`: utm_source, else the linking site's host; null: came directly. */
+  by_source: (PromiseRow & { source: string | null })[];
+}
+
 export interface Attempt {
   id: number;
   at: string;
@@ -473,6 +504,7 @@ export function createClient(csrf: string, onUnauthorized: () => void) {
     assign: (id: number, email: string | null) =>
       received(call<LeadDetail>(`/admin/api/leads/${id}/assign`, { method: 'POST', body: { email } })),
     breakdown: (signal?: AbortSignal) => call<Breakdown>('/admin/api/stats/breakdown', { signal }),
+    promise: (signal?: AbortSignal) => call<PromiseFigures>('/admin/api/stats/promise', { signal }),
     /** Moves a held lead to the call list; 404 when it is not held (any more). */
     release: (id: number) => received(call<LeadDetail>(`/admin/api/leads/${id}/release`, { method: 'POST' })),
     erase: (phone: string) => call<{ erased: number }>('/admin/api/erase', { method: 'POST', body: { phone } }),

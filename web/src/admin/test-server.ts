@@ -12,6 +12,8 @@ import type {
   LeadRecord,
   LeadView,
   PendingNotification,
+  PromiseFigures,
+  PromiseRow,
   Role,
   Session,
   Stats,
@@ -170,6 +172,90 @@ export function leadDetail(lead: LeadView, attempts: Attempt[], repeats: LeadRec
   return { now: NOW, lead, attempts, repeats };
 }
 
+const PROMISE_ROW: PromiseRow = {
+  leads: 0,
+  attempted: 0,
+  first_attempt_median_minutes: null,
+  first_attempt_p90_minutes: null,
+  reached: 0,
+  reach_median_minutes: null,
+  reach_p90_minutes: null,
+  due: 0,
+  reached_in_time: 0,
+  reached_in_time_share: null,
+};
+
+/**
+ * Four leads: two called first by the session's operator (after 20 and 45 minutes, both reached,
+ * one within 48 hours), one reached late after a first call by a colleague, one not called yet
+ * and still within its hours.
+ */
+export const PROMISE: PromiseFigures = {
+  now: NOW,
+  since: '2026-10-23T22:00:00.000000Z',
+  until: NOW,
+  promise_hours: 48,
+  overall: {
+    leads: 4,
+    attempted: 3,
+    first_attempt_median_minutes: 45,
+    first_attempt_p90_minutes: 2600,
+    reached: 3,
+    reach_median_minutes: 125,
+    reach_p90_minutes: 3000,
+    due: 3,
+    reached_in_time: 2,
+    reached_in_time_share: 2 / 3,
+  },
+  by_operator: [
+    {
+      ...PROMISE_ROW,
+      operator: 'operator@example.org',
+      leads: 2,
+      attempted: 2,
+      first_attempt_median_minutes: 33,
+      first_attempt_p90_minutes: 43,
+      reached: 2,
+      reach_median_minutes: 73,
+      reach_p90_minutes: 115,
+      due: 2,
+      reached_in_time: 2,
+      reached_in_time_share: 1,
+    },
+    {
+      ...PROMISE_ROW,
+      operator: 'petro@example.org',
+      leads: 1,
+      attempted: 1,
+      first_attempt_median_minutes: 2880,
+      first_attempt_p90_minutes: 2880,
+      reached: 1,
+      reach_median_minutes: 3000,
+      reach_p90_minutes: 3000,
+      due: 1,
+      reached_in_time_share: 0,
+    },
+    { ...PROMISE_ROW, operator: null, leads: 1 },
+  ],
+  by_source: [
+    {
+      ...PROMISE_ROW,
+      source: 'facebook',
+      leads: 3,
+      attempted: 3,
+      first_attempt_median_minutes: 45,
+      first_attempt_p90_minutes: 2600,
+      reached: 3,
+      reach_median_minutes: 125,
+      reach_p90_minutes: 3000,
+      due: 3,
+      reached_in_time: 2,
+      reached_in_time_share: 2 / 3,
+    },
+    { ...PROMISE_ROW, source: null, leads: 1 },
+  ],
+};
+
 export const STATS: Stats = {
   now: NOW,
   held: 0,
@@ -252,6 +338,7 @@ export function signedInRoutes(): Record<string, Handler> {
   return {
     'GET /admin/api/session': () => json(SESSION),
     'GET /admin/api/stats': () => json(STATS),
+    'GET /admin/api/stats/promise': () => json(PROMISE),
     'GET /admin/api/leads': ({ params }) =>
       json(leadPage(params.get('filter') === 'due' ? [LEAD_OPEN, LEAD_OVERDUE] : [LEAD_OPEN, LEAD_OVERDUE, LEAD_CLOSED])),
     'GET /admin/api/leads/42': () => json(leadDetail(LEAD_OPEN, [ATTEMPT_1])),

@@ -1,0 +1,252 @@
+//! The figures that say how the promise is kept: over the last 30 days, how long the people waited
+//! for their first call and for a call that reached them, and the share reached within the
+//! promise (`inbox::PROMISE`), overall, per operator and per source (docs/product.md).
+//!
+//! The store hands over the window's leads with their first call; the medians, the 90th
+//! percentiles and the share are counted here, once for both engines, so the two cannot differ
+//! (SQLite has no percentile function) and the promise stays a Rust rule.
+
+use std::collections::BTreeMap;
+
+use jiff::{SignedDuration, Timestamp};
+use serde::Serialize;
+
+use crate::inbox::{PROMISE, source_of};
+use crate::store::{PromiseLead, Store, StoreError};
+
+/// Days the inbox's figures look back, today included.
+pub const FIGURES_DAYS: i64 = 30;
+
+#[derive(Debug, thiserror::Error)]
+pub enum FiguresError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The window's first day could not be placed in the operators' zone.
+    #[error("the figures' days in the operators' zone: {0}")]
+    Window(#[from] jiff::Error),
+}
+
+/// Whose rows `by_operator` shows: an admin (and the command line) every operator's, an operator
+/// their own, as the other per-operator figures do.
+#[derive(Debug, Clone, Copy)]
+pub enum Viewer<'a> {
+    Everyone,
+    Operator(&'a str),
+}
+
+/// The promise figures of a window.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PromiseFigures {
+    pub since: Timestamp,
+    pub until: Timestamp,
+    pub promise: SignedDuration,
+    pub overall: PromiseRow,
+    /// Each lead counts for the operator who made its first call (`operator` null: nobody has
+    /// called yet); most leads first.
+    pub by_operator: Vec<OperatorRow>,
+    /// `source`: utm_source, else the linking site's host; null: came directly. Most leads first.
+    pub by_source: Vec<SourceRow>,
+}
+
+/// One group's figures. Times are whole minutes from the lead's arrival; `None` where no lead of
+/// the group has one.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PromiseRow {
+    pub leads: usize,
+    /// Leads called at least once...
+    pub attempted: usize,
+    /// ...and how long they waited for that first call.
+    pub first_attempt_median_minutes: Option<i64>,
+    pub first_attempt_p90_minutes: Option<i64>,
+    /// Leads a call reached...
+    pub reached: usize,
+    /// ...and how long the person waited for it.
+    pub reach_median_minutes: Option<i64>,
+    pub reach_p90_minutes: Option<i64>,
+    /// Leads whose promise is over or that were reached (a lead still inside its hours is not yet
+    /// kept or broken)...
+    pub due: usize,
+    /// ...of them those reached within the promise...
+    pub reached_in_time: usize,
+    /// ...as a share of `due`, 0 to 1.
+    pub reached_in_time_share: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OperatorRow {
+    pub operator: Option<String>,
+    #[serde(flatten)]
+    pub figures: PromiseRow,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SourceRow {
+    pub source: Option<String>,
+    #[serde(flatten)]
+    pub figures: PromiseRow,
+}
+
+/// The start of the figures' window at `now`: midnight in Kyiv `FIGURES_DAYS - 1` days before
+/// today, the days as the operators live them (as the other figures count).
+pub fn window_start(now: Timestamp) -> Result<Timestamp, jiff::Error> {
+    let zone = crate::notice::operators_zone();
+    let first_day = now.to_zoned(zone.clone()).date() - jiff::Span::new().days(FIGURES_DAYS - 1);
+    Ok(first_day.to_zoned(zone)?.timestamp())
+}
+
+/// How the promise was kept over the window ending at `now`.
+pub async fn promise(
+    store: &Store,
+    now: Timestamp,
+    viewer: Viewer<'_>,
+) -> Result<PromiseFigures, FiguresError> {
+    let since = window_start(now)?;
+    let leads = store.promise_leads(since, now).await?;
+    let mut overall = Tally::default();
+    let mut operators: BTreeMap<Option<String>, Tally> = BTreeMap::new();
+    let mut sources: BTreeMap<Option<String>, Tally> = BTreeMap::new();
+    for lead in &leads {
+        let Some(measured) = Measured::of(lead, now) else { continue };
+        overall.add(&measured);
+        // Another's lead still counts overall and per source; only their row is not shown.
+        let shown = match viewer {
+            Viewer::Everyone => true,
+            Viewer::Operator(me) => lead.first_attempt_by.as_deref() == Some(me),
+        };
+        if shown {
+            operators.entry(lead.first_attempt_by.clone()).or_default().add(&measured);
+        }
+        let source = source_of(lead.utm_source.as_deref(), lead.referrer.as_deref());
+        sources.entry(source).or_default().add(&measured);
+    }
+    Ok(PromiseFigures {
+        since,
+        until: now,
+        promise: PROMISE,
+        overall: overall.row(),
+        by_operator: rows(operators).map(|(operator, figures)| OperatorRow { operator, figures }).collect(),
+        by_source: rows(sources).map(|(source, figures)| SourceRow { source, figures }).collect(),
+    })
+}
+
+/// The groups' rows, most leads first, then by name, the unnamed group (nobody, direct) last.
+fn rows(groups: BTreeMap<Option<String>, Tally>) -> impl Iterator<Item = (Option<String>, PromiseRow)> {
+    let mut groups: Vec<_> = groups.into_iter().collect();
+    groups.sort_by(|(a, x), (b, y)| {
+        y.leads.cmp(&x.leads).then_with(|| a.is_none().cmp(&b.is_none())).then_with(|| a.cmp(b))
+    });
+    groups.into_iter().map(|(name, tally)| (name, tally.row()))
+}
+
+/// A lead's waits, in microseconds (what both engines keep, so the figures agree exactly).
+struct Measured {
+    first_attempt: Option<i64>,
+    reach: Option<i64>,
+    /// Its promise is over (or it was reached): it counts in the share.
+    due: bool,
+}
+
+impl Measured {
+    fn of(lead: &PromiseLead, now: Timestamp) -> Option<Measured> {
+        let created: Timestamp = lead.created_at.parse().ok()?;
+        let wait = |at: &Option<String>| {
+            let at: Timestamp = at.as_deref()?.parse().ok()?;
+            Some(at.as_microsecond() - created.as_microsecond())
+        };
+        let reach = wait(&lead.reached_at);
+        let due = reach.is_some() || created + PROMISE <= now;
+        Some(Measured { first_attempt: wait(&lead.first_attempt_at), reach, due })
+    }
+}
+
+#[derive(Default)]
+struct Tally {
+    leads: usize,
+    first_attempts: Vec<i64>,
+    reaches: Vec<i64>,
+    due: usize,
+    reached_in_time: usize,
+}
+
+impl Tally {
+    fn add(&mut self, lead: &Measured) {
+        self.leads += 1;
+        self.first_attempts.extend(lead.first_attempt);
+        self.reaches.extend(lead.reach);
+        self.due += usize::from(lead.due);
+        let promise = PROMISE.as_micros();
+        self.reached_in_time += usize::from(lead.reach.is_some_and(|reach| i128::from(reach) <= promise));
+    }
+
+    fn row(mut self) -> PromiseRow {
+        self.first_attempts.sort_unstable();
+        self.reaches.sort_unstable();
+        PromiseRow {
+            leads: self.leads,
+            attempted: self.first_attempts.len(),
+            first_attempt_median_minutes: minutes(percentile(&self.first_attempts, 0.5)),
+            first_attempt_p90_minutes: minutes(percentile(&self.first_attempts, 0.9)),
+            reached: self.reaches.len(),
+            reach_median_minutes: minutes(percentile(&self.reaches, 0.5)),
+            reach_p90_minutes: minutes(percentile(&self.reaches, 0.9)),
+            due: self.due,
+            reached_in_time: self.reached_in_time,
+            reached_in_time_share: (self.due > 0).then(|| self.reached_in_time as f64 / self.due as f64),
+        }
+    }
+}
+
+/// The `p` percentile of `sorted`, between the two nearest values as PostgreSQL's
+/// `percentile_cont` takes it; `None` for no values.
+fn percentile(sorted: &[i64], p: f64) -> Option<f64> {
+    let last = sorted.len().checked_sub(1)?;
+    let rank = p * last as f64;
+    let (low, high) = (rank.floor() as usize, rank.ceil() as usize);
+    let (a, b) = (sorted[low] as f64, sorted[high] as f64);
+    Some(a + (b - a) * (rank - low as f64))
+}
+
+/// Microseconds as whole minutes, rounded.
+fn minutes(micros: Option<f64>) -> Option<i64> {
+    micros.map(|micros| (micros / 60_000_000.0).round() as i64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_lie_between_the_nearest_values() {
+        assert_eq!(percentile(&[], 0.5), None);
+        assert_eq!(percentile(&[7], 0.9), Some(7.0));
+        assert_eq!(percentile(&[1, 2, 3, 4], 0.5), Some(2.5));
+        let ten: Vec<i64> = (1..=10).collect();
+        assert!((percentile(&ten, 0.9).unwrap() - 9.1).abs() < 1e-9);
+        assert_eq!(minutes(Some(90_000_000.0)), Some(2));
+    }
+
+    #[test]
+    fn a_lead_inside_its_promise_is_not_yet_due() {
+        let now: Timestamp = "2026-11-20T12:00:00Z".parse().unwrap();
+        let lead = |created_at: &str, reached_at: Option<&str>| PromiseLead {
+            created_at: created_at.into(),
+            utm_source: None,
+            referrer: None,
+            first_attempt_at: None,
+            first_attempt_by: None,
+            reached_at: reached_at.map(Into::into),
+        };
+        let waiting = Measured::of(&lead("2026-11-19T12:00:00Z", None), now).unwrap();
+        let over = Measured::of(&lead("2026-11-18T12:00:00Z", None), now).unwrap();
+        let late = Measured::of(&lead("2026-11-10T12:00:00Z", Some("2026-11-12T12:00:01Z")), now).unwrap();
+        let in_time = Measured::of(&lead("2026-11-10T12:00:00Z", Some("2026-11-12T12:00:00Z")), now).unwrap();
+        let mut tally = Tally::default();
+        for lead in [&waiting, &over, &late, &in_time] {
+            tally.add(lead);
+        }
+        let row = tally.row();
+        assert_eq!((row.leads, row.due, row.reached, row.reached_in_time), (4, 3, 2, 1));
+        assert_eq!(row.reached_in_time_share, Some(1.0 / 3.0));
+        assert_eq!(row.first_attempt_median_minutes, None);
+    }
+}
