@@ -1,6 +1,7 @@
 //! The inbox API's one error type. Each variant knows its status and its sentence in Ukrainian;
 //! the body is always `{"error": "…"}` (`ErrorBody`), with a flag the inbox acts on where it must
-//! do more than show the sentence. A failure on the server's side is logged here, once, as the answer is made.
+//! do more than show the sentence. A failure on the server's side is logged here, once, as the
+//! answer is made.
 
 use std::borrow::Cow;
 use std::time::Duration;

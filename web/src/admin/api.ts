@@ -32,7 +32,6 @@ export type {
 import type {
   AccountRole,
   Accounts,
-  Outcome as AnyOutcome,
   AuditPage,
   Breakdown,
   Enrolment,
@@ -41,6 +40,7 @@ import type {
   LeadDetail,
   LeadPage,
   Notifications,
+  Outcome as AnyOutcome,
   RecoveryCodes,
   Role,
   SecondFactorStatus,
