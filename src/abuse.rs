@@ -261,8 +261,10 @@ pub fn proof_cookie(proof: &str, https: bool) -> HeaderValue {
     HeaderValue::from_str(&cookie.to_string()).expect("the cookie is ASCII")
 }
 
-/// Why a submission looks automated; each is stored with a held lead as its code.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// Why a submission looks automated; each is stored with a held lead as its code, which the inbox
+/// names (`HeldReason`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, ts_rs::TS)]
+#[ts(rename = "HeldReason", rename_all = "snake_case")]
 pub enum Signal {
     /// No page-load proof came with it.
     NoProof,

@@ -4,6 +4,7 @@
 
 use jiff::{SignedDuration, Timestamp};
 use serde::Serialize;
+use ts_rs::TS;
 
 use crate::calendar::Calendar;
 use crate::lead::Attribution;
@@ -13,11 +14,15 @@ pub const PROMISE: SignedDuration = SignedDuration::from_hours(48);
 
 /// Where a lead stands: waiting for a call that reaches the person (`new`, then one
 /// `attempt_N` per unanswered call), or what the call that reached them, or the last try, came to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, TS)]
+#[ts(rename_all = "snake_case")]
 pub enum Status {
     New,
+    #[ts(rename = "attempt_1")]
     Attempt1,
+    #[ts(rename = "attempt_2")]
     Attempt2,
+    #[ts(rename = "attempt_3")]
     Attempt3,
     Interested,
     NotInterested,
@@ -80,7 +85,7 @@ pub fn reached_outcomes_sql() -> String {
 }
 
 /// A lead as the operators see it: what the visitor sent, the consent evidence, where it stands.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, TS)]
 pub struct LeadRecord {
     pub id: i64,
     /// RFC 3339, UTC, microseconds (as every time the store hands out).
@@ -121,7 +126,7 @@ pub struct LeadRecord {
 }
 
 /// A repeat submission as its first lead shows it: when it came and what it said.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, TS)]
 pub struct WroteAgain {
     /// RFC 3339, UTC.
     pub at: String,
@@ -191,7 +196,7 @@ pub fn source_of(utm_source: Option<&str>, referrer: Option<&str>) -> Option<Str
 }
 
 /// What a call came to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
     NoAnswer,
@@ -281,7 +286,7 @@ impl CallPlan {
 
 /// A lead as the inbox shows it: the record plus its deadline, who has it now, and whether the
 /// team's days off put its deadline at risk.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, TS)]
 pub struct LeadView {
     #[serde(flatten)]
     pub record: LeadRecord,

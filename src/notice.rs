@@ -38,7 +38,7 @@ impl WorkingHours {
 }
 
 /// Where a notification goes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum Channel {
     Telegram,
@@ -64,8 +64,9 @@ impl Channel {
 
 /// Why the team is told about a lead: it arrived, its 48 hours are running out, or they ran out;
 /// nobody called it in time (to the admins); the person wrote again (to its holder).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
+#[ts(rename = "NotificationEvent")]
 pub enum Event {
     New,
     Reminder,

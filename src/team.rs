@@ -2,6 +2,7 @@
 //! storage here.
 
 use serde::Serialize;
+use ts_rs::TS;
 
 /// Round-robin hands a new lead only to an operator who used the inbox this recently: someone at
 /// work now, not anyone whose week-long session has not yet expired. With nobody at work, the lead
@@ -15,7 +16,8 @@ pub const SEEN_EVERY: jiff::SignedDuration = jiff::SignedDuration::from_mins(5);
 /// What an operator account may do. Operators work leads; admins also manage the accounts,
 /// export, erase and read the audit trail. The first account is an admin, and the last admin
 /// cannot be removed or made an operator.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, TS)]
+#[ts(rename_all = "snake_case")]
 pub enum Role {
     Admin,
     Operator,
@@ -43,8 +45,11 @@ impl Serialize for Role {
 }
 
 /// What happened, as the audit trail names it. An entry names the lead by id only, never a
-/// visitor's name, phone or comment, and it outlives the lead's erasure.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// visitor's name, phone or comment, and it outlives the lead's erasure. The inbox names each
+/// (`AuditAction`); an entry keeps its action as a name, so one this version does not know still
+/// shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, TS)]
+#[ts(rename = "AuditAction", rename_all = "snake_case")]
 pub enum Action {
     SignedIn,
     SignInFailed,

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 
 use jiff::{SignedDuration, Timestamp};
 use serde::Serialize;
+use ts_rs::TS;
 
 use crate::inbox::{PROMISE, source_of};
 use crate::store::{PromiseLead, Store, StoreError};
@@ -50,7 +51,7 @@ pub struct PromiseFigures {
 
 /// One group's figures. Times are whole minutes from the lead's arrival; `None` where no lead of
 /// the group has one.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
 pub struct PromiseRow {
     pub leads: usize,
     /// Leads called at least once...
@@ -72,14 +73,14 @@ pub struct PromiseRow {
     pub reached_in_time_share: Option<f64>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
 pub struct OperatorRow {
     pub operator: Option<String>,
     #[serde(flatten)]
     pub figures: PromiseRow,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
 pub struct SourceRow {
     pub source: Option<String>,
     #[serde(flatten)]

@@ -28,7 +28,7 @@ fn refusal(runs_before: i64) -> jiff::SignedDuration {
 const RECOVERY_ALPHABET: &[u8] = b"abcdefghjkmnpqrstuvwxyz23456789";
 
 /// What an operator needs to add the account to an authenticator app.
-#[derive(Debug, serde::Serialize)]
+#[derive(Debug, serde::Serialize, ts_rs::TS)]
 pub struct Enrolment {
     /// The secret in base32, for typing in by hand.
     pub secret: String,

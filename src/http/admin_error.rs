@@ -1,6 +1,7 @@
 //! The inbox API's one error type. Each variant knows its status and its sentence in Ukrainian;
-//! the body is always `{"error": "…"}`, with a flag the inbox acts on where it must do more than
-//! show the sentence. A failure on the server's side is logged here, once, as the answer is made.
+//! the body is always `{"error": "…"}` (`ErrorBody`), with a flag the inbox acts on where it must
+//! do more than show the sentence. A failure on the server's side is logged here, once, as the
+//! answer is made.
 
 use std::borrow::Cow;
 use std::time::Duration;
@@ -8,9 +9,25 @@ use std::time::Duration;
 use axum::Json;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use serde_json::json;
+use serde::Serialize;
+use ts_rs::TS;
 
 use crate::store::StoreError;
+
+/// Every error answer of the inbox's API: the sentence to show, and a flag where the inbox must do
+/// more than show it.
+#[derive(Debug, Serialize, TS)]
+pub struct ErrorBody {
+    pub error: String,
+    /// The password was right; the account's second factor is asked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "true")]
+    pub code_required: Option<bool>,
+    /// The settings require a second factor this session has not set up.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "true")]
+    pub second_factor_required: Option<bool>,
+}
 
 #[derive(Debug)]
 pub enum AdminError {
@@ -128,12 +145,13 @@ impl AdminError {
         sentence.into()
     }
 
-    /// The flag the inbox acts on, if any.
-    fn flag(&self) -> Option<&'static str> {
-        match self {
-            AdminError::CodeRequired(_) => Some("code_required"),
-            AdminError::SecondFactorRequired => Some("second_factor_required"),
-            _ => None,
+    /// The answer's body: the sentence, with the flag the inbox acts on, if any.
+    fn body(&self) -> ErrorBody {
+        let flag = |set: bool| set.then_some(true);
+        ErrorBody {
+            error: self.message().into_owned(),
+            code_required: flag(matches!(self, AdminError::CodeRequired(_))),
+            second_factor_required: flag(matches!(self, AdminError::SecondFactorRequired)),
         }
     }
 
@@ -184,11 +202,7 @@ impl From<StoreError> for AdminError {
 impl IntoResponse for AdminError {
     fn into_response(self) -> Response {
         self.log();
-        let mut body = json!({ "error": self.message() });
-        if let Some(flag) = self.flag() {
-            body[flag] = true.into();
-        }
-        let mut response = (self.status(), Json(body)).into_response();
+        let mut response = (self.status(), Json(self.body())).into_response();
         if let Some(seconds) = self.retry_after() {
             response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(seconds));
         }

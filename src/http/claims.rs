@@ -9,7 +9,7 @@ use serde::Deserialize;
 use super::admin_error::AdminError;
 use super::client::ClientInfo;
 use super::inbox_api::{AdminOnly, SignedIn, actor, read_json};
-use super::leads::lead_answer;
+use super::leads::{LeadDetail, lead_answer};
 use crate::application::claims::{self, ClaimRefusal};
 use crate::http::AppState;
 use crate::inbox::TakeRefusal;
@@ -27,7 +27,7 @@ async fn take(
     Extension(client): Extension<ClientInfo>,
     SignedIn(session): SignedIn,
     Path(id): Path<i64>,
-) -> Result<Json<serde_json::Value>, AdminError> {
+) -> Result<Json<LeadDetail>, AdminError> {
     let actor = actor(&session, &client);
     let taken = claims::take(state.services(), id, session.operator_id, &actor, state.clock.now());
     taken.await.map_err(refused)?;
@@ -41,7 +41,7 @@ async fn give_back(
     Extension(client): Extension<ClientInfo>,
     SignedIn(session): SignedIn,
     Path(id): Path<i64>,
-) -> Result<Json<serde_json::Value>, AdminError> {
+) -> Result<Json<LeadDetail>, AdminError> {
     let actor = actor(&session, &client);
     let given = claims::give_back(state.services(), id, session.operator_id, &actor, state.clock.now());
     given.await.map_err(refused)?;
@@ -62,7 +62,7 @@ async fn assign(
     AdminOnly(session): AdminOnly,
     Path(id): Path<i64>,
     request: Request,
-) -> Result<Json<serde_json::Value>, AdminError> {
+) -> Result<Json<LeadDetail>, AdminError> {
     let Assignment { email } = read_json(request).await?;
     let actor = actor(&session, &client);
     let handed = claims::hand_to(state.services(), id, email.as_deref(), &actor);

@@ -7,6 +7,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get};
 use axum::{Extension, Json, Router};
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 use super::admin_error::AdminError;
 use super::client::ClientInfo;
@@ -22,24 +23,27 @@ pub fn router() -> Router<AppState> {
 }
 
 /// `GET /admin/api/closed-days`.
-#[derive(Serialize)]
-struct ClosedDays {
+#[derive(Serialize, TS)]
+pub struct ClosedDays {
     /// Today in Kyiv (`YYYY-MM-DD`): the earliest day that may be added.
-    today: String,
-    days: Vec<ClosedDayView>,
+    pub today: String,
+    /// From today on, earliest first.
+    pub days: Vec<ClosedDayView>,
 }
 
 /// One closed day.
-#[derive(Serialize)]
-struct ClosedDayView {
+#[derive(Serialize, TS)]
+#[ts(rename = "ClosedDay")]
+pub struct ClosedDayView {
     /// `YYYY-MM-DD`, Kyiv.
-    day: String,
-    note: Option<String>,
+    pub day: String,
+    pub note: Option<String>,
     /// `settings` (`ZAYAVKA_CLOSED_DAYS`, read-only here) or `inbox`.
-    source: &'static str,
+    #[ts(type = "'settings' | 'inbox'")]
+    pub source: &'static str,
     /// For an inbox day: who added it and when (RFC 3339, UTC).
-    added_by: Option<String>,
-    added_at: Option<String>,
+    pub added_by: Option<String>,
+    pub added_at: Option<String>,
 }
 
 impl From<Listed> for ClosedDayView {

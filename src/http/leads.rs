@@ -8,8 +8,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Extension, Json, Router};
 use jiff::Timestamp;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 use super::admin_error::AdminError;
 use super::client::ClientInfo;
@@ -17,7 +17,7 @@ use super::inbox_api::{AdminOnly, SignedIn, actor, audit_entry, read_json, time}
 use crate::application::leads::{self, Call, CallRefusal};
 use crate::http::AppState;
 use crate::inbox::{LeadRecord, LeadView, PROMISE, Search};
-use crate::store::{Holder, LeadQuery, Session};
+use crate::store::{Attempt, Holder, LeadQuery, Session};
 use crate::team::Action;
 
 pub fn router() -> Router<AppState> {
@@ -27,6 +27,34 @@ pub fn router() -> Router<AppState> {
         .route("/admin/api/leads/{id}/attempts", post(add_attempt))
         .route("/admin/api/leads/{id}/release", post(release))
         .route("/admin/api/erase", post(erase))
+}
+
+/// A page of the lead list, or the calls to make now.
+#[derive(Serialize, TS)]
+pub struct LeadPage {
+    /// The server's clock (RFC 3339, UTC).
+    pub now: String,
+    pub leads: Vec<LeadView>,
+    /// The id to ask the next page before; `null`: no more.
+    pub next_before_id: Option<i64>,
+}
+
+/// One lead with its calls: what opening it, a call, a release or a claim answer.
+#[derive(Serialize, TS)]
+pub struct LeadDetail {
+    /// The server's clock (RFC 3339, UTC).
+    pub now: String,
+    pub lead: LeadView,
+    /// Oldest first.
+    pub attempts: Vec<Attempt>,
+    /// The later submissions of the same person, oldest first.
+    pub repeats: Vec<LeadRecord>,
+}
+
+/// How many leads an erasure removed.
+#[derive(Serialize, TS)]
+pub struct Erased {
+    pub erased: usize,
 }
 
 #[derive(Deserialize)]
@@ -44,7 +72,7 @@ async fn list_leads(
     Extension(client): Extension<ClientInfo>,
     SignedIn(session): SignedIn,
     query: Result<Query<ListQuery>, axum::extract::rejection::QueryRejection>,
-) -> Result<Json<serde_json::Value>, AdminError> {
+) -> Result<Json<LeadPage>, AdminError> {
     let Query(query) = query.map_err(|_| AdminError::BadRequest("Некоректні параметри пошуку."))?;
     let now = state.clock.now();
     let filter = query.filter.as_deref().unwrap_or("all");
@@ -67,7 +95,7 @@ async fn list_leads(
     }
     let calendar = state.store.calendar(state.settings.settings_calendar(), now).await?;
     let leads: Vec<LeadView> = leads.into_iter().map(|lead| LeadView::new(lead, now, &calendar)).collect();
-    Ok(Json(json!({ "now": time(now), "leads": leads, "next_before_id": next_before_id })))
+    Ok(Json(LeadPage { now: time(now), leads, next_before_id }))
 }
 
 /// A page of the newest-first list under `filter`, the id to ask the next page before, and how
@@ -125,18 +153,13 @@ pub fn one_page<T>(mut rows: Vec<T>, limit: u32, id: impl Fn(&T) -> i64) -> (Vec
     (rows, next_before_id)
 }
 
-pub async fn lead_answer(state: &AppState, id: i64) -> Result<serde_json::Value, AdminError> {
+pub async fn lead_answer(state: &AppState, id: i64) -> Result<LeadDetail, AdminError> {
     let lead = state.store.lead(id).await?.ok_or(AdminError::LeadNotFound)?;
     let attempts = state.store.attempts(id).await?;
     let repeats = state.store.repeats(id).await?;
     let now = state.clock.now();
     let calendar = state.store.calendar(state.settings.settings_calendar(), now).await?;
-    Ok(json!({
-        "now": time(now),
-        "lead": LeadView::new(lead, now, &calendar),
-        "attempts": attempts,
-        "repeats": repeats,
-    }))
+    Ok(LeadDetail { now: time(now), lead: LeadView::new(lead, now, &calendar), attempts, repeats })
 }
 
 async fn lead(
@@ -144,7 +167,7 @@ async fn lead(
     Extension(client): Extension<ClientInfo>,
     SignedIn(session): SignedIn,
     Path(id): Path<i64>,
-) -> Result<Json<serde_json::Value>, AdminError> {
+) -> Result<Json<LeadDetail>, AdminError> {
     let answer = lead_answer(&state, id).await?;
     state.store.audit(audit_entry(&session, &client, Action::OpenedLead, Some(id), None)).await?;
     Ok(Json(answer))
@@ -222,11 +245,11 @@ async fn erase(
     Extension(client): Extension<ClientInfo>,
     AdminOnly(session): AdminOnly,
     request: Request,
-) -> Result<Json<serde_json::Value>, AdminError> {
+) -> Result<Json<Erased>, AdminError> {
     let Erase { phone } = read_json(request).await?;
     let e164 = crate::lead::normalise_phone(&phone)
         .ok_or(AdminError::BadRequest("Це не схоже на номер телефону."))?;
     let erased = leads::erase(state.services(), &e164, &actor(&session, &client)).await?;
     tracing::info!(erased, operator = session.operator_id, "inbox: a person's leads erased");
-    Ok(Json(json!({ "erased": erased })))
+    Ok(Json(Erased { erased }))
 }

@@ -5,13 +5,15 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::routing::{get, post};
 use axum::{Extension, Json, Router};
-use serde_json::json;
+use serde::Serialize;
+use ts_rs::TS;
 
 use super::admin_error::AdminError;
 use super::client::ClientInfo;
 use super::inbox_api::{AdminOnly, actor};
 use crate::application::notifications::{self, LISTED};
 use crate::http::AppState;
+use crate::store::{ChannelQueue, PendingNotification};
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -20,47 +22,38 @@ pub fn router() -> Router<AppState> {
         .route("/admin/api/notifications/{id}/drop", post(drop))
 }
 
+/// The channels with something waiting, and the waiting notifications.
+#[derive(Serialize, TS)]
+pub struct Notifications {
+    pub channels: Vec<NotificationChannel>,
+    /// The next to be tried first.
+    pub notifications: Vec<PendingNotification>,
+}
+
+/// A channel with notifications not delivered yet.
+#[derive(Serialize, TS)]
+pub struct NotificationChannel {
+    #[serde(flatten)]
+    pub queue: ChannelQueue,
+    /// `false`: the channel is no longer set up, so what waits for it is never tried again.
+    pub configured: bool,
+}
+
 /// The channels with something waiting, and the waiting notifications, next to be tried first.
 async fn list(
     State(state): State<AppState>,
     AdminOnly(_): AdminOnly,
-) -> Result<Json<serde_json::Value>, AdminError> {
+) -> Result<Json<Notifications>, AdminError> {
     let configured = state.settings.notify.channels();
-    let channels: Vec<serde_json::Value> = state
+    let channels = state
         .store
         .outbox_queues()
         .await?
         .into_iter()
-        .map(|queue| {
-            json!({
-                "channel": queue.channel.name(),
-                "configured": configured.contains(&queue.channel),
-                "waiting": queue.waiting,
-                "failing": queue.failing,
-                "oldest_at": queue.oldest_at,
-                "last_error": queue.last_error,
-            })
-        })
+        .map(|queue| NotificationChannel { configured: configured.contains(&queue.channel), queue })
         .collect();
-    let notifications: Vec<serde_json::Value> = state
-        .store
-        .pending_notifications(LISTED)
-        .await?
-        .into_iter()
-        .map(|n| {
-            json!({
-                "id": n.id,
-                "lead_id": n.lead_id,
-                "event": n.event.name(),
-                "channel": n.channel.name(),
-                "created_at": n.created_at,
-                "attempts": n.attempts,
-                "next_attempt_at": n.next_attempt_at,
-                "last_error": n.last_error,
-            })
-        })
-        .collect();
-    Ok(Json(json!({ "channels": channels, "notifications": notifications })))
+    let notifications = state.store.pending_notifications(LISTED).await?;
+    Ok(Json(Notifications { channels, notifications }))
 }
 
 async fn send_again(

@@ -5,8 +5,8 @@
 use axum::extract::{Request, State};
 use axum::routing::{get, post};
 use axum::{Extension, Json, Router};
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 use super::admin_error::AdminError;
 use super::client::ClientInfo;
@@ -23,6 +23,21 @@ pub fn router() -> Router<AppState> {
         .route("/admin/api/second-factor/confirm", post(confirm))
 }
 
+/// The signed-in account's second factor.
+#[derive(Serialize, TS)]
+pub struct SecondFactorStatus {
+    pub on: bool,
+    /// The settings require one (`ZAYAVKA_REQUIRE_2FA`).
+    pub required: bool,
+    pub recovery_codes_left: i64,
+}
+
+/// The recovery codes of a second factor just turned on, shown this once.
+#[derive(Serialize, TS)]
+pub struct RecoveryCodes {
+    pub recovery_codes: Vec<String>,
+}
+
 fn already_on() -> AdminError {
     AdminError::Conflict("Двоетапну перевірку вже увімкнено.")
 }
@@ -30,13 +45,13 @@ fn already_on() -> AdminError {
 async fn status(
     State(state): State<AppState>,
     AnySession(session): AnySession,
-) -> Result<Json<serde_json::Value>, AdminError> {
-    let left = state.store.recovery_codes_left(session.operator_id).await?;
-    Ok(Json(json!({
-        "on": session.second_factor,
-        "required": state.settings.require_2fa,
-        "recovery_codes_left": left,
-    })))
+) -> Result<Json<SecondFactorStatus>, AdminError> {
+    let recovery_codes_left = state.store.recovery_codes_left(session.operator_id).await?;
+    Ok(Json(SecondFactorStatus {
+        on: session.second_factor,
+        required: state.settings.require_2fa,
+        recovery_codes_left,
+    }))
 }
 
 /// A new secret for the operator's app; it counts only once a code from it is confirmed.
@@ -64,7 +79,7 @@ async fn confirm(
     Extension(client): Extension<ClientInfo>,
     AnySession(session): AnySession,
     request: Request,
-) -> Result<Json<serde_json::Value>, AdminError> {
+) -> Result<Json<RecoveryCodes>, AdminError> {
     let Confirm { code } = read_json(request).await?;
     if session.second_factor {
         return Err(already_on());
@@ -89,7 +104,7 @@ async fn confirm(
         return Err(AdminError::Conflict("Почніть налаштування спочатку."));
     }
     state.store.audit(audit_entry(&session, &client, Action::SecondFactorOn, None, None)).await?;
-    Ok(Json(json!({ "recovery_codes": codes })))
+    Ok(Json(RecoveryCodes { recovery_codes: codes }))
 }
 
 /// The operator's second-factor secret from what the database keeps.

@@ -6,8 +6,8 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Extension, Json, Router};
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 use super::admin_error::AdminError;
 use super::client::ClientInfo;
@@ -18,7 +18,7 @@ use crate::application::accounts::{self, AccountError};
 use crate::auth::{self, NewAccountError};
 use crate::http::AppState;
 use crate::store::{AuditEntry, Operator, Session};
-use crate::team::Action;
+use crate::team::{Action, Role};
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -42,16 +42,35 @@ pub(super) async fn setup_offered(
     Ok(state.store.setup_token_valid(auth::token_hash(token)).await?)
 }
 
-fn session_answer(state: &AppState, session: &Session) -> serde_json::Value {
-    json!({
-        "email": session.email,
-        "role": session.role,
-        "csrf_token": session.csrf_token,
-        "second_factor": { "on": session.second_factor, "required": state.settings.require_2fa },
-    })
+/// The signed-in account, as the session, sign-in and setup answer it.
+#[derive(Serialize, TS)]
+#[ts(rename = "Session")]
+pub struct SessionAnswer {
+    pub email: String,
+    pub role: Role,
+    /// Sent back in `X-CSRF-Token` with every change.
+    pub csrf_token: String,
+    pub second_factor: SecondFactorState,
 }
 
-async fn session(State(state): State<AppState>, AnySession(session): AnySession) -> Json<serde_json::Value> {
+/// Whether the account signs in with a second factor, and whether the settings require one
+/// (`ZAYAVKA_REQUIRE_2FA`: an account without one may then only set it up).
+#[derive(Serialize, TS)]
+pub struct SecondFactorState {
+    pub on: bool,
+    pub required: bool,
+}
+
+fn session_answer(state: &AppState, session: &Session) -> SessionAnswer {
+    SessionAnswer {
+        email: session.email.clone(),
+        role: session.role,
+        csrf_token: session.csrf_token.clone(),
+        second_factor: SecondFactorState { on: session.second_factor, required: state.settings.require_2fa },
+    }
+}
+
+async fn session(State(state): State<AppState>, AnySession(session): AnySession) -> Json<SessionAnswer> {
     Json(session_answer(&state, &session))
 }
 

@@ -9,18 +9,78 @@ use axum::routing::get;
 use axum::{Json, Router};
 use jiff::Timestamp;
 use serde::Serialize;
-use serde_json::json;
+use ts_rs::TS;
 
 use super::admin_error::AdminError;
 use super::inbox_api::{SignedIn, time};
 use crate::application::figures::{self, OperatorRow, PromiseRow, SourceRow, Viewer};
 use crate::http::AppState;
 use crate::inbox::{PROMISE, source_of};
-use crate::store::CountsAt;
+use crate::store::{ChannelQueue, CountsAt};
 use crate::team::Role;
 
 /// Days the inbox's figures look back.
 const STATS_DAYS: i64 = 30;
+
+/// The inbox's totals over the last 30 days.
+#[derive(Serialize, TS)]
+pub struct Stats {
+    /// The server's clock (RFC 3339, UTC).
+    pub now: String,
+    /// Leads held for review.
+    pub held: i64,
+    pub open: i64,
+    pub overdue: i64,
+    pub reached_in_time: ReachedInTime,
+    /// One per day, oldest first, in the operators' time zone.
+    pub per_day: Vec<DayCount>,
+    /// What the configured channels have not delivered yet, per channel with anything waiting.
+    pub notifications: Vec<ChannelQueue>,
+}
+
+/// Of the window's leads whose 48 hours are over or that were reached (`due`), those reached
+/// within 48 hours.
+#[derive(Serialize, TS)]
+pub struct ReachedInTime {
+    pub reached: i64,
+    pub due: i64,
+}
+
+/// The leads sent on one day.
+#[derive(Serialize, TS)]
+pub struct DayCount {
+    /// `YYYY-MM-DD`.
+    pub date: String,
+    pub count: i64,
+}
+
+/// The figures per source and per operator over the same 30 days.
+#[derive(Serialize, TS)]
+pub struct Breakdown {
+    /// The server's clock (RFC 3339, UTC).
+    pub now: String,
+    /// Most leads first.
+    pub sources: Vec<SourceFigures>,
+    /// Every account for an admin, one's own for an operator.
+    pub operators: Vec<OperatorFigures>,
+}
+
+/// A source's leads, and how many of them were reached within 48 hours.
+#[derive(Serialize, TS)]
+pub struct SourceFigures {
+    /// `utm_source`, else the linking site's host; `null`: came directly.
+    pub source: Option<String>,
+    pub leads: i64,
+    pub reached: i64,
+}
+
+/// An operator's calls, and the leads they reached within 48 hours.
+#[derive(Serialize, TS)]
+pub struct OperatorFigures {
+    pub email: String,
+    pub calls: i64,
+    pub reached: i64,
+}
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -29,10 +89,7 @@ pub fn router() -> Router<AppState> {
         .route("/admin/api/stats/promise", get(promise))
 }
 
-async fn stats(
-    State(state): State<AppState>,
-    SignedIn(_): SignedIn,
-) -> Result<Json<serde_json::Value>, AdminError> {
+async fn stats(State(state): State<AppState>, SignedIn(_): SignedIn) -> Result<Json<Stats>, AdminError> {
     let now = state.clock.now();
     // Days as the operators live them (Kyiv); the store counts whole UTC hours, and Kyiv's
     // offset from UTC is whole hours.
@@ -54,37 +111,22 @@ async fn stats(
             entry.1 += count;
         }
     }
-    let per_day: Vec<serde_json::Value> =
-        per_day.iter().map(|(day, count)| json!({ "date": day.to_string(), "count": count })).collect();
+    let per_day = per_day.into_iter().map(|(day, count)| DayCount { date: day.to_string(), count }).collect();
     // What the configured channels have not delivered yet: a channel that keeps failing (a
     // revoked bot token, a mailbox that refuses) would otherwise leave the operators unaware of
     // new leads.
     let channels = state.settings.notify.channels();
-    let notifications: Vec<serde_json::Value> = state
-        .store
-        .outbox_queues()
-        .await?
-        .into_iter()
-        .filter(|queue| channels.contains(&queue.channel))
-        .map(|queue| {
-            json!({
-                "channel": queue.channel.name(),
-                "waiting": queue.waiting,
-                "failing": queue.failing,
-                "oldest_at": queue.oldest_at,
-                "last_error": queue.last_error,
-            })
-        })
-        .collect();
-    Ok(Json(json!({
-        "now": time(now),
-        "held": counts.held,
-        "open": counts.open,
-        "overdue": counts.overdue,
-        "reached_in_time": { "reached": counts.reached_in_time, "due": counts.due },
-        "per_day": per_day,
-        "notifications": notifications,
-    })))
+    let mut notifications = state.store.outbox_queues().await?;
+    notifications.retain(|queue| channels.contains(&queue.channel));
+    Ok(Json(Stats {
+        now: time(now),
+        held: counts.held,
+        open: counts.open,
+        overdue: counts.overdue,
+        reached_in_time: ReachedInTime { reached: counts.reached_in_time, due: counts.due },
+        per_day,
+        notifications,
+    }))
 }
 
 /// The figures beside the inbox's totals, over the same 30 days: per source, leads and how many
@@ -93,7 +135,7 @@ async fn stats(
 async fn breakdown(
     State(state): State<AppState>,
     SignedIn(session): SignedIn,
-) -> Result<Json<serde_json::Value>, AdminError> {
+) -> Result<Json<Breakdown>, AdminError> {
     let now = state.clock.now();
     let zone = crate::notice::operators_zone();
     let first_day = now.to_zoned(zone.clone()).date() - jiff::Span::new().days(STATS_DAYS - 1);
@@ -108,9 +150,9 @@ async fn breakdown(
     }
     let mut sources: Vec<_> = sources.into_iter().collect();
     sources.sort_by(|a, b| b.1.0.cmp(&a.1.0).then_with(|| a.0.cmp(&b.0)));
-    let sources: Vec<serde_json::Value> = sources
+    let sources = sources
         .into_iter()
-        .map(|(source, (leads, reached))| json!({ "source": source, "leads": leads, "reached": reached }))
+        .map(|(source, (leads, reached))| SourceFigures { source, leads, reached })
         .collect();
 
     let counts = state.store.operator_counts(at.window_start).await?;
@@ -126,30 +168,31 @@ async fn breakdown(
     } else {
         vec![session.email.clone()]
     };
-    let operators: Vec<serde_json::Value> = emails
-        .iter()
+    let operators = emails
+        .into_iter()
         .map(|email| {
-            let count = counts.iter().find(|c| &c.email == email);
-            json!({
-                "email": email,
-                "calls": count.map_or(0, |c| c.calls),
-                "reached": count.map_or(0, |c| c.reached),
-            })
+            let count = counts.iter().find(|c| c.email == email);
+            let (calls, reached) = count.map_or((0, 0), |c| (c.calls, c.reached));
+            OperatorFigures { email, calls, reached }
         })
         .collect();
-    Ok(Json(json!({ "now": format!("{now:.6}"), "sources": sources, "operators": operators })))
+    Ok(Json(Breakdown { now: time(now), sources, operators }))
 }
 
 /// `GET /admin/api/stats/promise` (docs/admin-api.md).
-#[derive(Serialize)]
-struct PromiseAnswer {
-    now: String,
-    since: String,
-    until: String,
-    promise_hours: i64,
-    overall: PromiseRow,
-    by_operator: Vec<OperatorRow>,
-    by_source: Vec<SourceRow>,
+#[derive(Serialize, TS)]
+#[ts(rename = "PromiseFigures")]
+pub struct PromiseAnswer {
+    pub now: String,
+    pub since: String,
+    pub until: String,
+    pub promise_hours: i64,
+    pub overall: PromiseRow,
+    /// A lead counts for whoever called it first; `operator` null: nobody has called yet. An
+    /// operator sees their own row.
+    pub by_operator: Vec<OperatorRow>,
+    /// `source`: utm_source, else the linking site's host; null: came directly.
+    pub by_source: Vec<SourceRow>,
 }
 
 /// How the promise was kept over the figures' 30 days: the waits for the first call and for the

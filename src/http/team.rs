@@ -6,8 +6,8 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Extension, Json, Router};
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 use super::admin_error::AdminError;
 use super::client::ClientInfo;
@@ -16,6 +16,7 @@ use super::leads::one_page;
 use super::sign_in::new_account;
 use crate::application::accounts;
 use crate::http::AppState;
+use crate::store::{Account, AuditRecord};
 use crate::team::{AccountChange, Role};
 
 pub fn router() -> Router<AppState> {
@@ -26,11 +27,32 @@ pub fn router() -> Router<AppState> {
         .route("/admin/api/audit", get(audit))
 }
 
+/// The accounts, oldest first.
+#[derive(Serialize, TS)]
+pub struct Accounts {
+    pub operators: Vec<Account>,
+}
+
+/// An account added, or its role changed.
+#[derive(Serialize, TS)]
+pub struct AccountRole {
+    pub email: String,
+    pub role: Role,
+}
+
+/// A page of the audit trail, newest first.
+#[derive(Serialize, TS)]
+pub struct AuditPage {
+    pub entries: Vec<AuditRecord>,
+    /// The id to ask the next page before; `null`: no more.
+    pub next_before_id: Option<i64>,
+}
+
 async fn accounts(
     State(state): State<AppState>,
     AdminOnly(_): AdminOnly,
-) -> Result<Json<serde_json::Value>, AdminError> {
-    Ok(Json(json!({ "operators": state.store.accounts().await? })))
+) -> Result<Json<Accounts>, AdminError> {
+    Ok(Json(Accounts { operators: state.store.accounts().await? }))
 }
 
 /// A role as the API names it.
@@ -59,7 +81,7 @@ async fn add(
     if added.is_none() {
         return Err(AdminError::Conflict("Обліковий запис із цією адресою вже є."));
     }
-    Ok((StatusCode::CREATED, Json(json!({ "email": email, "role": role }))).into_response())
+    Ok((StatusCode::CREATED, Json(AccountRole { email, role })).into_response())
 }
 
 #[derive(Deserialize)]
@@ -73,11 +95,11 @@ async fn set_role(
     Extension(client): Extension<ClientInfo>,
     AdminOnly(session): AdminOnly,
     request: Request,
-) -> Result<Json<serde_json::Value>, AdminError> {
+) -> Result<Json<AccountRole>, AdminError> {
     let RoleChange { email, role: role_name } = read_json(request).await?;
     let role = role(&role_name)?;
     answer(accounts::set_role(state.services(), &email, role, &actor(&session, &client)).await?)?;
-    Ok(Json(json!({ "email": crate::auth::normalise_email(&email), "role": role })))
+    Ok(Json(AccountRole { email: crate::auth::normalise_email(&email), role }))
 }
 
 #[derive(Deserialize)]
@@ -117,10 +139,10 @@ async fn audit(
     State(state): State<AppState>,
     AdminOnly(_): AdminOnly,
     query: Result<Query<AuditQuery>, axum::extract::rejection::QueryRejection>,
-) -> Result<Json<serde_json::Value>, AdminError> {
+) -> Result<Json<AuditPage>, AdminError> {
     let Query(query) = query.map_err(|_| AdminError::BadRequest("Некоректні параметри."))?;
     let limit = query.limit.unwrap_or(100).clamp(1, 500);
     let entries = state.store.audit_page(query.before_id, limit + 1).await?;
     let (entries, next_before_id) = one_page(entries, limit, |entry| entry.id);
-    Ok(Json(json!({ "entries": entries, "next_before_id": next_before_id })))
+    Ok(Json(AuditPage { entries, next_before_id }))
 }

@@ -3,6 +3,7 @@
 //! never a reason to refuse a lead: a value too long is cut, a referrer is reduced to its host.
 
 use serde::Serialize;
+use ts_rs::TS;
 
 use super::clean;
 
@@ -13,7 +14,7 @@ pub const KEYS: [&str; 6] =
 /// A `utm_*` value longer than this is cut (a campaign name, not a document).
 pub const MAX_CHARS: usize = 200;
 
-#[derive(Debug, Default, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Default, Clone, PartialEq, Eq, Serialize, TS)]
 pub struct Attribution {
     pub utm_source: Option<String>,
     pub utm_medium: Option<String>,

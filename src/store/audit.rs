@@ -18,7 +18,8 @@ pub struct AuditEntry {
 }
 
 /// One entry of the audit trail, as kept.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
+#[ts(rename = "AuditEntry")]
 pub struct AuditRecord {
     pub id: i64,
     /// RFC 3339, UTC.

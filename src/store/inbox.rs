@@ -40,12 +40,14 @@ pub enum Holder {
 }
 
 /// One call to a lead.
-#[derive(Debug, Clone, serde::Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, serde::Serialize, PartialEq, Eq, ts_rs::TS)]
 pub struct Attempt {
     pub id: i64,
     pub at: String,
     /// The operator's e-mail.
     pub operator: String,
+    /// An `Outcome` name, as `add_attempt` writes it.
+    #[ts(as = "Outcome")]
     pub outcome: String,
     pub note: String,
 }

@@ -16,7 +16,7 @@ pub struct Operator {
 }
 
 /// An account as the admins' list shows it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
 pub struct Account {
     pub email: String,
     pub role: Role,

@@ -29,7 +29,7 @@ pub enum Delivery {
 }
 
 /// What waits in the outbox for one channel.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
 pub struct ChannelQueue {
     pub channel: Channel,
     /// Notifications not yet sent.
@@ -48,7 +48,7 @@ pub(super) fn channel_names(channels: &[Channel]) -> Vec<&'static str> {
 }
 
 /// A notification not yet delivered: waiting for its first try, or failed and waiting for the next.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
 pub struct PendingNotification {
     pub id: i64,
     pub lead_id: i64,

@@ -810,7 +810,20 @@ describe('repeats', () => {
     const [repeat] = REPEATS;
     fakeServer({
       ...signedInRoutes(),
-      'GET /admin/api/leads/46': () => json(leadDetail({ ...repeat, open: true, deadline_at: '2026-11-22T09:20:00.000000Z' }, [])),
+      'GET /admin/api/leads/46': () =>
+        json(
+          leadDetail(
+            {
+              ...repeat,
+              open: true,
+              deadline_at: '2026-11-22T09:20:00.000000Z',
+              claimed_by: null,
+              claimed_until: null,
+              at_risk: false,
+            },
+            [],
+          ),
+        ),
     });
     openInbox('/admin/leads/46');
     const first = await screen.findByRole('link', { name: 'Заявка №42' });

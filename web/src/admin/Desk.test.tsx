@@ -242,7 +242,7 @@ describe('the menu', () => {
     const items = within(panel!)
       .getAllByRole('link')
       .map((link) => link.textContent);
-    expect(items).toEqual(['operator@example.org', 'Команда', 'Журнал дій', 'Сповіщення', 'Завантажити CSV', 'Завантажити Excel']);
+    expect(items).toEqual(['operator@example.org', 'Команда', 'Журнал дій', 'Сповіщення', 'Вихідні дні', 'Завантажити CSV', 'Завантажити Excel']);
     expect(within(panel!).getByRole('button', { name: 'Вийти' })).toBeTruthy();
 
     fireEvent.keyDown(document, { key: 'Escape' });

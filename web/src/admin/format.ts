@@ -234,15 +234,16 @@ type Clocked = Pick<LeadView, 'open' | 'deadline_at'> & Partial<Pick<LeadView, '
 
 /**
  * Whether the 48 hours run for a lead: an open one in the call list. A held lead is outside them
- * until it is released, and a repeat is answered by its person's first lead.
+ * until it is released, and a repeat is answered by its person's first lead. (The server sends an
+ * empty deadline for a sending time it cannot read.)
  */
 export function onTheClock(lead: Clocked): boolean {
-  return lead.open && lead.deadline_at !== null && lead.held == null && lead.repeat_of == null;
+  return lead.open && lead.deadline_at !== '' && lead.held == null && lead.repeat_of == null;
 }
 
 /** A lead on the clock whose deadline has passed at `now` (ms since the epoch, the server's clock). */
 export function isOverdue(lead: Clocked, now: number): boolean {
-  return onTheClock(lead) && now > parseTime(lead.deadline_at ?? '');
+  return onTheClock(lead) && now > parseTime(lead.deadline_at);
 }
 
 /**
@@ -250,7 +251,7 @@ export function isOverdue(lead: Clocked, now: number): boolean {
  * closed one (its 48 hours no longer matter), a held one or a repeat.
  */
 export function timeLeft(lead: Clocked, now: number): string | null {
-  if (!onTheClock(lead) || lead.deadline_at === null) return null;
+  if (!onTheClock(lead)) return null;
   const left = parseTime(lead.deadline_at) - now;
   if (Number.isNaN(left)) return null;
   return left >= 0 ? `Залишилось ${formatSpan(left)}` : `Прострочено на ${formatSpan(-left)}`;

@@ -4,13 +4,18 @@
 import { vi } from 'vitest';
 import type {
   Account,
+  AccountRole,
+  Accounts,
   Attempt,
   AuditEntry,
   AuditPage,
+  ChannelQueue,
+  Erased,
   LeadDetail,
   LeadPage,
   LeadRecord,
   LeadView,
+  Notifications,
   PendingNotification,
   PromiseFigures,
   PromiseRow,
@@ -18,6 +23,7 @@ import type {
   Session,
   Stats,
 } from './api';
+import type { ErrorBody } from './generated/wire';
 
 export const NOW = '2026-11-22T04:02:30.000000Z';
 export const CSRF = 'csrf-7f3a9c';
@@ -31,8 +37,24 @@ export const SESSION: Session = {
 /** An account that works leads only: no export, no erasure, no team, no audit trail. */
 export const OPERATOR_SESSION: Session = { ...SESSION, email: 'anna@example.org', role: 'operator' };
 
+/** What every lead answer carries that the leads below leave as nobody's, unmarked and unattributed. */
+const UNMARKED = {
+  claimed_by: null,
+  claimed_until: null,
+  at_risk: false,
+  escalated_at: null,
+  wrote_again: null,
+  utm_source: null,
+  utm_medium: null,
+  utm_campaign: null,
+  utm_content: null,
+  utm_term: null,
+  referrer: null,
+} satisfies Partial<LeadView>;
+
 /** Open, 5 h 12 min 30 s left at NOW; sent 20.11.2026, 11:15 Kyiv time. */
 export const LEAD_OPEN: LeadView = {
+  ...UNMARKED,
   id: 42,
   created_at: '2026-11-20T09:15:00.000000Z',
   name: 'Олена',
@@ -55,6 +77,7 @@ export const LEAD_OPEN: LeadView = {
 
 /** Open and 3 h 4 min 30 s past its deadline at NOW; due since it came. */
 export const LEAD_OVERDUE: LeadView = {
+  ...UNMARKED,
   id: 41,
   created_at: '2026-11-20T00:58:00.000000Z',
   name: 'Петро',
@@ -76,6 +99,7 @@ export const LEAD_OVERDUE: LeadView = {
 
 /** Reached: closed, so its deadline no longer shows (and it is not to be called). */
 export const LEAD_CLOSED: LeadView = {
+  ...UNMARKED,
   id: 40,
   created_at: '2026-11-19T08:00:00.000000Z',
   name: 'Ірина',
@@ -100,6 +124,7 @@ export const LEAD_CLOSED: LeadView = {
  * deadline would have passed long ago were it on the clock.
  */
 export const LEAD_HELD: LeadView = {
+  ...UNMARKED,
   id: 45,
   created_at: '2026-11-18T22:40:00.000000Z',
   name: 'Bot Botenko',
@@ -116,6 +141,7 @@ export const LEAD_HELD: LeadView = {
   repeat_of: null,
   repeat_count: 0,
   held: ['no_proof', 'impossible_number'],
+  next_call_at: null,
 };
 
 /** Held only because it came too fast from a headless browser; a person's, as it turns out. */
@@ -135,9 +161,9 @@ export const LEAD_HELD_PERSON: LeadView = {
 export const LEAD_WITH_REPEATS: LeadView = { ...LEAD_OPEN, repeat_count: 2 };
 
 /** A lead as stored: what the server sends for each later submission. */
-function asRecord({ open, deadline_at, ...record }: LeadView): LeadRecord {
-  void open;
-  void deadline_at;
+function asRecord(lead: LeadView): LeadRecord {
+  const { open, deadline_at, claimed_by, claimed_until, at_risk, ...record } = lead;
+  void [open, deadline_at, claimed_by, claimed_until, at_risk];
   return record;
 }
 
@@ -274,7 +300,7 @@ export function json(body: unknown, status = 200): Response {
 }
 
 export function apiError(status: number, error: string): Response {
-  return json({ error }, status);
+  return json({ error } satisfies ErrorBody, status);
 }
 
 export interface Recorded {
@@ -355,7 +381,7 @@ export function heldRoutes(): Record<string, Handler> {
   const released: LeadView[] = [];
   const routes: Record<string, Handler> = {
     ...signedInRoutes(),
-    'GET /admin/api/stats': () => json({ ...STATS, held: held.size }),
+    'GET /admin/api/stats': () => json({ ...STATS, held: held.size } satisfies Stats),
     'GET /admin/api/leads': ({ params }) => {
       const filter = params.get('filter');
       if (filter === 'held') return json(leadPage([...held.values()]));
@@ -365,7 +391,7 @@ export function heldRoutes(): Record<string, Handler> {
       const phone = (body as { phone: string }).phone;
       const erased = [...held.values()].filter((lead) => lead.phone === phone);
       for (const lead of erased) held.delete(lead.id);
-      return json({ erased: erased.length });
+      return json({ erased: erased.length } satisfies Erased);
     },
   };
   for (const lead of held.values()) {
@@ -395,13 +421,13 @@ export function teamRoutes(): Record<string, Handler> {
   const lastAdmin = () => apiError(409, 'Це останній адміністратор: спершу призначте іншого.');
   return {
     ...signedInRoutes(),
-    'GET /admin/api/operators': () => json({ operators: accounts }),
+    'GET /admin/api/operators': () => json({ operators: accounts } satisfies Accounts),
     'POST /admin/api/operators': ({ body }) => {
       const { email, role } = body as { email: string; password: string; role: Role };
       if (!email.includes('@')) return apiError(400, 'Це не схоже на адресу електронної пошти.');
       if (find(email)) return apiError(409, 'Обліковий запис із цією адресою вже є.');
       accounts.push({ email, role, created_at: NOW, second_factor: false });
-      return json({ email, role }, 201);
+      return json({ email, role } satisfies AccountRole, 201);
     },
     'POST /admin/api/operators/role': ({ body }) => {
       const { email, role } = body as { email: string; role: Role };
@@ -409,7 +435,7 @@ export function teamRoutes(): Record<string, Handler> {
       if (!account) return noSuch();
       if (account.role === 'admin' && role !== 'admin' && admins() === 1) return lastAdmin();
       account.role = role;
-      return json({ email, role });
+      return json({ email, role } satisfies AccountRole);
     },
     'POST /admin/api/operators/remove': ({ body }) => {
       const { email } = body as { email: string };
@@ -513,7 +539,7 @@ export const WAITING_NOTIFICATIONS: PendingNotification[] = [
  */
 export function notificationRoutes(): Record<string, Handler> {
   const waiting = new Map(WAITING_NOTIFICATIONS.map((n) => [n.id, n]));
-  const channels = () =>
+  const channels = (): ChannelQueue[] =>
     waiting.size === 0
       ? []
       : [
@@ -527,9 +553,12 @@ export function notificationRoutes(): Record<string, Handler> {
         ];
   const routes: Record<string, Handler> = {
     ...signedInRoutes(),
-    'GET /admin/api/stats': () => json({ ...STATS, notifications: channels() }),
+    'GET /admin/api/stats': () => json({ ...STATS, notifications: channels() } satisfies Stats),
     'GET /admin/api/notifications': () =>
-      json({ channels: channels().map((c) => ({ ...c, configured: true })), notifications: [...waiting.values()] }),
+      json({
+        channels: channels().map((c) => ({ ...c, configured: true })),
+        notifications: [...waiting.values()],
+      } satisfies Notifications),
   };
   for (const { id } of WAITING_NOTIFICATIONS) {
     const handle = () =>
