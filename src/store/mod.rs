@@ -1,9 +1,10 @@
 //! Where leads are kept: SQLite (default) or PostgreSQL. One `Store` whatever the engine: each
 //! method hands its call to the engine (`dispatch!`). The facade is split per entity as the engines
-//! are (`leads`, `inbox`, `claims`, `operators`, `audit`, `second_factor`, `outbox`, `abuse`): each
-//! file holds its `impl Store` block and the types it takes and gives; each engine keeps its SQL in
-//! files of the same names and its migrations under `migrations/<engine>/`. This file keeps the
-//! store itself: opening it, the error, the dispatch and what is not any one entity's.
+//! are (`leads`, `inbox`, `claims`, `operators`, `audit`, `second_factor`, `outbox`, `outages`,
+//! `abuse`): each file holds its `impl Store` block and the types it takes and gives; each engine
+//! keeps its SQL in files of the same names and its migrations under `migrations/<engine>/`. This
+//! file keeps the store itself: opening it, the error, the dispatch and what is not any one
+//! entity's.
 //! The rules themselves (a status after a call, the duplicate window, which channels, the 48 hours)
 //! come from the layers below, so the engines only store what they are told.
 
@@ -57,6 +58,7 @@ mod claims;
 mod inbox;
 mod leads;
 mod operators;
+mod outages;
 mod outbox;
 mod second_factor;
 
@@ -65,6 +67,7 @@ pub use claims::{OperatorCount, SourceCount};
 pub use inbox::{Attempt, Counts, CountsAt, Holder, LeadQuery};
 pub use leads::{IDEMPOTENCY_WINDOW, Idempotency, InsertContext, Stored};
 pub use operators::{Account, Operator, Session};
+pub use outages::{ChannelNoticeJob, FailingChannel};
 pub use outbox::{ChannelQueue, Delivery, OutboxJob, PendingNotification};
 pub use second_factor::{AccountNoticeJob, CodeLimit, StoredSecrets};
 // What both engines share in keeping rows, decided once per entity.

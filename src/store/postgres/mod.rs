@@ -9,6 +9,7 @@ mod counters;
 mod inbox;
 mod leads;
 mod operators;
+mod outages;
 mod outbox;
 mod second_factor;
 
@@ -49,6 +50,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/postgres/0016_counters_and_name_search.sql"),
     include_str!("../../../migrations/postgres/0017_dropped_notifications.sql"),
     include_str!("../../../migrations/postgres/0018_escalation.sql"),
+    include_str!("../../../migrations/postgres/0020_call_backs_told_and_channel_outages.sql"),
 ];
 
 /// Inserts that may wait for a batch writer before callers wait to enqueue.
