@@ -24,7 +24,10 @@ const WAIT: Duration = Duration::from_secs(15);
 
 /// The app with Telegram and a webhook on `telegram` and `webhook` (either may be left out). Its
 /// own scan looks once at the start and then not for an hour: the tests run it.
-async fn app_with(telegram: Option<&HttpReceiver>, webhook: Option<&HttpReceiver>) -> (TestApp, SignedIn, SignedIn) {
+async fn app_with(
+    telegram: Option<&HttpReceiver>,
+    webhook: Option<&HttpReceiver>,
+) -> (TestApp, SignedIn, SignedIn) {
     let telegram = telegram.map(|r| zayavka::config::Telegram {
         api_url: r.url(""),
         bot_token: "1:x".into(),
@@ -59,9 +62,9 @@ async fn call(app: &TestApp, operator: &SignedIn, id: i64, body: serde_json::Val
 }
 
 fn event(request: &Received) -> String {
-    serde_json::from_slice::<serde_json::Value>(&request.body).ok().map_or_else(String::new, |body| {
-        body["event"].as_str().unwrap_or("").to_owned()
-    })
+    serde_json::from_slice::<serde_json::Value>(&request.body)
+        .ok()
+        .map_or_else(String::new, |body| body["event"].as_str().unwrap_or("").to_owned())
 }
 
 fn text(request: &Received) -> String {
@@ -91,7 +94,8 @@ async fn a_call_back_whose_time_came_is_told_once_per_time_to_its_holder_without
     let unanswered = submit(&app, "067 000 11 03").await;
     // The person asked to be called in two hours; the other did not answer (the cadence's retry).
     // Olena keeps the first: an admin handed it to her.
-    let handed = admin.post(&app, &format!("/admin/api/leads/{asked}/assign"), json!({ "email": OPERATOR })).await;
+    let handed =
+        admin.post(&app, &format!("/admin/api/leads/{asked}/assign"), json!({ "email": OPERATOR })).await;
     assert_eq!(handed.status, StatusCode::OK, "{}", handed.text());
     let later = Timestamp::from_second(Timestamp::now().as_second() + 2 * 3600).unwrap();
     call(&app, &operator, asked, json!({ "outcome": "call_back", "call_back_at": later.to_string() })).await;
@@ -125,7 +129,10 @@ async fn a_call_back_whose_time_came_is_told_once_per_time_to_its_holder_without
     assert!(delivered(&requests, "lead.call_back_due", Some(fresh)).is_empty());
     telegram
         .wait_for("both on Telegram too", WAIT, |r| {
-            r.iter().filter(|r| r.json()["text"].as_str().unwrap_or("").starts_with("<b>Час дзвонити")).count() == 2
+            r.iter()
+                .filter(|r| r.json()["text"].as_str().unwrap_or("").starts_with("<b>Час дзвонити"))
+                .count()
+                == 2
         })
         .await;
 
@@ -135,7 +142,9 @@ async fn a_call_back_whose_time_came_is_told_once_per_time_to_its_holder_without
     app.database.make_due(asked, 1).await;
     assert_eq!(tell_call_backs(&app).await, 1);
     let requests = webhook
-        .wait_for("the second call-back", WAIT, |r| delivered(r, "lead.call_back_due", Some(asked)).len() == 2)
+        .wait_for("the second call-back", WAIT, |r| {
+            delivered(r, "lead.call_back_due", Some(asked)).len() == 2
+        })
         .await;
     let keys: Vec<String> = delivered(&requests, "lead.call_back_due", Some(asked))
         .iter()
@@ -153,7 +162,8 @@ async fn fail_telegram(app: &TestApp, telegram: &HttpReceiver, tries: usize) {
             return;
         }
         let pending = app.state.store.pending_notifications(10).await.unwrap();
-        let waiting = pending.iter().find(|n| n.channel == Channel::Telegram).expect("Telegram's notification waits");
+        let waiting =
+            pending.iter().find(|n| n.channel == Channel::Telegram).expect("Telegram's notification waits");
         app.state.store.resend_notification(waiting.id, Timestamp::now()).await.unwrap();
         app.state.notifier.send_again(Channel::Telegram);
         telegram.wait_for("one more try", WAIT, |r| r.len() > failed).await;
@@ -195,7 +205,10 @@ async fn a_channel_that_keeps_failing_is_reported_once_through_the_other_and_onc
     assert_eq!(report.len(), 1);
     let report_text = text(&report[0]);
     assert!(report_text.starts_with("Канал «Telegram» не доставляє сповіщення з "), "{report_text}");
-    assert!(report_text.contains("Остання помилка: Telegram answered 401 Unauthorized: Unauthorized"), "{report_text}");
+    assert!(
+        report_text.contains("Остання помилка: Telegram answered 401 Unauthorized: Unauthorized"),
+        "{report_text}"
+    );
     assert!(report_text.contains("Перевірте на сторінці «Сповіщення»."), "{report_text}");
     assert!(report_text.ends_with("/admin/notifications"), "{report_text}");
     assert_eq!(report[0].json()["channel"], "telegram");
@@ -207,18 +220,31 @@ async fn a_channel_that_keeps_failing_is_reported_once_through_the_other_and_onc
     fail_telegram(&app, &telegram, tries + 1).await;
     telegram.wait_for("the waiting notification", WAIT, |r| r.iter().any(|r| r.status == 200)).await;
     let deadline = std::time::Instant::now() + WAIT;
-    while app.state.store.pending_notifications(10).await.unwrap().iter().any(|n| n.channel == Channel::Telegram) {
+    while app
+        .state
+        .store
+        .pending_notifications(10)
+        .await
+        .unwrap()
+        .iter()
+        .any(|n| n.channel == Channel::Telegram)
+    {
         assert!(std::time::Instant::now() < deadline, "Telegram's notification is still waiting");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     let back = ChannelTurn { channel: Channel::Telegram, recovered: true, told: vec![Channel::Webhook] };
     assert_eq!(watch(&app).await, [back]);
     assert_eq!(watch(&app).await, []);
-    let requests =
-        webhook.wait_for("the all-clear", WAIT, |r| !delivered(r, "channel.recovered", None).is_empty()).await;
+    let requests = webhook
+        .wait_for("the all-clear", WAIT, |r| !delivered(r, "channel.recovered", None).is_empty())
+        .await;
     let all_clear = delivered(&requests, "channel.recovered", None);
     assert_eq!(all_clear.len(), 1);
-    assert!(text(&all_clear[0]).starts_with("Канал «Telegram» знову доставляє сповіщення"), "{}", text(&all_clear[0]));
+    assert!(
+        text(&all_clear[0]).starts_with("Канал «Telegram» знову доставляє сповіщення"),
+        "{}",
+        text(&all_clear[0])
+    );
     assert_eq!(delivered(&requests, "channel.failing", None).len(), 1);
 
     // The failing channel itself never carried either.

@@ -21,7 +21,11 @@ const CALL_BACK_LOOKBACK: SignedDuration = SignedDuration::from_hours(24);
 /// Tells, once per scheduled time, that the time a call set for the next one (the time the person
 /// asked for, or the retry after no answer) has come, through every channel; returns how many leads
 /// were told. Only while the team works: a time that came at night is told in the morning.
-pub async fn tell_call_backs(store: &Store, settings: &Settings, now: Timestamp) -> Result<usize, StoreError> {
+pub async fn tell_call_backs(
+    store: &Store,
+    settings: &Settings,
+    now: Timestamp,
+) -> Result<usize, StoreError> {
     let channels = settings.notify.channels();
     if channels.is_empty() || !settings.calendar().works_at(now) {
         return Ok(0);
@@ -54,11 +58,11 @@ pub async fn watch_channels(
     let mut turns = Vec::new();
     for &channel in channels.iter() {
         let others: Arc<[Channel]> = channels.iter().copied().filter(|&c| c != channel).collect();
-        match failing.iter().find(|f| f.channel == channel) {
-            Some(failure) if failure.keeps_failing_since.is_some() && !open.contains(&channel) => {
-                if !store.open_outage(failure.clone(), others.clone(), now).await? {
-                    continue; // another instance was first
-                }
+        let failure = failing.iter().find(|f| f.channel == channel);
+        let is_open = open.contains(&channel);
+        if let Some(failure) = failure.filter(|f| f.keeps_failing_since.is_some() && !is_open) {
+            // Whoever opens it tells; another instance may have been first.
+            if store.open_outage(failure.clone(), others.clone(), now).await? {
                 if others.is_empty() {
                     tracing::error!(
                         channel = channel.name(),
@@ -75,14 +79,9 @@ pub async fn watch_channels(
                 }
                 turns.push(ChannelTurn { channel, recovered: false, told: others.to_vec() });
             }
-            None if open.contains(&channel) => {
-                if store.close_outage(channel, others.clone(), now).await? {
-                    tracing::info!(channel = channel.name(), "a notification channel delivers again");
-                    turns.push(ChannelTurn { channel, recovered: true, told: others.to_vec() });
-                }
-            }
-            // Failing for too short a while, or failing still.
-            _ => {}
+        } else if failure.is_none() && is_open && store.close_outage(channel, others.clone(), now).await? {
+            tracing::info!(channel = channel.name(), "a notification channel delivers again");
+            turns.push(ChannelTurn { channel, recovered: true, told: others.to_vec() });
         }
     }
     Ok(turns)

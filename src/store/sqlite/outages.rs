@@ -34,7 +34,8 @@ impl SqliteStore {
 
     pub async fn open_outages(&self) -> Result<Vec<Channel>, StoreError> {
         self.read(|conn| {
-            let mut stmt = conn.prepare_cached("SELECT channel FROM channel_outages WHERE recovered_at IS NULL")?;
+            let mut stmt =
+                conn.prepare_cached("SELECT channel FROM channel_outages WHERE recovered_at IS NULL")?;
             let rows = stmt.query_map([], |row| Ok(Channel::from_name(&row.get::<_, String>(0)?)))?;
             rows.filter_map(Result::transpose).collect()
         })
