@@ -396,6 +396,53 @@ mod tests {
     }
 
     #[test]
+    fn a_call_back_says_its_time_and_who_has_the_lead_then() {
+        let settings = Settings::defaults();
+        let mut lead = lead();
+        lead.next_call_at = Some("2026-11-21T12:00:00.000000Z".into());
+        lead.call_back = true;
+        let text = |lead: &LeadRecord| Message::new(Event::CallBackDue, lead, &settings).plain_text();
+        let nobody = text(&lead);
+        assert!(nobody.starts_with("Час дзвонити: заявка №7"), "{nobody}");
+        assert!(nobody.contains("Дзвінок призначено на 21.11.2026 14:00 (за Києвом)"), "{nobody}");
+        assert!(nobody.contains("Заявку ніхто не веде"), "{nobody}");
+        assert!(!nobody.contains("Олена") && !nobody.contains("067"), "{nobody}");
+        let handed = crate::inbox::Claim { by: "olena@example.org".into(), until: None };
+        lead.claim = Some(handed);
+        assert!(text(&lead).contains("Заявку веде: olena@example.org"), "{}", text(&lead));
+        // Taken, but the claim had run out before the time came: nobody's.
+        let lapsed = crate::inbox::Claim {
+            by: "olena@example.org".into(),
+            until: Some("2026-11-21T11:00:00Z".into()),
+        };
+        lead.claim = Some(lapsed);
+        assert!(text(&lead).contains("Заявку ніхто не веде"), "{}", text(&lead));
+    }
+
+    #[test]
+    fn a_notice_about_a_channel_names_it_and_its_error_cut_short() {
+        let mut settings = Settings::defaults();
+        settings.public_url = "https://example.org".into();
+        let since = "2026-11-20T08:42:00.000000Z";
+        let failing = Message::channel_notice(3, Channel::Webhook, since, &"x".repeat(1000), None, &settings);
+        let text = failing.plain_text();
+        assert!(text.starts_with("Канал «Вебхук» не доставляє сповіщення з 20.11.2026 10:42"), "{text}");
+        assert!(text.contains(&format!("Остання помилка: {}…\n", "x".repeat(ERROR_CHARS))), "{text}");
+        assert!(text.ends_with("Відкрити: https://example.org/admin/notifications"), "{text}");
+        assert_eq!(failing.event_name(), "channel.failing");
+        let back =
+            Message::channel_notice(4, Channel::Webhook, since, "", Some("2026-11-20T09:00:00Z"), &settings);
+        assert!(back.plain_text().starts_with("Канал «Вебхук» знову доставляє сповіщення"));
+        assert!(
+            back.plain_text().contains("з 20.11.2026 10:42 до 20.11.2026 11:00"),
+            "{}",
+            back.plain_text()
+        );
+        assert_eq!(back.event_name(), "channel.recovered");
+        assert_ne!(failing.idempotency_key(), back.idempotency_key());
+    }
+
+    #[test]
     fn an_escalation_says_how_long_nobody_called_without_personal_data() {
         let settings = Settings::defaults();
         let text = Message::new(Event::Escalated, &lead(), &settings).plain_text();
