@@ -6,6 +6,8 @@
 //! row), sends them, and marks them sent or schedules a retry with backoff. Rows hold only the
 //! lead's id; the message is made when it is sent (without personal data unless
 //! `ZAYAVKA_NOTIFY_INCLUDE_PII` is on), so an erased lead has nothing left in the queue.
+//! A periodic scan queues the deadline notices, the escalations and the call-backs whose time
+//! came, and reports a channel that keeps failing through the others (`watch`).
 
 mod email;
 mod message;
