@@ -63,7 +63,8 @@ impl Channel {
 }
 
 /// Why the team is told about a lead: it arrived, its 48 hours are running out, or they ran out;
-/// nobody called it in time (to the admins); the person wrote again (to its holder).
+/// nobody called it in time (to the admins); the person wrote again (to its holder); the time a
+/// call set for the next call has come (to its holder, or the team).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 #[ts(rename = "NotificationEvent")]
@@ -73,11 +74,18 @@ pub enum Event {
     Overdue,
     Escalated,
     WroteAgain,
+    CallBackDue,
 }
 
 impl Event {
-    pub const ALL: [Event; 5] =
-        [Event::New, Event::Reminder, Event::Overdue, Event::Escalated, Event::WroteAgain];
+    pub const ALL: [Event; 6] = [
+        Event::New,
+        Event::Reminder,
+        Event::Overdue,
+        Event::Escalated,
+        Event::WroteAgain,
+        Event::CallBackDue,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -86,6 +94,7 @@ impl Event {
             Event::Overdue => "overdue",
             Event::Escalated => "escalated",
             Event::WroteAgain => "wrote_again",
+            Event::CallBackDue => "call_back_due",
         }
     }
 

@@ -237,7 +237,11 @@ fn escape_json_string(text: &str) -> String {
 /// `zayavka build-static DIR`: the pages with the settings filled in, as files a static host
 /// serves (`/thank-you` from `thank-you/index.html`, unknown paths from `404.html`). Today's date
 /// on the privacy policy is `today`'s; the visitor's browser shows its own after loading.
-pub fn build_static(settings: &Settings, dir: &std::path::Path, today: jiff::Timestamp) -> anyhow::Result<()> {
+pub fn build_static(
+    settings: &Settings,
+    dir: &std::path::Path,
+    today: jiff::Timestamp,
+) -> anyhow::Result<()> {
     use anyhow::Context;
     if settings.backend_url.is_empty() {
         anyhow::bail!(

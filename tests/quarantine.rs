@@ -75,7 +75,8 @@ async fn a_script_that_never_loaded_the_page_is_stored_held_and_not_notified() {
 #[tokio::test]
 async fn a_forged_or_expired_proof_holds_the_lead() {
     let app = test_app_with(defaults).await;
-    let forged = format!("{}.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", app.state.clock.unix_seconds() - 60);
+    let forged =
+        format!("{}.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", app.state.clock.unix_seconds() - 60);
     let answer = insert(&app, &lead("Бот", "067 123 45 02"), &[("x-zayavka-proof", &forged)]).await;
     assert_eq!(held_of(&app, &answer).await, codes(&["forged_proof"]));
     // A forged cookie (the old unsigned timestamp, say) is no better.

@@ -1,7 +1,6 @@
 //! `zayavka admin closed-days …`: the days off admins keep in the inbox, on top of
 //! ZAYAVKA_CLOSED_DAYS, through the same use cases as the inbox's "Вихідні дні" screen.
 
-
 use super::{ClosedDaysCommand, command_line, services};
 use crate::application::closed_days::{self, Added, DayRefusal};
 use crate::config::Settings;

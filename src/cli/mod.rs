@@ -196,7 +196,9 @@ pub async fn run(settings: &Settings, command: Command) -> anyhow::Result<()> {
             eprintln!("zayavka: backup written to {}", file.display());
             Ok(())
         }
-        Command::BuildStatic { dir } => crate::site::build_static(settings, &dir, crate::clock::Clock::system().now()),
+        Command::BuildStatic { dir } => {
+            crate::site::build_static(settings, &dir, crate::clock::Clock::system().now())
+        }
         Command::Leads(command) => leads::run(settings, command).await,
         Command::Admin(command) => accounts::run(settings, command).await,
     }

@@ -140,7 +140,7 @@ pub(super) async fn count_wrong_code(
     let refused = state.store.code_failed(operator.id, now, second_factor::CODE_LIMIT, channels).await?;
     let Some(until) = refused else { return Ok(()) };
     tracing::warn!(operator = operator.id, until = %until, "inbox: wrong second-factor codes in a row; the account's codes are refused");
-    state.notifier.wake_account_notices();
+    state.notifier.wake_notices();
     Err(codes_refused(until, now))
 }
 

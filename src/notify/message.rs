@@ -12,7 +12,7 @@ use jiff::Timestamp;
 
 use crate::config::Settings;
 use crate::inbox::LeadRecord;
-use crate::notice::Event;
+use crate::notice::{Channel, Event};
 
 /// The comment's lines shown at most; the rest is in the inbox.
 const COMMENT_LINES: usize = 10;
@@ -20,6 +20,8 @@ const COMMENT_LINES: usize = 10;
 const COMMENT_CHARS: usize = 500;
 /// The last quoted line when the comment was cut short.
 const COMMENT_CUT: &str = "… (далі — у заявці)";
+/// A channel's error shown in a notice about it at most, in characters (the inbox has all of it).
+const ERROR_CHARS: usize = 300;
 
 /// One notification, made when it is sent.
 #[derive(Debug, Clone)]
@@ -43,6 +45,8 @@ pub enum About {
         id: i64,
         created_at: String,
         deadline_at: String,
+        /// For a call-back whose time came, that time (RFC 3339, UTC): each is its own notice.
+        call_at: Option<String>,
         /// The visitor's details, when the settings allow them in notifications.
         details: Option<Details>,
     },
@@ -54,6 +58,16 @@ pub enum About {
         account: String,
         /// RFC 3339, UTC.
         until: String,
+    },
+    /// A channel keeps failing, or delivers again (`recovered_at`); told through another one.
+    Channel {
+        notice_id: i64,
+        channel: Channel,
+        /// When its oldest failing notification was queued (RFC 3339, UTC).
+        since: String,
+        last_error: String,
+        /// RFC 3339, UTC.
+        recovered_at: Option<String>,
     },
 }
 
@@ -78,14 +92,21 @@ impl Message {
                 format!("Ескалація: заявку №{} ніхто не набрав за {hours} год", lead.id)
             }
             Event::WroteAgain => format!("Заявка №{}: людина написала ще раз", lead.id),
+            Event::CallBackDue => format!("Час дзвонити: заявка №{}", lead.id),
         };
-        let mut lines = vec![match event {
-            Event::Overdue => format!("Термін минув {deadline} (за Києвом)."),
+        let mut lines = vec![match (event, &lead.next_call_at) {
+            (Event::Overdue, _) => format!("Термін минув {deadline} (за Києвом)."),
+            (Event::CallBackDue, Some(at)) => format!(
+                "Дзвінок призначено на {} (за Києвом); заявка знову серед тих, кому дзвонити зараз.",
+                kyiv_time(at)
+            ),
             _ => format!("Передзвоніть до {deadline} (за Києвом)."),
         }];
         // Who has the lead: the one to call (an operator's e-mail, not the visitor's data).
-        if let (Event::WroteAgain, Some(claim)) = (event, &lead.claim) {
-            lines.push(format!("Заявку веде: {}", claim.by));
+        match (event, &lead.claim) {
+            (Event::WroteAgain, Some(claim)) => lines.push(format!("Заявку веде: {}", claim.by)),
+            (Event::CallBackDue, claim) => lines.push(call_back_holder(lead, claim.as_ref())),
+            _ => {}
         }
         let details = settings.notify.include_pii.then(|| Details {
             name: lead.name.clone(),
@@ -108,6 +129,7 @@ impl Message {
                 id: lead.id,
                 created_at: lead.created_at.clone(),
                 deadline_at,
+                call_at: lead.next_call_at.clone().filter(|_| event == Event::CallBackDue),
                 details,
             },
             link: format!("{}/admin/leads/{}", settings.public_url, lead.id),
@@ -134,34 +156,96 @@ impl Message {
         }
     }
 
-    /// The event's name for a webhook: `lead.new`, `account.codes_refused`.
+    /// The notice (`notice_id`) that `failing` does not deliver since `since` and why, or, with
+    /// `recovered_at`, that it delivers again. Told through another channel; no lead is named.
+    pub fn channel_notice(
+        notice_id: i64,
+        failing: Channel,
+        since: &str,
+        last_error: &str,
+        recovered_at: Option<&str>,
+        settings: &Settings,
+    ) -> Message {
+        let label = channel_label(failing);
+        let (title, lines) = match recovered_at {
+            None => (
+                format!("Канал «{label}» не доставляє сповіщення з {}", kyiv_time(since)),
+                vec![
+                    format!("Остання помилка: {}", cut(last_error, ERROR_CHARS)),
+                    "Перевірте на сторінці «Сповіщення».".to_owned(),
+                ],
+            ),
+            Some(recovered) => (
+                format!("Канал «{label}» знову доставляє сповіщення"),
+                vec![format!(
+                    "Не доставляв з {} до {} (за Києвом); ті, що чекали, надсилаються.",
+                    kyiv_time(since),
+                    kyiv_time(recovered)
+                )],
+            ),
+        };
+        Message {
+            title,
+            lines,
+            link: format!("{}/admin/notifications", settings.public_url),
+            comment: Vec::new(),
+            about: About::Channel {
+                notice_id,
+                channel: failing,
+                since: since.to_owned(),
+                last_error: last_error.to_owned(),
+                recovered_at: recovered_at.map(str::to_owned),
+            },
+        }
+    }
+
+    /// The event's name for a webhook: `lead.new`, `account.codes_refused`, `channel.failing`.
     pub fn event_name(&self) -> String {
         match &self.about {
             About::Lead { event, .. } => format!("lead.{}", event.name()),
             About::CodesRefused { .. } => "account.codes_refused".into(),
+            About::Channel { recovered_at: None, .. } => "channel.failing".into(),
+            About::Channel { recovered_at: Some(_), .. } => "channel.recovered".into(),
         }
     }
 
     /// A key that names this notification and nothing else: the same on every retry.
     pub fn idempotency_key(&self) -> String {
         match &self.about {
-            About::Lead { event, id, .. } => format!("zayavka-lead-{id}-{}", event.name()),
+            About::Lead { event, id, call_at: None, .. } => format!("zayavka-lead-{id}-{}", event.name()),
+            About::Lead { event, id, call_at: Some(at), .. } => {
+                let at = at.parse::<Timestamp>().map_or(0, |at| at.as_second());
+                format!("zayavka-lead-{id}-{}-{at}", event.name())
+            }
             About::CodesRefused { notice_id, .. } => format!("zayavka-account-notice-{notice_id}"),
+            About::Channel { notice_id, .. } => format!("zayavka-channel-notice-{notice_id}"),
         }
     }
 
     /// The JSON a webhook receives.
     pub fn webhook_body(&self) -> serde_json::Value {
         let mut body = match &self.about {
-            About::Lead { id, created_at, deadline_at, details, .. } => serde_json::json!({
-                "lead_id": id,
-                "created_at": created_at,
-                "deadline_at": deadline_at,
-                "lead": details,
-            }),
+            About::Lead { id, created_at, deadline_at, call_at, details, .. } => {
+                let mut body = serde_json::json!({
+                    "lead_id": id,
+                    "created_at": created_at,
+                    "deadline_at": deadline_at,
+                    "lead": details,
+                });
+                if let Some(at) = call_at {
+                    body["call_at"] = at.clone().into();
+                }
+                body
+            }
             About::CodesRefused { account, until, .. } => {
                 serde_json::json!({ "account": account, "refused_until": until })
             }
+            About::Channel { channel, since, last_error, recovered_at, .. } => serde_json::json!({
+                "channel": channel,
+                "failing_since": since,
+                "last_error": last_error,
+                "recovered_at": recovered_at,
+            }),
         };
         body["event"] = self.event_name().into();
         body["url"] = self.link.clone().into();
@@ -183,6 +267,32 @@ impl Message {
         text.push_str("\n\nВідкрити: ");
         text.push_str(&self.link);
         text
+    }
+}
+
+/// Who is to make a call whose time came: whoever held the lead then, or anyone of the team.
+fn call_back_holder(lead: &LeadRecord, claim: Option<&crate::inbox::Claim>) -> String {
+    let due = lead.next_call_at.as_deref().and_then(|at| at.parse::<Timestamp>().ok());
+    match claim {
+        Some(claim) if due.is_none_or(|due| claim.live_at(due)) => format!("Заявку веде: {}", claim.by),
+        _ => "Заявку ніхто не веде: візьміть її, хто вільний.".to_owned(),
+    }
+}
+
+/// A channel's name as the inbox shows it.
+fn channel_label(channel: Channel) -> &'static str {
+    match channel {
+        Channel::Telegram => "Telegram",
+        Channel::Webhook => "Вебхук",
+        Channel::Email => "Е-пошта",
+    }
+}
+
+/// `text`, at most `chars` characters of it (then `…`).
+fn cut(text: &str, chars: usize) -> String {
+    match text.char_indices().nth(chars) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.to_owned(),
     }
 }
 
@@ -283,6 +393,53 @@ mod tests {
         let long = quoted(&"я".repeat(1000));
         assert_eq!(long, ["я".repeat(COMMENT_CHARS), COMMENT_CUT.to_owned()]);
         assert_eq!(quoted(&"я".repeat(COMMENT_CHARS)), ["я".repeat(COMMENT_CHARS)], "all of it: not cut");
+    }
+
+    #[test]
+    fn a_call_back_says_its_time_and_who_has_the_lead_then() {
+        let settings = Settings::defaults();
+        let mut lead = lead();
+        lead.next_call_at = Some("2026-11-21T12:00:00.000000Z".into());
+        lead.call_back = true;
+        let text = |lead: &LeadRecord| Message::new(Event::CallBackDue, lead, &settings).plain_text();
+        let nobody = text(&lead);
+        assert!(nobody.starts_with("Час дзвонити: заявка №7"), "{nobody}");
+        assert!(nobody.contains("Дзвінок призначено на 21.11.2026 14:00 (за Києвом)"), "{nobody}");
+        assert!(nobody.contains("Заявку ніхто не веде"), "{nobody}");
+        assert!(!nobody.contains("Олена") && !nobody.contains("067"), "{nobody}");
+        let handed = crate::inbox::Claim { by: "olena@example.org".into(), until: None };
+        lead.claim = Some(handed);
+        assert!(text(&lead).contains("Заявку веде: olena@example.org"), "{}", text(&lead));
+        // Taken, but the claim had run out before the time came: nobody's.
+        let lapsed = crate::inbox::Claim {
+            by: "olena@example.org".into(),
+            until: Some("2026-11-21T11:00:00Z".into()),
+        };
+        lead.claim = Some(lapsed);
+        assert!(text(&lead).contains("Заявку ніхто не веде"), "{}", text(&lead));
+    }
+
+    #[test]
+    fn a_notice_about_a_channel_names_it_and_its_error_cut_short() {
+        let mut settings = Settings::defaults();
+        settings.public_url = "https://example.org".into();
+        let since = "2026-11-20T08:42:00.000000Z";
+        let failing = Message::channel_notice(3, Channel::Webhook, since, &"x".repeat(1000), None, &settings);
+        let text = failing.plain_text();
+        assert!(text.starts_with("Канал «Вебхук» не доставляє сповіщення з 20.11.2026 10:42"), "{text}");
+        assert!(text.contains(&format!("Остання помилка: {}…\n", "x".repeat(ERROR_CHARS))), "{text}");
+        assert!(text.ends_with("Відкрити: https://example.org/admin/notifications"), "{text}");
+        assert_eq!(failing.event_name(), "channel.failing");
+        let back =
+            Message::channel_notice(4, Channel::Webhook, since, "", Some("2026-11-20T09:00:00Z"), &settings);
+        assert!(back.plain_text().starts_with("Канал «Вебхук» знову доставляє сповіщення"));
+        assert!(
+            back.plain_text().contains("з 20.11.2026 10:42 до 20.11.2026 11:00"),
+            "{}",
+            back.plain_text()
+        );
+        assert_eq!(back.event_name(), "channel.recovered");
+        assert_ne!(failing.idempotency_key(), back.idempotency_key());
     }
 
     #[test]

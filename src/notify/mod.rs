@@ -6,10 +6,14 @@
 //! row), sends them, and marks them sent or schedules a retry with backoff. Rows hold only the
 //! lead's id; the message is made when it is sent (without personal data unless
 //! `ZAYAVKA_NOTIFY_INCLUDE_PII` is on), so an erased lead has nothing left in the queue.
+//! A periodic scan queues the deadline notices, the escalations and the call-backs whose time
+//! came, and reports a channel that keeps failing through the others (`watch`).
 
 mod email;
 mod message;
+mod notices;
 mod telegram;
+mod watch;
 mod webhook;
 
 use std::collections::HashMap;
@@ -27,6 +31,7 @@ use crate::notice::{Channel, Event};
 use crate::store::{Delivery, OutboxJob, Store, StoreError};
 
 pub use message::{About, Message};
+pub use watch::{ChannelTurn, FAILING_FOR, FAILING_TRIES, tell_call_backs, watch_channels};
 
 /// A claimed row is this sender's for this long; if it dies, another sender takes the row after.
 const LEASE: SignedDuration = SignedDuration::from_mins(2);
@@ -71,8 +76,8 @@ pub struct Notifier {
     http: reqwest::Client,
     email: Option<email::Mailer>,
     wake: Notify,
-    /// Wakes the sender of account notices.
-    wake_account_notices: Notify,
+    /// Wakes the sender of notices not about a lead.
+    wake_notices: Notify,
     /// Channels left alone for a while: as long as they asked (Telegram's flood control,
     /// `Retry-After`), their other rows wait too, rather than each collecting its own refusal;
     /// after a failure they rest (`FAILURE_PAUSE`).
@@ -107,12 +112,12 @@ impl Notifier {
             http,
             email,
             wake: Notify::new(),
-            wake_account_notices: Notify::new(),
+            wake_notices: Notify::new(),
             paused: Mutex::default(),
         }))
     }
 
-    /// Starts the sender and the reminder scan, if any channel is configured.
+    /// Starts the senders and the scan, if any channel is configured.
     pub fn spawn(self: &Arc<Self>) {
         if self.settings.notify.channels().is_empty() {
             return;
@@ -124,10 +129,8 @@ impl Notifier {
             );
         }
         tokio::spawn(self.clone().send_loop());
-        tokio::spawn(self.clone().account_notice_loop());
-        if self.settings.remind_after_hours > 0 || self.settings.escalate_after.is_some() {
-            tokio::spawn(self.clone().reminder_loop());
-        }
+        tokio::spawn(self.clone().notice_loop());
+        tokio::spawn(self.clone().scan_loop());
     }
 
     /// A lead was stored: send its notifications now rather than at the next poll.
@@ -142,48 +145,9 @@ impl Notifier {
         self.wake();
     }
 
-    /// An account notice was queued: send it now rather than at the next poll.
-    pub fn wake_account_notices(&self) {
-        self.wake_account_notices.notify_one();
-    }
-
-    /// Sends the account notices (a few a day at most, so one at a time), retried as the outbox's
-    /// rows are.
-    async fn account_notice_loop(self: Arc<Self>) {
-        let channels = self.settings.notify.channels();
-        loop {
-            let now = self.clock.now();
-            match self.store.claim_account_notices(now, now + LEASE, channels.clone()).await {
-                Ok(jobs) => {
-                    let mut deliveries = Vec::new();
-                    for job in jobs {
-                        let message =
-                            Message::codes_refused(job.id, &job.email, job.refused_until, &self.settings);
-                        deliveries.push(match self.deliver(job.channel, &message).await {
-                            Ok(()) => Delivery::Sent(job.id),
-                            Err(error) => {
-                                tracing::warn!(
-                                    channel = job.channel.name(),
-                                    reason = error.reason,
-                                    "account notice failed; will retry"
-                                );
-                                let at = retry_at(self.clock.now(), retry_wait(&error, job.attempts));
-                                Delivery::Retry { id: job.id, at, error: error.reason }
-                            }
-                        });
-                    }
-                    if let Err(e) = self.store.account_notices_done(deliveries).await {
-                        tracing::warn!(error = %e, "recording how account notices went");
-                    }
-                }
-                Err(StoreError::Closed) => return,
-                Err(e) => tracing::warn!(error = %e, "reading the account notices"),
-            }
-            tokio::select! {
-                _ = self.wake_account_notices.notified() => {}
-                _ = tokio::time::sleep(POLL) => {}
-            }
-        }
+    /// A notice not about a lead was queued: send it now rather than at the next poll.
+    pub fn wake_notices(&self) {
+        self.wake_notices.notify_one();
     }
 
     /// Sends one message on one channel, within `SEND_LIMIT`.
@@ -194,7 +158,13 @@ impl Notifier {
                     telegram::send(&self.http, self.settings.notify.telegram.as_ref(), message).await
                 }
                 Channel::Webhook => {
-                    webhook::send(&self.http, self.settings.notify.webhook.as_ref(), message, self.clock.now()).await
+                    webhook::send(
+                        &self.http,
+                        self.settings.notify.webhook.as_ref(),
+                        message,
+                        self.clock.now(),
+                    )
+                    .await
                 }
                 Channel::Email => match &self.email {
                     Some(mailer) => mailer.send(message).await,
@@ -272,7 +242,11 @@ impl Notifier {
     /// When to look at the queue again unwoken: at the next poll, or when a pause ends before it.
     fn next_look(&self) -> Duration {
         let paused = self.paused.lock().unwrap_or_else(|e| e.into_inner());
-        paused.values().map(|p| self.clock.until(p.until)).filter(|wait| !wait.is_zero()).fold(POLL, Duration::min)
+        paused
+            .values()
+            .map(|p| self.clock.until(p.until))
+            .filter(|wait| !wait.is_zero())
+            .fold(POLL, Duration::min)
     }
 
     /// Leaves `channel` alone for `wait`, unless a longer pause holds already.
@@ -300,6 +274,10 @@ impl Notifier {
         if job.event != Event::New && !lead.status.is_open() {
             // A reminder or overdue notice that waited (a channel was down) while an operator
             // reached the person: nothing to remind of any more.
+            return Some(Delivery::Sent(job.id));
+        }
+        if job.event == Event::CallBackDue && lead.next_call_at.is_none() {
+            // Taken off the call list while the notice waited: no call to make.
             return Some(Delivery::Sent(job.id));
         }
         let message = Message::new(job.event, &lead, &self.settings);
@@ -330,14 +308,18 @@ impl Notifier {
                     reason = error.reason,
                     "notification failed; will retry"
                 );
-                Some(Delivery::Retry { id: job.id, at: retry_at(self.clock.now(), wait), error: error.reason })
+                Some(Delivery::Retry {
+                    id: job.id,
+                    at: retry_at(self.clock.now(), wait),
+                    error: error.reason,
+                })
             }
         }
     }
 
-    /// Queues the reminders and overdue notices `deadline_scans` asks for, and the escalations,
-    /// once a scan.
-    async fn reminder_loop(self: Arc<Self>) {
+    /// Once a scan: queues the reminders and overdue notices `deadline_scans` asks for, the
+    /// escalations and the call-backs whose time came, and watches for channels that keep failing.
+    async fn scan_loop(self: Arc<Self>) {
         let channels = self.settings.notify.channels();
         let remind_after = SignedDuration::from_hours(i64::from(self.settings.remind_after_hours));
         let scan = Duration::from_secs(self.settings.reminder_scan_seconds.into());
@@ -353,6 +335,21 @@ impl Notifier {
                 }
                 Err(StoreError::Closed) => return,
                 Err(e) => tracing::warn!(error = %e, "escalating leads nobody called"),
+            }
+            match tell_call_backs(&self.store, &self.settings, now).await {
+                Ok(0) => {}
+                Ok(told) => {
+                    tracing::info!(told, "call-backs whose time came told");
+                    self.wake();
+                }
+                Err(StoreError::Closed) => return,
+                Err(e) => tracing::warn!(error = %e, "telling call-backs whose time came"),
+            }
+            match watch_channels(&self.store, &self.settings, now).await {
+                Ok(turns) if turns.iter().any(|turn| !turn.told.is_empty()) => self.wake_notices(),
+                Ok(_) => {}
+                Err(StoreError::Closed) => return,
+                Err(e) => tracing::warn!(error = %e, "watching for channels that keep failing"),
             }
             let scans = if !remind_after.is_positive() {
                 Vec::new()

@@ -51,6 +51,7 @@ fn html(message: &Message) -> String {
     let open = match message.about {
         About::Lead { .. } => "Відкрити заявку",
         About::CodesRefused { .. } => "Відкрити скриньку",
+        About::Channel { .. } => "Відкрити «Сповіщення»",
     };
     text.push_str(&format!("\n\n<a href=\"{}\">{open}</a>", escape(&message.link)));
     text

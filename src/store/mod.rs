@@ -1,8 +1,8 @@
 //! Where leads are kept: SQLite (default) or PostgreSQL. One `Store` whatever the engine: each
 //! method hands its call to the engine (`dispatch!`). The facade is split per entity as the engines
-//! are (`leads`, `inbox`, `claims`, `operators`, `audit`, `second_factor`, `outbox`, `abuse`,
-//! `closed_days`): each file holds its `impl Store` block and the types it takes and gives; each
-//! engine keeps its SQL in files of the same names and its migrations under
+//! are (`leads`, `inbox`, `claims`, `operators`, `audit`, `second_factor`, `outbox`, `outages`,
+//! `abuse`, `closed_days`): each file holds its `impl Store` block and the types it takes and
+//! gives; each engine keeps its SQL in files of the same names and its migrations under
 //! `migrations/<engine>/`. This file keeps the store itself: opening it, the error, the dispatch
 //! and what is not any one entity's.
 //! The rules themselves (a status after a call, the duplicate window, which channels, the 48 hours)
@@ -60,6 +60,7 @@ mod closed_days;
 mod inbox;
 mod leads;
 mod operators;
+mod outages;
 mod outbox;
 mod second_factor;
 
@@ -69,6 +70,7 @@ pub use closed_days::ClosedDay;
 pub use inbox::{Attempt, Counts, CountsAt, Holder, LeadQuery, PromiseLead};
 pub use leads::{IDEMPOTENCY_WINDOW, Idempotency, InsertContext, Stored};
 pub use operators::{Account, Operator, Session};
+pub use outages::{ChannelNoticeJob, FailingChannel};
 pub use outbox::{ChannelQueue, Delivery, OutboxJob, PendingNotification};
 pub use second_factor::{AccountNoticeJob, CodeLimit, StoredSecrets};
 // What both engines share in keeping rows, decided once per entity.

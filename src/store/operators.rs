@@ -118,7 +118,17 @@ impl Store {
         expires_at: jiff::Timestamp,
         second_factor_passed: bool,
     ) -> Result<(), StoreError> {
-        dispatch!(self, create_session(token_hash, operator_id, csrf_token, expires_at, second_factor_passed, self.clock.now()))
+        dispatch!(
+            self,
+            create_session(
+                token_hash,
+                operator_id,
+                csrf_token,
+                expires_at,
+                second_factor_passed,
+                self.clock.now()
+            )
+        )
     }
 
     /// The session with this token hash, if it has not expired and, for an account with a second

@@ -123,6 +123,20 @@ impl Store {
         dispatch!(self, queue_wrote_again(lead_id, channels, now))
     }
 
+    /// Tells, once per scheduled time, that the time a call set for the next one (the time the
+    /// person asked for, or the retry after no answer) has come: the leads whose `next_call_at`
+    /// lies in `[since, now]` and was not told yet are marked told and get `Event::CallBackDue` on
+    /// every channel, in one write. A lead due since it arrived is not among them: no call set its
+    /// time. Returns how many leads were told.
+    pub async fn queue_call_backs(
+        &self,
+        channels: Arc<[Channel]>,
+        since: jiff::Timestamp,
+        now: jiff::Timestamp,
+    ) -> Result<usize, StoreError> {
+        dispatch!(self, queue_call_backs(channels, since, now))
+    }
+
     /// The notifications not yet sent, per channel that has any (for the inbox's warning and
     /// `/metrics`).
     pub async fn outbox_queues(&self) -> Result<Vec<ChannelQueue>, StoreError> {

@@ -161,7 +161,13 @@ impl PostgresStore {
              reached_at = CASE WHEN $3 AND reached_at IS NULL THEN to_timestamp($5) ELSE reached_at END, \
              next_call_at = CASE WHEN held IS NULL AND repeat_of IS NULL THEN to_timestamp($4) END, \
              call_back = $4::float8 IS NOT NULL WHERE id = $1",
-            &[&lead_id, &outcome.status_after(unanswered).name(), &outcome.reached(), &next_call_at, &seconds(now)],
+            &[
+                &lead_id,
+                &outcome.status_after(unanswered).name(),
+                &outcome.reached(),
+                &next_call_at,
+                &seconds(now),
+            ],
         )
         .await
         .map_err(unavailable)?;

@@ -10,6 +10,7 @@ mod counters;
 mod inbox;
 mod leads;
 mod operators;
+mod outages;
 mod outbox;
 mod second_factor;
 
@@ -52,6 +53,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/postgres/0017_dropped_notifications.sql"),
     include_str!("../../../migrations/postgres/0018_escalation.sql"),
     include_str!("../../../migrations/postgres/0019_closed_days.sql"),
+    include_str!("../../../migrations/postgres/0020_call_backs_told_and_channel_outages.sql"),
 ];
 
 /// Inserts that may wait for a batch writer before callers wait to enqueue.

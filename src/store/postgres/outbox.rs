@@ -174,6 +174,37 @@ impl PostgresStore {
         Ok(queued as usize)
     }
 
+    pub async fn queue_call_backs(
+        &self,
+        channels: std::sync::Arc<[Channel]>,
+        since: jiff::Timestamp,
+        now: jiff::Timestamp,
+    ) -> Result<usize, StoreError> {
+        let client = self.client().await?;
+        let channels = channel_names(&channels);
+        // The terms of the partial index "CRN_call_back_to_tell", as written there. Of instances
+        // scanning at once, the second finds the row told already (it waits for the first's lock,
+        // then reads it again). One row per lead, event and channel: an earlier call-back's row is
+        // queued again.
+        let rows = client
+            .query(
+                "WITH told AS ( \
+                     UPDATE \"CRN\" SET call_back_told = next_call_at \
+                     WHERE call_back AND next_call_at IS NOT NULL AND call_back_told IS DISTINCT FROM next_call_at \
+                     AND next_call_at >= to_timestamp($1) AND next_call_at <= to_timestamp($2) RETURNING id), \
+                 queued AS ( \
+                     INSERT INTO outbox (lead_id, event, channel, created_at, next_attempt_at) \
+                     SELECT id, $3, channel, to_timestamp($2), to_timestamp($2) FROM told, unnest($4::text[]) AS channel \
+                     ON CONFLICT (lead_id, event, channel) DO UPDATE SET created_at = to_timestamp($2), \
+                     next_attempt_at = to_timestamp($2), attempts = 0, last_error = NULL, sent_at = NULL, dropped_at = NULL) \
+                 SELECT id FROM told",
+                &[&seconds(since), &seconds(now), &Event::CallBackDue.name(), &channels],
+            )
+            .await
+            .map_err(unavailable)?;
+        Ok(rows.len())
+    }
+
     pub async fn outbox_queues(&self) -> Result<Vec<ChannelQueue>, StoreError> {
         let client = self.client().await?;
         // Per channel: unsent rows, those that failed, the oldest's time, the newest failure's reason.
@@ -226,7 +257,8 @@ impl PostgresStore {
         id: i64,
         now: jiff::Timestamp,
     ) -> Result<Option<PendingNotification>, StoreError> {
-        self.change_waiting("next_attempt_at = to_timestamp($2), locked_until = NULL", &[&id, &seconds(now)]).await
+        self.change_waiting("next_attempt_at = to_timestamp($2), locked_until = NULL", &[&id, &seconds(now)])
+            .await
     }
 
     pub async fn drop_notification(

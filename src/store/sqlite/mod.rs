@@ -12,6 +12,7 @@ mod counters;
 mod inbox;
 mod leads;
 mod operators;
+mod outages;
 mod outbox;
 mod second_factor;
 
@@ -55,6 +56,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/sqlite/0017_dropped_notifications.sql"),
     include_str!("../../../migrations/sqlite/0018_escalation.sql"),
     include_str!("../../../migrations/sqlite/0019_closed_days.sql"),
+    include_str!("../../../migrations/sqlite/0020_call_backs_told_and_channel_outages.sql"),
 ];
 
 const RECORD_COLUMNS: &str = "id, created_at, name, phone, phone_e164, confirmation, comment, policy_version, \

@@ -153,6 +153,40 @@ impl SqliteStore {
         .await
     }
 
+    pub async fn queue_call_backs(
+        &self,
+        channels: std::sync::Arc<[Channel]>,
+        since: jiff::Timestamp,
+        now: jiff::Timestamp,
+    ) -> Result<usize, StoreError> {
+        self.write(move |conn| {
+            let now = text(now);
+            // The terms of the partial index "CRN_call_back_to_tell", as written there.
+            let ids: Vec<i64> = conn
+                .prepare_cached(
+                    "UPDATE \"CRN\" INDEXED BY \"CRN_call_back_to_tell\" SET call_back_told = next_call_at \
+                     WHERE call_back = 1 AND next_call_at IS NOT NULL AND call_back_told IS NOT next_call_at \
+                     AND next_call_at >= ?1 AND next_call_at <= ?2 RETURNING id",
+                )?
+                .query_map(params![text(since), now], |row| row.get(0))?
+                .collect::<rusqlite::Result<_>>()?;
+            // One row per lead, event and channel: an earlier call-back's row is queued again.
+            let mut queue = conn.prepare_cached(
+                "INSERT INTO outbox (lead_id, event, channel, created_at, next_attempt_at) \
+                 VALUES (?1, ?2, ?3, ?4, ?4) ON CONFLICT (lead_id, event, channel) DO UPDATE SET \
+                 created_at = excluded.created_at, next_attempt_at = excluded.next_attempt_at, \
+                 attempts = 0, last_error = NULL, sent_at = NULL, dropped_at = NULL",
+            )?;
+            for id in &ids {
+                for channel in channels.iter() {
+                    queue.execute(params![id, Event::CallBackDue.name(), channel.name(), now])?;
+                }
+            }
+            Ok(ids.len())
+        })
+        .await
+    }
+
     pub async fn outbox_queues(&self) -> Result<Vec<ChannelQueue>, StoreError> {
         self.read(|conn| {
             let mut stmt = conn.prepare_cached(OUTBOX_QUEUES)?;

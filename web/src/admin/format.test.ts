@@ -77,11 +77,12 @@ describe('labels', () => {
   });
 
   it('names what a notification tells, and shows a kind the server adds later as its code', () => {
-    expect(['new', 'reminder', 'overdue', 'escalated'].map(notificationEventLabel)).toEqual([
+    expect(['new', 'reminder', 'overdue', 'call_back_due', 'from_a_newer_version'].map(notificationEventLabel)).toEqual([
       'Нова заявка',
       'Нагадування',
       '48 годин минуло',
-      'escalated',
+      'Час передзвонити',
+      'from_a_newer_version',
     ]);
   });
 });

@@ -1,6 +1,7 @@
 // Pure functions: what the inbox shows for a status, an outcome, a reason a lead is held, a time, a
 // deadline.
 import type { AuditAction, CallBack, HeldReason, LeadView, Outcome, Role, Status } from './api';
+import type { NotificationEvent } from './generated/wire';
 
 export const STATUS_LABELS: Record<Status, string> = {
   new: 'Нова',
@@ -107,15 +108,19 @@ export function channelLabel(channel: string): string {
   return CHANNEL_LABELS[channel] ?? channel;
 }
 
-const NOTIFICATION_EVENT_LABELS: Record<string, string> = {
+/** Every event the server sends has a label: a new one fails the type check until it gets one. */
+const NOTIFICATION_EVENT_LABELS: Record<NotificationEvent, string> = {
   new: 'Нова заявка',
   reminder: 'Нагадування',
   overdue: '48 годин минуло',
+  escalated: 'Ніхто не дзвонив',
+  wrote_again: 'Написав(ла) ще раз',
+  call_back_due: 'Час передзвонити',
 };
 
-/** What a notification tells the team, for people (an event the server adds later shows as its code). */
+/** What a notification tells the team, for people (a row written by a newer version shows its code). */
 export function notificationEventLabel(event: string): string {
-  return NOTIFICATION_EVENT_LABELS[event] ?? event;
+  return NOTIFICATION_EVENT_LABELS[event as NotificationEvent] ?? event;
 }
 
 // 'Europe/Kiev', not 'Europe/Kyiv': the new name is unknown to the time zone data of older phones

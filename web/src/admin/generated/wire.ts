@@ -531,9 +531,10 @@ export type Channel = "telegram" | "webhook" | "email";
 
 /**
  * Why the team is told about a lead: it arrived, its 48 hours are running out, or they ran out;
- * nobody called it in time (to the admins); the person wrote again (to its holder).
+ * nobody called it in time (to the admins); the person wrote again (to its holder); the time a
+ * call set for the next call has come (to its holder, or the team).
  */
-export type NotificationEvent = "new" | "reminder" | "overdue" | "escalated" | "wrote_again";
+export type NotificationEvent = "new" | "reminder" | "overdue" | "escalated" | "wrote_again" | "call_back_due";
 
 /**
  * The accounts, oldest first.
