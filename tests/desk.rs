@@ -298,3 +298,24 @@ async fn a_person_who_writes_again_shows_on_the_first_lead_and_its_holder_is_tol
     assert_eq!(lead(&app, &operator, nobody_held_it).await["wrote_again"], Value::Null);
     assert_eq!(due(&app, &operator).await, [first]);
 }
+
+#[tokio::test]
+async fn without_a_channel_a_lead_nobody_called_in_time_is_still_marked_in_the_inbox() {
+    let app = common::test_app_without_chores(|_| {}).await;
+    assert!(app.state.settings.notify.channels().is_empty());
+    let hash = zayavka::auth::hash_password(PASSWORD).unwrap();
+    assert!(app.state.store.add_operator(OPERATOR.into(), hash, None).await.unwrap());
+    let forgotten = submit(&app, "067 000 07 11").await;
+    // The default is 24 hours.
+    app.clock.advance_hours(25);
+    let operator = signed_in(&app, OPERATOR).await;
+
+    let now = app.state.clock.now();
+    assert_eq!(zayavka::notify::escalate(&app.state.store, &app.state.settings, now).await.unwrap(), 1);
+    let escalated_at = lead(&app, &operator, forgotten).await["escalated_at"].clone();
+    assert_eq!(escalated_at.as_str().unwrap().parse::<Timestamp>().unwrap(), now);
+    assert!(
+        app.state.store.pending_notifications(10).await.unwrap().is_empty(),
+        "no channel to tell it through"
+    );
+}

@@ -117,9 +117,14 @@ impl Notifier {
         }))
     }
 
-    /// Starts the senders and the scan, if any channel is configured.
+    /// Starts the senders and the scan when a channel is configured; without one, the scan alone
+    /// when escalation is on (its mark shows in the inbox).
     pub fn spawn(self: &Arc<Self>) {
         if self.settings.notify.channels().is_empty() {
+            // Nothing to send, but the inbox still marks the leads nobody called in time.
+            if self.settings.escalate_after.is_some() {
+                tokio::spawn(self.clone().scan_loop());
+            }
             return;
         }
         if self.settings.public_url.is_empty() {
@@ -407,13 +412,13 @@ fn deadline_scans(
 }
 
 /// Reports to the admins, once, every open lead of the call list that nobody has called within
-/// `ZAYAVKA_ESCALATE_AFTER_HOURS` (`escalation_window`), through every channel; returns how many
-/// leads were reported.
+/// `ZAYAVKA_ESCALATE_AFTER_HOURS` (`escalation_window`), through every channel, and marks it for
+/// the inbox (with no channel, only marks it); returns how many leads were escalated.
 pub async fn escalate(store: &Store, settings: &Settings, now: Timestamp) -> Result<usize, StoreError> {
-    let channels = settings.notify.channels();
-    if channels.is_empty() || settings.escalate_after.is_none() {
+    if settings.escalate_after.is_none() {
         return Ok(0);
     }
+    let channels = settings.notify.channels();
     let calendar = store.calendar(settings.settings_calendar(), now).await?;
     let Some((from, to)) = escalation_window(&calendar, now, settings.escalate_after) else {
         return Ok(0);
