@@ -13,7 +13,7 @@ use axum::http::StatusCode;
 use common::TestApp;
 use common::inbox::{PASSWORD, SignedIn, signed_in};
 use common::receivers::{HttpReceiver, Received, Reply};
-use jiff::Timestamp;
+use jiff::SignedDuration;
 use serde_json::json;
 use zayavka::notice::Channel;
 use zayavka::notify::ChannelTurn;
@@ -81,7 +81,9 @@ fn delivered(requests: &[Received], name: &str, lead: Option<i64>) -> Vec<Receiv
 }
 
 async fn tell_call_backs(app: &TestApp) -> usize {
-    zayavka::notify::tell_call_backs(&app.state.store, &app.state.settings, Timestamp::now()).await.unwrap()
+    zayavka::notify::tell_call_backs(&app.state.store, &app.state.settings, app.state.clock.now())
+        .await
+        .unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -97,15 +99,15 @@ async fn a_call_back_whose_time_came_is_told_once_per_time_to_its_holder_without
     let handed =
         admin.post(&app, &format!("/admin/api/leads/{asked}/assign"), json!({ "email": OPERATOR })).await;
     assert_eq!(handed.status, StatusCode::OK, "{}", handed.text());
-    let later = Timestamp::from_second(Timestamp::now().as_second() + 2 * 3600).unwrap();
+    let later = app.state.clock.now() + SignedDuration::from_hours(2);
     call(&app, &operator, asked, json!({ "outcome": "call_back", "call_back_at": later.to_string() })).await;
     call(&app, &operator, unanswered, json!({ "outcome": "no_answer" })).await;
     webhook.wait_for("the three new leads", WAIT, |r| delivered(r, "lead.new", None).len() == 3).await;
 
     // Nothing is due yet; the fresh lead is due since it arrived, which is no call-back.
     assert_eq!(tell_call_backs(&app).await, 0);
-    app.database.make_due(asked, 1).await;
-    app.database.make_due(unanswered, 1).await;
+    // Three hours on, both times have come (the cadence's first retry is two hours on).
+    app.clock.advance_hours(3);
     assert_eq!(tell_call_backs(&app).await, 2);
     assert_eq!(tell_call_backs(&app).await, 0, "each time is told once");
 
@@ -137,9 +139,9 @@ async fn a_call_back_whose_time_came_is_told_once_per_time_to_its_holder_without
         .await;
 
     // Called again, the person asks for another time: when it comes, that one is told too.
-    let again = Timestamp::from_second(Timestamp::now().as_second() + 3 * 3600).unwrap();
+    let again = app.state.clock.now() + SignedDuration::from_hours(3);
     call(&app, &operator, asked, json!({ "outcome": "call_back", "call_back_at": again.to_string() })).await;
-    app.database.make_due(asked, 1).await;
+    app.clock.advance_hours(3);
     assert_eq!(tell_call_backs(&app).await, 1);
     let requests = webhook
         .wait_for("the second call-back", WAIT, |r| {
@@ -164,14 +166,16 @@ async fn fail_telegram(app: &TestApp, telegram: &HttpReceiver, tries: usize) {
         let pending = app.state.store.pending_notifications(10).await.unwrap();
         let waiting =
             pending.iter().find(|n| n.channel == Channel::Telegram).expect("Telegram's notification waits");
-        app.state.store.resend_notification(waiting.id, Timestamp::now()).await.unwrap();
+        app.state.store.resend_notification(waiting.id, app.state.clock.now()).await.unwrap();
         app.state.notifier.send_again(Channel::Telegram);
         telegram.wait_for("one more try", WAIT, |r| r.len() > failed).await;
     }
 }
 
 async fn watch(app: &TestApp) -> Vec<ChannelTurn> {
-    zayavka::notify::watch_channels(&app.state.store, &app.state.settings, Timestamp::now()).await.unwrap()
+    zayavka::notify::watch_channels(&app.state.store, &app.state.settings, app.state.clock.now())
+        .await
+        .unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -192,7 +196,7 @@ async fn a_channel_that_keeps_failing_is_reported_once_through_the_other_and_onc
     fail_telegram(&app, &telegram, 3).await;
     assert_eq!(watch(&app).await, []);
     // Three failures over more than five minutes are.
-    app.database.backdate_notifications("telegram", 10).await;
+    app.clock.advance_minutes(10);
     let failing = ChannelTurn { channel: Channel::Telegram, recovered: false, told: vec![Channel::Webhook] };
     assert_eq!(watch(&app).await, [failing]);
     // Several instances watching at once: none tells it again.
@@ -260,7 +264,7 @@ async fn with_one_channel_its_failing_spell_is_logged_once_and_told_to_nobody() 
     let (app, _, _) = app_with(Some(&telegram), None).await;
     submit(&app, "067 000 13 01").await;
     fail_telegram(&app, &telegram, 3).await;
-    app.database.backdate_notifications("telegram", 10).await;
+    app.clock.advance_minutes(10);
     let alone = ChannelTurn { channel: Channel::Telegram, recovered: false, told: vec![] };
     assert_eq!(watch(&app).await, [alone]);
     assert_eq!(watch(&app).await, [], "once per spell");

@@ -154,15 +154,6 @@ impl TestDatabase {
         self.execute(&format!("UPDATE \"CRN\" SET next_call_at = {at} WHERE id = {id}")).await;
     }
 
-    /// Makes the notifications waiting on `channel` look as if they had been queued `minutes` ago.
-    pub async fn backdate_notifications(&self, channel: &str, minutes: i64) {
-        let at = self.time_ago(jiff::SignedDuration::from_mins(minutes));
-        self.execute(&format!(
-            "UPDATE outbox SET created_at = {at} WHERE channel = '{channel}' AND sent_at IS NULL"
-        ))
-        .await;
-    }
-
     /// Makes every session of the account `email` look as if it was last used `minutes` ago.
     pub async fn backdate_sessions(&self, email: &str, minutes: i64) {
         let at = self.time_ago(jiff::SignedDuration::from_mins(minutes));
