@@ -320,7 +320,8 @@ async fn attribution_columns_are_stored_and_exported() {
     let csv = String::from_utf8(csv).unwrap();
     let header = csv.lines().next().unwrap();
     assert!(
-        header.ends_with(",utm_source,utm_medium,utm_campaign,utm_content,utm_term,referrer"),
+        header
+            .ends_with(",utm_source,utm_medium,utm_campaign,utm_content,utm_term,referrer,first_attempt_at"),
         "{header}"
     );
     // A spreadsheet does not run a campaign name that starts like a formula.
