@@ -154,6 +154,9 @@ pub struct Closure {
 impl Calendar {
     /// The closure that begins on the first closed day in `from..=to` (Kyiv dates), if any.
     fn first_closure_between(&self, from: Date, to: Date) -> Option<Closure> {
+        if from > to {
+            return None;
+        }
         let zone = operators_zone();
         let first = *self.closed.0.range(from..=to).next()?;
         let mut last = first;
@@ -364,6 +367,10 @@ mod tests {
         let long = office("2027-01-01,2027-01-02");
         assert!(long.at_risk(kyiv("2026-12-31T20:00"), promise));
         assert!(long.at_risk(kyiv("2027-01-01T10:00"), promise));
+        // Due on the morning before a closure that starts that evening: in time, and the closure's
+        // end lies past the days looked at (the e2e test found this answering 500).
+        let weekend = office("2027-01-02,2027-01-03");
+        assert!(!weekend.at_risk(kyiv("2026-12-30T08:00"), promise));
     }
 
     #[test]
