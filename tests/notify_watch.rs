@@ -13,7 +13,7 @@ use axum::http::StatusCode;
 use common::TestApp;
 use common::inbox::{PASSWORD, SignedIn, signed_in};
 use common::receivers::{HttpReceiver, Received, Reply};
-use jiff::Timestamp;
+use jiff::{SignedDuration, Timestamp};
 use serde_json::json;
 use zayavka::notice::Channel;
 use zayavka::notify::ChannelTurn;
@@ -81,7 +81,26 @@ fn delivered(requests: &[Received], name: &str, lead: Option<i64>) -> Vec<Receiv
 }
 
 async fn tell_call_backs(app: &TestApp) -> usize {
-    zayavka::notify::tell_call_backs(&app.state.store, &app.state.settings, Timestamp::now()).await.unwrap()
+    zayavka::notify::tell_call_backs(&app.state.store, &app.state.settings, app.state.clock.now())
+        .await
+        .unwrap()
+}
+
+/// Moves the clock a minute past the latest next call of `ids`, once what is on its way has gone
+/// out: a send still running while the clock jumps hours ahead would outlive its claim and be
+/// made again.
+async fn come_due(app: &TestApp, ids: &[i64]) {
+    let deadline = std::time::Instant::now() + WAIT;
+    while !app.state.store.pending_notifications(10).await.unwrap().is_empty() {
+        assert!(std::time::Instant::now() < deadline, "notifications still waiting");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let mut latest = app.state.clock.now();
+    for &id in ids {
+        let lead = app.state.store.lead(id).await.unwrap().unwrap();
+        latest = latest.max(lead.next_call_at.expect("a call to make").parse().unwrap());
+    }
+    app.clock.advance(latest.duration_since(app.state.clock.now()) + SignedDuration::from_mins(1));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -97,15 +116,14 @@ async fn a_call_back_whose_time_came_is_told_once_per_time_to_its_holder_without
     let handed =
         admin.post(&app, &format!("/admin/api/leads/{asked}/assign"), json!({ "email": OPERATOR })).await;
     assert_eq!(handed.status, StatusCode::OK, "{}", handed.text());
-    let later = Timestamp::from_second(Timestamp::now().as_second() + 2 * 3600).unwrap();
+    let later = Timestamp::from_second(app.state.clock.now().as_second() + 2 * 3600).unwrap();
     call(&app, &operator, asked, json!({ "outcome": "call_back", "call_back_at": later.to_string() })).await;
     call(&app, &operator, unanswered, json!({ "outcome": "no_answer" })).await;
     webhook.wait_for("the three new leads", WAIT, |r| delivered(r, "lead.new", None).len() == 3).await;
 
     // Nothing is due yet; the fresh lead is due since it arrived, which is no call-back.
     assert_eq!(tell_call_backs(&app).await, 0);
-    app.database.make_due(asked, 1).await;
-    app.database.make_due(unanswered, 1).await;
+    come_due(&app, &[asked, unanswered]).await;
     assert_eq!(tell_call_backs(&app).await, 2);
     assert_eq!(tell_call_backs(&app).await, 0, "each time is told once");
 
@@ -137,9 +155,9 @@ async fn a_call_back_whose_time_came_is_told_once_per_time_to_its_holder_without
         .await;
 
     // Called again, the person asks for another time: when it comes, that one is told too.
-    let again = Timestamp::from_second(Timestamp::now().as_second() + 3 * 3600).unwrap();
+    let again = Timestamp::from_second(app.state.clock.now().as_second() + 3 * 3600).unwrap();
     call(&app, &operator, asked, json!({ "outcome": "call_back", "call_back_at": again.to_string() })).await;
-    app.database.make_due(asked, 1).await;
+    come_due(&app, &[asked]).await;
     assert_eq!(tell_call_backs(&app).await, 1);
     let requests = webhook
         .wait_for("the second call-back", WAIT, |r| {
@@ -164,14 +182,16 @@ async fn fail_telegram(app: &TestApp, telegram: &HttpReceiver, tries: usize) {
         let pending = app.state.store.pending_notifications(10).await.unwrap();
         let waiting =
             pending.iter().find(|n| n.channel == Channel::Telegram).expect("Telegram's notification waits");
-        app.state.store.resend_notification(waiting.id, Timestamp::now()).await.unwrap();
+        app.state.store.resend_notification(waiting.id, app.state.clock.now()).await.unwrap();
         app.state.notifier.send_again(Channel::Telegram);
         telegram.wait_for("one more try", WAIT, |r| r.len() > failed).await;
     }
 }
 
 async fn watch(app: &TestApp) -> Vec<ChannelTurn> {
-    zayavka::notify::watch_channels(&app.state.store, &app.state.settings, Timestamp::now()).await.unwrap()
+    zayavka::notify::watch_channels(&app.state.store, &app.state.settings, app.state.clock.now())
+        .await
+        .unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -192,7 +212,7 @@ async fn a_channel_that_keeps_failing_is_reported_once_through_the_other_and_onc
     fail_telegram(&app, &telegram, 3).await;
     assert_eq!(watch(&app).await, []);
     // Three failures over more than five minutes are.
-    app.database.backdate_notifications("telegram", 10).await;
+    app.clock.advance_minutes(10);
     let failing = ChannelTurn { channel: Channel::Telegram, recovered: false, told: vec![Channel::Webhook] };
     assert_eq!(watch(&app).await, [failing]);
     // Several instances watching at once: none tells it again.
@@ -260,7 +280,7 @@ async fn with_one_channel_its_failing_spell_is_logged_once_and_told_to_nobody() 
     let (app, _, _) = app_with(Some(&telegram), None).await;
     submit(&app, "067 000 13 01").await;
     fail_telegram(&app, &telegram, 3).await;
-    app.database.backdate_notifications("telegram", 10).await;
+    app.clock.advance_minutes(10);
     let alone = ChannelTurn { channel: Channel::Telegram, recovered: false, told: vec![] };
     assert_eq!(watch(&app).await, [alone]);
     assert_eq!(watch(&app).await, [], "once per spell");
