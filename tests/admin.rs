@@ -137,7 +137,7 @@ async fn logins_are_rate_limited() {
     assert_eq!(limited.status, StatusCode::TOO_MANY_REQUESTS);
     assert!(limited.header("retry-after").parse::<u64>().unwrap() >= 1);
     assert!(limited.json()["error"].as_str().unwrap().contains("Забагато спроб"));
-    // Five tries a minute: a minute later the owner signs in.
+    // A try comes back each minute: a minute later the owner signs in.
     app.clock.advance_minutes(1);
     assert_eq!(login(&app, EMAIL, PASSWORD).await.status, StatusCode::OK);
 }
@@ -639,8 +639,10 @@ async fn leads_past_the_retention_period_are_deleted_at_start() {
     // 29 days on, a server with a 30-day period starts on the same database.
     let mut settings = first.state.settings.as_ref().clone();
     settings.retention_days = 30;
-    let store =
-        zayavka::store::Store::open(&settings.database_url).await.unwrap().with_clock(first.state.clock.clone());
+    let store = zayavka::store::Store::open(&settings.database_url)
+        .await
+        .unwrap()
+        .with_clock(first.state.clock.clone());
     let second = zayavka::app::AppState::new(settings, store.clone()).await.unwrap();
     second.spawn_background();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
