@@ -132,8 +132,7 @@ async fn nobody_is_reported_as_forgotten_on_a_day_closed_in_the_inbox() {
     app.clock.advance_hours(25);
     let today = app.state.clock.now().to_zoned(operators_zone()).date();
     assert_eq!(close(&app, &admin, today).await.status, StatusCode::CREATED);
-    let escalate =
-        || zayavka::notify::escalate(&app.state.store, &app.state.settings, app.state.clock.now());
+    let escalate = || zayavka::notify::escalate(&app.state.store, &app.state.settings, app.state.clock.now());
     assert_eq!(escalate().await.unwrap(), 0, "nobody works today: the admins hear of it tomorrow");
     admin.delete(&app, &format!("/admin/api/closed-days/{today}")).await;
     assert_eq!(escalate().await.unwrap(), 1);

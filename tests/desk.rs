@@ -257,8 +257,7 @@ async fn a_lead_nobody_called_in_time_is_reported_to_the_admins_once() {
     app.clock.advance_hours(25);
     let fresh = submit(&app, "067 000 07 03").await;
 
-    let escalate =
-        || zayavka::notify::escalate(&app.state.store, &app.state.settings, app.state.clock.now());
+    let escalate = || zayavka::notify::escalate(&app.state.store, &app.state.settings, app.state.clock.now());
     assert_eq!(escalate().await.unwrap(), 1);
     assert_eq!(queued(&app, Event::Escalated).await, [(forgotten, "telegram"), (forgotten, "webhook")]);
     let escalated_at = lead(&app, &operator, forgotten).await["escalated_at"].clone();

@@ -325,7 +325,8 @@ async fn wrong_codes_from_many_networks_refuse_the_accounts_codes_for_a_while_an
     assert!((14 * 60..=15 * 60).contains(&retry_after), "{retry_after}");
     let said = refused.json()["error"].as_str().unwrap().to_owned();
     let operator_id = app.state.store.operator(EMAIL.into()).await.unwrap().unwrap().id;
-    let until = app.state.store.codes_refused_until(operator_id, app.state.clock.now()).await.unwrap().unwrap();
+    let until =
+        app.state.store.codes_refused_until(operator_id, app.state.clock.now()).await.unwrap().unwrap();
     let until_in_kyiv = until.to_zoned(zayavka::notice::operators_zone()).strftime("%H:%M").to_string();
     assert!(said.contains("призупинено до") && said.contains(&until_in_kyiv), "{said}");
 
