@@ -1,9 +1,10 @@
 //! Notifications reach real receivers: the server sends to servers on 127.0.0.1 that each test
 //! starts (a stand-in Telegram Bot API, a webhook receiver, an SMTP sink; `common::receivers`).
 //! Nothing is mocked inside the server: the outbox, the sender, its retries and the channels run
-//! as in production. Tests of the messages and of the process (a crash, two instances, a hanging
-//! receiver, SMTP on the wire) run the real binary; tests of retries, rests and reminders run the
-//! app in-process and move its clock (ADR 0035) instead of waiting for them.
+//! as in production. The app runs in-process, on a clock the tests move (ADR 0035): a retry, a
+//! rest or a reminder comes when the clock passes its time, not after real waiting. Only the tests
+//! about the process itself (a crash, two instances, sends that hang, SMTP on the wire) run the
+//! real binary. Runs on SQLite, and on PostgreSQL with ZAYAVKA_TEST_ENGINE=postgres.
 
 mod common;
 
@@ -14,7 +15,7 @@ use common::inbox::{PASSWORD, signed_in};
 use common::receivers::{HttpReceiver, Mail, Received, Reply, SmtpSink};
 use common::{Server, TestApp, TestDatabase, http, zayavka};
 use jiff::SignedDuration;
-use zayavka::config::{Settings, Telegram, Webhook};
+use zayavka::config::{Email, SettingArgs, Settings, Telegram, Webhook};
 use zayavka::notice::WorkingHours;
 
 const PUBLIC_URL: &str = "https://zayavka.example.org";
@@ -26,36 +27,6 @@ const SECRET: &str = "whsec-test-s3cret";
 /// 24 hours would be one lead).
 fn phone(n: u32) -> String {
     format!("+38067000{n:04}")
-}
-
-/// Submits a lead through `POST /rest/v1/CRN` as the site does; the stored lead's id.
-async fn submit(port: u16, name: &str, phone: &str) -> i64 {
-    let body = serde_json::json!({"name": name, "phone": phone, "confirmation": "Так", "comment": null});
-    let (status, answer) = http(port, "POST", "/rest/v1/CRN", &body.to_string()).await.unwrap();
-    assert_eq!(status, 201, "{answer}");
-    let rows: serde_json::Value = serde_json::from_str(&answer).unwrap();
-    rows[0]["id"].as_i64().unwrap_or_else(|| panic!("no id in {answer}"))
-}
-
-async fn start(database_url: &str, env: &[(&str, String)]) -> Server {
-    let mut pairs: Vec<(&str, &str)> = vec![("ZAYAVKA_PUBLIC_URL", PUBLIC_URL)];
-    pairs.extend(env.iter().map(|(k, v)| (*k, v.as_str())));
-    Server::start_with(database_url, &pairs).await
-}
-
-fn telegram_env(api: &HttpReceiver) -> Vec<(&'static str, String)> {
-    vec![
-        ("ZAYAVKA_TELEGRAM_BOT_TOKEN", BOT_TOKEN.to_owned()),
-        ("ZAYAVKA_TELEGRAM_CHAT_ID", CHAT_ID.to_owned()),
-        ("ZAYAVKA_TELEGRAM_API_URL", api.url("")),
-    ]
-}
-
-fn webhook_env(receiver: &HttpReceiver) -> Vec<(&'static str, String)> {
-    vec![
-        ("ZAYAVKA_WEBHOOK_URL", receiver.url("/hooks/zayavka")),
-        ("ZAYAVKA_WEBHOOK_SECRET", SECRET.to_owned()),
-    ]
 }
 
 fn link(id: i64) -> String {
@@ -169,517 +140,6 @@ async fn all_sent(database: &TestDatabase) {
     }
 }
 
-/// `zayavka_notifications_sent_total{channel="…"}` from `/metrics`.
-async fn sent_metric(server: &Server, channel: &str) -> u64 {
-    let (status, text) = http(server.port, "GET", "/metrics", "").await.unwrap();
-    assert_eq!(status, 200);
-    let label = format!("channel=\"{channel}\"");
-    text.lines()
-        .filter(|l| l.starts_with("zayavka_notifications_sent_total") && l.contains(&label))
-        .map(|l| l.rsplit(' ').next().unwrap().parse::<u64>().unwrap())
-        .sum()
-}
-
-// 1. Telegram
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn telegram_gets_one_message_per_lead_without_personal_data() {
-    let telegram = HttpReceiver::start(Reply::telegram_ok()).await;
-    let database = TestDatabase::new().await;
-    let server = start(&database.url, &telegram_env(&telegram)).await;
-
-    let first = submit(server.port, "Олена Петренко", &phone(1)).await;
-    let second = submit(server.port, "Ігор Бондар", &phone(2)).await;
-    telegram.wait_for("two messages", Duration::from_secs(10), |r| r.len() >= 2).await;
-    all_sent(&database).await;
-    let requests = telegram.requests();
-    assert_eq!(requests.len(), 2, "one message per lead: {requests:#?}");
-
-    for id in [first, second] {
-        let about = telegram_about(&requests, id);
-        assert_eq!(about.len(), 1, "lead {id}: {requests:#?}");
-        let request = &about[0];
-        assert_eq!(request.method, "POST");
-        assert_eq!(request.path, format!("/bot{BOT_TOKEN}/sendMessage"));
-        assert!(request.header("content-type").starts_with("application/json"));
-        let body = request.json();
-        let chat_id =
-            body["chat_id"].as_str().map(str::to_owned).unwrap_or_else(|| body["chat_id"].to_string());
-        assert_eq!(chat_id, CHAT_ID);
-        assert_eq!(body["parse_mode"], "HTML");
-        let text = telegram_text(request);
-        assert!(text.contains(&format!("Нова заявка №{id}")), "{text}");
-        assert!(text.contains(&format!("href=\"{}\"", link(id))), "{text}");
-        // No personal data by default: neither name nor phone, in any part of the call.
-        let raw = String::from_utf8_lossy(&request.body);
-        for secret in ["Олена", "Петренко", "Ігор", "Бондар", "670000001", "670000002"]
-        {
-            assert!(!raw.contains(secret), "{secret} in {raw}");
-        }
-    }
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn telegram_with_personal_data_escapes_the_name_as_html() {
-    let telegram = HttpReceiver::start(Reply::telegram_ok()).await;
-    let database = TestDatabase::new().await;
-    let mut env = telegram_env(&telegram);
-    env.push(("ZAYAVKA_NOTIFY_INCLUDE_PII", "true".into()));
-    let server = start(&database.url, &env).await;
-
-    let id = submit(server.port, "<b>Олена & Ко</b>", &phone(3)).await;
-    let requests = telegram.wait_for("the message", Duration::from_secs(10), |r| !r.is_empty()).await;
-    let text = telegram_text(&requests[0]);
-    assert!(text.contains(&format!("<b>Нова заявка №{id}</b>")), "{text}");
-    assert!(text.contains("&lt;b&gt;Олена &amp; Ко&lt;/b&gt;"), "{text}");
-    assert!(!text.contains("<b>Олена"), "the name must arrive as text, not markup: {text}");
-    assert!(!text.contains("Олена & Ко"), "a bare & is not Telegram HTML: {text}");
-    assert!(text.contains(&phone(3)), "{text}");
-    assert!(text.contains(&link(id)), "{text}");
-}
-
-// 3. Webhook
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn webhook_is_signed_and_names_the_lead_without_personal_data() {
-    let receiver = HttpReceiver::start(Reply::status(200)).await;
-    let database = TestDatabase::new().await;
-    let server = start(&database.url, &webhook_env(&receiver)).await;
-
-    let id = submit(server.port, "Марія Коваль", &phone(10)).await;
-    receiver.wait_for("the webhook call", Duration::from_secs(10), |r| !r.is_empty()).await;
-    all_sent(&database).await;
-    let requests = receiver.requests();
-    assert_eq!(requests.len(), 1, "{requests:#?}");
-    let request = &requests[0];
-
-    assert_eq!(request.method, "POST");
-    assert_eq!(request.path, "/hooks/zayavka");
-    assert!(request.header("content-type").starts_with("application/json"));
-    assert!(request.signed_with(SECRET), "signature: {:?}", request.headers);
-    assert!(!request.signed_with("another secret"), "the check must be able to fail");
-    let timestamp: i64 = request.header("x-zayavka-timestamp").parse().unwrap();
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64;
-    assert!((now - timestamp).abs() < 120, "timestamp {timestamp}, now {now}");
-    assert_eq!(request.header("idempotency-key"), format!("zayavka-lead-{id}-new"));
-    assert_eq!(request.header("x-zayavka-event"), "lead.new");
-
-    let body = request.json();
-    assert_eq!(body["event"], "lead.new");
-    assert_eq!(body["lead_id"], id);
-    assert_eq!(body["url"], link(id));
-    assert!(body.get("lead").is_none_or(|lead| lead.is_null()), "no details without the setting: {body}");
-    assert!(body["text"].as_str().unwrap().contains(&format!("Нова заявка №{id}")), "{body}");
-    let created: jiff::Timestamp = body["created_at"].as_str().unwrap().parse().unwrap();
-    let deadline: jiff::Timestamp = body["deadline_at"].as_str().unwrap().parse().unwrap();
-    assert_eq!(deadline.duration_since(created), jiff::SignedDuration::from_hours(48), "{body}");
-    let raw = String::from_utf8_lossy(&request.body);
-    for secret in ["Марія", "Коваль", "670000010"] {
-        assert!(!raw.contains(secret), "{secret} in {raw}");
-    }
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_same_phone_again_is_one_person_and_one_notification() {
-    let receiver = HttpReceiver::start(Reply::status(200)).await;
-    let database = TestDatabase::new().await;
-    let server = start(&database.url, &webhook_env(&receiver)).await;
-
-    // The same number three ways, as an impatient visitor (or a bot) might send it.
-    let ids = [
-        submit(server.port, "Марія", &phone(12)).await,
-        submit(server.port, "Марія", "067 000 00 12").await,
-        submit(server.port, "Марія Коваль", "(067) 000-00-12").await,
-    ];
-    assert!(ids[0] < ids[1] && ids[1] < ids[2], "each submission is a row of its own: {ids:?}");
-    receiver.wait_for("the webhook call", Duration::from_secs(10), |r| !r.is_empty()).await;
-    all_sent(&database).await;
-    let requests = receiver.requests();
-    assert_eq!(requests.len(), 1, "{requests:#?}");
-    assert_eq!(requests[0].json()["lead_id"], ids[0]);
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn webhook_with_personal_data_carries_the_lead() {
-    let receiver = HttpReceiver::start(Reply::status(204)).await;
-    let database = TestDatabase::new().await;
-    let mut env = webhook_env(&receiver);
-    env.push(("ZAYAVKA_NOTIFY_INCLUDE_PII", "true".into()));
-    let server = start(&database.url, &env).await;
-
-    let id = submit(server.port, "Марія \"Ко\" <Коваль>", &phone(11)).await;
-    let requests = receiver.wait_for("the webhook call", Duration::from_secs(10), |r| !r.is_empty()).await;
-    let request = &requests[0];
-    assert!(request.signed_with(SECRET));
-    let body = request.json();
-    assert_eq!(body["lead_id"], id);
-    assert_eq!(body["lead"]["name"], "Марія \"Ко\" <Коваль>", "{body}");
-    assert_eq!(body["lead"]["phone"], phone(11), "{body}");
-    assert_eq!(body["lead"]["confirmation"], "Так", "{body}");
-}
-
-// 4. E-mail
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn email_goes_to_every_address_with_the_link() {
-    let sink = SmtpSink::start().await;
-    let database = TestDatabase::new().await;
-    let env = [
-        ("ZAYAVKA_SMTP_URL", sink.url()),
-        ("ZAYAVKA_NOTIFY_EMAIL_TO", "ops1@example.org, ops2@example.org".to_owned()),
-        ("ZAYAVKA_NOTIFY_EMAIL_FROM", "zayavka@example.org".to_owned()),
-    ];
-    let server = start(&database.url, &env).await;
-
-    let id = submit(server.port, "Оксана Шевчук", &phone(20)).await;
-    sink.wait_for("the e-mail", Duration::from_secs(10), |m| !m.is_empty()).await;
-    all_sent(&database).await;
-    let mails = sink.mails();
-    let mut recipients: Vec<&str> = mails.iter().flat_map(|m| m.to.iter().map(String::as_str)).collect();
-    recipients.sort_unstable();
-    assert_eq!(recipients, ["ops1@example.org", "ops2@example.org"], "one message to each: {mails:#?}");
-    assert_eq!(mails.len(), 1, "{mails:#?}");
-    let mail = &mails[0];
-
-    assert_eq!(mail.from, "zayavka@example.org");
-    assert!(mail.header("from").unwrap().contains("zayavka@example.org"), "{mail:#?}");
-    let to = mail.header("to").unwrap();
-    assert!(to.contains("ops1@example.org") && to.contains("ops2@example.org"), "{to}");
-    assert_eq!(mail.header("subject").as_deref(), Some(format!("Нова заявка №{id}").as_str()), "{mail:#?}");
-    let message_id = mail.header("message-id").unwrap();
-    assert!(message_id.contains(&format!("zayavka-lead-{id}-new")), "{message_id}");
-    let body = mail.body();
-    assert!(body.starts_with(&format!("Нова заявка №{id}\n")), "{body}");
-    assert!(body.contains(&link(id)), "{body}");
-    for secret in ["Оксана", "Шевчук", "670000020"] {
-        assert!(!mail.data.contains(secret) && !body.contains(secret), "{secret} in {mail:#?}");
-    }
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn email_with_personal_data_keeps_the_text_as_written() {
-    let sink = SmtpSink::start().await;
-    let database = TestDatabase::new().await;
-    let env = [
-        ("ZAYAVKA_SMTP_URL", sink.url()),
-        ("ZAYAVKA_NOTIFY_EMAIL_TO", "ops@example.org".to_owned()),
-        ("ZAYAVKA_NOTIFY_INCLUDE_PII", "true".to_owned()),
-    ];
-    let server = start(&database.url, &env).await;
-
-    // A line that is only "." would end the SMTP data if it were not escaped.
-    let body = serde_json::json!({
-        "name": "<b>Оксана & Ко</b>",
-        "phone": phone(21),
-        "confirmation": "Так",
-        "comment": "перший рядок\n.\nостанній рядок",
-    });
-    let (status, answer) = http(server.port, "POST", "/rest/v1/CRN", &body.to_string()).await.unwrap();
-    assert_eq!(status, 201, "{answer}");
-    let mails = sink.wait_for("the e-mail", Duration::from_secs(10), |m| !m.is_empty()).await;
-    let mail = &mails[0];
-    assert_eq!(mail.to, ["ops@example.org"]);
-    // The sender defaults to the first recipient.
-    assert_eq!(mail.from, "ops@example.org");
-    // Plain text, so no mail client renders the name as markup, and nothing is escaped.
-    let content_type = mail.header("content-type").unwrap_or_default();
-    assert!(content_type.starts_with("text/plain"), "{mail:#?}");
-    assert!(!mail.data.to_ascii_lowercase().contains("text/html"), "{mail:#?}");
-    let text = mail.body();
-    assert!(text.contains("Ім'я: <b>Оксана & Ко</b>\n"), "{text}");
-    assert!(text.contains(&format!("Телефон: {}\n", phone(21))), "{text}");
-    assert!(text.contains("Коментар:\n> перший рядок\n> .\n> останній рядок\n"), "{text}");
-}
-
-// 5. Every channel is down, the server dies, all come back
-
-// The real binary: the test is about a process killed and started again (its retries after the
-// restart come on its own clock, 5–6 s on).
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn channels_down_across_a_server_crash_still_get_every_lead_once() {
-    let mut telegram = HttpReceiver::start(Reply::telegram_ok()).await;
-    let mut webhook = HttpReceiver::start(Reply::status(200)).await;
-    let mut sink = SmtpSink::start().await;
-    telegram.stop().await;
-    webhook.stop().await;
-    sink.stop().await;
-    let database = TestDatabase::new().await;
-    let mut env = telegram_env(&telegram);
-    env.extend(webhook_env(&webhook));
-    env.push(("ZAYAVKA_SMTP_URL", sink.url()));
-    env.push(("ZAYAVKA_NOTIFY_EMAIL_TO", "ops@example.org".to_owned()));
-    let mut server = start(&database.url, &env).await;
-
-    let mut ids = Vec::new();
-    for n in 0..3 {
-        ids.push(submit(server.port, &format!("Лід {n}"), &phone(30 + n)).await);
-    }
-    // Each channel has met its closed port once per lead, and waits for its retry (5 s on).
-    let rows = wait_until_failed(&database, &ids).await;
-    let mut per_channel: HashMap<&str, usize> = HashMap::new();
-    for row in &rows {
-        *per_channel.entry(row.channel.as_str()).or_default() += 1;
-    }
-    let expected = HashMap::from([("telegram", 3), ("webhook", 3), ("email", 3)]);
-    assert_eq!(per_channel, expected, "one row per lead and channel: {rows:#?}");
-
-    server.signal("KILL");
-    let status = server.child.wait().await.unwrap();
-    assert!(!status.success(), "killed: {status:?}");
-    telegram.restart().await;
-    webhook.restart().await;
-    sink.restart().await;
-    assert!(telegram.requests().is_empty() && webhook.requests().is_empty() && sink.mails().is_empty());
-
-    let restarted = Instant::now();
-    let _server = start(&database.url, &env).await;
-    let subject = |id: i64| format!("Нова заявка №{id}");
-    let mail_about =
-        |mails: &[Mail], id: i64| mails.iter().filter(|m| m.header("subject") == Some(subject(id))).count();
-    let limit = Duration::from_secs(20);
-    webhook
-        .wait_for("every lead on the webhook", limit, |r| {
-            let delivered = per_lead(r, Some(200));
-            ids.iter().all(|id| delivered.contains_key(id))
-        })
-        .await;
-    telegram
-        .wait_for("every lead on Telegram", limit, |r| {
-            ids.iter().all(|&id| !telegram_about(r, id).is_empty())
-        })
-        .await;
-    sink.wait_for("every lead by e-mail", limit, |m| ids.iter().all(|&id| mail_about(m, id) > 0)).await;
-    eprintln!("every lead on every channel {:?} after the restart", restarted.elapsed());
-    all_sent(&database).await;
-
-    let requests = webhook.requests();
-    let counts = per_lead(&requests, None);
-    let messages = telegram.requests();
-    let mails = sink.mails();
-    assert_eq!(counts.len(), 3, "{counts:?}");
-    assert_eq!(messages.len(), 3, "{messages:#?}");
-    assert_eq!(mails.len(), 3, "{mails:#?}");
-    for &id in &ids {
-        assert_eq!(counts.get(&id), Some(&1), "lead {id} exactly once on the webhook: {counts:?}");
-        assert_eq!(telegram_about(&messages, id).len(), 1, "lead {id} on Telegram: {messages:#?}");
-        assert_eq!(mail_about(&mails, id), 1, "lead {id} by e-mail: {mails:#?}");
-    }
-    for request in &requests {
-        assert!(request.signed_with(SECRET));
-        assert_eq!(
-            request.header("idempotency-key"),
-            format!("zayavka-lead-{}-new", request.lead_id().unwrap())
-        );
-    }
-    let rows = outbox(&database).await;
-    assert!(rows.iter().all(|r| r.sent), "{rows:#?}");
-}
-
-// 7. A slow receiver does not slow the submit
-
-// The real binary: the test is about the process answering on its socket while a send hangs.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_receiver_that_hangs_does_not_slow_the_submit() {
-    let receiver = HttpReceiver::start(Reply::status(200).after(Duration::from_secs(10))).await;
-    let database = TestDatabase::new().await;
-    let server = start(&database.url, &webhook_env(&receiver)).await;
-
-    let began = Instant::now();
-    let first = submit(server.port, "Перший", &phone(50)).await;
-    let took = began.elapsed();
-    assert!(took < Duration::from_secs(1), "the first submit took {took:?}");
-    // The notification is now held by the receiver, and another submit comes in meanwhile.
-    receiver
-        .wait_for("the first call to hang", Duration::from_secs(5), |r| {
-            r.iter().any(|r| r.lead_id() == Some(first))
-        })
-        .await;
-    let began = Instant::now();
-    submit(server.port, "Другий", &phone(51)).await;
-    let took = began.elapsed();
-    assert!(took < Duration::from_secs(1), "a submit while a send hangs took {took:?}");
-    let began = Instant::now();
-    assert_eq!(http(server.port, "GET", "/readyz", "").await.unwrap().0, 200);
-    assert!(began.elapsed() < Duration::from_secs(1));
-    // Still hanging: the check above ran while the send was in progress.
-    assert!(receiver.requests()[0].at.elapsed() < Duration::from_secs(10));
-}
-
-// 8. Several instances share the queue
-
-// The real binaries: the test is about two processes sharing one queue.
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn two_instances_send_each_lead_exactly_once() {
-    let receiver = HttpReceiver::start(Reply::status(200)).await;
-    let database = TestDatabase::postgres().await;
-    let env = webhook_env(&receiver);
-    let (a, b) = tokio::join!(start(&database.url, &env), start(&database.url, &env));
-
-    // Ten clients at once, each alternating between the instances, so that both are woken and
-    // claim at the same moments.
-    let mut clients = Vec::new();
-    for client in 0..10u32 {
-        let ports = [a.port, b.port];
-        clients.push(tokio::spawn(async move {
-            let mut ids = Vec::new();
-            for n in 0..4u32 {
-                let lead = client * 4 + n;
-                ids.push(submit(ports[lead as usize % 2], &format!("Лід {lead}"), &phone(100 + lead)).await);
-            }
-            ids
-        }));
-    }
-    let mut ids = Vec::new();
-    for client in clients {
-        ids.extend(client.await.unwrap());
-    }
-    assert_eq!(ids.len(), 40);
-
-    receiver
-        .wait_for("all 40 leads", Duration::from_secs(20), |r| {
-            let delivered = per_lead(r, Some(200));
-            ids.iter().all(|id| delivered.contains_key(id))
-        })
-        .await;
-    all_sent(&database).await;
-    let requests = receiver.requests();
-    let counts = per_lead(&requests, None);
-    for id in &ids {
-        assert_eq!(counts.get(id), Some(&1), "lead {id}: {counts:?}");
-    }
-    assert_eq!(requests.len(), 40, "{counts:?}");
-    let (sent_a, sent_b) = (sent_metric(&a, "webhook").await, sent_metric(&b, "webhook").await);
-    assert_eq!(sent_a + sent_b, 40, "sent by a: {sent_a}, by b: {sent_b}");
-    eprintln!("instance a sent {sent_a}, instance b sent {sent_b}");
-}
-
-// The real binary: the test is about a send that hangs in real time beside the next one.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_hanging_send_does_not_hold_back_the_next_lead() {
-    let receiver = HttpReceiver::start(Reply::status(200)).await;
-    receiver.push_reply(Reply::status(200).after(Duration::from_secs(10)));
-    let database = TestDatabase::new().await;
-    let server = start(&database.url, &webhook_env(&receiver)).await;
-
-    let first = submit(server.port, "Перший", &phone(80)).await;
-    receiver
-        .wait_for("the first call to hang", Duration::from_secs(5), |r| {
-            r.iter().any(|r| r.lead_id() == Some(first))
-        })
-        .await;
-    let submitted = Instant::now();
-    let second = submit(server.port, "Другий", &phone(81)).await;
-    receiver
-        .wait_for("the second lead while the first call hangs", Duration::from_secs(3), |r| {
-            r.iter().any(|r| r.lead_id() == Some(second))
-        })
-        .await;
-    eprintln!("the second lead's call came {:?} after its submit", submitted.elapsed());
-}
-
-// The real binary: the test is about SMTP on the wire.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn smtp_uses_starttls_when_the_server_offers_it() {
-    let sink = SmtpSink::start_offering_starttls().await;
-    let database = TestDatabase::new().await;
-    let env = [("ZAYAVKA_SMTP_URL", sink.url()), ("ZAYAVKA_NOTIFY_EMAIL_TO", "ops@example.org".to_owned())];
-    let server = start(&database.url, &env).await;
-
-    submit(server.port, "Оксана", &phone(82)).await;
-    // Wait until the client has gone past EHLO: it either asks for STARTTLS or sends the mail.
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let commands = loop {
-        let commands = sink.commands();
-        let verb = |c: &String| c.to_ascii_uppercase().starts_with("STARTTLS") || c.starts_with("MAIL");
-        if commands.iter().any(verb) {
-            break commands;
-        }
-        assert!(Instant::now() < deadline, "the client did not get past EHLO: {commands:?}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
-    assert!(
-        commands.iter().any(|c| c.eq_ignore_ascii_case("STARTTLS")),
-        "STARTTLS was offered and not used: {commands:?}"
-    );
-}
-
-// 6. The visitor's comment cannot pass for the notification's own text
-
-/// A comment that imitates the notification's link line, then pushes the real one out of view.
-fn fake_link_comment() -> String {
-    format!(
-        "передзвоніть увечері\nВідкрити: https://inbox.example.org.evil.example/admin/leads/1{}кінець",
-        "\n".repeat(60)
-    )
-}
-
-async fn submit_with_comment(port: u16, comment: &str, phone: &str) -> i64 {
-    let body =
-        serde_json::json!({"name": "Олена", "phone": phone, "confirmation": "Так", "comment": comment});
-    let (status, answer) = http(port, "POST", "/rest/v1/CRN", &body.to_string()).await.unwrap();
-    assert_eq!(status, 201, "{answer}");
-    let rows: serde_json::Value = serde_json::from_str(&answer).unwrap();
-    rows[0]["id"].as_i64().unwrap_or_else(|| panic!("no id in {answer}"))
-}
-
-/// The plain text (e-mail, the webhook's `text`): the comment's lines each quoted with `> `, no
-/// blank lines but the one before the link, and the real link the only `Відкрити:` line, last.
-fn assert_comment_quoted_in_plain_text(text: &str, id: i64) {
-    assert!(text.ends_with(&format!("\n\nВідкрити: {}", link(id))), "{text}");
-    assert!(
-        text.contains("Коментар:\n> передзвоніть увечері\n> Відкрити: https://inbox.example.org.evil"),
-        "{text}"
-    );
-    assert!(text.contains("\n> кінець\n"), "{text}");
-    let open_lines: Vec<&str> = text.lines().filter(|line| line.starts_with("Відкрити")).collect();
-    assert_eq!(open_lines, [format!("Відкрити: {}", link(id))], "{text}");
-    assert_eq!(text.matches("\n\n").count(), 1, "blank lines collapsed: {text:?}");
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn telegram_shows_a_comment_as_a_quote_apart_from_the_link() {
-    let telegram = HttpReceiver::start(Reply::telegram_ok()).await;
-    let database = TestDatabase::new().await;
-    let mut env = telegram_env(&telegram);
-    env.push(("ZAYAVKA_NOTIFY_INCLUDE_PII", "true".into()));
-    let server = start(&database.url, &env).await;
-
-    let id = submit_with_comment(server.port, &fake_link_comment(), &phone(30)).await;
-    let requests = telegram.wait_for("the message", Duration::from_secs(10), |r| !r.is_empty()).await;
-    let text = telegram_text(&requests[0]);
-    let quote = text.split_once("<blockquote>").and_then(|(_, rest)| rest.split_once("</blockquote>"));
-    let (quote, after) = quote.unwrap_or_else(|| panic!("no quote: {text}"));
-    assert_eq!(
-        quote, "передзвоніть увечері\nВідкрити: https://inbox.example.org.evil.example/admin/leads/1\nкінець",
-        "{text}"
-    );
-    assert_eq!(after, format!("\n\n<a href=\"{}\">Відкрити заявку</a>", link(id)), "{text}");
-    assert_eq!(text.matches("href=").count(), 1, "{text}");
-    assert_eq!(text.matches("\n\n").count(), 1, "blank lines collapsed: {text:?}");
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn email_and_webhook_show_a_comment_as_a_quote_apart_from_the_link() {
-    let sink = SmtpSink::start().await;
-    let receiver = HttpReceiver::start(Reply::status(204)).await;
-    let database = TestDatabase::new().await;
-    let mut env = webhook_env(&receiver);
-    env.push(("ZAYAVKA_SMTP_URL", sink.url()));
-    env.push(("ZAYAVKA_NOTIFY_EMAIL_TO", "ops@example.org".to_owned()));
-    env.push(("ZAYAVKA_NOTIFY_INCLUDE_PII", "true".into()));
-    let server = start(&database.url, &env).await;
-
-    let comment = fake_link_comment();
-    let id = submit_with_comment(server.port, &comment, &phone(31)).await;
-    let mails = sink.wait_for("the e-mail", Duration::from_secs(10), |m| !m.is_empty()).await;
-    assert_comment_quoted_in_plain_text(&mails[0].body(), id);
-    let requests = receiver.wait_for("the webhook call", Duration::from_secs(10), |r| !r.is_empty()).await;
-    let body = requests[0].json();
-    assert_comment_quoted_in_plain_text(body["text"].as_str().unwrap(), id);
-    // The structured lead keeps the comment as stored, for the program that reads it.
-    assert!(body["lead"]["comment"].as_str().unwrap().contains("leads/1\n\n\n"), "{body}");
-}
-
 // The in-process app: its sender and scan run as in production, on a clock the test moves. A retry,
 // a rest or a reminder comes when the test moves the clock past its time, never after real waiting.
 
@@ -698,6 +158,19 @@ fn telegram(api: &HttpReceiver) -> Option<Telegram> {
 
 fn webhook(receiver: &HttpReceiver) -> Option<Webhook> {
     Some(Webhook { url: receiver.url("/hooks/zayavka"), secret: Some(SECRET.to_owned()) })
+}
+
+/// E-mail to `to` (and from `from`) through `sink`, read as the server reads its settings: the
+/// sender is the first address unless given.
+fn email(sink: &SmtpSink, to: &str, from: Option<&str>) -> Option<Email> {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("zayavka.toml");
+    let mut settings = format!("ZAYAVKA_SMTP_URL = \"{}\"\nZAYAVKA_NOTIFY_EMAIL_TO = \"{to}\"\n", sink.url());
+    if let Some(from) = from {
+        settings.push_str(&format!("ZAYAVKA_NOTIFY_EMAIL_FROM = \"{from}\"\n"));
+    }
+    std::fs::write(&file, settings).unwrap();
+    Settings::resolve(SettingArgs::default(), Some(&file)).unwrap().notify.email
 }
 
 /// The app with a webhook on `receiver`, checking for reminders every second.
@@ -787,7 +260,289 @@ async fn gauge(app: &TestApp, name: &str, channel: &str) -> Option<i64> {
     answer.text().lines().find_map(|l| l.strip_prefix(&prefix)).map(|value| value.parse().unwrap())
 }
 
-// 2. Telegram's flood control
+// Telegram
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn telegram_gets_one_message_per_lead_without_personal_data() {
+    let api = HttpReceiver::start(Reply::telegram_ok()).await;
+    let app = app_with(|s| s.notify.telegram = telegram(&api)).await;
+
+    let first = submit_to(&app, "Олена Петренко", &phone(1)).await;
+    let second = submit_to(&app, "Ігор Бондар", &phone(2)).await;
+    api.wait_for("two messages", Duration::from_secs(10), |r| r.len() >= 2).await;
+    all_sent(&app.database).await;
+    let requests = api.requests();
+    assert_eq!(requests.len(), 2, "one message per lead: {requests:#?}");
+
+    for id in [first, second] {
+        let about = telegram_about(&requests, id);
+        assert_eq!(about.len(), 1, "lead {id}: {requests:#?}");
+        let request = &about[0];
+        assert_eq!(request.method, "POST");
+        assert_eq!(request.path, format!("/bot{BOT_TOKEN}/sendMessage"));
+        assert!(request.header("content-type").starts_with("application/json"));
+        let body = request.json();
+        let chat_id =
+            body["chat_id"].as_str().map(str::to_owned).unwrap_or_else(|| body["chat_id"].to_string());
+        assert_eq!(chat_id, CHAT_ID);
+        assert_eq!(body["parse_mode"], "HTML");
+        let text = telegram_text(request);
+        assert!(text.contains(&format!("Нова заявка №{id}")), "{text}");
+        assert!(text.contains(&format!("href=\"{}\"", link(id))), "{text}");
+        // No personal data by default: neither name nor phone, in any part of the call.
+        let raw = String::from_utf8_lossy(&request.body);
+        for secret in ["Олена", "Петренко", "Ігор", "Бондар", "670000001", "670000002"]
+        {
+            assert!(!raw.contains(secret), "{secret} in {raw}");
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn telegram_with_personal_data_escapes_the_name_as_html() {
+    let api = HttpReceiver::start(Reply::telegram_ok()).await;
+    let app = app_with(|s| {
+        s.notify.telegram = telegram(&api);
+        s.notify.include_pii = true;
+    })
+    .await;
+
+    let id = submit_to(&app, "<b>Олена & Ко</b>", &phone(3)).await;
+    let requests = api.wait_for("the message", Duration::from_secs(10), |r| !r.is_empty()).await;
+    let text = telegram_text(&requests[0]);
+    assert!(text.contains(&format!("<b>Нова заявка №{id}</b>")), "{text}");
+    assert!(text.contains("&lt;b&gt;Олена &amp; Ко&lt;/b&gt;"), "{text}");
+    assert!(!text.contains("<b>Олена"), "the name must arrive as text, not markup: {text}");
+    assert!(!text.contains("Олена & Ко"), "a bare & is not Telegram HTML: {text}");
+    assert!(text.contains(&phone(3)), "{text}");
+    assert!(text.contains(&link(id)), "{text}");
+}
+
+// Webhook
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn webhook_is_signed_and_names_the_lead_without_personal_data() {
+    let receiver = HttpReceiver::start(Reply::status(200)).await;
+    let app = app_with(|s| s.notify.webhook = webhook(&receiver)).await;
+
+    let id = submit_to(&app, "Марія Коваль", &phone(10)).await;
+    receiver.wait_for("the webhook call", Duration::from_secs(10), |r| !r.is_empty()).await;
+    all_sent(&app.database).await;
+    let requests = receiver.requests();
+    assert_eq!(requests.len(), 1, "{requests:#?}");
+    let request = &requests[0];
+
+    assert_eq!(request.method, "POST");
+    assert_eq!(request.path, "/hooks/zayavka");
+    assert!(request.header("content-type").starts_with("application/json"));
+    assert!(request.signed_with(SECRET), "signature: {:?}", request.headers);
+    assert!(!request.signed_with("another secret"), "the check must be able to fail");
+    let timestamp: i64 = request.header("x-zayavka-timestamp").parse().unwrap();
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64;
+    assert!((now - timestamp).abs() < 120, "timestamp {timestamp}, now {now}");
+    assert_eq!(request.header("idempotency-key"), format!("zayavka-lead-{id}-new"));
+    assert_eq!(request.header("x-zayavka-event"), "lead.new");
+
+    let body = request.json();
+    assert_eq!(body["event"], "lead.new");
+    assert_eq!(body["lead_id"], id);
+    assert_eq!(body["url"], link(id));
+    assert!(body.get("lead").is_none_or(|lead| lead.is_null()), "no details without the setting: {body}");
+    assert!(body["text"].as_str().unwrap().contains(&format!("Нова заявка №{id}")), "{body}");
+    let created: jiff::Timestamp = body["created_at"].as_str().unwrap().parse().unwrap();
+    let deadline: jiff::Timestamp = body["deadline_at"].as_str().unwrap().parse().unwrap();
+    assert_eq!(deadline.duration_since(created), jiff::SignedDuration::from_hours(48), "{body}");
+    let raw = String::from_utf8_lossy(&request.body);
+    for secret in ["Марія", "Коваль", "670000010"] {
+        assert!(!raw.contains(secret), "{secret} in {raw}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_same_phone_again_is_one_person_and_one_notification() {
+    let receiver = HttpReceiver::start(Reply::status(200)).await;
+    let app = app_with(|s| s.notify.webhook = webhook(&receiver)).await;
+
+    // The same number three ways, as an impatient visitor (or a bot) might send it.
+    let ids = [
+        submit_to(&app, "Марія", &phone(12)).await,
+        submit_to(&app, "Марія", "067 000 00 12").await,
+        submit_to(&app, "Марія Коваль", "(067) 000-00-12").await,
+    ];
+    assert!(ids[0] < ids[1] && ids[1] < ids[2], "each submission is a row of its own: {ids:?}");
+    receiver.wait_for("the webhook call", Duration::from_secs(10), |r| !r.is_empty()).await;
+    all_sent(&app.database).await;
+    let requests = receiver.requests();
+    assert_eq!(requests.len(), 1, "{requests:#?}");
+    assert_eq!(requests[0].json()["lead_id"], ids[0]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn webhook_with_personal_data_carries_the_lead() {
+    let receiver = HttpReceiver::start(Reply::status(204)).await;
+    let app = app_with(|s| {
+        s.notify.webhook = webhook(&receiver);
+        s.notify.include_pii = true;
+    })
+    .await;
+
+    let id = submit_to(&app, "Марія \"Ко\" <Коваль>", &phone(11)).await;
+    let requests = receiver.wait_for("the webhook call", Duration::from_secs(10), |r| !r.is_empty()).await;
+    let request = &requests[0];
+    assert!(request.signed_with(SECRET));
+    let body = request.json();
+    assert_eq!(body["lead_id"], id);
+    assert_eq!(body["lead"]["name"], "Марія \"Ко\" <Коваль>", "{body}");
+    assert_eq!(body["lead"]["phone"], phone(11), "{body}");
+    assert_eq!(body["lead"]["confirmation"], "Так", "{body}");
+}
+
+// E-mail
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn email_goes_to_every_address_with_the_link() {
+    let sink = SmtpSink::start().await;
+    let email = email(&sink, "ops1@example.org, ops2@example.org", Some("zayavka@example.org"));
+    let app = app_with(|s| s.notify.email = email).await;
+
+    let id = submit_to(&app, "Оксана Шевчук", &phone(20)).await;
+    sink.wait_for("the e-mail", Duration::from_secs(10), |m| !m.is_empty()).await;
+    all_sent(&app.database).await;
+    let mails = sink.mails();
+    let mut recipients: Vec<&str> = mails.iter().flat_map(|m| m.to.iter().map(String::as_str)).collect();
+    recipients.sort_unstable();
+    assert_eq!(recipients, ["ops1@example.org", "ops2@example.org"], "one message to each: {mails:#?}");
+    assert_eq!(mails.len(), 1, "{mails:#?}");
+    let mail = &mails[0];
+
+    assert_eq!(mail.from, "zayavka@example.org");
+    assert!(mail.header("from").unwrap().contains("zayavka@example.org"), "{mail:#?}");
+    let to = mail.header("to").unwrap();
+    assert!(to.contains("ops1@example.org") && to.contains("ops2@example.org"), "{to}");
+    assert_eq!(mail.header("subject").as_deref(), Some(format!("Нова заявка №{id}").as_str()), "{mail:#?}");
+    let message_id = mail.header("message-id").unwrap();
+    assert!(message_id.contains(&format!("zayavka-lead-{id}-new")), "{message_id}");
+    let body = mail.body();
+    assert!(body.starts_with(&format!("Нова заявка №{id}\n")), "{body}");
+    assert!(body.contains(&link(id)), "{body}");
+    for secret in ["Оксана", "Шевчук", "670000020"] {
+        assert!(!mail.data.contains(secret) && !body.contains(secret), "{secret} in {mail:#?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn email_with_personal_data_keeps_the_text_as_written() {
+    let sink = SmtpSink::start().await;
+    let email = email(&sink, "ops@example.org", None);
+    let app = app_with(|s| {
+        s.notify.email = email;
+        s.notify.include_pii = true;
+    })
+    .await;
+
+    // A line that is only "." would end the SMTP data if it were not escaped.
+    let body = serde_json::json!({
+        "name": "<b>Оксана & Ко</b>",
+        "phone": phone(21),
+        "confirmation": "Так",
+        "comment": "перший рядок\n.\nостанній рядок",
+    });
+    let answer = app.insert(&body.to_string(), "return=representation").await;
+    assert_eq!(answer.status, 201, "{}", answer.text());
+    let mails = sink.wait_for("the e-mail", Duration::from_secs(10), |m| !m.is_empty()).await;
+    let mail = &mails[0];
+    assert_eq!(mail.to, ["ops@example.org"]);
+    // The sender defaults to the first recipient.
+    assert_eq!(mail.from, "ops@example.org");
+    // Plain text, so no mail client renders the name as markup, and nothing is escaped.
+    let content_type = mail.header("content-type").unwrap_or_default();
+    assert!(content_type.starts_with("text/plain"), "{mail:#?}");
+    assert!(!mail.data.to_ascii_lowercase().contains("text/html"), "{mail:#?}");
+    let text = mail.body();
+    assert!(text.contains("Ім'я: <b>Оксана & Ко</b>\n"), "{text}");
+    assert!(text.contains(&format!("Телефон: {}\n", phone(21))), "{text}");
+    assert!(text.contains("Коментар:\n> перший рядок\n> .\n> останній рядок\n"), "{text}");
+}
+
+// The visitor's comment cannot pass for the notification's own text
+
+/// A comment that imitates the notification's link line, then pushes the real one out of view.
+fn fake_link_comment() -> String {
+    format!(
+        "передзвоніть увечері\nВідкрити: https://inbox.example.org.evil.example/admin/leads/1{}кінець",
+        "\n".repeat(60)
+    )
+}
+
+async fn submit_with_comment(app: &TestApp, comment: &str, phone: &str) -> i64 {
+    let body =
+        serde_json::json!({"name": "Олена", "phone": phone, "confirmation": "Так", "comment": comment});
+    let answer = app.insert(&body.to_string(), "return=representation").await;
+    assert_eq!(answer.status, 201, "{}", answer.text());
+    answer.json()[0]["id"].as_i64().unwrap_or_else(|| panic!("no id in {}", answer.text()))
+}
+
+/// The plain text (e-mail, the webhook's `text`): the comment's lines each quoted with `> `, no
+/// blank lines but the one before the link, and the real link the only `Відкрити:` line, last.
+fn assert_comment_quoted_in_plain_text(text: &str, id: i64) {
+    assert!(text.ends_with(&format!("\n\nВідкрити: {}", link(id))), "{text}");
+    assert!(
+        text.contains("Коментар:\n> передзвоніть увечері\n> Відкрити: https://inbox.example.org.evil"),
+        "{text}"
+    );
+    assert!(text.contains("\n> кінець\n"), "{text}");
+    let open_lines: Vec<&str> = text.lines().filter(|line| line.starts_with("Відкрити")).collect();
+    assert_eq!(open_lines, [format!("Відкрити: {}", link(id))], "{text}");
+    assert_eq!(text.matches("\n\n").count(), 1, "blank lines collapsed: {text:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn telegram_shows_a_comment_as_a_quote_apart_from_the_link() {
+    let api = HttpReceiver::start(Reply::telegram_ok()).await;
+    let app = app_with(|s| {
+        s.notify.telegram = telegram(&api);
+        s.notify.include_pii = true;
+    })
+    .await;
+
+    let id = submit_with_comment(&app, &fake_link_comment(), &phone(30)).await;
+    let requests = api.wait_for("the message", Duration::from_secs(10), |r| !r.is_empty()).await;
+    let text = telegram_text(&requests[0]);
+    let quote = text.split_once("<blockquote>").and_then(|(_, rest)| rest.split_once("</blockquote>"));
+    let (quote, after) = quote.unwrap_or_else(|| panic!("no quote: {text}"));
+    assert_eq!(
+        quote, "передзвоніть увечері\nВідкрити: https://inbox.example.org.evil.example/admin/leads/1\nкінець",
+        "{text}"
+    );
+    assert_eq!(after, format!("\n\n<a href=\"{}\">Відкрити заявку</a>", link(id)), "{text}");
+    assert_eq!(text.matches("href=").count(), 1, "{text}");
+    assert_eq!(text.matches("\n\n").count(), 1, "blank lines collapsed: {text:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn email_and_webhook_show_a_comment_as_a_quote_apart_from_the_link() {
+    let sink = SmtpSink::start().await;
+    let receiver = HttpReceiver::start(Reply::status(204)).await;
+    let email = email(&sink, "ops@example.org", None);
+    let app = app_with(|s| {
+        s.notify.webhook = webhook(&receiver);
+        s.notify.email = email;
+        s.notify.include_pii = true;
+    })
+    .await;
+
+    let comment = fake_link_comment();
+    let id = submit_with_comment(&app, &comment, &phone(31)).await;
+    let mails = sink.wait_for("the e-mail", Duration::from_secs(10), |m| !m.is_empty()).await;
+    assert_comment_quoted_in_plain_text(&mails[0].body(), id);
+    let requests = receiver.wait_for("the webhook call", Duration::from_secs(10), |r| !r.is_empty()).await;
+    let body = requests[0].json();
+    assert_comment_quoted_in_plain_text(body["text"].as_str().unwrap(), id);
+    // The structured lead keeps the comment as stored, for the program that reads it.
+    assert!(body["lead"]["comment"].as_str().unwrap().contains("leads/1\n\n\n"), "{body}");
+}
+
+// Telegram's flood control
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn telegram_retry_after_is_honoured() {
@@ -862,7 +617,7 @@ async fn webhook_retry_after_is_honoured() {
     assert_eq!(per_lead(&receiver.requests(), None), HashMap::from([(id, 2)]));
 }
 
-// 6. Server errors, then success
+// Server errors, then success
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_receiver_answering_500_for_a_while_gets_each_lead_delivered_once() {
@@ -931,7 +686,7 @@ async fn after_a_failed_send_the_channel_rests_a_moment_rather_than_fail_each_ne
     assert_eq!(per_lead(&requests, Some(200)).values().max(), Some(&1), "{requests:#?}");
 }
 
-// 9. Erasing a person removes their queued notifications
+// Erasing a person removes their queued notifications
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_erased_lead_is_never_notified() {
@@ -978,7 +733,7 @@ async fn an_erased_lead_is_never_notified() {
     }
 }
 
-// 10. Reminders
+// Reminders
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn open_leads_get_a_reminder_at_40_hours_and_an_overdue_notice_at_48() {
@@ -1116,7 +871,7 @@ async fn a_reminder_held_up_by_an_outage_is_dropped_once_the_lead_is_closed() {
     assert_eq!(reminders_delivered, 0, "{requests:#?}");
 }
 
-// 11. A channel that keeps failing is in plain sight
+// A channel that keeps failing is in plain sight
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_channel_that_keeps_failing_shows_in_the_inbox_and_the_metrics_until_it_delivers() {
@@ -1187,4 +942,254 @@ async fn reminders_wait_for_the_team_s_working_hours_and_new_leads_do_not() {
             r.iter().any(|r| r.lead_id() == Some(id) && event(r) == "lead.reminder")
         })
         .await;
+}
+
+// The real binary, for what is about the process: a crash, two instances, sends that hang in
+// real time, SMTP on the wire.
+
+/// Submits a lead through `POST /rest/v1/CRN` as the site does; the stored lead's id.
+async fn submit(port: u16, name: &str, phone: &str) -> i64 {
+    let body = serde_json::json!({"name": name, "phone": phone, "confirmation": "Так", "comment": null});
+    let (status, answer) = http(port, "POST", "/rest/v1/CRN", &body.to_string()).await.unwrap();
+    assert_eq!(status, 201, "{answer}");
+    let rows: serde_json::Value = serde_json::from_str(&answer).unwrap();
+    rows[0]["id"].as_i64().unwrap_or_else(|| panic!("no id in {answer}"))
+}
+
+async fn start(database_url: &str, env: &[(&str, String)]) -> Server {
+    let mut pairs: Vec<(&str, &str)> = vec![("ZAYAVKA_PUBLIC_URL", PUBLIC_URL)];
+    pairs.extend(env.iter().map(|(k, v)| (*k, v.as_str())));
+    Server::start_with(database_url, &pairs).await
+}
+
+fn telegram_env(api: &HttpReceiver) -> Vec<(&'static str, String)> {
+    vec![
+        ("ZAYAVKA_TELEGRAM_BOT_TOKEN", BOT_TOKEN.to_owned()),
+        ("ZAYAVKA_TELEGRAM_CHAT_ID", CHAT_ID.to_owned()),
+        ("ZAYAVKA_TELEGRAM_API_URL", api.url("")),
+    ]
+}
+
+fn webhook_env(receiver: &HttpReceiver) -> Vec<(&'static str, String)> {
+    vec![
+        ("ZAYAVKA_WEBHOOK_URL", receiver.url("/hooks/zayavka")),
+        ("ZAYAVKA_WEBHOOK_SECRET", SECRET.to_owned()),
+    ]
+}
+
+/// `zayavka_notifications_sent_total{channel="…"}` from `/metrics`.
+async fn sent_metric(server: &Server, channel: &str) -> u64 {
+    let (status, text) = http(server.port, "GET", "/metrics", "").await.unwrap();
+    assert_eq!(status, 200);
+    let label = format!("channel=\"{channel}\"");
+    text.lines()
+        .filter(|l| l.starts_with("zayavka_notifications_sent_total") && l.contains(&label))
+        .map(|l| l.rsplit(' ').next().unwrap().parse::<u64>().unwrap())
+        .sum()
+}
+
+// The real binary: the test is about a process killed and started again (its retries after the
+// restart come on its own clock, 5–6 s on).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn channels_down_across_a_server_crash_still_get_every_lead_once() {
+    let mut telegram = HttpReceiver::start(Reply::telegram_ok()).await;
+    let mut webhook = HttpReceiver::start(Reply::status(200)).await;
+    let mut sink = SmtpSink::start().await;
+    telegram.stop().await;
+    webhook.stop().await;
+    sink.stop().await;
+    let database = TestDatabase::new().await;
+    let mut env = telegram_env(&telegram);
+    env.extend(webhook_env(&webhook));
+    env.push(("ZAYAVKA_SMTP_URL", sink.url()));
+    env.push(("ZAYAVKA_NOTIFY_EMAIL_TO", "ops@example.org".to_owned()));
+    let mut server = start(&database.url, &env).await;
+
+    let mut ids = Vec::new();
+    for n in 0..3 {
+        ids.push(submit(server.port, &format!("Лід {n}"), &phone(30 + n)).await);
+    }
+    // Each channel has met its closed port once per lead, and waits for its retry (5 s on).
+    let rows = wait_until_failed(&database, &ids).await;
+    let mut per_channel: HashMap<&str, usize> = HashMap::new();
+    for row in &rows {
+        *per_channel.entry(row.channel.as_str()).or_default() += 1;
+    }
+    let expected = HashMap::from([("telegram", 3), ("webhook", 3), ("email", 3)]);
+    assert_eq!(per_channel, expected, "one row per lead and channel: {rows:#?}");
+
+    server.signal("KILL");
+    let status = server.child.wait().await.unwrap();
+    assert!(!status.success(), "killed: {status:?}");
+    telegram.restart().await;
+    webhook.restart().await;
+    sink.restart().await;
+    assert!(telegram.requests().is_empty() && webhook.requests().is_empty() && sink.mails().is_empty());
+
+    let restarted = Instant::now();
+    let _server = start(&database.url, &env).await;
+    let subject = |id: i64| format!("Нова заявка №{id}");
+    let mail_about =
+        |mails: &[Mail], id: i64| mails.iter().filter(|m| m.header("subject") == Some(subject(id))).count();
+    let limit = Duration::from_secs(20);
+    webhook
+        .wait_for("every lead on the webhook", limit, |r| {
+            let delivered = per_lead(r, Some(200));
+            ids.iter().all(|id| delivered.contains_key(id))
+        })
+        .await;
+    telegram
+        .wait_for("every lead on Telegram", limit, |r| {
+            ids.iter().all(|&id| !telegram_about(r, id).is_empty())
+        })
+        .await;
+    sink.wait_for("every lead by e-mail", limit, |m| ids.iter().all(|&id| mail_about(m, id) > 0)).await;
+    eprintln!("every lead on every channel {:?} after the restart", restarted.elapsed());
+    all_sent(&database).await;
+
+    let requests = webhook.requests();
+    let counts = per_lead(&requests, None);
+    let messages = telegram.requests();
+    let mails = sink.mails();
+    assert_eq!(counts.len(), 3, "{counts:?}");
+    assert_eq!(messages.len(), 3, "{messages:#?}");
+    assert_eq!(mails.len(), 3, "{mails:#?}");
+    for &id in &ids {
+        assert_eq!(counts.get(&id), Some(&1), "lead {id} exactly once on the webhook: {counts:?}");
+        assert_eq!(telegram_about(&messages, id).len(), 1, "lead {id} on Telegram: {messages:#?}");
+        assert_eq!(mail_about(&mails, id), 1, "lead {id} by e-mail: {mails:#?}");
+    }
+    for request in &requests {
+        assert!(request.signed_with(SECRET));
+        assert_eq!(
+            request.header("idempotency-key"),
+            format!("zayavka-lead-{}-new", request.lead_id().unwrap())
+        );
+    }
+    let rows = outbox(&database).await;
+    assert!(rows.iter().all(|r| r.sent), "{rows:#?}");
+}
+
+// The real binary: the test is about the process answering on its socket while a send hangs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_receiver_that_hangs_does_not_slow_the_submit() {
+    let receiver = HttpReceiver::start(Reply::status(200).after(Duration::from_secs(10))).await;
+    let database = TestDatabase::new().await;
+    let server = start(&database.url, &webhook_env(&receiver)).await;
+
+    let began = Instant::now();
+    let first = submit(server.port, "Перший", &phone(50)).await;
+    let took = began.elapsed();
+    assert!(took < Duration::from_secs(1), "the first submit took {took:?}");
+    // The notification is now held by the receiver, and another submit comes in meanwhile.
+    receiver
+        .wait_for("the first call to hang", Duration::from_secs(5), |r| {
+            r.iter().any(|r| r.lead_id() == Some(first))
+        })
+        .await;
+    let began = Instant::now();
+    submit(server.port, "Другий", &phone(51)).await;
+    let took = began.elapsed();
+    assert!(took < Duration::from_secs(1), "a submit while a send hangs took {took:?}");
+    let began = Instant::now();
+    assert_eq!(http(server.port, "GET", "/readyz", "").await.unwrap().0, 200);
+    assert!(began.elapsed() < Duration::from_secs(1));
+    // Still hanging: the check above ran while the send was in progress.
+    assert!(receiver.requests()[0].at.elapsed() < Duration::from_secs(10));
+}
+
+// The real binaries: the test is about two processes sharing one queue.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_instances_send_each_lead_exactly_once() {
+    let receiver = HttpReceiver::start(Reply::status(200)).await;
+    let database = TestDatabase::postgres().await;
+    let env = webhook_env(&receiver);
+    let (a, b) = tokio::join!(start(&database.url, &env), start(&database.url, &env));
+
+    // Ten clients at once, each alternating between the instances, so that both are woken and
+    // claim at the same moments.
+    let mut clients = Vec::new();
+    for client in 0..10u32 {
+        let ports = [a.port, b.port];
+        clients.push(tokio::spawn(async move {
+            let mut ids = Vec::new();
+            for n in 0..4u32 {
+                let lead = client * 4 + n;
+                ids.push(submit(ports[lead as usize % 2], &format!("Лід {lead}"), &phone(100 + lead)).await);
+            }
+            ids
+        }));
+    }
+    let mut ids = Vec::new();
+    for client in clients {
+        ids.extend(client.await.unwrap());
+    }
+    assert_eq!(ids.len(), 40);
+
+    receiver
+        .wait_for("all 40 leads", Duration::from_secs(20), |r| {
+            let delivered = per_lead(r, Some(200));
+            ids.iter().all(|id| delivered.contains_key(id))
+        })
+        .await;
+    all_sent(&database).await;
+    let requests = receiver.requests();
+    let counts = per_lead(&requests, None);
+    for id in &ids {
+        assert_eq!(counts.get(id), Some(&1), "lead {id}: {counts:?}");
+    }
+    assert_eq!(requests.len(), 40, "{counts:?}");
+    let (sent_a, sent_b) = (sent_metric(&a, "webhook").await, sent_metric(&b, "webhook").await);
+    assert_eq!(sent_a + sent_b, 40, "sent by a: {sent_a}, by b: {sent_b}");
+    eprintln!("instance a sent {sent_a}, instance b sent {sent_b}");
+}
+
+// The real binary: the test is about a send that hangs in real time beside the next one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hanging_send_does_not_hold_back_the_next_lead() {
+    let receiver = HttpReceiver::start(Reply::status(200)).await;
+    receiver.push_reply(Reply::status(200).after(Duration::from_secs(10)));
+    let database = TestDatabase::new().await;
+    let server = start(&database.url, &webhook_env(&receiver)).await;
+
+    let first = submit(server.port, "Перший", &phone(80)).await;
+    receiver
+        .wait_for("the first call to hang", Duration::from_secs(5), |r| {
+            r.iter().any(|r| r.lead_id() == Some(first))
+        })
+        .await;
+    let submitted = Instant::now();
+    let second = submit(server.port, "Другий", &phone(81)).await;
+    receiver
+        .wait_for("the second lead while the first call hangs", Duration::from_secs(3), |r| {
+            r.iter().any(|r| r.lead_id() == Some(second))
+        })
+        .await;
+    eprintln!("the second lead's call came {:?} after its submit", submitted.elapsed());
+}
+
+// The real binary: the test is about SMTP on the wire.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn smtp_uses_starttls_when_the_server_offers_it() {
+    let sink = SmtpSink::start_offering_starttls().await;
+    let database = TestDatabase::new().await;
+    let env = [("ZAYAVKA_SMTP_URL", sink.url()), ("ZAYAVKA_NOTIFY_EMAIL_TO", "ops@example.org".to_owned())];
+    let server = start(&database.url, &env).await;
+
+    submit(server.port, "Оксана", &phone(82)).await;
+    // Wait until the client has gone past EHLO: it either asks for STARTTLS or sends the mail.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let commands = loop {
+        let commands = sink.commands();
+        let verb = |c: &String| c.to_ascii_uppercase().starts_with("STARTTLS") || c.starts_with("MAIL");
+        if commands.iter().any(verb) {
+            break commands;
+        }
+        assert!(Instant::now() < deadline, "the client did not get past EHLO: {commands:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert!(
+        commands.iter().any(|c| c.eq_ignore_ascii_case("STARTTLS")),
+        "STARTTLS was offered and not used: {commands:?}"
+    );
 }
