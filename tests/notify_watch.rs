@@ -80,10 +80,13 @@ fn delivered(requests: &[Received], name: &str, lead: Option<i64>) -> Vec<Receiv
         .collect()
 }
 
+/// Runs the scan's call-back step, as the scan does: what it queued goes out at once.
 async fn tell_call_backs(app: &TestApp) -> usize {
-    zayavka::notify::tell_call_backs(&app.state.store, &app.state.settings, app.state.clock.now())
+    let told = zayavka::notify::tell_call_backs(&app.state.store, &app.state.settings, app.state.clock.now())
         .await
-        .unwrap()
+        .unwrap();
+    app.state.notifier.wake();
+    told
 }
 
 /// Moves the clock a minute past the latest next call of `ids`, once what is on its way has gone
@@ -188,10 +191,13 @@ async fn fail_telegram(app: &TestApp, telegram: &HttpReceiver, tries: usize) {
     }
 }
 
+/// Runs the scan's watch over the channels, as the scan does: what it queued goes out at once.
 async fn watch(app: &TestApp) -> Vec<ChannelTurn> {
-    zayavka::notify::watch_channels(&app.state.store, &app.state.settings, app.state.clock.now())
+    let turns = zayavka::notify::watch_channels(&app.state.store, &app.state.settings, app.state.clock.now())
         .await
-        .unwrap()
+        .unwrap();
+    app.state.notifier.wake_notices();
+    turns
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
