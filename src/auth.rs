@@ -257,19 +257,32 @@ mod tests {
 
     #[test]
     fn the_sixth_login_at_once_from_one_address_waits() {
-        let limiter = LoginLimiter::new(crate::clock::Clock::system());
+        let (clock, hand) = crate::clock::Clock::manual(jiff::Timestamp::now());
+        let limiter = LoginLimiter::new(clock);
         let ip: IpAddr = "192.0.2.1".parse().unwrap();
         for _ in 0..5 {
             assert!(limiter.check_address(ip).is_ok());
         }
-        assert!(limiter.check_address(ip).is_err());
+        let wait = limiter.check_address(ip).unwrap_err();
         assert!(limiter.check_address("192.0.2.2".parse().unwrap()).is_ok());
         assert!(limiter.check_address("2001:db8:0:1::1".parse().unwrap()).is_ok());
+        // A try comes back each minute: one more as soon as the wait is over, not before.
+        hand.advance(jiff::SignedDuration::try_from(wait).unwrap() - jiff::SignedDuration::from_millis(1));
+        assert!(limiter.check_address(ip).is_err());
+        hand.advance(jiff::SignedDuration::from_millis(1));
+        assert!(limiter.check_address(ip).is_ok());
+        assert!(limiter.check_address(ip).is_err());
+        hand.advance_minutes(5);
+        for _ in 0..5 {
+            assert!(limiter.check_address(ip).is_ok(), "five minutes on, the five tries are back");
+        }
+        assert!(limiter.check_address(ip).is_err());
     }
 
     #[test]
     fn the_eleventh_try_at_an_account_from_one_network_waits_and_others_still_get_in() {
-        let limiter = LoginLimiter::new(crate::clock::Clock::system());
+        let (clock, hand) = crate::clock::Clock::manual(jiff::Timestamp::now());
+        let limiter = LoginLimiter::new(clock);
         for host in 1..=10 {
             let ip: IpAddr = format!("198.51.100.{host}").parse().unwrap();
             assert!(limiter.check_account(ip, "a@example.org").is_ok());
@@ -284,6 +297,11 @@ mod tests {
         }
         assert!(limiter.check_account("2001:db8:7:ff::9".parse().unwrap(), "a@example.org").is_err());
         assert!(limiter.check_account("2001:db8:8::1".parse().unwrap(), "a@example.org").is_ok());
+        hand.advance_minutes(1);
+        assert!(
+            limiter.check_account("198.51.100.200".parse().unwrap(), "a@example.org").is_ok(),
+            "a minute on"
+        );
     }
 
     #[test]

@@ -50,6 +50,10 @@ async fn over_the_limit_a_client_gets_429_with_retry_after_and_ratelimit_fields(
     assert_eq!(app.stored().await.len(), 3);
     let metrics = app.get("/metrics").await.text();
     assert_eq!(metric(&metrics, "zayavka_requests_rate_limited_total"), 2.0);
+
+    // Retry-After tells the truth: that much later, the client is let in again.
+    app.clock.advance(jiff::SignedDuration::from_secs(retry_after as i64));
+    assert_eq!(app.insert(&lead("0671234599"), "").await.status, StatusCode::CREATED);
 }
 
 #[tokio::test]
@@ -117,12 +121,9 @@ async fn the_landing_page_hands_out_a_proof_that_a_second_tab_keeps() {
     // A second load keeps the first proof (a second tab must not shorten the fill time)...
     let again = app.call(Request::get("/").header("cookie", &cookie).body(Body::empty()).unwrap()).await;
     assert!(again.header("set-cookie").is_empty());
-    // ...unless it is past half its life, or not ours.
-    let old = format!(
-        "zayavka_proof={}",
-        app.state.proof_key.issue(jiff::Timestamp::now().as_second() - 13 * 3600)
-    );
-    for stale in [old.as_str(), "zayavka_proof=1000"] {
+    // ...unless it is past half its life (13 hours later), or not ours.
+    app.clock.advance_hours(13);
+    for stale in [cookie.as_str(), "zayavka_proof=1000"] {
         let again = app.call(Request::get("/").header("cookie", stale).body(Body::empty()).unwrap()).await;
         assert!(again.header("set-cookie").starts_with("zayavka_proof="), "{stale}");
     }

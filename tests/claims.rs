@@ -107,11 +107,7 @@ async fn one_operator_takes_a_lead_and_the_other_sees_who_and_cannot_take_it() {
     let lead = &taken.json()["lead"];
     assert_eq!(lead["claimed_by"], OLENA);
     let until: jiff::Timestamp = lead["claimed_until"].as_str().unwrap().parse().unwrap();
-    let left = until.duration_since(jiff::Timestamp::now());
-    assert!(
-        left > jiff::SignedDuration::from_mins(19) && left <= jiff::SignedDuration::from_mins(20),
-        "{left}"
-    );
+    assert_eq!(until.duration_since(app.state.clock.now()), jiff::SignedDuration::from_mins(20));
 
     // Petro sees who has it, and cannot take it.
     assert_eq!(petro.lead(&app, id).await["claimed_by"], OLENA);
@@ -135,7 +131,9 @@ async fn one_operator_takes_a_lead_and_the_other_sees_who_and_cannot_take_it() {
     // Petro takes it and leaves it; when his time is up it is free again without a call.
     assert_eq!(petro.take(&app, id).await.status, StatusCode::OK);
     assert_eq!(olena.take(&app, id).await.status, StatusCode::CONFLICT);
-    app.database.execute(&format!("UPDATE \"CRN\" SET claimed_until = created_at WHERE id = {id}")).await;
+    app.clock.advance_minutes(19);
+    assert_eq!(olena.take(&app, id).await.status, StatusCode::CONFLICT, "his 20 minutes are not up");
+    app.clock.advance_minutes(1);
     assert_eq!(olena.lead(&app, id).await["claimed_by"], Value::Null);
     assert_eq!(olena.listed(&app, "free").await, [id]);
     assert!(petro.listed(&app, "mine").await.is_empty());
@@ -261,8 +259,7 @@ async fn round_robin_passes_over_an_operator_away_from_the_inbox_for_an_hour() {
     };
     // Both signed in (sessions last a week) but away from the inbox for over an hour: the lead
     // waits in the pool, where everyone sees it.
-    app.database.backdate_sessions(OLENA, 61).await;
-    app.database.backdate_sessions(PETRO, 61).await;
+    app.clock.advance_minutes(61);
     assert_eq!(holder("067 000 00 11").await, Value::Null);
 
     // Petro comes back to the inbox: new leads are his, not Olena's.

@@ -128,12 +128,13 @@ async fn nobody_is_reported_as_forgotten_on_a_day_closed_in_the_inbox() {
             Some(zayavka::config::Webhook { url: "http://127.0.0.1:9/hook".into(), secret: None });
     })
     .await;
-    let forgotten = submit(&app, "067 000 03 01").await;
-    app.database.backdate(forgotten, 25).await;
-    assert_eq!(close(&app, &admin, today()).await.status, StatusCode::CREATED);
-    let escalate = || zayavka::notify::escalate(&app.state.store, &app.state.settings, Timestamp::now());
+    submit(&app, "067 000 03 01").await;
+    app.clock.advance_hours(25);
+    let today = app.state.clock.now().to_zoned(operators_zone()).date();
+    assert_eq!(close(&app, &admin, today).await.status, StatusCode::CREATED);
+    let escalate = || zayavka::notify::escalate(&app.state.store, &app.state.settings, app.state.clock.now());
     assert_eq!(escalate().await.unwrap(), 0, "nobody works today: the admins hear of it tomorrow");
-    admin.delete(&app, &format!("/admin/api/closed-days/{}", today())).await;
+    admin.delete(&app, &format!("/admin/api/closed-days/{today}")).await;
     assert_eq!(escalate().await.unwrap(), 1);
 }
 

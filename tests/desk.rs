@@ -22,6 +22,11 @@ async fn desk(adjust: impl FnOnce(&mut zayavka::config::Settings)) -> (TestApp, 
     (app, operator)
 }
 
+/// Moves the app's clock a minute past `at`, as if a call-back's time had come.
+fn come_due(app: &TestApp, at: Timestamp) {
+    app.clock.advance(at.duration_since(app.state.clock.now()) + jiff::SignedDuration::from_mins(1));
+}
+
 async fn submit(app: &TestApp, phone: &str) -> i64 {
     submit_saying(app, phone, "Після 18:00").await
 }
@@ -81,26 +86,28 @@ async fn a_lead_of_the_call_list_is_due_at_once_and_a_held_one_once_released() {
 async fn call_backs_that_came_due_come_first_then_the_nearest_deadline() {
     let (app, operator) = desk(|_| {}).await;
     let oldest = submit(&app, "067 000 02 01").await;
+    let repeat = submit(&app, "067 000 02 01").await;
+    app.clock.advance_hours(30);
     let newer = submit(&app, "067 000 02 02").await;
+    app.clock.advance_hours(10);
     let asked_earlier = submit(&app, "067 000 02 03").await;
     let asked_later = submit(&app, "067 000 02 04").await;
-    let repeat = submit(&app, "067 000 02 01").await;
-    app.database.backdate(oldest, 40).await;
-    app.database.backdate(newer, 10).await;
 
-    // Two people asked to be called at a time; one of those times is still to come.
-    let soon = Timestamp::from_second(Timestamp::now().as_second() + 2 * 3600).unwrap().to_string();
-    for id in [asked_earlier, asked_later] {
-        let asked = call(&app, &operator, id, json!({ "outcome": "call_back", "call_back_at": soon })).await;
+    // Two people asked to be called at a time still to come; the one asked later, sooner.
+    let in_minutes = |minutes: i64| {
+        let at = app.state.clock.now() + jiff::SignedDuration::from_mins(minutes);
+        Timestamp::from_second(at.as_second()).unwrap().to_string()
+    };
+    for (id, at) in [(asked_earlier, in_minutes(120)), (asked_later, in_minutes(95))] {
+        let asked = call(&app, &operator, id, json!({ "outcome": "call_back", "call_back_at": at })).await;
         assert_eq!(asked.status, StatusCode::CREATED, "{}", asked.text());
-        assert_eq!(next_call_at(&asked.json()["lead"]), Some(soon.parse().unwrap()), "exactly that time");
+        assert_eq!(next_call_at(&asked.json()["lead"]), Some(at.parse().unwrap()), "exactly that time");
     }
     assert_eq!(due(&app, &operator).await, [oldest, newer], "not before their time; a repeat is not a call");
     assert_eq!(lead(&app, &operator, repeat).await["next_call_at"], Value::Null);
 
     // Their times come (the later-asked one's first): they lead the list, earliest first.
-    app.database.make_due(asked_later, 30).await;
-    app.database.make_due(asked_earlier, 5).await;
+    app.clock.advance_minutes(125);
     assert_eq!(due(&app, &operator).await, [asked_later, asked_earlier, oldest, newer]);
 
     // A call that reaches the person closes the lead: nothing left to schedule.
@@ -129,17 +136,17 @@ async fn an_unanswered_call_is_tried_again_by_the_cadence_never_on_a_closed_day(
     assert!(due(&app, &operator).await.is_empty(), "not due before its time");
 
     // Its time comes; unanswered again: the next working morning, 09:00 (tomorrow's).
-    app.database.make_due(id, 1).await;
+    come_due(&app, at);
     assert_eq!(due(&app, &operator).await, [id]);
     let second = call(&app, &operator, id, json!({ "outcome": "no_answer" })).await;
     let local = next_call_at(&second.json()["lead"]).unwrap().to_zoned(zayavka::notice::operators_zone());
     assert_eq!((local.date(), local.hour(), local.minute()), (today.tomorrow().unwrap(), 9, 0), "{local}");
 
     // The cadence is used up: due again at once, for a person to decide (never closed by itself).
-    app.database.make_due(id, 1).await;
+    come_due(&app, next_call_at(&second.json()["lead"]).unwrap());
     let third = call(&app, &operator, id, json!({ "outcome": "no_answer" })).await.json();
     assert_eq!(third["lead"]["status"], "attempt_3");
-    assert!(next_call_at(&third["lead"]).unwrap() <= Timestamp::now());
+    assert!(next_call_at(&third["lead"]).unwrap() <= app.state.clock.now());
     assert_eq!(due(&app, &operator).await, [id]);
 }
 
@@ -244,14 +251,13 @@ async fn a_lead_nobody_called_in_time_is_reported_to_the_admins_once() {
     let (app, operator) = desk_with_channels().await;
     let forgotten = submit(&app, "067 000 07 01").await;
     let called = submit(&app, "067 000 07 02").await;
-    let fresh = submit(&app, "067 000 07 03").await;
     assert_eq!(lead(&app, &operator, forgotten).await["escalated_at"], Value::Null);
     call(&app, &operator, called, json!({ "outcome": "no_answer" })).await;
     // The default is 24 hours: two of them arrived 25 hours ago.
-    app.database.backdate(forgotten, 25).await;
-    app.database.backdate(called, 25).await;
+    app.clock.advance_hours(25);
+    let fresh = submit(&app, "067 000 07 03").await;
 
-    let escalate = || zayavka::notify::escalate(&app.state.store, &app.state.settings, Timestamp::now());
+    let escalate = || zayavka::notify::escalate(&app.state.store, &app.state.settings, app.state.clock.now());
     assert_eq!(escalate().await.unwrap(), 1);
     assert_eq!(queued(&app, Event::Escalated).await, [(forgotten, "telegram"), (forgotten, "webhook")]);
     let escalated_at = lead(&app, &operator, forgotten).await["escalated_at"].clone();

@@ -1,15 +1,22 @@
-//! Notifications reach real receivers: the real binary sends to servers on 127.0.0.1 that each test
+//! Notifications reach real receivers: the server sends to servers on 127.0.0.1 that each test
 //! starts (a stand-in Telegram Bot API, a webhook receiver, an SMTP sink; `common::receivers`).
 //! Nothing is mocked inside the server: the outbox, the sender, its retries and the channels run
-//! as in production.
+//! as in production. The app runs in-process, on a clock the tests move (ADR 0035): a retry, a
+//! rest or a reminder comes when the clock passes its time, not after real waiting. Only the tests
+//! about the process itself (a crash, two instances, sends that hang, SMTP on the wire) run the
+//! real binary. Runs on SQLite, and on PostgreSQL with ZAYAVKA_TEST_ENGINE=postgres.
 
 mod common;
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
+use common::inbox::{PASSWORD, signed_in};
 use common::receivers::{HttpReceiver, Mail, Received, Reply, SmtpSink};
-use common::{Server, TestDatabase, http, request, zayavka};
+use common::{Server, TestApp, TestDatabase, http, zayavka};
+use jiff::SignedDuration;
+use zayavka::config::{Email, SettingArgs, Settings, Telegram, Webhook};
+use zayavka::notice::WorkingHours;
 
 const PUBLIC_URL: &str = "https://zayavka.example.org";
 const BOT_TOKEN: &str = "123456789:AAE-test_Token";
@@ -20,36 +27,6 @@ const SECRET: &str = "whsec-test-s3cret";
 /// 24 hours would be one lead).
 fn phone(n: u32) -> String {
     format!("+38067000{n:04}")
-}
-
-/// Submits a lead through `POST /rest/v1/CRN` as the site does; the stored lead's id.
-async fn submit(port: u16, name: &str, phone: &str) -> i64 {
-    let body = serde_json::json!({"name": name, "phone": phone, "confirmation": "Так", "comment": null});
-    let (status, answer) = http(port, "POST", "/rest/v1/CRN", &body.to_string()).await.unwrap();
-    assert_eq!(status, 201, "{answer}");
-    let rows: serde_json::Value = serde_json::from_str(&answer).unwrap();
-    rows[0]["id"].as_i64().unwrap_or_else(|| panic!("no id in {answer}"))
-}
-
-async fn start(database_url: &str, env: &[(&str, String)]) -> Server {
-    let mut pairs: Vec<(&str, &str)> = vec![("ZAYAVKA_PUBLIC_URL", PUBLIC_URL)];
-    pairs.extend(env.iter().map(|(k, v)| (*k, v.as_str())));
-    Server::start_with(database_url, &pairs).await
-}
-
-fn telegram_env(api: &HttpReceiver) -> Vec<(&'static str, String)> {
-    vec![
-        ("ZAYAVKA_TELEGRAM_BOT_TOKEN", BOT_TOKEN.to_owned()),
-        ("ZAYAVKA_TELEGRAM_CHAT_ID", CHAT_ID.to_owned()),
-        ("ZAYAVKA_TELEGRAM_API_URL", api.url("")),
-    ]
-}
-
-fn webhook_env(receiver: &HttpReceiver) -> Vec<(&'static str, String)> {
-    vec![
-        ("ZAYAVKA_WEBHOOK_URL", receiver.url("/hooks/zayavka")),
-        ("ZAYAVKA_WEBHOOK_SECRET", SECRET.to_owned()),
-    ]
 }
 
 fn link(id: i64) -> String {
@@ -163,65 +140,138 @@ async fn all_sent(database: &TestDatabase) {
     }
 }
 
-/// How often this server has checked the open leads for reminders (`/metrics`).
-async fn reminder_scans(server: &Server) -> u64 {
-    let (status, text) = http(server.port, "GET", "/metrics", "").await.unwrap();
-    assert_eq!(status, 200);
-    text.lines()
+// The in-process app: its sender and scan run as in production, on a clock the test moves. A retry,
+// a rest or a reminder comes when the test moves the clock past its time, never after real waiting.
+
+/// The app with `adjust`ed settings (its channels), its links on `PUBLIC_URL`.
+async fn app_with(adjust: impl FnOnce(&mut Settings)) -> TestApp {
+    common::test_app_with(|s| {
+        s.public_url = PUBLIC_URL.to_owned();
+        adjust(s);
+    })
+    .await
+}
+
+fn telegram(api: &HttpReceiver) -> Option<Telegram> {
+    Some(Telegram { api_url: api.url(""), bot_token: BOT_TOKEN.to_owned(), chat_id: CHAT_ID.to_owned() })
+}
+
+fn webhook(receiver: &HttpReceiver) -> Option<Webhook> {
+    Some(Webhook { url: receiver.url("/hooks/zayavka"), secret: Some(SECRET.to_owned()) })
+}
+
+/// E-mail to `to` (and from `from`) through `sink`, read as the server reads its settings: the
+/// sender is the first address unless given.
+fn email(sink: &SmtpSink, to: &str, from: Option<&str>) -> Option<Email> {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("zayavka.toml");
+    let mut settings = format!("ZAYAVKA_SMTP_URL = \"{}\"\nZAYAVKA_NOTIFY_EMAIL_TO = \"{to}\"\n", sink.url());
+    if let Some(from) = from {
+        settings.push_str(&format!("ZAYAVKA_NOTIFY_EMAIL_FROM = \"{from}\"\n"));
+    }
+    std::fs::write(&file, settings).unwrap();
+    Settings::resolve(SettingArgs::default(), Some(&file)).unwrap().notify.email
+}
+
+/// The app with a webhook on `receiver`, checking for reminders every second.
+async fn scanning_app(receiver: &HttpReceiver, adjust: impl FnOnce(&mut Settings)) -> TestApp {
+    app_with(|s| {
+        s.notify.webhook = webhook(receiver);
+        s.reminder_scan_seconds = 1;
+        adjust(s);
+    })
+    .await
+}
+
+/// Submits a lead to the in-process app as the site does; the stored lead's id.
+async fn submit_to(app: &TestApp, name: &str, phone: &str) -> i64 {
+    let body = serde_json::json!({"name": name, "phone": phone, "confirmation": "Так", "comment": null});
+    let answer = app.insert(&body.to_string(), "return=representation").await;
+    assert_eq!(answer.status, 201, "{}", answer.text());
+    answer.json()[0]["id"].as_i64().unwrap_or_else(|| panic!("no id in {}", answer.text()))
+}
+
+/// Moves the app's clock by `by` and has the sender look at its queue at once.
+fn pass(app: &TestApp, by: SignedDuration) {
+    app.clock.advance(by);
+    app.state.notifier.wake();
+}
+
+/// Lets the app's time pass a second at a time, the sender looking after each, until `done`:
+/// for a test whose leads fail and rest in an order it does not fix.
+async fn pass_seconds_until(app: &TestApp, what: &str, done: impl AsyncFn() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !done().await {
+        assert!(Instant::now() < deadline, "time passed and still no {what}");
+        pass(app, SignedDuration::from_secs(1));
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// The clock time a webhook call was made at (`X-Zayavka-Timestamp`, whole seconds).
+fn sent_at(request: &Received) -> i64 {
+    request.header("x-zayavka-timestamp").parse().unwrap()
+}
+
+/// A time the outbox row of lead `id` holds (`next_attempt_at`, `sent_at`), as the database
+/// holds it.
+async fn outbox_time(database: &TestDatabase, id: i64, column: &str) -> jiff::Timestamp {
+    let query = format!("SELECT {column} FROM outbox WHERE lead_id = {id}");
+    if database.url.starts_with("postgres") {
+        let (client, connection) =
+            tokio_postgres::connect(&database.url, tokio_postgres::NoTls).await.unwrap();
+        tokio::spawn(connection);
+        let at: std::time::SystemTime = client.query_one(&query, &[]).await.unwrap().get(0);
+        return jiff::Timestamp::try_from(at).unwrap();
+    }
+    let connection = rusqlite::Connection::open(database.dir.path().join("leads.db")).unwrap();
+    let text: String = connection.query_row(&query, [], |row| row.get(0)).unwrap();
+    text.parse().unwrap()
+}
+
+/// How often the app has checked the open leads for reminders (`/metrics`).
+async fn reminder_scans(app: &TestApp) -> u64 {
+    let answer = app.get("/metrics").await;
+    assert_eq!(answer.status, 200);
+    answer
+        .text()
+        .lines()
         .find_map(|l| l.strip_prefix("zayavka_reminder_scans_total "))
         .map_or(0, |value| value.parse().unwrap())
 }
 
-/// Waits until the server has checked the open leads twice more: what those checks would queue is
-/// queued, and `all_sent` then says when it has gone out.
-async fn two_more_scans(server: &Server) {
-    let target = reminder_scans(server).await + 2;
+/// Waits until the app has checked the open leads twice more (it checks every real second): what
+/// those checks would queue at the clock's time is queued, and `all_sent` then says when it has
+/// gone out.
+async fn two_more_scans(app: &TestApp) {
+    let target = reminder_scans(app).await + 2;
     let deadline = Instant::now() + Duration::from_secs(10);
-    while reminder_scans(server).await < target {
+    while reminder_scans(app).await < target {
         assert!(Instant::now() < deadline, "the reminder scan does not run");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
 
-/// A webhook server that checks for reminders every second.
-fn scanning_webhook_env(receiver: &HttpReceiver) -> Vec<(&'static str, String)> {
-    let mut env = webhook_env(receiver);
-    env.push(("ZAYAVKA_REMINDER_SCAN_SECONDS", "1".to_owned()));
-    env
-}
-
-/// `zayavka_notifications_sent_total{channel="…"}` from `/metrics`.
-async fn sent_metric(server: &Server, channel: &str) -> u64 {
-    let (status, text) = http(server.port, "GET", "/metrics", "").await.unwrap();
-    assert_eq!(status, 200);
-    let label = format!("channel=\"{channel}\"");
-    text.lines()
-        .filter(|l| l.starts_with("zayavka_notifications_sent_total") && l.contains(&label))
-        .map(|l| l.rsplit(' ').next().unwrap().parse::<u64>().unwrap())
-        .sum()
-}
-
-/// A `zayavka_notifications_*` gauge for `channel` from `/metrics`; `None` if it is not there.
-async fn gauge(server: &Server, name: &str, channel: &str) -> Option<i64> {
-    let (status, text) = http(server.port, "GET", "/metrics", "").await.unwrap();
-    assert_eq!(status, 200);
+/// A `zayavka_notifications_*` gauge for `channel` from the app's `/metrics`; `None` if not there.
+async fn gauge(app: &TestApp, name: &str, channel: &str) -> Option<i64> {
+    let answer = app.get("/metrics").await;
+    assert_eq!(answer.status, 200);
     let prefix = format!("{name}{{channel=\"{channel}\"}} ");
-    text.lines().find_map(|l| l.strip_prefix(&prefix)).map(|value| value.parse().unwrap())
+    answer.text().lines().find_map(|l| l.strip_prefix(&prefix)).map(|value| value.parse().unwrap())
 }
 
-// 1. Telegram
+// Telegram
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn telegram_gets_one_message_per_lead_without_personal_data() {
-    let telegram = HttpReceiver::start(Reply::telegram_ok()).await;
-    let database = TestDatabase::new().await;
-    let server = start(&database.url, &telegram_env(&telegram)).await;
+    let api = HttpReceiver::start(Reply::telegram_ok()).await;
+    let app = app_with(|s| s.notify.telegram = telegram(&api)).await;
 
-    let first = submit(server.port, "Олена Петренко", &phone(1)).await;
-    let second = submit(server.port, "Ігор Бондар", &phone(2)).await;
-    telegram.wait_for("two messages", Duration::from_secs(10), |r| r.len() >= 2).await;
-    all_sent(&database).await;
-    let requests = telegram.requests();
+    let first = submit_to(&app, "Олена Петренко", &phone(1)).await;
+    let second = submit_to(&app, "Ігор Бондар", &phone(2)).await;
+    api.wait_for("two messages", Duration::from_secs(10), |r| r.len() >= 2).await;
+    all_sent(&app.database).await;
+    let requests = api.requests();
     assert_eq!(requests.len(), 2, "one message per lead: {requests:#?}");
 
     for id in [first, second] {
@@ -250,14 +300,15 @@ async fn telegram_gets_one_message_per_lead_without_personal_data() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn telegram_with_personal_data_escapes_the_name_as_html() {
-    let telegram = HttpReceiver::start(Reply::telegram_ok()).await;
-    let database = TestDatabase::new().await;
-    let mut env = telegram_env(&telegram);
-    env.push(("ZAYAVKA_NOTIFY_INCLUDE_PII", "true".into()));
-    let server = start(&database.url, &env).await;
+    let api = HttpReceiver::start(Reply::telegram_ok()).await;
+    let app = app_with(|s| {
+        s.notify.telegram = telegram(&api);
+        s.notify.include_pii = true;
+    })
+    .await;
 
-    let id = submit(server.port, "<b>Олена & Ко</b>", &phone(3)).await;
-    let requests = telegram.wait_for("the message", Duration::from_secs(10), |r| !r.is_empty()).await;
+    let id = submit_to(&app, "<b>Олена & Ко</b>", &phone(3)).await;
+    let requests = api.wait_for("the message", Duration::from_secs(10), |r| !r.is_empty()).await;
     let text = telegram_text(&requests[0]);
     assert!(text.contains(&format!("<b>Нова заявка №{id}</b>")), "{text}");
     assert!(text.contains("&lt;b&gt;Олена &amp; Ко&lt;/b&gt;"), "{text}");
@@ -267,71 +318,16 @@ async fn telegram_with_personal_data_escapes_the_name_as_html() {
     assert!(text.contains(&link(id)), "{text}");
 }
 
-// 2. Telegram's flood control
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn telegram_retry_after_is_honoured() {
-    let telegram = HttpReceiver::start(Reply::telegram_ok()).await;
-    telegram.push_reply(Reply::telegram_too_many_requests(2));
-    let database = TestDatabase::new().await;
-    let server = start(&database.url, &telegram_env(&telegram)).await;
-
-    let id = submit(server.port, "Олена", &phone(4)).await;
-    let requests = telegram.wait_for("the retry", Duration::from_secs(15), |r| r.len() >= 2).await;
-    assert_eq!(requests[0].status, 429);
-    assert_eq!(requests[1].status, 200);
-    let gap = requests[1].at - requests[0].at;
-    // Not before retry_after (2 s); and sooner than the 5 s backoff the server would use if it
-    // ignored retry_after (it sees due rows every 2 s, so the retry comes 2 to ~4 s later).
-    assert!(gap >= Duration::from_millis(1950), "retried after {gap:?}, before retry_after");
-    assert!(gap < Duration::from_secs(5), "retried after {gap:?}: retry_after was not used");
-
-    all_sent(&database).await;
-    let requests = telegram.requests();
-    assert_eq!(requests.len(), 2, "{requests:#?}");
-    assert_eq!(telegram_about(&requests, id).len(), 2, "both calls are about the lead");
-    assert_eq!(requests.iter().filter(|r| r.status == 200).count(), 1, "delivered once");
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn telegram_flood_control_holds_back_the_next_lead_too() {
-    let telegram = HttpReceiver::start(Reply::telegram_ok()).await;
-    telegram.push_reply(Reply::telegram_too_many_requests(3));
-    let database = TestDatabase::new().await;
-    let server = start(&database.url, &telegram_env(&telegram)).await;
-
-    let first = submit(server.port, "Олена", &phone(5)).await;
-    let refused = telegram.wait_for("the refusal", Duration::from_secs(10), |r| !r.is_empty()).await;
-    assert_eq!(refused[0].status, 429);
-    // A new lead during the flood wait: sending it now would only earn another 429.
-    let second = submit(server.port, "Ігор", &phone(6)).await;
-    let requests = telegram
-        .wait_for("both leads delivered", Duration::from_secs(15), |r| {
-            r.iter().filter(|r| r.status == 200).count() >= 2
-        })
-        .await;
-    for request in &requests[1..] {
-        let gap = request.at - requests[0].at;
-        assert!(
-            gap >= Duration::from_millis(2950),
-            "a call {gap:?} after a 429 asking for 3 s: {requests:#?}"
-        );
-    }
-    assert_eq!(telegram_about(&requests, first).len(), 2, "{requests:#?}");
-    assert_eq!(telegram_about(&requests, second).len(), 1, "{requests:#?}");
-}
-
-// 3. Webhook
+// Webhook
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn webhook_is_signed_and_names_the_lead_without_personal_data() {
     let receiver = HttpReceiver::start(Reply::status(200)).await;
-    let database = TestDatabase::new().await;
-    let server = start(&database.url, &webhook_env(&receiver)).await;
+    let app = app_with(|s| s.notify.webhook = webhook(&receiver)).await;
 
-    let id = submit(server.port, "Марія Коваль", &phone(10)).await;
+    let id = submit_to(&app, "Марія Коваль", &phone(10)).await;
     receiver.wait_for("the webhook call", Duration::from_secs(10), |r| !r.is_empty()).await;
-    all_sent(&database).await;
+    all_sent(&app.database).await;
     let requests = receiver.requests();
     assert_eq!(requests.len(), 1, "{requests:#?}");
     let request = &requests[0];
@@ -363,38 +359,19 @@ async fn webhook_is_signed_and_names_the_lead_without_personal_data() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn webhook_retry_after_is_honoured() {
-    let receiver = HttpReceiver::start(Reply::status(200)).await;
-    receiver.push_reply(Reply::status(503).header("retry-after", "2"));
-    let database = TestDatabase::new().await;
-    let server = start(&database.url, &webhook_env(&receiver)).await;
-
-    let id = submit(server.port, "Олена", &phone(12)).await;
-    let requests = receiver.wait_for("the retry", Duration::from_secs(15), |r| r.len() >= 2).await;
-    assert_eq!((requests[0].status, requests[1].status), (503, 200));
-    let gap = requests[1].at - requests[0].at;
-    // As with Telegram: not before Retry-After, and sooner than the 5 s backoff.
-    assert!(gap >= Duration::from_millis(1950), "retried after {gap:?}, before Retry-After");
-    assert!(gap < Duration::from_secs(5), "retried after {gap:?}: Retry-After was not used");
-    all_sent(&database).await;
-    assert_eq!(per_lead(&receiver.requests(), None), HashMap::from([(id, 2)]));
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_same_phone_again_is_one_person_and_one_notification() {
     let receiver = HttpReceiver::start(Reply::status(200)).await;
-    let database = TestDatabase::new().await;
-    let server = start(&database.url, &webhook_env(&receiver)).await;
+    let app = app_with(|s| s.notify.webhook = webhook(&receiver)).await;
 
     // The same number three ways, as an impatient visitor (or a bot) might send it.
     let ids = [
-        submit(server.port, "Марія", &phone(12)).await,
-        submit(server.port, "Марія", "067 000 00 12").await,
-        submit(server.port, "Марія Коваль", "(067) 000-00-12").await,
+        submit_to(&app, "Марія", &phone(12)).await,
+        submit_to(&app, "Марія", "067 000 00 12").await,
+        submit_to(&app, "Марія Коваль", "(067) 000-00-12").await,
     ];
     assert!(ids[0] < ids[1] && ids[1] < ids[2], "each submission is a row of its own: {ids:?}");
     receiver.wait_for("the webhook call", Duration::from_secs(10), |r| !r.is_empty()).await;
-    all_sent(&database).await;
+    all_sent(&app.database).await;
     let requests = receiver.requests();
     assert_eq!(requests.len(), 1, "{requests:#?}");
     assert_eq!(requests[0].json()["lead_id"], ids[0]);
@@ -403,12 +380,13 @@ async fn the_same_phone_again_is_one_person_and_one_notification() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn webhook_with_personal_data_carries_the_lead() {
     let receiver = HttpReceiver::start(Reply::status(204)).await;
-    let database = TestDatabase::new().await;
-    let mut env = webhook_env(&receiver);
-    env.push(("ZAYAVKA_NOTIFY_INCLUDE_PII", "true".into()));
-    let server = start(&database.url, &env).await;
+    let app = app_with(|s| {
+        s.notify.webhook = webhook(&receiver);
+        s.notify.include_pii = true;
+    })
+    .await;
 
-    let id = submit(server.port, "Марія \"Ко\" <Коваль>", &phone(11)).await;
+    let id = submit_to(&app, "Марія \"Ко\" <Коваль>", &phone(11)).await;
     let requests = receiver.wait_for("the webhook call", Duration::from_secs(10), |r| !r.is_empty()).await;
     let request = &requests[0];
     assert!(request.signed_with(SECRET));
@@ -419,22 +397,17 @@ async fn webhook_with_personal_data_carries_the_lead() {
     assert_eq!(body["lead"]["confirmation"], "Так", "{body}");
 }
 
-// 4. E-mail
+// E-mail
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn email_goes_to_every_address_with_the_link() {
     let sink = SmtpSink::start().await;
-    let database = TestDatabase::new().await;
-    let env = [
-        ("ZAYAVKA_SMTP_URL", sink.url()),
-        ("ZAYAVKA_NOTIFY_EMAIL_TO", "ops1@example.org, ops2@example.org".to_owned()),
-        ("ZAYAVKA_NOTIFY_EMAIL_FROM", "zayavka@example.org".to_owned()),
-    ];
-    let server = start(&database.url, &env).await;
+    let email = email(&sink, "ops1@example.org, ops2@example.org", Some("zayavka@example.org"));
+    let app = app_with(|s| s.notify.email = email).await;
 
-    let id = submit(server.port, "Оксана Шевчук", &phone(20)).await;
+    let id = submit_to(&app, "Оксана Шевчук", &phone(20)).await;
     sink.wait_for("the e-mail", Duration::from_secs(10), |m| !m.is_empty()).await;
-    all_sent(&database).await;
+    all_sent(&app.database).await;
     let mails = sink.mails();
     let mut recipients: Vec<&str> = mails.iter().flat_map(|m| m.to.iter().map(String::as_str)).collect();
     recipients.sort_unstable();
@@ -460,13 +433,12 @@ async fn email_goes_to_every_address_with_the_link() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn email_with_personal_data_keeps_the_text_as_written() {
     let sink = SmtpSink::start().await;
-    let database = TestDatabase::new().await;
-    let env = [
-        ("ZAYAVKA_SMTP_URL", sink.url()),
-        ("ZAYAVKA_NOTIFY_EMAIL_TO", "ops@example.org".to_owned()),
-        ("ZAYAVKA_NOTIFY_INCLUDE_PII", "true".to_owned()),
-    ];
-    let server = start(&database.url, &env).await;
+    let email = email(&sink, "ops@example.org", None);
+    let app = app_with(|s| {
+        s.notify.email = email;
+        s.notify.include_pii = true;
+    })
+    .await;
 
     // A line that is only "." would end the SMTP data if it were not escaped.
     let body = serde_json::json!({
@@ -475,8 +447,8 @@ async fn email_with_personal_data_keeps_the_text_as_written() {
         "confirmation": "Так",
         "comment": "перший рядок\n.\nостанній рядок",
     });
-    let (status, answer) = http(server.port, "POST", "/rest/v1/CRN", &body.to_string()).await.unwrap();
-    assert_eq!(status, 201, "{answer}");
+    let answer = app.insert(&body.to_string(), "return=representation").await;
+    assert_eq!(answer.status, 201, "{}", answer.text());
     let mails = sink.wait_for("the e-mail", Duration::from_secs(10), |m| !m.is_empty()).await;
     let mail = &mails[0];
     assert_eq!(mail.to, ["ops@example.org"]);
@@ -492,8 +464,532 @@ async fn email_with_personal_data_keeps_the_text_as_written() {
     assert!(text.contains("Коментар:\n> перший рядок\n> .\n> останній рядок\n"), "{text}");
 }
 
-// 5. Every channel is down, the server dies, all come back
+// The visitor's comment cannot pass for the notification's own text
 
+/// A comment that imitates the notification's link line, then pushes the real one out of view.
+fn fake_link_comment() -> String {
+    format!(
+        "передзвоніть увечері\nВідкрити: https://inbox.example.org.evil.example/admin/leads/1{}кінець",
+        "\n".repeat(60)
+    )
+}
+
+async fn submit_with_comment(app: &TestApp, comment: &str, phone: &str) -> i64 {
+    let body =
+        serde_json::json!({"name": "Олена", "phone": phone, "confirmation": "Так", "comment": comment});
+    let answer = app.insert(&body.to_string(), "return=representation").await;
+    assert_eq!(answer.status, 201, "{}", answer.text());
+    answer.json()[0]["id"].as_i64().unwrap_or_else(|| panic!("no id in {}", answer.text()))
+}
+
+/// The plain text (e-mail, the webhook's `text`): the comment's lines each quoted with `> `, no
+/// blank lines but the one before the link, and the real link the only `Відкрити:` line, last.
+fn assert_comment_quoted_in_plain_text(text: &str, id: i64) {
+    assert!(text.ends_with(&format!("\n\nВідкрити: {}", link(id))), "{text}");
+    assert!(
+        text.contains("Коментар:\n> передзвоніть увечері\n> Відкрити: https://inbox.example.org.evil"),
+        "{text}"
+    );
+    assert!(text.contains("\n> кінець\n"), "{text}");
+    let open_lines: Vec<&str> = text.lines().filter(|line| line.starts_with("Відкрити")).collect();
+    assert_eq!(open_lines, [format!("Відкрити: {}", link(id))], "{text}");
+    assert_eq!(text.matches("\n\n").count(), 1, "blank lines collapsed: {text:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn telegram_shows_a_comment_as_a_quote_apart_from_the_link() {
+    let api = HttpReceiver::start(Reply::telegram_ok()).await;
+    let app = app_with(|s| {
+        s.notify.telegram = telegram(&api);
+        s.notify.include_pii = true;
+    })
+    .await;
+
+    let id = submit_with_comment(&app, &fake_link_comment(), &phone(30)).await;
+    let requests = api.wait_for("the message", Duration::from_secs(10), |r| !r.is_empty()).await;
+    let text = telegram_text(&requests[0]);
+    let quote = text.split_once("<blockquote>").and_then(|(_, rest)| rest.split_once("</blockquote>"));
+    let (quote, after) = quote.unwrap_or_else(|| panic!("no quote: {text}"));
+    assert_eq!(
+        quote, "передзвоніть увечері\nВідкрити: https://inbox.example.org.evil.example/admin/leads/1\nкінець",
+        "{text}"
+    );
+    assert_eq!(after, format!("\n\n<a href=\"{}\">Відкрити заявку</a>", link(id)), "{text}");
+    assert_eq!(text.matches("href=").count(), 1, "{text}");
+    assert_eq!(text.matches("\n\n").count(), 1, "blank lines collapsed: {text:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn email_and_webhook_show_a_comment_as_a_quote_apart_from_the_link() {
+    let sink = SmtpSink::start().await;
+    let receiver = HttpReceiver::start(Reply::status(204)).await;
+    let email = email(&sink, "ops@example.org", None);
+    let app = app_with(|s| {
+        s.notify.webhook = webhook(&receiver);
+        s.notify.email = email;
+        s.notify.include_pii = true;
+    })
+    .await;
+
+    let comment = fake_link_comment();
+    let id = submit_with_comment(&app, &comment, &phone(31)).await;
+    let mails = sink.wait_for("the e-mail", Duration::from_secs(10), |m| !m.is_empty()).await;
+    assert_comment_quoted_in_plain_text(&mails[0].body(), id);
+    let requests = receiver.wait_for("the webhook call", Duration::from_secs(10), |r| !r.is_empty()).await;
+    let body = requests[0].json();
+    assert_comment_quoted_in_plain_text(body["text"].as_str().unwrap(), id);
+    // The structured lead keeps the comment as stored, for the program that reads it.
+    assert!(body["lead"]["comment"].as_str().unwrap().contains("leads/1\n\n\n"), "{body}");
+}
+
+// Telegram's flood control
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn telegram_retry_after_is_honoured() {
+    let api = HttpReceiver::start(Reply::telegram_ok()).await;
+    api.push_reply(Reply::telegram_too_many_requests(2));
+    let app = app_with(|s| s.notify.telegram = telegram(&api)).await;
+
+    let id = submit_to(&app, "Олена", &phone(4)).await;
+    wait_until_failed(&app.database, &[id]).await;
+    let refused_at = app.state.clock.now();
+    // Not before retry_after (2 s), and sooner than the 5 s backoff it would get otherwise.
+    let retry = outbox_time(&app.database, id, "next_attempt_at").await.duration_since(refused_at);
+    assert_eq!(retry, SignedDuration::from_secs(2), "retried {retry:?} after the refusal");
+    pass(&app, SignedDuration::from_secs(2));
+    let requests = api.wait_for("the retry", Duration::from_secs(10), |r| r.len() >= 2).await;
+    assert_eq!((requests[0].status, requests[1].status), (429, 200));
+
+    all_sent(&app.database).await;
+    let requests = api.requests();
+    assert_eq!(requests.len(), 2, "{requests:#?}");
+    assert_eq!(telegram_about(&requests, id).len(), 2, "both calls are about the lead");
+    assert_eq!(requests.iter().filter(|r| r.status == 200).count(), 1, "delivered once");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn telegram_flood_control_holds_back_the_next_lead_too() {
+    let api = HttpReceiver::start(Reply::telegram_ok()).await;
+    api.push_reply(Reply::telegram_too_many_requests(3));
+    let app = app_with(|s| s.notify.telegram = telegram(&api)).await;
+
+    let first = submit_to(&app, "Олена", &phone(5)).await;
+    wait_until_failed(&app.database, &[first]).await;
+    // A new lead during the flood wait: sending it now would only earn another 429. The clock
+    // stands still, so a send before the wait is over would carry the refusal's time.
+    let refused_at = app.state.clock.now();
+    let second = submit_to(&app, "Ігор", &phone(6)).await;
+    pass(&app, SignedDuration::from_secs(2));
+    pass(&app, SignedDuration::from_secs(1));
+    let requests = api
+        .wait_for("both leads delivered", Duration::from_secs(10), |r| {
+            r.iter().filter(|r| r.status == 200).count() >= 2
+        })
+        .await;
+    all_sent(&app.database).await;
+    for id in [first, second] {
+        let sent = outbox_time(&app.database, id, "sent_at").await;
+        assert!(
+            sent.duration_since(refused_at) >= SignedDuration::from_secs(3),
+            "lead {id} went out at {sent}, before the 3 s asked for after {refused_at}: {requests:#?}"
+        );
+    }
+    assert_eq!(telegram_about(&requests, first).len(), 2, "{requests:#?}");
+    assert_eq!(telegram_about(&requests, second).len(), 1, "{requests:#?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn webhook_retry_after_is_honoured() {
+    let receiver = HttpReceiver::start(Reply::status(200)).await;
+    receiver.push_reply(Reply::status(503).header("retry-after", "2"));
+    let app = app_with(|s| s.notify.webhook = webhook(&receiver)).await;
+
+    let id = submit_to(&app, "Олена", &phone(12)).await;
+    wait_until_failed(&app.database, &[id]).await;
+    // As with Telegram: not before Retry-After, and sooner than the 5 s backoff.
+    let retry = outbox_time(&app.database, id, "next_attempt_at").await.duration_since(app.state.clock.now());
+    assert_eq!(retry, SignedDuration::from_secs(2), "retried {retry:?} after the refusal");
+    pass(&app, SignedDuration::from_secs(2));
+    let requests = receiver.wait_for("the retry", Duration::from_secs(10), |r| r.len() >= 2).await;
+    assert_eq!((requests[0].status, requests[1].status), (503, 200));
+    assert_eq!(sent_at(&requests[1]) - sent_at(&requests[0]), 2, "{requests:#?}");
+    all_sent(&app.database).await;
+    assert_eq!(per_lead(&receiver.requests(), None), HashMap::from([(id, 2)]));
+}
+
+// Server errors, then success
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_receiver_answering_500_for_a_while_gets_each_lead_delivered_once() {
+    let receiver = HttpReceiver::start(Reply::status(500)).await;
+    let app = app_with(|s| s.notify.webhook = webhook(&receiver)).await;
+
+    let mut ids = Vec::new();
+    for n in 0..3 {
+        ids.push(submit_to(&app, &format!("Лід {n}"), &phone(40 + n)).await);
+    }
+    // After each failure the channel rests a second: the leads meet the 500 one after another.
+    pass_seconds_until(&app, "500 for every lead", async || {
+        let failed = per_lead(&receiver.requests(), Some(500));
+        ids.iter().all(|id| failed.contains_key(id))
+    })
+    .await;
+    receiver.set_default(Reply::status(200));
+    // Their retries come 5 s and more after their failures.
+    pass_seconds_until(&app, "delivery of every lead", async || {
+        let delivered = per_lead(&receiver.requests(), Some(200));
+        ids.iter().all(|id| delivered.contains_key(id))
+    })
+    .await;
+    all_sent(&app.database).await;
+
+    let requests = receiver.requests();
+    let delivered = per_lead(&requests, Some(200));
+    let failed = per_lead(&requests, Some(500));
+    assert_eq!(delivered.len(), ids.len(), "{delivered:?}");
+    for id in &ids {
+        assert_eq!(delivered.get(id), Some(&1), "lead {id}: one 200 ({delivered:?})");
+        assert!(failed.get(id).is_some_and(|&n| n >= 1), "lead {id} was refused first ({failed:?})");
+        // Nothing more about a lead after its 200.
+        let last = requests.iter().rfind(|r| r.lead_id() == Some(*id)).unwrap();
+        assert_eq!(last.status, 200, "lead {id}: {requests:#?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_a_failed_send_the_channel_rests_a_moment_rather_than_fail_each_new_lead() {
+    let receiver = HttpReceiver::start(Reply::status(200)).await;
+    receiver.push_reply(Reply::status(503));
+    let app = app_with(|s| s.notify.webhook = webhook(&receiver)).await;
+
+    let first = submit_to(&app, "Перший", &phone(90)).await;
+    wait_until_failed(&app.database, &[first]).await;
+    let refused = receiver.requests();
+    assert_eq!((refused[0].status, refused[0].lead_id()), (503, Some(first)));
+    // Leads sent while the channel rests wait in the outbox (the clock stands still, so a call
+    // made now would carry the refusal's time), then go out once it has rested.
+    let mut ids = Vec::new();
+    for n in 0..5 {
+        ids.push(submit_to(&app, &format!("Лід {n}"), &phone(91 + n)).await);
+    }
+    pass(&app, SignedDuration::from_secs(1));
+    let requests = receiver
+        .wait_for("the five delivered", Duration::from_secs(10), |r| {
+            let delivered = per_lead(r, Some(200));
+            ids.iter().all(|id| delivered.contains_key(id))
+        })
+        .await;
+    for request in &requests[1..] {
+        let gap = sent_at(request) - sent_at(&requests[0]);
+        assert!(gap >= 1, "a call {gap} s after a failed one: {requests:#?}");
+    }
+    assert_eq!(per_lead(&requests, Some(200)).values().max(), Some(&1), "{requests:#?}");
+}
+
+// Erasing a person removes their queued notifications
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_erased_lead_is_never_notified() {
+    let mut receiver = HttpReceiver::start(Reply::status(200)).await;
+    receiver.stop().await;
+    let app = app_with(|s| s.notify.webhook = webhook(&receiver)).await;
+
+    let erased = submit_to(&app, "Стерти Мене", &phone(60)).await;
+    let kept = submit_to(&app, "Залишити", &phone(61)).await;
+    pass_seconds_until(&app, "failure of both leads", async || {
+        let rows = outbox(&app.database).await;
+        [erased, kept].iter().all(|id| rows.iter().any(|r| r.lead_id == *id && r.last_error.is_some()))
+    })
+    .await;
+    wait_until_failed(&app.database, &[erased, kept]).await;
+
+    // The same number as a person would give it on the phone.
+    let output = zayavka()
+        .args(["leads", "erase", "--phone", "067 000 00 60"])
+        .env("ZAYAVKA_DATABASE_URL", &app.database.url)
+        .output()
+        .await
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.contains("1 lead(s) erased"), "{stderr}");
+    let rows = outbox(&app.database).await;
+    assert!(rows.iter().all(|r| r.lead_id != erased), "the erased lead's notification is gone: {rows:#?}");
+    assert!(rows.iter().any(|r| r.lead_id == kept && !r.sent), "{rows:#?}");
+
+    receiver.restart().await;
+    // The other lead (queued alongside) arrives: the channel works, so silence about the erased
+    // one means something.
+    pass_seconds_until(&app, "the kept lead", async || {
+        receiver.requests().iter().any(|r| r.lead_id() == Some(kept))
+    })
+    .await;
+    all_sent(&app.database).await;
+    let requests = receiver.requests();
+    assert_eq!(per_lead(&requests, None), HashMap::from([(kept, 1)]), "{requests:#?}");
+    for request in &requests {
+        let raw = String::from_utf8_lossy(&request.body);
+        assert!(!raw.contains("Стерти") && !raw.contains("670000060"), "{raw}");
+    }
+}
+
+// Reminders
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn open_leads_get_a_reminder_at_40_hours_and_an_overdue_notice_at_48() {
+    let receiver = HttpReceiver::start(Reply::status(200)).await;
+    let app = scanning_app(&receiver, |_| {}).await;
+    // Each jump of the clock waits for what is on its way: a send still running when the clock
+    // jumps hours ahead would outlive its claim and be made again.
+    let overdue = submit_to(&app, "Прострочена", &phone(91)).await;
+    all_sent(&app.database).await;
+    app.clock.advance_hours(8);
+    let nearing = submit_to(&app, "Майже", &phone(90)).await;
+    let reached = submit_to(&app, "Додзвонилися", &phone(92)).await;
+    app.database.execute(&format!("UPDATE \"CRN\" SET status = 'interested' WHERE id = {reached}")).await;
+    all_sent(&app.database).await;
+    app.clock.advance_hours(41);
+    let fresh = submit_to(&app, "Свіжа", &phone(93)).await;
+
+    let event = |r: &Received| r.json()["event"].as_str().unwrap_or("").to_owned();
+    receiver
+        .wait_for("the reminder and the overdue notice", Duration::from_secs(10), |r| {
+            r.iter().any(|r| r.lead_id() == Some(nearing) && event(r) == "lead.reminder")
+                && r.iter().any(|r| r.lead_id() == Some(overdue) && event(r) == "lead.overdue")
+        })
+        .await;
+    // Another scan or two must not repeat them.
+    two_more_scans(&app).await;
+    all_sent(&app.database).await;
+    let mut seen: HashMap<(i64, String), usize> = HashMap::new();
+    for request in receiver.requests() {
+        *seen.entry((request.lead_id().unwrap(), event(&request))).or_default() += 1;
+    }
+    let expected = HashMap::from([
+        ((nearing, "lead.new".to_owned()), 1),
+        ((overdue, "lead.new".to_owned()), 1),
+        ((reached, "lead.new".to_owned()), 1),
+        ((fresh, "lead.new".to_owned()), 1),
+        ((nearing, "lead.reminder".to_owned()), 1),
+        ((overdue, "lead.overdue".to_owned()), 1),
+        // Nobody called them within 24 hours (ZAYAVKA_ESCALATE_AFTER_HOURS): the admins are told once.
+        ((nearing, "lead.escalated".to_owned()), 1),
+        ((overdue, "lead.escalated".to_owned()), 1),
+    ]);
+    assert_eq!(seen, expected);
+    let reminder = receiver.requests().into_iter().find(|r| event(r) == "lead.reminder").unwrap();
+    assert_eq!(reminder.header("idempotency-key"), format!("zayavka-lead-{nearing}-reminder"));
+    assert!(
+        reminder.json()["text"].as_str().unwrap().starts_with(&format!("Нагадування: заявка №{nearing}"))
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_reminder_comes_when_the_setting_says_and_0_turns_both_notices_off() {
+    let event = |r: &Received| r.json()["event"].as_str().unwrap_or("").to_owned();
+    let early = HttpReceiver::start(Reply::status(200)).await;
+    let early_app = scanning_app(&early, |s| s.remind_after_hours = 12).await;
+    let silent = HttpReceiver::start(Reply::status(200)).await;
+    let silent_app = scanning_app(&silent, |s| {
+        s.remind_after_hours = 0;
+        s.escalate_after = None;
+    })
+    .await;
+
+    // Each jump of the clock waits for what is on its way (see the test above).
+    let thirteen = submit_to(&early_app, "Тринадцять", &phone(95)).await;
+    all_sent(&early_app.database).await;
+    early_app.clock.advance_hours(2);
+    let eleven = submit_to(&early_app, "Одинадцять", &phone(96)).await;
+    all_sent(&early_app.database).await;
+    early_app.clock.advance_hours(11);
+    let overdue = submit_to(&silent_app, "Прострочена", &phone(98)).await;
+    all_sent(&silent_app.database).await;
+    silent_app.clock.advance_hours(8);
+    let nearing = submit_to(&silent_app, "Майже", &phone(97)).await;
+    all_sent(&silent_app.database).await;
+    silent_app.clock.advance_hours(41);
+
+    early
+        .wait_for("the reminder at 12 hours", Duration::from_secs(10), |r| {
+            r.iter().any(|r| r.lead_id() == Some(thirteen) && event(r) == "lead.reminder")
+        })
+        .await;
+    // More checks, and everything they queued sent; with 0 the silent app checks too (for
+    // call-backs and failing channels) but queues neither notice.
+    two_more_scans(&early_app).await;
+    two_more_scans(&silent_app).await;
+    all_sent(&early_app.database).await;
+    all_sent(&silent_app.database).await;
+    let reminded: Vec<i64> = early
+        .requests()
+        .iter()
+        .filter(|r| event(r) == "lead.reminder")
+        .filter_map(Received::lead_id)
+        .collect();
+    assert_eq!(reminded, [thirteen], "the 11-hour-old lead {eleven} is not due yet");
+    let mut events: Vec<(Option<i64>, String)> =
+        silent.requests().iter().map(|r| (r.lead_id(), event(r))).collect();
+    events.sort();
+    assert_eq!(
+        events,
+        [(Some(overdue), "lead.new".to_owned()), (Some(nearing), "lead.new".to_owned())],
+        "no reminder, no overdue notice with 0"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reminder_held_up_by_an_outage_is_dropped_once_the_lead_is_closed() {
+    let receiver = HttpReceiver::start(Reply::status(500)).await;
+    let app = scanning_app(&receiver, |_| {}).await;
+    let id = submit_to(&app, "Майже", &phone(94)).await;
+    wait_until_failed(&app.database, &[id]).await;
+    app.clock.advance_hours(41);
+
+    let event = |r: &Received| r.json()["event"].as_str().unwrap_or("").to_owned();
+    // The scan queues the reminder; the receiver refuses it.
+    pass_seconds_until(&app, "refused reminder", async || {
+        receiver.requests().iter().any(|r| event(r) == "lead.reminder" && r.status == 500)
+    })
+    .await;
+    // Meanwhile an operator reaches the person; then the receiver is back.
+    app.database.execute(&format!("UPDATE \"CRN\" SET status = 'interested' WHERE id = {id}")).await;
+    receiver.set_default(Reply::status(200));
+    pass_seconds_until(&app, "new-lead notification", async || {
+        receiver.requests().iter().any(|r| event(r) == "lead.new" && r.status == 200)
+    })
+    .await;
+    // The reminder's retry finds the lead closed and drops it.
+    pass_seconds_until(&app, "empty queue", async || {
+        let rows = outbox(&app.database).await;
+        rows.iter().all(|r| r.sent && !r.locked)
+    })
+    .await;
+    let requests = receiver.requests();
+    let reminders_delivered =
+        requests.iter().filter(|r| event(r) == "lead.reminder" && r.status == 200).count();
+    assert_eq!(reminders_delivered, 0, "{requests:#?}");
+}
+
+// A channel that keeps failing is in plain sight
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_channel_that_keeps_failing_shows_in_the_inbox_and_the_metrics_until_it_delivers() {
+    let receiver = HttpReceiver::start(Reply::status(401)).await;
+    let app = app_with(|s| s.notify.webhook = webhook(&receiver)).await;
+    let hash = zayavka::auth::hash_password(PASSWORD).unwrap();
+    let role = zayavka::team::Role::from_name("admin");
+    assert!(app.state.store.add_operator("op@example.org".into(), hash, role).await.unwrap());
+    let operator = signed_in(&app, "op@example.org").await;
+    let stats = async || {
+        let answer = operator.get(&app, "/admin/api/stats").await;
+        assert_eq!(answer.status, 200, "{}", answer.text());
+        answer.json()["notifications"].clone()
+    };
+    assert_eq!(gauge(&app, "zayavka_notifications_waiting", "webhook").await, Some(0));
+    assert_eq!(stats().await, serde_json::json!([]));
+
+    let id = submit_to(&app, "Олена", &phone(95)).await;
+    wait_until_failed(&app.database, &[id]).await;
+    let queues = stats().await;
+    assert_eq!(queues.as_array().unwrap().len(), 1, "{queues}");
+    let webhook = &queues[0];
+    assert_eq!(webhook["channel"], "webhook", "{queues}");
+    assert_eq!(webhook["waiting"], 1, "{queues}");
+    assert_eq!(webhook["failing"], 1, "{queues}");
+    assert!(webhook["last_error"].as_str().unwrap().contains("401"), "{queues}");
+    assert!(webhook["oldest_at"].as_str().unwrap().parse::<jiff::Timestamp>().is_ok(), "{queues}");
+    assert_eq!(gauge(&app, "zayavka_notifications_waiting", "webhook").await, Some(1));
+    assert!(gauge(&app, "zayavka_notifications_oldest_waiting_seconds", "webhook").await.is_some());
+
+    receiver.set_default(Reply::status(200));
+    // The retry comes 5–6 s after the failure.
+    pass(&app, SignedDuration::from_secs(6));
+    receiver
+        .wait_for("the lead delivered", Duration::from_secs(10), |r| r.iter().any(|r| r.status == 200))
+        .await;
+    // The row is marked sent just after the receiver answered.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while stats().await != serde_json::json!([]) {
+        assert!(Instant::now() < deadline, "still shown after delivery: {}", stats().await);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(gauge(&app, "zayavka_notifications_waiting", "webhook").await, Some(0));
+    assert_eq!(gauge(&app, "zayavka_notifications_oldest_waiting_seconds", "webhook").await, Some(0));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reminders_wait_for_the_team_s_working_hours_and_new_leads_do_not() {
+    let event = |r: &Received| r.json()["event"].as_str().unwrap_or("").to_owned();
+    let receiver = HttpReceiver::start(Reply::status(200)).await;
+    // The team starts work in two hours: a lead sent 41 hours ago is due a reminder, but waits.
+    let kyiv = jiff::Timestamp::now().to_zoned(jiff::tz::TimeZone::get("Europe/Kyiv").unwrap());
+    let at = |h: i64| (kyiv.clone() + SignedDuration::from_hours(h)).strftime("%H:%M").to_string();
+    let working_hours = WorkingHours::parse(&format!("{}-{}", at(43), at(44)));
+    let app = scanning_app(&receiver, |s| s.working_hours = working_hours).await;
+    let id = submit_to(&app, "Майже", &phone(99)).await;
+    receiver.wait_for("the new lead, at once", Duration::from_secs(10), |r| !r.is_empty()).await;
+    all_sent(&app.database).await;
+    app.clock.advance_hours(41);
+    two_more_scans(&app).await;
+    all_sent(&app.database).await;
+    let events: Vec<String> = receiver.requests().iter().map(event).collect();
+    assert_eq!(events, ["lead.new"], "told of the new lead at once, reminded only in working hours");
+
+    app.clock.advance_hours(2);
+    receiver
+        .wait_for("the reminder within working hours", Duration::from_secs(10), |r| {
+            r.iter().any(|r| r.lead_id() == Some(id) && event(r) == "lead.reminder")
+        })
+        .await;
+}
+
+// The real binary, for what is about the process: a crash, two instances, sends that hang in
+// real time, SMTP on the wire.
+
+/// Submits a lead through `POST /rest/v1/CRN` as the site does; the stored lead's id.
+async fn submit(port: u16, name: &str, phone: &str) -> i64 {
+    let body = serde_json::json!({"name": name, "phone": phone, "confirmation": "Так", "comment": null});
+    let (status, answer) = http(port, "POST", "/rest/v1/CRN", &body.to_string()).await.unwrap();
+    assert_eq!(status, 201, "{answer}");
+    let rows: serde_json::Value = serde_json::from_str(&answer).unwrap();
+    rows[0]["id"].as_i64().unwrap_or_else(|| panic!("no id in {answer}"))
+}
+
+async fn start(database_url: &str, env: &[(&str, String)]) -> Server {
+    let mut pairs: Vec<(&str, &str)> = vec![("ZAYAVKA_PUBLIC_URL", PUBLIC_URL)];
+    pairs.extend(env.iter().map(|(k, v)| (*k, v.as_str())));
+    Server::start_with(database_url, &pairs).await
+}
+
+fn telegram_env(api: &HttpReceiver) -> Vec<(&'static str, String)> {
+    vec![
+        ("ZAYAVKA_TELEGRAM_BOT_TOKEN", BOT_TOKEN.to_owned()),
+        ("ZAYAVKA_TELEGRAM_CHAT_ID", CHAT_ID.to_owned()),
+        ("ZAYAVKA_TELEGRAM_API_URL", api.url("")),
+    ]
+}
+
+fn webhook_env(receiver: &HttpReceiver) -> Vec<(&'static str, String)> {
+    vec![
+        ("ZAYAVKA_WEBHOOK_URL", receiver.url("/hooks/zayavka")),
+        ("ZAYAVKA_WEBHOOK_SECRET", SECRET.to_owned()),
+    ]
+}
+
+/// `zayavka_notifications_sent_total{channel="…"}` from `/metrics`.
+async fn sent_metric(server: &Server, channel: &str) -> u64 {
+    let (status, text) = http(server.port, "GET", "/metrics", "").await.unwrap();
+    assert_eq!(status, 200);
+    let label = format!("channel=\"{channel}\"");
+    text.lines()
+        .filter(|l| l.starts_with("zayavka_notifications_sent_total") && l.contains(&label))
+        .map(|l| l.rsplit(' ').next().unwrap().parse::<u64>().unwrap())
+        .sum()
+}
+
+// The real binary: the test is about a process killed and started again (its retries after the
+// restart come on its own clock, 5–6 s on).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn channels_down_across_a_server_crash_still_get_every_lead_once() {
     let mut telegram = HttpReceiver::start(Reply::telegram_ok()).await;
@@ -574,76 +1070,7 @@ async fn channels_down_across_a_server_crash_still_get_every_lead_once() {
     assert!(rows.iter().all(|r| r.sent), "{rows:#?}");
 }
 
-// 6. Server errors, then success
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_receiver_answering_500_for_a_while_gets_each_lead_delivered_once() {
-    let receiver = HttpReceiver::start(Reply::status(500)).await;
-    let database = TestDatabase::new().await;
-    let server = start(&database.url, &webhook_env(&receiver)).await;
-
-    let mut ids = Vec::new();
-    for n in 0..3 {
-        ids.push(submit(server.port, &format!("Лід {n}"), &phone(40 + n)).await);
-    }
-    receiver
-        .wait_for("a 500 for every lead", Duration::from_secs(10), |r| {
-            let failed = per_lead(r, Some(500));
-            ids.iter().all(|id| failed.contains_key(id))
-        })
-        .await;
-    receiver.set_default(Reply::status(200));
-    receiver
-        .wait_for("every lead delivered", Duration::from_secs(15), |r| {
-            let delivered = per_lead(r, Some(200));
-            ids.iter().all(|id| delivered.contains_key(id))
-        })
-        .await;
-    all_sent(&database).await;
-
-    let requests = receiver.requests();
-    let delivered = per_lead(&requests, Some(200));
-    let failed = per_lead(&requests, Some(500));
-    assert_eq!(delivered.len(), ids.len(), "{delivered:?}");
-    for id in &ids {
-        assert_eq!(delivered.get(id), Some(&1), "lead {id}: one 200 ({delivered:?})");
-        assert!(failed.get(id).is_some_and(|&n| n >= 1), "lead {id} was refused first ({failed:?})");
-        // Nothing more about a lead after its 200.
-        let last = requests.iter().rfind(|r| r.lead_id() == Some(*id)).unwrap();
-        assert_eq!(last.status, 200, "lead {id}: {requests:#?}");
-    }
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn after_a_failed_send_the_channel_rests_a_moment_rather_than_fail_each_new_lead() {
-    let receiver = HttpReceiver::start(Reply::status(200)).await;
-    receiver.push_reply(Reply::status(503));
-    let database = TestDatabase::new().await;
-    let server = start(&database.url, &webhook_env(&receiver)).await;
-
-    let first = submit(server.port, "Перший", &phone(90)).await;
-    let refused = receiver.wait_for("the refusal", Duration::from_secs(10), |r| !r.is_empty()).await;
-    assert_eq!((refused[0].status, refused[0].lead_id()), (503, Some(first)));
-    // Leads sent while the channel rests wait in the outbox, then go out once it has rested.
-    let mut ids = Vec::new();
-    for n in 0..5 {
-        ids.push(submit(server.port, &format!("Лід {n}"), &phone(91 + n)).await);
-    }
-    let requests = receiver
-        .wait_for("the five delivered", Duration::from_secs(10), |r| {
-            let delivered = per_lead(r, Some(200));
-            ids.iter().all(|id| delivered.contains_key(id))
-        })
-        .await;
-    for request in &requests[1..] {
-        let gap = request.at - requests[0].at;
-        assert!(gap >= Duration::from_millis(950), "a call {gap:?} after a failed one: {requests:#?}");
-    }
-    assert_eq!(per_lead(&requests, Some(200)).values().max(), Some(&1), "{requests:#?}");
-}
-
-// 7. A slow receiver does not slow the submit
-
+// The real binary: the test is about the process answering on its socket while a send hangs.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_receiver_that_hangs_does_not_slow_the_submit() {
     let receiver = HttpReceiver::start(Reply::status(200).after(Duration::from_secs(10))).await;
@@ -671,8 +1098,7 @@ async fn a_receiver_that_hangs_does_not_slow_the_submit() {
     assert!(receiver.requests()[0].at.elapsed() < Duration::from_secs(10));
 }
 
-// 8. Several instances share the queue
-
+// The real binaries: the test is about two processes sharing one queue.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn two_instances_send_each_lead_exactly_once() {
     let receiver = HttpReceiver::start(Reply::status(200)).await;
@@ -718,48 +1144,7 @@ async fn two_instances_send_each_lead_exactly_once() {
     eprintln!("instance a sent {sent_a}, instance b sent {sent_b}");
 }
 
-// 9. Erasing a person removes their queued notifications
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_erased_lead_is_never_notified() {
-    let mut receiver = HttpReceiver::start(Reply::status(200)).await;
-    receiver.stop().await;
-    let database = TestDatabase::new().await;
-    let server = start(&database.url, &webhook_env(&receiver)).await;
-
-    let erased = submit(server.port, "Стерти Мене", &phone(60)).await;
-    let kept = submit(server.port, "Залишити", &phone(61)).await;
-    wait_until_failed(&database, &[erased, kept]).await;
-
-    // The same number as a person would give it on the phone.
-    let output = zayavka()
-        .args(["leads", "erase", "--phone", "067 000 00 60"])
-        .env("ZAYAVKA_DATABASE_URL", &database.url)
-        .output()
-        .await
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stderr}");
-    assert!(stderr.contains("1 lead(s) erased"), "{stderr}");
-    let rows = outbox(&database).await;
-    assert!(rows.iter().all(|r| r.lead_id != erased), "the erased lead's notification is gone: {rows:#?}");
-    assert!(rows.iter().any(|r| r.lead_id == kept && !r.sent), "{rows:#?}");
-
-    receiver.restart().await;
-    // The other lead (queued alongside) arrives: the channel works, so silence about the erased
-    // one means something.
-    receiver
-        .wait_for("the kept lead", Duration::from_secs(12), |r| r.iter().any(|r| r.lead_id() == Some(kept)))
-        .await;
-    all_sent(&database).await;
-    let requests = receiver.requests();
-    assert_eq!(per_lead(&requests, None), HashMap::from([(kept, 1)]), "{requests:#?}");
-    for request in &requests {
-        let raw = String::from_utf8_lossy(&request.body);
-        assert!(!raw.contains("Стерти") && !raw.contains("670000060"), "{raw}");
-    }
-}
-
+// The real binary: the test is about a send that hangs in real time beside the next one.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hanging_send_does_not_hold_back_the_next_lead() {
     let receiver = HttpReceiver::start(Reply::status(200)).await;
@@ -783,6 +1168,7 @@ async fn a_hanging_send_does_not_hold_back_the_next_lead() {
     eprintln!("the second lead's call came {:?} after its submit", submitted.elapsed());
 }
 
+// The real binary: the test is about SMTP on the wire.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn smtp_uses_starttls_when_the_server_offers_it() {
     let sink = SmtpSink::start_offering_starttls().await;
@@ -806,286 +1192,4 @@ async fn smtp_uses_starttls_when_the_server_offers_it() {
         commands.iter().any(|c| c.eq_ignore_ascii_case("STARTTLS")),
         "STARTTLS was offered and not used: {commands:?}"
     );
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn open_leads_get_a_reminder_at_40_hours_and_an_overdue_notice_at_48() {
-    let receiver = HttpReceiver::start(Reply::status(200)).await;
-    let database = TestDatabase::new().await;
-    let server = start(&database.url, &scanning_webhook_env(&receiver)).await;
-    let nearing = submit(server.port, "Майже", &phone(90)).await;
-    let overdue = submit(server.port, "Прострочена", &phone(91)).await;
-    let reached = submit(server.port, "Додзвонилися", &phone(92)).await;
-    let fresh = submit(server.port, "Свіжа", &phone(93)).await;
-    receiver.wait_for("the four new-lead notifications", Duration::from_secs(10), |r| r.len() >= 4).await;
-    database.backdate(nearing, 41).await;
-    database.backdate(reached, 41).await;
-    database.backdate(overdue, 49).await;
-    database.execute(&format!("UPDATE \"CRN\" SET status = 'interested' WHERE id = {reached}")).await;
-
-    let event = |r: &Received| r.json()["event"].as_str().unwrap_or("").to_owned();
-    receiver
-        .wait_for("the reminder and the overdue notice", Duration::from_secs(10), |r| {
-            r.iter().any(|r| r.lead_id() == Some(nearing) && event(r) == "lead.reminder")
-                && r.iter().any(|r| r.lead_id() == Some(overdue) && event(r) == "lead.overdue")
-        })
-        .await;
-    // Another scan or two must not repeat them.
-    two_more_scans(&server).await;
-    all_sent(&database).await;
-    let mut seen: HashMap<(i64, String), usize> = HashMap::new();
-    for request in receiver.requests() {
-        *seen.entry((request.lead_id().unwrap(), event(&request))).or_default() += 1;
-    }
-    let expected = HashMap::from([
-        ((nearing, "lead.new".to_owned()), 1),
-        ((overdue, "lead.new".to_owned()), 1),
-        ((reached, "lead.new".to_owned()), 1),
-        ((fresh, "lead.new".to_owned()), 1),
-        ((nearing, "lead.reminder".to_owned()), 1),
-        ((overdue, "lead.overdue".to_owned()), 1),
-        // Nobody called them within 24 hours (ZAYAVKA_ESCALATE_AFTER_HOURS): the admins are told once.
-        ((nearing, "lead.escalated".to_owned()), 1),
-        ((overdue, "lead.escalated".to_owned()), 1),
-    ]);
-    assert_eq!(seen, expected);
-    let reminder = receiver.requests().into_iter().find(|r| event(r) == "lead.reminder").unwrap();
-    assert_eq!(reminder.header("idempotency-key"), format!("zayavka-lead-{nearing}-reminder"));
-    assert!(
-        reminder.json()["text"].as_str().unwrap().starts_with(&format!("Нагадування: заявка №{nearing}"))
-    );
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_reminder_comes_when_the_setting_says_and_0_turns_both_notices_off() {
-    let event = |r: &Received| r.json()["event"].as_str().unwrap_or("").to_owned();
-    let early = HttpReceiver::start(Reply::status(200)).await;
-    let early_database = TestDatabase::new().await;
-    let mut env = scanning_webhook_env(&early);
-    env.push(("ZAYAVKA_REMIND_AFTER_HOURS", "12".to_owned()));
-    let early_server = start(&early_database.url, &env).await;
-    let silent = HttpReceiver::start(Reply::status(200)).await;
-    let silent_database = TestDatabase::new().await;
-    let mut env = scanning_webhook_env(&silent);
-    env.push(("ZAYAVKA_REMIND_AFTER_HOURS", "0".to_owned()));
-    env.push(("ZAYAVKA_ESCALATE_AFTER_HOURS", "0".to_owned()));
-    let silent_server = start(&silent_database.url, &env).await;
-
-    let thirteen = submit(early_server.port, "Тринадцять", &phone(95)).await;
-    let eleven = submit(early_server.port, "Одинадцять", &phone(96)).await;
-    early_database.backdate(thirteen, 13).await;
-    early_database.backdate(eleven, 11).await;
-    let nearing = submit(silent_server.port, "Майже", &phone(97)).await;
-    let overdue = submit(silent_server.port, "Прострочена", &phone(98)).await;
-    silent_database.backdate(nearing, 41).await;
-    silent_database.backdate(overdue, 49).await;
-
-    early
-        .wait_for("the reminder at 12 hours", Duration::from_secs(10), |r| {
-            r.iter().any(|r| r.lead_id() == Some(thirteen) && event(r) == "lead.reminder")
-        })
-        .await;
-    // More checks, and everything they queued sent; with 0 the silent server checks too (for
-    // call-backs and failing channels) but queues neither notice.
-    two_more_scans(&early_server).await;
-    two_more_scans(&silent_server).await;
-    all_sent(&early_database).await;
-    all_sent(&silent_database).await;
-    let reminded: Vec<i64> = early
-        .requests()
-        .iter()
-        .filter(|r| event(r) == "lead.reminder")
-        .filter_map(Received::lead_id)
-        .collect();
-    assert_eq!(reminded, [thirteen], "the 11-hour-old lead is not due yet");
-    let events: Vec<String> = silent.requests().iter().map(event).collect();
-    assert_eq!(events, ["lead.new", "lead.new"], "no reminder, no overdue notice with 0");
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_reminder_held_up_by_an_outage_is_dropped_once_the_lead_is_closed() {
-    let receiver = HttpReceiver::start(Reply::status(500)).await;
-    let database = TestDatabase::new().await;
-    let server = start(&database.url, &scanning_webhook_env(&receiver)).await;
-    let id = submit(server.port, "Майже", &phone(94)).await;
-    database.backdate(id, 41).await;
-
-    let event = |r: &Received| r.json()["event"].as_str().unwrap_or("").to_owned();
-    // The scan queues the reminder; the receiver refuses it.
-    receiver
-        .wait_for("the refused reminder", Duration::from_secs(10), |r| {
-            r.iter().any(|r| event(r) == "lead.reminder" && r.status == 500)
-        })
-        .await;
-    // Meanwhile an operator reaches the person; then the receiver is back.
-    database.execute(&format!("UPDATE \"CRN\" SET status = 'interested' WHERE id = {id}")).await;
-    receiver.set_default(Reply::status(200));
-    receiver
-        .wait_for("the new-lead notification", Duration::from_secs(30), |r| {
-            r.iter().any(|r| event(r) == "lead.new" && r.status == 200)
-        })
-        .await;
-    // The reminder's retry (5 s after its refusal) finds the lead closed and drops it.
-    all_sent(&database).await;
-    let requests = receiver.requests();
-    let reminders_delivered =
-        requests.iter().filter(|r| event(r) == "lead.reminder" && r.status == 200).count();
-    assert_eq!(reminders_delivered, 0, "{requests:#?}");
-    let rows = outbox(&database).await;
-    assert!(rows.iter().all(|r| r.sent), "nothing left queued: {rows:#?}");
-}
-
-// 11. A channel that keeps failing is in plain sight
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_channel_that_keeps_failing_shows_in_the_inbox_and_the_metrics_until_it_delivers() {
-    let receiver = HttpReceiver::start(Reply::status(401)).await;
-    let database = TestDatabase::new().await;
-    let server = start(&database.url, &webhook_env(&receiver)).await;
-    common::add_operator(&database.url, "op@example.org", "a long enough secret").await;
-    let (cookie, _) = common::sign_in(server.port, "op@example.org", "a long enough secret").await;
-    let stats = async || {
-        let (status, _, body) =
-            request(server.port, "GET", "/admin/api/stats", &[("cookie", &cookie)], "").await;
-        assert_eq!(status, 200, "{body}");
-        serde_json::from_str::<serde_json::Value>(&body).unwrap()["notifications"].clone()
-    };
-    assert_eq!(gauge(&server, "zayavka_notifications_waiting", "webhook").await, Some(0));
-    assert_eq!(stats().await, serde_json::json!([]));
-
-    let id = submit(server.port, "Олена", &phone(95)).await;
-    wait_until_failed(&database, &[id]).await;
-    let queues = stats().await;
-    assert_eq!(queues.as_array().unwrap().len(), 1, "{queues}");
-    let webhook = &queues[0];
-    assert_eq!(webhook["channel"], "webhook", "{queues}");
-    assert_eq!(webhook["waiting"], 1, "{queues}");
-    assert_eq!(webhook["failing"], 1, "{queues}");
-    assert!(webhook["last_error"].as_str().unwrap().contains("401"), "{queues}");
-    assert!(webhook["oldest_at"].as_str().unwrap().parse::<jiff::Timestamp>().is_ok(), "{queues}");
-    assert_eq!(gauge(&server, "zayavka_notifications_waiting", "webhook").await, Some(1));
-    assert!(gauge(&server, "zayavka_notifications_oldest_waiting_seconds", "webhook").await.is_some());
-
-    receiver.set_default(Reply::status(200));
-    receiver
-        .wait_for("the lead delivered", Duration::from_secs(15), |r| r.iter().any(|r| r.status == 200))
-        .await;
-    // The row is marked sent just after the receiver answered.
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while stats().await != serde_json::json!([]) {
-        assert!(Instant::now() < deadline, "still shown after delivery: {}", stats().await);
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    assert_eq!(gauge(&server, "zayavka_notifications_waiting", "webhook").await, Some(0));
-    assert_eq!(gauge(&server, "zayavka_notifications_oldest_waiting_seconds", "webhook").await, Some(0));
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn reminders_wait_for_the_team_s_working_hours_and_new_leads_do_not() {
-    let event = |r: &Received| r.json()["event"].as_str().unwrap_or("").to_owned();
-    let kyiv = jiff::Timestamp::now().to_zoned(jiff::tz::TimeZone::get("Europe/Kyiv").unwrap());
-    let hours = |from: i64, to: i64| {
-        let at = |h: i64| (kyiv.clone() + jiff::SignedDuration::from_hours(h)).strftime("%H:%M").to_string();
-        format!("{}-{}", at(from), at(to))
-    };
-    // One team is at work now, the other starts in two hours.
-    let mut servers = Vec::new();
-    for working_hours in [hours(-1, 1), hours(2, 3)] {
-        let receiver = HttpReceiver::start(Reply::status(200)).await;
-        let database = TestDatabase::new().await;
-        let mut env = scanning_webhook_env(&receiver);
-        env.push(("ZAYAVKA_WORKING_HOURS", working_hours));
-        let server = start(&database.url, &env).await;
-        let id = submit(server.port, "Майже", &phone(99)).await;
-        database.backdate(id, 41).await;
-        servers.push((receiver, database, server));
-    }
-    let (at_work, _, _) = &servers[0];
-    at_work
-        .wait_for("the reminder within working hours", Duration::from_secs(10), |r| {
-            r.iter().any(|r| event(r) == "lead.reminder")
-        })
-        .await;
-    let (off_duty, database, server) = &servers[1];
-    two_more_scans(server).await;
-    all_sent(database).await;
-    let events: Vec<String> = off_duty.requests().iter().map(event).collect();
-    assert_eq!(events, ["lead.new"], "told of the new lead at once, reminded only in working hours");
-}
-
-// 6. The visitor's comment cannot pass for the notification's own text
-
-/// A comment that imitates the notification's link line, then pushes the real one out of view.
-fn fake_link_comment() -> String {
-    format!(
-        "передзвоніть увечері\nВідкрити: https://inbox.example.org.evil.example/admin/leads/1{}кінець",
-        "\n".repeat(60)
-    )
-}
-
-async fn submit_with_comment(port: u16, comment: &str, phone: &str) -> i64 {
-    let body =
-        serde_json::json!({"name": "Олена", "phone": phone, "confirmation": "Так", "comment": comment});
-    let (status, answer) = http(port, "POST", "/rest/v1/CRN", &body.to_string()).await.unwrap();
-    assert_eq!(status, 201, "{answer}");
-    let rows: serde_json::Value = serde_json::from_str(&answer).unwrap();
-    rows[0]["id"].as_i64().unwrap_or_else(|| panic!("no id in {answer}"))
-}
-
-/// The plain text (e-mail, the webhook's `text`): the comment's lines each quoted with `> `, no
-/// blank lines but the one before the link, and the real link the only `Відкрити:` line, last.
-fn assert_comment_quoted_in_plain_text(text: &str, id: i64) {
-    assert!(text.ends_with(&format!("\n\nВідкрити: {}", link(id))), "{text}");
-    assert!(
-        text.contains("Коментар:\n> передзвоніть увечері\n> Відкрити: https://inbox.example.org.evil"),
-        "{text}"
-    );
-    assert!(text.contains("\n> кінець\n"), "{text}");
-    let open_lines: Vec<&str> = text.lines().filter(|line| line.starts_with("Відкрити")).collect();
-    assert_eq!(open_lines, [format!("Відкрити: {}", link(id))], "{text}");
-    assert_eq!(text.matches("\n\n").count(), 1, "blank lines collapsed: {text:?}");
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn telegram_shows_a_comment_as_a_quote_apart_from_the_link() {
-    let telegram = HttpReceiver::start(Reply::telegram_ok()).await;
-    let database = TestDatabase::new().await;
-    let mut env = telegram_env(&telegram);
-    env.push(("ZAYAVKA_NOTIFY_INCLUDE_PII", "true".into()));
-    let server = start(&database.url, &env).await;
-
-    let id = submit_with_comment(server.port, &fake_link_comment(), &phone(30)).await;
-    let requests = telegram.wait_for("the message", Duration::from_secs(10), |r| !r.is_empty()).await;
-    let text = telegram_text(&requests[0]);
-    let quote = text.split_once("<blockquote>").and_then(|(_, rest)| rest.split_once("</blockquote>"));
-    let (quote, after) = quote.unwrap_or_else(|| panic!("no quote: {text}"));
-    assert_eq!(
-        quote, "передзвоніть увечері\nВідкрити: https://inbox.example.org.evil.example/admin/leads/1\nкінець",
-        "{text}"
-    );
-    assert_eq!(after, format!("\n\n<a href=\"{}\">Відкрити заявку</a>", link(id)), "{text}");
-    assert_eq!(text.matches("href=").count(), 1, "{text}");
-    assert_eq!(text.matches("\n\n").count(), 1, "blank lines collapsed: {text:?}");
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn email_and_webhook_show_a_comment_as_a_quote_apart_from_the_link() {
-    let sink = SmtpSink::start().await;
-    let receiver = HttpReceiver::start(Reply::status(204)).await;
-    let database = TestDatabase::new().await;
-    let mut env = webhook_env(&receiver);
-    env.push(("ZAYAVKA_SMTP_URL", sink.url()));
-    env.push(("ZAYAVKA_NOTIFY_EMAIL_TO", "ops@example.org".to_owned()));
-    env.push(("ZAYAVKA_NOTIFY_INCLUDE_PII", "true".into()));
-    let server = start(&database.url, &env).await;
-
-    let comment = fake_link_comment();
-    let id = submit_with_comment(server.port, &comment, &phone(31)).await;
-    let mails = sink.wait_for("the e-mail", Duration::from_secs(10), |m| !m.is_empty()).await;
-    assert_comment_quoted_in_plain_text(&mails[0].body(), id);
-    let requests = receiver.wait_for("the webhook call", Duration::from_secs(10), |r| !r.is_empty()).await;
-    let body = requests[0].json();
-    assert_comment_quoted_in_plain_text(body["text"].as_str().unwrap(), id);
-    // The structured lead keeps the comment as stored, for the program that reads it.
-    assert!(body["lead"]["comment"].as_str().unwrap().contains("leads/1\n\n\n"), "{body}");
 }

@@ -33,13 +33,13 @@ async fn app_with_operator(require_2fa: bool) -> TestApp {
     app
 }
 
-/// The code an authenticator app with this secret shows `seconds_from_now`.
-fn app_code(secret: &str, seconds_from_now: i64) -> String {
+/// The code an authenticator app with this secret shows `seconds_from_now` by the app's clock.
+fn app_code(app: &TestApp, secret: &str, seconds_from_now: i64) -> String {
     let totp = totp_rs::Builder::new()
         .with_secret(totp_rs::Secret::try_from_base32(secret).unwrap())
         .build()
         .unwrap();
-    totp.generate((jiff::Timestamp::now().as_second() + seconds_from_now) as u64).to_string()
+    totp.generate((app.state.clock.now().as_second() + seconds_from_now) as u64).to_string()
 }
 
 struct Factor {
@@ -57,7 +57,7 @@ async fn set_up(app: &TestApp, operator: &SignedIn) -> Factor {
     let secret = started["secret"].as_str().unwrap().to_owned();
     assert!(started["uri"].as_str().unwrap().starts_with("otpauth://totp/zayavka:"));
     assert!(started["qr"].as_str().unwrap().starts_with("data:image/svg+xml;base64,"));
-    let first_code = app_code(&secret, 0);
+    let first_code = app_code(app, &secret, 0);
     let confirmed =
         operator.post(app, "/admin/api/second-factor/confirm", json!({ "code": first_code })).await;
     assert_eq!(confirmed.status, StatusCode::OK, "{}", confirmed.text());
@@ -99,7 +99,7 @@ async fn once_set_up_signing_in_asks_for_a_code_and_each_code_works_once() {
     assert_eq!(asked.json()["code_required"], true);
     assert!(asked.header("set-cookie").is_empty());
     // A wrong password with a right code is refused as any wrong password.
-    let wrong_password = sign_in(&app, EMAIL, "not the password", &app_code(&secret, 30)).await;
+    let wrong_password = sign_in(&app, EMAIL, "not the password", &app_code(&app, &secret, 30)).await;
     assert_eq!(wrong_password.status, StatusCode::UNAUTHORIZED);
     assert_eq!(wrong_password.json()["code_required"], Value::Null);
 
@@ -110,7 +110,7 @@ async fn once_set_up_signing_in_asks_for_a_code_and_each_code_works_once() {
         sign_in_from(&app, elsewhere, EMAIL, PASSWORD, &first_code).await.status,
         StatusCode::UNAUTHORIZED
     );
-    let code = app_code(&secret, 30);
+    let code = app_code(&app, &secret, 30);
     let signed = signed_in_with(&app, elsewhere, EMAIL, &code).await;
     let session = signed.get(&app, "/admin/api/session").await.json();
     assert_eq!(session["second_factor"]["on"], true);
@@ -282,8 +282,8 @@ async fn a_right_password_without_a_code_is_in_the_trail() {
 }
 
 /// Six digits that are none of the codes the app shows around now.
-fn wrong_code(secret: &str) -> String {
-    let right: Vec<String> = [-60, -30, 0, 30, 60].iter().map(|s| app_code(secret, *s)).collect();
+fn wrong_code(app: &TestApp, secret: &str) -> String {
+    let right: Vec<String> = [-60, -30, 0, 30, 60].iter().map(|s| app_code(app, secret, *s)).collect();
     (0..).map(|n| format!("{:06}", 100_000 + n)).find(|code| !right.contains(code)).unwrap()
 }
 
@@ -308,7 +308,7 @@ async fn wrong_codes_from_many_networks_refuse_the_accounts_codes_for_a_while_an
     }
     // Six wrong codes after the right password, each from a network of its own (within every
     // per-address and per-network limit).
-    let wrong = wrong_code(&secret);
+    let wrong = wrong_code(&app, &secret);
     let mut statuses = Vec::new();
     for network in 11..=16 {
         let client = format!("198.18.{network}.1");
@@ -318,14 +318,15 @@ async fn wrong_codes_from_many_networks_refuse_the_accounts_codes_for_a_while_an
     assert_eq!(statuses[4..], [StatusCode::TOO_MANY_REQUESTS; 2], "the fifth wrong code in a row refuses");
 
     // The right code, from yet another network, is refused too, with when it works again.
-    let right = app_code(&secret, 30);
+    let right = app_code(&app, &secret, 30);
     let refused = sign_in_from(&app, "198.18.21.1", EMAIL, PASSWORD, &right).await;
     assert_eq!(refused.status, StatusCode::TOO_MANY_REQUESTS, "{}", refused.text());
     let retry_after: u64 = refused.header("retry-after").parse().unwrap();
     assert!((14 * 60..=15 * 60).contains(&retry_after), "{retry_after}");
     let said = refused.json()["error"].as_str().unwrap().to_owned();
     let operator_id = app.state.store.operator(EMAIL.into()).await.unwrap().unwrap().id;
-    let until = app.state.store.codes_refused_until(operator_id, Timestamp::now()).await.unwrap().unwrap();
+    let until =
+        app.state.store.codes_refused_until(operator_id, app.state.clock.now()).await.unwrap().unwrap();
     let until_in_kyiv = until.to_zoned(zayavka::notice::operators_zone()).strftime("%H:%M").to_string();
     assert!(said.contains("призупинено до") && said.contains(&until_in_kyiv), "{said}");
 
@@ -339,9 +340,12 @@ async fn wrong_codes_from_many_networks_refuse_the_accounts_codes_for_a_while_an
     let sent = String::from_utf8_lossy(&notices[0].body).into_owned();
     assert!(!sent.contains(EMAIL) && !sent.contains(&wrong) && !sent.contains(&right), "{sent}");
 
-    // Once the refusal has passed (moved in the database: no waiting), the right code signs in.
-    app.database.execute("UPDATE operators SET codes_refused_until = '2000-01-01T00:00:00.000000Z'").await;
-    signed_in_with(&app, "198.18.22.1", EMAIL, &right).await;
+    // A minute before the refusal ends, still refused; once it has passed, the right code signs in.
+    app.clock.advance(until.duration_since(app.state.clock.now()) - SignedDuration::from_mins(1));
+    let early = sign_in_from(&app, "198.18.22.1", EMAIL, PASSWORD, &app_code(&app, &secret, 0)).await;
+    assert_eq!(early.status, StatusCode::TOO_MANY_REQUESTS, "{}", early.text());
+    app.clock.advance_minutes(1);
+    signed_in_with(&app, "198.18.22.1", EMAIL, &app_code(&app, &secret, 0)).await;
     assert_eq!(webhook.requests().len(), 1, "one notice for one run of wrong codes");
 }
 
@@ -399,7 +403,7 @@ async fn the_database_keeps_second_factor_secrets_encrypted_with_a_key_kept_outs
     // The row holds neither the base32 secret nor anything that gives codes.
     let row = app.state.store.operator(EMAIL.into()).await.unwrap().unwrap().totp_secret.unwrap();
     assert!(row.starts_with("v1:") && !row.contains(&secret), "{row}");
-    assert_eq!(code_step(&row, &app_code(&secret, 0), Timestamp::now()), None);
+    assert_eq!(code_step(&row, &app_code(&app, &secret, 0), app.state.clock.now()), None);
     let nonce_and_ciphertext = base64::Engine::decode(&base64::engine::general_purpose::STANDARD, &row[3..]);
     assert!(nonce_and_ciphertext.is_ok_and(|bytes| bytes.len() == 12 + 32 + 16), "{row}");
 
@@ -422,7 +426,7 @@ async fn the_database_keeps_second_factor_secrets_encrypted_with_a_key_kept_outs
 
     // After a restart with the key, codes still sign in.
     let app = restarted(app, settings.clone()).await;
-    signed_in_with(&app, "198.51.100.31", EMAIL, &app_code(&secret, 30)).await;
+    signed_in_with(&app, "198.51.100.31", EMAIL, &app_code(&app, &secret, 30)).await;
 
     // A secret kept in plain text by an earlier version still works, and the start encrypts it.
     let plain = zayavka::auth::second_factor::new_secret();
@@ -432,5 +436,5 @@ async fn the_database_keeps_second_factor_secrets_encrypted_with_a_key_kept_outs
     let app = restarted(app, settings).await;
     let row = app.state.store.operator(EMAIL.into()).await.unwrap().unwrap().totp_secret.unwrap();
     assert!(row.starts_with("v1:") && !row.contains(&plain), "{row}");
-    signed_in_with(&app, "198.51.100.32", EMAIL, &app_code(&plain, 0)).await;
+    signed_in_with(&app, "198.51.100.32", EMAIL, &app_code(&app, &plain, 0)).await;
 }

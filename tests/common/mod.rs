@@ -148,22 +148,6 @@ impl TestDatabase {
         self.execute(&format!("UPDATE \"CRN\" SET created_at = {at} WHERE id = {id}")).await;
     }
 
-    /// Moves lead `id`'s next call to `minutes` ago, as if its time had come.
-    pub async fn make_due(&self, id: i64, minutes: i64) {
-        let at = self.time_ago(jiff::SignedDuration::from_mins(minutes));
-        self.execute(&format!("UPDATE \"CRN\" SET next_call_at = {at} WHERE id = {id}")).await;
-    }
-
-    /// Makes every session of the account `email` look as if it was last used `minutes` ago.
-    pub async fn backdate_sessions(&self, email: &str, minutes: i64) {
-        let at = self.time_ago(jiff::SignedDuration::from_mins(minutes));
-        self.execute(&format!(
-            "UPDATE operator_sessions SET seen_at = {at} \
-             WHERE operator_id = (SELECT id FROM operators WHERE email = '{email}')"
-        ))
-        .await;
-    }
-
     /// The time `ago` before now in each engine's own spelling: timestamptz, or the RFC 3339
     /// text SQLite stores.
     fn time_ago(&self, ago: jiff::SignedDuration) -> String {
