@@ -93,8 +93,9 @@ for (const screen of SCREENS) {
     });
 
     test.describe('with escalation after 24 hours, scanned every second, and a webhook nobody answers', () => {
-      // Escalating needs a notification channel (src/notify/mod.rs `escalate`: none, no scan);
-      // port 9 (discard) is closed here, so every send is refused: the mark does not wait for it.
+      // A channel the admins are told through, as most teams have one (without any, the lead is
+      // marked all the same); port 9 (discard) is closed here, so every send is refused: the mark
+      // does not wait for it.
       test.use({
         settings: {
           ZAYAVKA_WEBHOOK_URL: 'http://127.0.0.1:9/hook',
