@@ -88,7 +88,7 @@ pub struct SourceRow {
 }
 
 /// The start of the figures' window at `now`: midnight in Kyiv `FIGURES_DAYS - 1` days before
-/// today, the days as the operators live them (as the other figures count).
+/// today, the days as the operators live them: the window of every figure of the inbox.
 pub fn window_start(now: Timestamp) -> Result<Timestamp, jiff::Error> {
     let zone = crate::notice::operators_zone();
     let first_day = now.to_zoned(zone.clone()).date() - jiff::Span::new().days(FIGURES_DAYS - 1);

@@ -19,9 +19,6 @@ use crate::inbox::{PROMISE, source_of};
 use crate::store::{ChannelQueue, CountsAt};
 use crate::team::Role;
 
-/// Days the inbox's figures look back.
-const STATS_DAYS: i64 = 30;
-
 /// The inbox's totals over the last 30 days.
 #[derive(Serialize, TS)]
 pub struct Stats {
@@ -94,13 +91,10 @@ async fn stats(State(state): State<AppState>, SignedIn(_): SignedIn) -> Result<J
     // Days as the operators live them (Kyiv); the store counts whole UTC hours, and Kyiv's
     // offset from UTC is whole hours.
     let zone = crate::notice::operators_zone();
-    let first_day = now.to_zoned(zone.clone()).date() - jiff::Span::new().days(STATS_DAYS - 1);
-    let window_start = first_day.to_zoned(zone.clone()).map_err(AdminError::StatsWindow)?;
-    let counts = state
-        .store
-        .counts(CountsAt { overdue_before: now - PROMISE, window_start: window_start.timestamp() })
-        .await?;
-    let mut per_day: Vec<(jiff::civil::Date, i64)> = (0..STATS_DAYS)
+    let window_start = figures::window_start(now).map_err(AdminError::StatsWindow)?;
+    let first_day = window_start.to_zoned(zone.clone()).date();
+    let counts = state.store.counts(CountsAt { overdue_before: now - PROMISE, window_start }).await?;
+    let mut per_day: Vec<(jiff::civil::Date, i64)> = (0..figures::FIGURES_DAYS)
         .filter_map(|n| first_day.checked_add(jiff::Span::new().days(n)).ok())
         .map(|day| (day, 0))
         .collect();
@@ -137,10 +131,8 @@ async fn breakdown(
     SignedIn(session): SignedIn,
 ) -> Result<Json<Breakdown>, AdminError> {
     let now = state.clock.now();
-    let zone = crate::notice::operators_zone();
-    let first_day = now.to_zoned(zone.clone()).date() - jiff::Span::new().days(STATS_DAYS - 1);
-    let window_start = first_day.to_zoned(zone).map_err(AdminError::StatsWindow)?;
-    let at = CountsAt { overdue_before: now - PROMISE, window_start: window_start.timestamp() };
+    let window_start = figures::window_start(now).map_err(AdminError::StatsWindow)?;
+    let at = CountsAt { overdue_before: now - PROMISE, window_start };
 
     let mut sources: BTreeMap<Option<String>, (i64, i64)> = BTreeMap::new();
     for row in state.store.source_counts(at).await? {
