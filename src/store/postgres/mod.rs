@@ -246,3 +246,42 @@ fn unavailable(e: tokio_postgres::Error) -> StoreError {
     };
     StoreError::Unavailable(text)
 }
+
+impl PostgresStore {
+    /// Marks notices of `table` (account or channel notices, which share their columns) sent, or
+    /// due again at the time a retry says.
+    async fn notices_done(
+        &self,
+        table: &'static str,
+        deliveries: Vec<Delivery>,
+        now: jiff::Timestamp,
+    ) -> Result<(), StoreError> {
+        let client = self.client().await?;
+        let now = seconds(now);
+        for delivery in deliveries {
+            match delivery {
+                Delivery::Sent(id) => client
+                    .execute(
+                        &format!(
+                            "UPDATE {table} SET sent_at = to_timestamp($2), locked_until = NULL, \
+                             last_error = NULL WHERE id = $1"
+                        ),
+                        &[&id, &now],
+                    )
+                    .await
+                    .map_err(unavailable)?,
+                Delivery::Retry { id, at, error } => client
+                    .execute(
+                        &format!(
+                            "UPDATE {table} SET next_attempt_at = to_timestamp($2), \
+                             locked_until = NULL, last_error = $3 WHERE id = $1"
+                        ),
+                        &[&id, &seconds(at), &error],
+                    )
+                    .await
+                    .map_err(unavailable)?,
+            };
+        }
+        Ok(())
+    }
+}

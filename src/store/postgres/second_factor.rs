@@ -232,29 +232,7 @@ impl PostgresStore {
         deliveries: Vec<Delivery>,
         now: jiff::Timestamp,
     ) -> Result<(), StoreError> {
-        let client = self.client().await?;
-        let now = seconds(now);
-        for delivery in deliveries {
-            match delivery {
-                Delivery::Sent(id) => client
-                    .execute(
-                        "UPDATE account_notices SET sent_at = to_timestamp($2), locked_until = NULL, \
-                         last_error = NULL WHERE id = $1",
-                        &[&id, &now],
-                    )
-                    .await
-                    .map_err(unavailable)?,
-                Delivery::Retry { id, at, error } => client
-                    .execute(
-                        "UPDATE account_notices SET next_attempt_at = to_timestamp($2), \
-                         locked_until = NULL, last_error = $3 WHERE id = $1",
-                        &[&id, &seconds(at), &error],
-                    )
-                    .await
-                    .map_err(unavailable)?,
-            };
-        }
-        Ok(())
+        self.notices_done("account_notices", deliveries, now).await
     }
 
     pub async fn reset_second_factor(&self, email: String) -> Result<bool, StoreError> {

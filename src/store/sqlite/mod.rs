@@ -354,6 +354,34 @@ fn unavailable(e: &rusqlite::Error) -> StoreError {
     StoreError::Unavailable(e.to_string())
 }
 
+impl SqliteStore {
+    /// Marks notices of `table` (account or channel notices, which share their columns) sent, or
+    /// due again at the time a retry says.
+    async fn notices_done(
+        &self,
+        table: &'static str,
+        deliveries: Vec<Delivery>,
+        now: jiff::Timestamp,
+    ) -> Result<(), StoreError> {
+        self.write(move |conn| {
+            let mut sent = conn.prepare_cached(&format!(
+                "UPDATE {table} SET sent_at = ?2, locked_until = NULL, last_error = NULL WHERE id = ?1"
+            ))?;
+            let mut retry = conn.prepare_cached(&format!(
+                "UPDATE {table} SET next_attempt_at = ?2, locked_until = NULL, last_error = ?3 WHERE id = ?1"
+            ))?;
+            for delivery in &deliveries {
+                match delivery {
+                    Delivery::Sent(id) => sent.execute(params![id, text(now)])?,
+                    Delivery::Retry { id, at, error } => retry.execute(params![id, text(*at), error])?,
+                };
+            }
+            Ok(())
+        })
+        .await
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -129,23 +129,7 @@ impl SqliteStore {
         deliveries: Vec<Delivery>,
         now: jiff::Timestamp,
     ) -> Result<(), StoreError> {
-        self.write(move |conn| {
-            let mut sent = conn.prepare_cached(
-                "UPDATE channel_notices SET sent_at = ?2, locked_until = NULL, last_error = NULL WHERE id = ?1",
-            )?;
-            let mut retry = conn.prepare_cached(
-                "UPDATE channel_notices SET next_attempt_at = ?2, locked_until = NULL, last_error = ?3 \
-                 WHERE id = ?1",
-            )?;
-            for delivery in &deliveries {
-                match delivery {
-                    Delivery::Sent(id) => sent.execute(params![id, text(now)])?,
-                    Delivery::Retry { id, at, error } => retry.execute(params![id, text(*at), error])?,
-                };
-            }
-            Ok(())
-        })
-        .await
+        self.notices_done("channel_notices", deliveries, now).await
     }
 }
 

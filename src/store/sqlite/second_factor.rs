@@ -204,23 +204,7 @@ impl SqliteStore {
         deliveries: Vec<Delivery>,
         now: jiff::Timestamp,
     ) -> Result<(), StoreError> {
-        self.write(move |conn| {
-            for delivery in &deliveries {
-                match delivery {
-                    Delivery::Sent(id) => conn.execute(
-                        "UPDATE account_notices SET sent_at = ?2, locked_until = NULL, last_error = NULL WHERE id = ?1",
-                        params![id, text(now)],
-                    )?,
-                    Delivery::Retry { id, at, error } => conn.execute(
-                        "UPDATE account_notices SET next_attempt_at = ?2, locked_until = NULL, last_error = ?3 \
-                         WHERE id = ?1",
-                        params![id, text(*at), error],
-                    )?,
-                };
-            }
-            Ok(())
-        })
-        .await
+        self.notices_done("account_notices", deliveries, now).await
     }
 
     pub async fn reset_second_factor(&self, email: String) -> Result<bool, StoreError> {
