@@ -356,7 +356,8 @@ impl Notifier {
                 Err(StoreError::Closed) => return,
                 Err(e) => tracing::warn!(error = %e, "watching for channels that keep failing"),
             }
-            let scans = if !remind_after.is_positive() {
+            // With no channel (the scan runs for escalation's mark alone) there is nobody to remind.
+            let scans = if !remind_after.is_positive() || channels.is_empty() {
                 Vec::new()
             } else {
                 // Read at each scan: a day an admin closed a moment ago counts at once.

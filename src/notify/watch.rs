@@ -57,6 +57,9 @@ pub async fn watch_channels(
     now: Timestamp,
 ) -> Result<Vec<ChannelTurn>, StoreError> {
     let channels = settings.notify.channels();
+    if channels.is_empty() {
+        return Ok(Vec::new());
+    }
     let failing = store.failing_channels(FAILING_TRIES, now - FAILING_FOR).await?;
     let open = store.open_outages().await?;
     let mut turns = Vec::new();
