@@ -35,4 +35,4 @@ test: web e2e/node_modules
 # The inbox's TypeScript types (web/src/admin/generated/wire.ts), written anew from the Rust types
 # of the API's answers; `make test` fails while the committed file differs (ADR 0034).
 types:
-	ZAYAVKA_WRITE_TYPES=1 cargo test --profile fast --locked --test wire_types
+	ZAYAVKA_WRITE_TYPES=1 cargo test --profile fast --locked --test integration wire_types::

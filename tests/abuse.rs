@@ -1,6 +1,6 @@
 //! A public form under attack: rate limits, bots, duplicates, and what `/metrics` counts.
 
-mod common;
+use crate::common;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};

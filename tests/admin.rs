@@ -2,7 +2,7 @@
 //! call log and statuses, figures, export, erasure and retention. Runs on SQLite, and on
 //! PostgreSQL with ZAYAVKA_TEST_ENGINE=postgres.
 
-mod common;
+use crate::common;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};

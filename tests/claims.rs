@@ -3,7 +3,7 @@
 //! leads may be handed out in turn; the figures per source and per operator. Runs on SQLite, and
 //! on PostgreSQL with ZAYAVKA_TEST_ENGINE=postgres.
 
-mod common;
+use crate::common;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};

@@ -1,6 +1,6 @@
 //! The command line: `--help`, clear start-up errors, graceful shutdown, export.
 
-mod common;
+use crate::common;
 
 use common::{Server, free_port, zayavka};
 

@@ -5,7 +5,7 @@
 //! are passed in (`now`); the days themselves are counted from today in Kyiv. Runs on SQLite, and
 //! on PostgreSQL with ZAYAVKA_TEST_ENGINE=postgres.
 
-mod common;
+use crate::common;
 
 use axum::http::StatusCode;
 use common::TestApp;

@@ -5,7 +5,7 @@
 //! Not run again on PostgreSQL: it owns a PostgreSQL cluster of its own (initdb), whatever the
 //! engine setting.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

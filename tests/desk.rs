@@ -4,7 +4,7 @@
 //! "Передзвонити о …" sets the time the person asked for. Runs on SQLite, and on PostgreSQL with
 //! ZAYAVKA_TEST_ENGINE=postgres.
 
-mod common;
+use crate::common;
 
 use axum::http::StatusCode;
 use common::TestApp;

@@ -3,7 +3,7 @@
 //! database that cannot take the write now says so in seconds, instead of keeping the visitor
 //! waiting.
 
-mod common;
+use crate::common;
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};

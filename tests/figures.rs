@@ -3,7 +3,7 @@
 //! person, and the share reached in time, overall, per operator and per source. Runs on SQLite,
 //! and on PostgreSQL with ZAYAVKA_TEST_ENGINE=postgres: both must give the very same numbers.
 
-mod common;
+use crate::common;
 
 use axum::http::StatusCode;
 use common::TestDatabase;

@@ -4,7 +4,7 @@
 //! once an operator exists answer 404. Runs on SQLite, and on PostgreSQL with
 //! ZAYAVKA_TEST_ENGINE=postgres.
 
-mod common;
+use crate::common;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};

@@ -1,7 +1,7 @@
 //! `POST /leads`: the form without JavaScript. A refusal answers with the landing page itself
 //! (web/dist/form-refused.html filled in by src/http/form.rs), in the toasts' words (docs/product.md, Messages).
 
-mod common;
+use crate::common;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};

@@ -6,7 +6,7 @@
 //! Not run again on PostgreSQL: it tests the parsing and validation in front of the store; the
 //! store on PostgreSQL is tests/rest.rs's.
 
-mod common;
+use crate::common;
 
 use std::sync::OnceLock;
 

@@ -3,7 +3,7 @@
 //! Not run again on PostgreSQL: it always runs on PostgreSQL (several instances need a shared
 //! database).
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 

@@ -1,7 +1,7 @@
 //! Characters that show nothing are not a value: a lead whose name is only invisible characters
 //! is refused as if the name were empty, on the API the site uses.
 
-mod common;
+use crate::common;
 
 use common::test_app;
 

@@ -3,7 +3,7 @@
 //! on purpose, and the audit trail says who did. Runs on SQLite, and on PostgreSQL with
 //! ZAYAVKA_TEST_ENGINE=postgres.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

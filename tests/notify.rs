@@ -6,7 +6,7 @@
 //! about the process itself (a crash, two instances, sends that hang, SMTP on the wire) run the
 //! real binary. Runs on SQLite, and on PostgreSQL with ZAYAVKA_TEST_ENGINE=postgres.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};

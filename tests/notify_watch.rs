@@ -5,7 +5,7 @@
 //! receivers; the tests run the scans with the time they choose. Runs on SQLite, and on
 //! PostgreSQL with ZAYAVKA_TEST_ENGINE=postgres.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -4,7 +4,7 @@
 //!
 //! Not run again on PostgreSQL: response headers only; no lead is stored.
 
-mod common;
+use crate::common;
 
 use axum::body::Body;
 use axum::http::Request;

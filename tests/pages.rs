@@ -1,6 +1,6 @@
 //! What each path gets (see `src/http/pages.rs`), with the run-time settings filled in.
 
-mod common;
+use crate::common;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};

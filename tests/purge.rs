@@ -2,7 +2,7 @@
 //! their repeats, and nothing newer goes with them. Runs on SQLite, and on PostgreSQL with
 //! ZAYAVKA_TEST_ENGINE=postgres.
 
-mod common;
+use crate::common;
 
 use common::{TestApp, test_app_without_chores};
 use zayavka::lead::NewLead;

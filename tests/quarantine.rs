@@ -3,7 +3,7 @@
 //! same either way. People (a quick one included) are never held; scripts that do not drive a
 //! browser almost always are.
 
-mod common;
+use crate::common;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};

@@ -1,6 +1,6 @@
 //! `POST /rest/v1/CRN` and its neighbours, in-process: the contract a PostgREST client relies on.
 
-mod common;
+use crate::common;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};

@@ -2,7 +2,7 @@
 //! holds, and the counters behind the figures stay what the rows say through every kind of write.
 //! Runs on SQLite, and on PostgreSQL with ZAYAVKA_TEST_ENGINE=postgres.
 
-mod common;
+use crate::common;
 
 #[path = "../bench/scale/reads.rs"]
 #[allow(dead_code)]

@@ -6,7 +6,7 @@
 //! secrets encrypted with a key kept outside it. Runs on SQLite, and on PostgreSQL with
 //! ZAYAVKA_TEST_ENGINE=postgres.
 
-mod common;
+use crate::common;
 
 use axum::http::StatusCode;
 use common::TestApp;

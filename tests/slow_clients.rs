@@ -7,7 +7,7 @@
 //! Not run again on PostgreSQL: connection handling in front of the store; the engine does not take
 //! part.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

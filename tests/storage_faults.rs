@@ -8,7 +8,7 @@
 //! Not run again on PostgreSQL: each fault is made on the engine it belongs to (tmpfs and fsync on
 //! SQLite, killed backends on PostgreSQL), whatever the setting.
 
-mod common;
+use crate::common;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};

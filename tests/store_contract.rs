@@ -5,7 +5,7 @@
 //! never waited for; where an engine reads the clock itself (a lead's arrival, a call, the
 //! PostgreSQL outbox's due times) the case works from the real now.
 
-mod common;
+use crate::common;
 
 use common::TestDatabase;
 use jiff::{SignedDuration, Timestamp};

@@ -1,7 +1,7 @@
 //! A stranger holds the public key (it ships in every page): what they send must not show them
 //! another visitor's lead, buy them many leads in one request, or a large answer.
 
-mod common;
+use crate::common;
 
 use axum::http::StatusCode;
 use common::{TestApp, test_app, test_app_with};

@@ -3,7 +3,7 @@
 //!
 //! Not run again on PostgreSQL: it always runs on PostgreSQL (it tests supabase/schema.sql).
 
-mod common;
+use crate::common;
 
 use tokio_postgres::NoTls;
 

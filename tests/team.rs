@@ -3,7 +3,7 @@
 //! id only and outlives their erasure. In-process and through the `zayavka` command; runs on
 //! SQLite, and on PostgreSQL with ZAYAVKA_TEST_ENGINE=postgres.
 
-mod common;
+use crate::common;
 
 use axum::http::StatusCode;
 use common::TestApp;

@@ -1,8 +1,8 @@
 //! The inbox's TypeScript types are generated from the Rust types its API answers with (ADR 0034):
 //! `web/src/admin/generated/wire.ts` is every type of `wire()` rendered by ts-rs. This test fails
 //! when the committed file is not what the Rust types render, and says how to write it anew:
-//! `make types` (`ZAYAVKA_WRITE_TYPES=1 cargo test --profile fast --test wire_types`). The web
-//! build's `tsc` then fails where the inbox uses a field the answers no longer have.
+//! `make types` (`ZAYAVKA_WRITE_TYPES=1 cargo test --profile fast --test integration wire_types::`).
+//! The web build's `tsc` then fails where the inbox uses a field the answers no longer have.
 //!
 //! A new answer type: `#[derive(Serialize, TS)]` on it, and one line in `wire()`.
 //!
@@ -23,7 +23,7 @@ use zayavka::store::{Account, Attempt, AuditRecord, ChannelQueue, PendingNotific
 use zayavka::team::{Action, Role};
 
 const FILE: &str = "web/src/admin/generated/wire.ts";
-const REGENERATE: &str = "make types (ZAYAVKA_WRITE_TYPES=1 cargo test --profile fast --test wire_types)";
+const REGENERATE: &str = "make types (ZAYAVKA_WRITE_TYPES=1 cargo test --profile fast --test integration wire_types::)";
 
 /// Every type of the inbox's API, in the file's order: the answers, then what they are made of.
 fn wire(cfg: &Config) -> Vec<Declared> {

@@ -9,7 +9,7 @@ use zayavka::application::figures::{FiguresError, Viewer};
 use zayavka::inbox::{CallPlan, Outcome, PROMISE, Search};
 use zayavka::store::{CountsAt, Holder, LeadQuery, Store};
 
-use crate::shape::OPERATORS;
+use super::shape::OPERATORS;
 
 /// The days the inbox's stats show (`STATS_DAYS` of the stats handler).
 const STATS_DAYS: i64 = 30;
