@@ -80,6 +80,11 @@ def page_resources(base: str, html: str) -> list[tuple[str, str]]:
             continue
         if (kind, path) not in found:
             found.append((kind, path))
+    # A page's loader (an inline module script) imports its scripts after the first paint.
+    for loader in re.findall(r'<script type="module">(.*?)</script>', html, re.S):
+        for path in re.findall(r'"(/[^"]+\.js)"', loader):
+            if ("JS", path) not in found:
+                found.append(("JS", path))
     for style in re.findall(r"<style[^>]*>(.*?)</style>", html, re.S):
         for url in re.findall(r"url\(['\"]?(/[^'\")]+)", style):
             if ("font/image", url) not in found:
