@@ -176,8 +176,9 @@ async fn no_path_redirects_a_browser_to_another_site() {
 async fn hashed_assets_are_immutable_and_served_compressed() {
     let app = test_app().await;
     let html = app.get("/").await.text();
+    // The page's loader names its scripts (web/src/entry-server.tsx).
     let script =
-        html.split("src=\"/assets/").nth(1).expect("a script under /assets/").split('"').next().unwrap();
+        html.split("\"/assets/").nth(1).expect("a script under /assets/").split('"').next().unwrap();
     let path = format!("/assets/{script}");
 
     let plain = app.get(&path).await;
