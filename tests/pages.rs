@@ -177,8 +177,7 @@ async fn hashed_assets_are_immutable_and_served_compressed() {
     let app = test_app().await;
     let html = app.get("/").await.text();
     // The page's loader names its scripts (web/src/entry-server.tsx).
-    let script =
-        html.split("\"/assets/").nth(1).expect("a script under /assets/").split('"').next().unwrap();
+    let script = html.split("\"/assets/").nth(1).expect("a script under /assets/").split('"').next().unwrap();
     let path = format!("/assets/{script}");
 
     let plain = app.get(&path).await;
