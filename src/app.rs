@@ -14,7 +14,8 @@ use crate::http::{
 use crate::lead::clean::printable;
 
 pub fn app(state: AppState) -> Router {
-    let policy = security::content_policy(&state.settings, &state.site.style_hashes);
+    let policy =
+        security::content_policy(&state.settings, &state.site.style_hashes, &state.site.script_hashes);
     let panic_state = state.clone();
     let timeout_state = state.clone();
 

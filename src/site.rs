@@ -129,6 +129,8 @@ pub struct Site {
     pub files: HashMap<String, Body>,
     /// `'sha256-…'` sources for the inline `<style>` elements of the pages.
     pub style_hashes: Vec<String>,
+    /// `'sha256-…'` sources for the pages' inline module scripts (each page's loader).
+    pub script_hashes: Vec<String>,
     /// A hash of the privacy policy's text as built: the consent evidence kept with each lead.
     pub policy_version: String,
 }
@@ -154,13 +156,17 @@ impl Site {
             Ok(String::from_utf8(file.data.into_owned())?)
         };
 
-        let mut style_hashes = Vec::new();
+        let (mut style_hashes, mut script_hashes) = (Vec::new(), Vec::new());
         let mut filled = |name: &str| -> anyhow::Result<String> {
             let html = raw_page(name)?;
-            for style in inline_styles(&html) {
-                let hash = style_hash(style);
-                if !style_hashes.contains(&hash) {
-                    style_hashes.push(hash);
+            for (contents, hashes) in [
+                (inline_styles(&html), &mut style_hashes),
+                (inline_module_scripts(&html), &mut script_hashes),
+            ] {
+                for hash in contents.into_iter().map(csp_hash) {
+                    if !hashes.contains(&hash) {
+                        hashes.push(hash);
+                    }
                 }
             }
             Ok(fill(&html))
@@ -194,7 +200,17 @@ impl Site {
             })
             .collect();
 
-        Ok(Site { routes, not_found, error, form_refused, admin, files, style_hashes, policy_version })
+        Ok(Site {
+            routes,
+            not_found,
+            error,
+            form_refused,
+            admin,
+            files,
+            style_hashes,
+            script_hashes,
+            policy_version,
+        })
     }
 }
 
@@ -292,6 +308,18 @@ fn day_of(now: jiff::Timestamp) -> String {
 }
 
 /// The contents of every `<style>` element, exactly as the browser hashes them.
+/// The contents of the inline `<script type="module">` elements: the loader web/src/entry-server.tsx
+/// writes. The JSON data blocks are never run, so the policy needs no hash of them.
+fn inline_module_scripts(html: &str) -> Vec<&str> {
+    const OPEN: &str = "<script type=\"module\">";
+    html.match_indices(OPEN)
+        .filter_map(|(at, _)| {
+            let start = at + OPEN.len();
+            html[start..].find("</script>").map(|len| &html[start..start + len])
+        })
+        .collect()
+}
+
 fn inline_styles(html: &str) -> Vec<&str> {
     let mut styles = Vec::new();
     let mut rest = html;
@@ -357,8 +385,8 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// The CSP source for one inline `<style>` element's text.
-pub fn style_hash(css: &str) -> String {
+/// The CSP source for one inline element's text (a `<style>`, a page's loader script).
+pub fn csp_hash(css: &str) -> String {
     use base64::Engine as _;
     use sha2::Digest as _;
     format!("'sha256-{}'", base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(css)))
@@ -386,6 +414,8 @@ mod tests {
     #[test]
     fn finds_inline_styles() {
         assert_eq!(inline_styles("<style>a{}</style><p><style media=x>b{}</style>"), vec!["a{}", "b{}"]);
+        let scripts = r#"<script type="application/json">{}</script><script type="module">load()</script>"#;
+        assert_eq!(inline_module_scripts(scripts), vec!["load()"]);
     }
 
     #[test]

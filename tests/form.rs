@@ -256,7 +256,7 @@ async fn the_refusal_page_keeps_the_strict_csp_and_loads_no_script() {
     let csp = answer.header("content-security-policy").to_owned();
     let start = html.find("<style>").unwrap() + "<style>".len();
     let style = &html[start..start + html[start..].find("</style>").unwrap()];
-    assert!(csp.contains(&zayavka::site::style_hash(style)), "{csp}");
+    assert!(csp.contains(&zayavka::site::csp_hash(style)), "{csp}");
     assert!(!csp.contains("unsafe-inline"));
     assert!(!html.contains("style="), "no style attributes");
     let scripts: Vec<_> =

@@ -1,5 +1,9 @@
 """bench/page.sh: the landing page (1b): bytes on the wire as served, and Lighthouse (mobile).
 
+A full run fails (exit 1) when the page outgrows its bytes (first paint, JavaScript) or its largest
+paint comes later than TARGET_LCP_MS; `--smoke` (one Lighthouse run, in CI) reports them and fails
+only when a figure is missing, since one simulated run on a shared machine is no verdict.
+
 Bytes are what curl receives from the server itself (`Accept-Encoding: br`, `gzip`, or none),
 bodies and response headers counted apart. Lighthouse runs against the same server with its
 default mobile settings (simulated slow 4G, 4x CPU slowdown) in Debian's Chromium; each figure
@@ -29,7 +33,9 @@ TARGET_FIRST_PAINT_BYTES = 14 * 1024   # HTML + CSS, compressed, headers include
 # were 78,170 bytes). bench/budget.sh fails above it; here it is one target among the others.
 TARGET_JS_BYTES = 64_000
 TARGET_FCP_MS = 800                    # Lighthouse mobile, simulated, median
-TARGET_PERFORMANCE = 98
+TARGET_LCP_MS = 800                    # issue 32: the largest paint is the first one
+TARGET_TBT_MS = 50                     # issue 32
+TARGET_PERFORMANCE = 100               # issue 32 (issue 23 asked for 98)
 TARGET_OTHER = 100                     # accessibility, best practices, SEO
 
 CHROME_FLAGS = ("--headless --no-sandbox --disable-gpu --disable-quic --no-first-run "
@@ -80,6 +86,11 @@ def page_resources(base: str, html: str) -> list[tuple[str, str]]:
             continue
         if (kind, path) not in found:
             found.append((kind, path))
+    # A page's loader (an inline module script) imports its scripts after the first paint.
+    for loader in re.findall(r'<script type="module">(.*?)</script>', html, re.S):
+        for path in re.findall(r'"(/[^"]+\.js)"', loader):
+            if ("JS", path) not in found:
+                found.append(("JS", path))
     for style in re.findall(r"<style[^>]*>(.*?)</style>", html, re.S):
         for url in re.findall(r"url\(['\"]?(/[^'\")]+)", style):
             if ("font/image", url) not in found:
@@ -269,23 +280,28 @@ def main() -> int:
                f"{sizes['after']['first_paint_br_with_headers']:,}"]],
             ["before / after", "before", "after"]))
     print()
-    print("targets (issues 'Measured speed', 23):")
+    print("targets (issues 'Measured speed', 23, 32; [checked]: a full run fails when it falls short):")
     name = list(builds)[-1]
     med, size = lh[name]["median"], sizes[name]
     fp = size["first_paint_br_with_headers"]
+    lcp = med["largest-contentful-paint"]
+    # (label, holds, figure, whether a full run fails when it falls short)
     targets = [
         (f"first-paint bytes (HTML + CSS, br, headers included) <= {TARGET_FIRST_PAINT_BYTES:,}",
-         fp <= TARGET_FIRST_PAINT_BYTES, f"{fp:,} bytes"),
+         fp <= TARGET_FIRST_PAINT_BYTES, f"{fp:,} bytes", True),
         (f"all JavaScript of the landing page, br <= {TARGET_JS_BYTES:,}",
-         size["js_br_body"] <= TARGET_JS_BYTES, f"{size['js_br_body']:,} bytes"),
+         size["js_br_body"] <= TARGET_JS_BYTES, f"{size['js_br_body']:,} bytes", True),
+        (f"Lighthouse LCP (median) <= {TARGET_LCP_MS} ms", lcp <= TARGET_LCP_MS, f"{lcp:.0f} ms", True),
         (f"Lighthouse FCP (median) <= {TARGET_FCP_MS} ms", med["first-contentful-paint"] <= TARGET_FCP_MS,
-         f"{med['first-contentful-paint']:.0f} ms"),
+         f"{med['first-contentful-paint']:.0f} ms", False),
+        (f"Lighthouse TBT (median) <= {TARGET_TBT_MS} ms", med["total-blocking-time"] <= TARGET_TBT_MS,
+         f"{med['total-blocking-time']:.0f} ms", False),
         (f"Lighthouse performance >= {TARGET_PERFORMANCE}", med["performance"] >= TARGET_PERFORMANCE,
-         f"{med['performance']:g}"),
-    ] + [(f"Lighthouse {LABELS[c]} = {TARGET_OTHER}", med[c] >= TARGET_OTHER, f"{med[c]:g}")
+         f"{med['performance']:g}", False),
+    ] + [(f"Lighthouse {LABELS[c]} = {TARGET_OTHER}", med[c] >= TARGET_OTHER, f"{med[c]:g}", False)
          for c in CATEGORIES[1:]]
-    for label, ok, value in targets:
-        print(f"  {verdict(ok):<11}  {label}: {value}")
+    for label, ok, value, enforced in targets:
+        print(f"  {verdict(ok):<11}  {label}: {value}" + ("  [checked]" if enforced else ""))
     print(f"\ntook {time.monotonic() - started:.0f} s")
     problems = []
     for name in builds:
@@ -296,9 +312,16 @@ def main() -> int:
             problems.append(f"{name}: the page loads no script: the resource list is wrong")
         if not all(lh[name]["median"][k] > 0 for k in ("first-contentful-paint", "largest-contentful-paint")):
             problems.append(f"{name}: Lighthouse gave no paint timings")
-    return finish("page", {"machine": m, "smoke": args.smoke, "bytes": sizes, "lighthouse": lh,
-                           "targets": [{"target": n, "holds": ok, "value": v} for n, ok, v in targets]},
+    code = finish("page", {"machine": m, "smoke": args.smoke, "bytes": sizes, "lighthouse": lh,
+                           "targets": [{"target": n, "holds": ok, "value": v} for n, ok, v, _ in targets]},
                   problems)
+    over = [f"{n}: {v}" for n, ok, v, enforced in targets if enforced and not ok]
+    if over and args.smoke:
+        print("smoke: not checked in one run: " + "; ".join(over))
+    elif over:
+        print("\nTHE PAGE CHECK FAILED:", *over, sep="\n  ", file=sys.stderr)
+        return 1
+    return code
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
-//! Headers every answer carries. The Content-Security-Policy allows only this origin's scripts
-//! (no inline script: the settings reach the page as a JSON data block), the inline styles by
-//! their hashes, requests to the configured backend, and form posts to the redirect target
+//! Headers every answer carries. The Content-Security-Policy allows only this origin's scripts and
+//! each page's inline loader by its hash (the settings reach the page as a JSON data block), the
+//! inline styles by their hashes, requests to the configured backend, and form posts to the redirect target
 //! (Chromium checks `form-action` on the redirect after `POST /leads`).
 
 use axum::http::{HeaderName, HeaderValue, header};
@@ -8,12 +8,13 @@ use tower_http::set_header::SetResponseHeaderLayer;
 
 use crate::config::Settings;
 
-pub fn content_policy(settings: &Settings, style_hashes: &[String]) -> String {
+pub fn content_policy(settings: &Settings, style_hashes: &[String], script_hashes: &[String]) -> String {
     let backend = origin_of(&settings.backend_url);
     let redirect = origin_of(&settings.redirect_url);
     let styles = style_hashes.join(" ");
+    let scripts = script_hashes.join(" ");
     format!(
-        "default-src 'none'; script-src 'self'; style-src 'self' {styles}; img-src 'self' data:; font-src 'self'; \
+        "default-src 'none'; script-src 'self' {scripts}; style-src 'self' {styles}; img-src 'self' data:; font-src 'self'; \
          connect-src 'self' {backend}; form-action 'self' {redirect}; manifest-src 'self'; base-uri 'none'; \
          frame-ancestors 'none'"
     )
@@ -67,16 +68,18 @@ mod tests {
         let mut settings = Settings::defaults();
         settings.backend_url = "https://abc.supabase.co".into();
         settings.redirect_url = "https://example.org/next?x=1".into();
-        let policy = content_policy(&settings, &["'sha256-x'".into()]);
+        let policy = content_policy(&settings, &["'sha256-x'".into()], &["'sha256-y'".into()]);
         assert!(policy.contains("connect-src 'self' https://abc.supabase.co;"), "{policy}");
         assert!(policy.contains("form-action 'self' https://example.org;"), "{policy}");
         assert!(policy.contains("style-src 'self' 'sha256-x';"), "{policy}");
+        assert!(policy.contains("script-src 'self' 'sha256-y';"), "{policy}");
         assert!(!policy.contains("unsafe-inline"));
     }
 
     #[test]
     fn same_site_settings_add_no_origin() {
-        let policy = content_policy(&Settings::defaults(), &[]);
+        let policy = content_policy(&Settings::defaults(), &[], &[]);
+        assert!(policy.contains("script-src 'self';"), "{policy}");
         assert!(policy.contains("connect-src 'self';"), "{policy}");
         assert!(policy.contains("form-action 'self';"), "{policy}");
     }

@@ -33,9 +33,11 @@ const pages = Object.fromEntries(manifest.routes.map(({ path, file }) => [path, 
 const types = { '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.txt': 'text/plain' };
 
 function csp(html) {
+  const hash = (text) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
   const style = /<style>([\s\S]*?)<\/style>/.exec(html)?.[1] ?? '';
-  const hash = createHash('sha256').update(style).digest('base64');
-  return `default-src 'none'; script-src 'self'; style-src 'sha256-${hash}'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`;
+  const loader = /<script type="module">([\s\S]*?)<\/script>/.exec(html)?.[1];
+  const scripts = loader === undefined ? "'self'" : `'self' ${hash(loader)}`;
+  return `default-src 'none'; script-src ${scripts}; style-src ${hash(style)}; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`;
 }
 
 createServer((req, res) => {

@@ -117,8 +117,8 @@ describe('prerenderAll', () => {
         expect(doc.querySelectorAll('link[rel="stylesheet"]')).toHaveLength(0);
       });
 
-      it('has no inline script but its data blocks: the config, which holds every token, and its texts', () => {
-        const inline = [...doc.querySelectorAll('script:not([src])')];
+      it('has no inline script but its data blocks (the config, which holds every token, and its texts) and its loader', () => {
+        const inline = [...doc.querySelectorAll('script:not([src]):not([type="module"])')];
         expect(inline.map((s) => s.id)).toEqual(page.entry === null ? ['zayavka-config'] : ['zayavka-config', 'zayavka-texts']);
         for (const block of inline) expect(block.getAttribute('type')).toBe('application/json');
         const config = JSON.parse(inline[0].textContent ?? '');
@@ -137,21 +137,20 @@ describe('prerenderAll', () => {
           expect(Object.keys(texts)).toEqual(expect.arrayContaining(['footer', 'toast', 'error']));
         });
 
-        it('loads its own script and the chunks it imports at the end of the body, at low priority', () => {
+        it('imports its own script and the chunks it imports after the first paint, from a loader at the end of the body', () => {
           const { src, preload } = scripts(entry);
-          const loaded = [...doc.querySelectorAll('script[src], link[rel="modulepreload"]')];
-          expect(loaded.map((el) => el.getAttribute('src') ?? el.getAttribute('href'))).toEqual([...preload, src]);
-          for (const el of loaded) {
-            expect(el.parentElement).toBe(doc.body);
-            expect(el.getAttribute('fetchpriority')).toBe('low');
-          }
-          expect(doc.querySelector('script[src]')?.getAttribute('type')).toBe('module');
-          expect(doc.body.lastElementChild?.getAttribute('src')).toBe(src);
+          expect(doc.querySelectorAll('script[src], link[rel="modulepreload"]')).toHaveLength(0);
+          const loaders = [...doc.querySelectorAll('script[type="module"]')];
+          expect(loaders).toHaveLength(1);
+          expect(doc.body.lastElementChild).toBe(loaders[0]);
+          const loader = loaders[0].textContent ?? '';
+          expect(loader).toContain(JSON.stringify([src, ...preload]));
+          expect(loader).toContain("getEntriesByName('first-contentful-paint')");
           expect(html).not.toContain('/src/main.tsx');
         });
       } else {
         it('loads no script at all and carries no texts', () => {
-          expect(doc.querySelectorAll('script[src], link[rel="modulepreload"]')).toHaveLength(0);
+          expect(doc.querySelectorAll('script[src], script[type="module"], link[rel="modulepreload"]')).toHaveLength(0);
           expect(doc.getElementById('zayavka-texts')).toBeNull();
         });
       }

@@ -30,6 +30,8 @@ export async function findWork(token: string, bits: number = WORK_BITS): Promise
     const hashes = await Promise.all(counters.map((n) => subtle.digest('SHA-256', encoder.encode(`${token}.${n}`))));
     const found = hashes.findIndex((hash) => new DataView(hash).getUint32(0) >>> (32 - bits) === 0);
     if (found >= 0) return counters[found];
+    // A task of its own per batch: the whole search in one would block taps and the page's hydration.
+    await new Promise((resolve) => setTimeout(resolve, 0));
   }
 }
 
