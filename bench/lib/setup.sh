@@ -55,13 +55,13 @@ need_zayavka() {
 }
 
 # Starts the zayavka binary `$1` on a free port of 127.0.0.1 with the database URL `$2`, its log in
-# `$3`, with the settings of the other insert benchmarks (lib/common.py: zayavka_env), and waits
-# until it is ready. Sets `port` and `server` (its pid).
+# `$3`, with the settings of the other insert benchmarks (lib/common.py: zayavka_env) and any
+# further `NAME=value` arguments, and waits until it is ready. Sets `port` and `server` (its pid).
 start_zayavka() {
   port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
   env -i PATH="$PATH" ZAYAVKA_LISTEN="127.0.0.1:$port" ZAYAVKA_DATABASE_URL="$2" \
     ZAYAVKA_ANON_KEY=bench-anon-key ZAYAVKA_LOG=warn ZAYAVKA_RATE_LIMIT_PER_MINUTE=0 \
-    ZAYAVKA_MIN_FILL_SECONDS=0 ZAYAVKA_HOLD_WITHOUT_PROOF=false "$1" serve >"$3" 2>&1 &
+    ZAYAVKA_MIN_FILL_SECONDS=0 ZAYAVKA_HOLD_WITHOUT_PROOF=false "${@:4}" "$1" serve >"$3" 2>&1 &
   server=$!
   for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/readyz" >/dev/null && return 0; sleep 0.1; done
   echo "bench: the server did not start" >&2

@@ -1,5 +1,5 @@
-//! A year of leads in realistic shape, written through the store's own paths (`Store::insert` in
-//! batches, `Store::add_attempt`, `Store::hand_to`, `Store::take`), then spread over the year:
+//! A year of leads in realistic shape, written through the store's own paths (`Store::insert` and
+//! `Store::add_attempts` in batches, `Store::hand_to`, `Store::take`), then spread over the year:
 //! the store stamps every write with the clock, so the times are moved afterwards, lead by lead,
 //! each by its own shift (its calls, reach and next call move with it). Shared by the `fill`
 //! example and the growth smoke test (tests/scale.rs).
@@ -15,7 +15,7 @@ use zayavka::abuse::Signal;
 use zayavka::config::DatabaseUrl;
 use zayavka::inbox::{CallPlan, Outcome};
 use zayavka::lead::{Attribution, NewLead};
-use zayavka::store::{InsertContext, Store};
+use zayavka::store::{InsertContext, NewAttempt, Store};
 use zayavka::team::Role;
 
 /// How many leads, over how many days before now.
@@ -173,52 +173,73 @@ pub async fn fill(url: &DatabaseUrl, shape: &Shape) -> anyhow::Result<Filled> {
     let when =
         |rank: usize| start + SignedDuration::from_secs_f64(span * (rank as f64 + 0.5) / rows.len() as f64);
     let started = Instant::now();
-    // As many calls in flight as one SQLite commit takes, or as PostgreSQL's pool has connections.
-    let in_flight = if matches!(url, DatabaseUrl::Sqlite(_)) { 2048 } else { 12 };
-    let mut work = Vec::new();
+    let mut handed = Vec::new();
+    let mut calls = Vec::new();
     for (rank, &(id, repeat, held)) in rows.iter().enumerate() {
         if repeat || held {
             continue;
         }
         let age = now.duration_since(when(rank));
         let operator = OPERATORS[rng.random_range(0..OPERATORS.len())];
-        let calls = calls_for(&mut rng, age);
-        let hand_to = rng.random_bool(0.1).then(|| operator_ids[rng.random_range(0..operator_ids.len())]);
-        work.push((id, operator, calls, hand_to));
+        if rng.random_bool(0.1) {
+            handed.push((id, operator_ids[rng.random_range(0..operator_ids.len())]));
+        }
+        calls.extend(calls_for(&mut rng, age).into_iter().map(|outcome| (id, operator, outcome)));
     }
-    let done: Vec<anyhow::Result<(usize, usize)>> = stream::iter(work)
-        .map(|(id, operator, calls, hand_to)| {
+    filled.handed = handed.len();
+    filled.calls = calls.len();
+    let results: Vec<Result<bool, _>> = stream::iter(handed)
+        .map(|(id, operator_id)| {
+            let store = store.clone();
+            async move { store.hand_to(id, Some(operator_id)).await }
+        })
+        .buffer_unordered(16)
+        .collect()
+        .await;
+    for result in results {
+        result?;
+    }
+    // The calls in batches through the store's batch path, a lead's calls in one batch and in
+    // their order. SQLite's writer takes several batches in one commit; PostgreSQL's batches go
+    // one after the other, as each holds the counters' rows of its hour until it commits.
+    let in_flight = if matches!(url, DatabaseUrl::Sqlite(_)) { 4 } else { 1 };
+    let mut batches = Vec::new();
+    for batch in calls.chunk_by(|a, b| a.0 == b.0).collect::<Vec<_>>().chunks(1_000) {
+        batches.push(batch.concat());
+    }
+    let results: Vec<Result<Vec<bool>, _>> = stream::iter(batches)
+        .map(|batch| {
             let store = store.clone();
             async move {
-                let mut handed = 0;
-                if let Some(operator_id) = hand_to {
-                    store.hand_to(id, Some(operator_id)).await?;
-                    handed = 1;
-                }
-                for outcome in &calls {
-                    let now = Timestamp::now();
-                    let plan = CallPlan {
-                        now,
-                        call_back_at: (*outcome == Outcome::CallBack)
-                            .then(|| now + SignedDuration::from_hours(20)),
-                        retries: vec![
-                            Some(now + SignedDuration::from_hours(2)),
-                            Some(now + SignedDuration::from_hours(20)),
-                            None,
-                        ],
-                    };
-                    store.add_attempt(id, operator.into(), *outcome, String::new(), plan).await?;
-                }
-                anyhow::Ok((calls.len(), handed))
+                let now = Timestamp::now();
+                let plan = |outcome: Outcome| CallPlan {
+                    now,
+                    call_back_at: (outcome == Outcome::CallBack)
+                        .then(|| now + SignedDuration::from_hours(20)),
+                    retries: vec![
+                        Some(now + SignedDuration::from_hours(2)),
+                        Some(now + SignedDuration::from_hours(20)),
+                        None,
+                    ],
+                };
+                let calls = batch
+                    .into_iter()
+                    .map(|(lead_id, operator, outcome)| NewAttempt {
+                        lead_id,
+                        operator: operator.into(),
+                        outcome,
+                        note: String::new(),
+                        plan: plan(outcome),
+                    })
+                    .collect();
+                store.add_attempts(calls).await
             }
         })
         .buffer_unordered(in_flight)
         .collect()
         .await;
-    for result in done {
-        let (calls, handed) = result?;
-        filled.calls += calls;
-        filled.handed += handed;
+    for result in results {
+        anyhow::ensure!(result?.iter().all(|&added| added), "a call to a lead not stored");
     }
     filled.call_time = started.elapsed();
     store.close().await;

@@ -52,6 +52,18 @@ pub struct Attempt {
     pub note: String,
 }
 
+/// A call to log (`Store::add_attempts`): who called which lead, what came of it, and the plan
+/// of the next call.
+#[derive(Debug, Clone)]
+pub struct NewAttempt {
+    pub lead_id: i64,
+    /// The operator's e-mail.
+    pub operator: String,
+    pub outcome: Outcome,
+    pub note: String,
+    pub plan: CallPlan,
+}
+
 /// The inbox's figures at one moment.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Counts {
@@ -135,7 +147,14 @@ impl Store {
         note: String,
         plan: CallPlan,
     ) -> Result<bool, StoreError> {
-        dispatch!(self, add_attempt(lead_id, operator, outcome, note, plan, self.clock.now()))
+        let call = NewAttempt { lead_id, operator, outcome, note, plan };
+        Ok(self.add_attempts(vec![call]).await?.first() == Some(&true))
+    }
+
+    /// Logs many calls in one transaction, in their order, leaving each lead as its calls one
+    /// after the other with `add_attempt` would; for each, `false` if there is no such lead.
+    pub async fn add_attempts(&self, calls: Vec<NewAttempt>) -> Result<Vec<bool>, StoreError> {
+        dispatch!(self, add_attempts(calls, self.clock.now()))
     }
 
     /// Up to `limit` leads of the call list due for a call at `now`, in the order to call them:

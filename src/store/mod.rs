@@ -67,7 +67,7 @@ mod second_factor;
 pub use audit::{AuditEntry, AuditRecord};
 pub use claims::{OperatorCount, SourceCount};
 pub use closed_days::ClosedDay;
-pub use inbox::{Attempt, Counts, CountsAt, Holder, LeadQuery, PromiseLead};
+pub use inbox::{Attempt, Counts, CountsAt, Holder, LeadQuery, NewAttempt, PromiseLead};
 pub use leads::{IDEMPOTENCY_WINDOW, Idempotency, InsertContext, Stored};
 pub use operators::{Account, Operator, Session};
 pub use outages::{ChannelNoticeJob, FailingChannel};

@@ -1,9 +1,11 @@
 //! The inbox's reads and the call log: lists, a lead with its repeats and calls, the figures.
 
+use std::collections::{BTreeMap, HashMap, HashSet};
+
 use tokio_postgres::types::ToSql;
 
 use super::*;
-use crate::store::{Holder, PromiseLead};
+use crate::store::{Holder, NewAttempt, PromiseLead};
 
 impl PostgresStore {
     pub async fn find_leads(&self, query: LeadQuery) -> Result<Vec<LeadRecord>, StoreError> {
@@ -120,68 +122,118 @@ impl PostgresStore {
             .collect())
     }
 
-    pub async fn add_attempt(
+    pub async fn add_attempts(
         &self,
-        lead_id: i64,
-        operator: String,
-        outcome: Outcome,
-        note: String,
-        plan: CallPlan,
+        calls: Vec<NewAttempt>,
         now: jiff::Timestamp,
-    ) -> Result<bool, StoreError> {
+    ) -> Result<Vec<bool>, StoreError> {
+        let now = seconds(now);
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(unavailable)?;
-        // The lock keeps two operators' calls from counting the same unanswered calls.
-        let exists = tx
-            .query_opt("SELECT 1 FROM \"CRN\" WHERE id = $1 FOR UPDATE", &[&lead_id])
+        // The locks keep two operators' calls from counting the same unanswered calls; taken in id
+        // order, so two batches never wait for each other in a circle.
+        let mut ids: Vec<i64> = calls.iter().map(|call| call.lead_id).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        let found: HashSet<i64> = tx
+            .query("SELECT id FROM \"CRN\" WHERE id = ANY($1) ORDER BY id FOR UPDATE", &[&ids])
+            .await
+            .map_err(unavailable)?
+            .iter()
+            .map(|row| row.get(0))
+            .collect();
+        let added: Vec<bool> = calls.iter().map(|call| found.contains(&call.lead_id)).collect();
+        let calls: Vec<NewAttempt> = calls.into_iter().filter(|call| found.contains(&call.lead_id)).collect();
+        if calls.is_empty() {
+            return Ok(added);
+        }
+        // The calls in rounds of one per lead: the counters' trigger of a lead's later call sees
+        // its earlier one.
+        for round in rounds(&calls) {
+            let ids: Vec<i64> = round.iter().map(|call| call.lead_id).collect();
+            let operators: Vec<&str> = round.iter().map(|call| call.operator.as_str()).collect();
+            let outcomes: Vec<&str> = round.iter().map(|call| call.outcome.as_str()).collect();
+            let notes: Vec<&str> = round.iter().map(|call| call.note.as_str()).collect();
+            tx.execute(
+                "INSERT INTO call_attempts (lead_id, at, operator, outcome, note) \
+                 SELECT id, to_timestamp($2), operator, outcome, note \
+                 FROM unnest($1::bigint[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY \
+                   AS c(id, operator, outcome, note, n) ORDER BY n",
+                &[&ids, &now, &operators, &outcomes, &notes],
+            )
             .await
             .map_err(unavailable)?;
-        if exists.is_none() {
-            return Ok(false);
         }
-        tx.execute(
-            "INSERT INTO call_attempts (lead_id, at, operator, outcome, note) \
-             VALUES ($1, to_timestamp($2), $3, $4, $5)",
-            &[&lead_id, &seconds(now), &operator, &outcome.as_str(), &note],
-        )
-        .await
-        .map_err(unavailable)?;
-        let unanswered: i64 = tx
-            .query_one(
-                "SELECT count(*) FROM call_attempts WHERE lead_id = $1 AND outcome = 'no_answer'",
-                &[&lead_id],
+        let unanswered: HashMap<i64, i64> = tx
+            .query(
+                "SELECT lead_id, count(*) FROM call_attempts WHERE lead_id = ANY($1) \
+                 AND outcome = 'no_answer' GROUP BY lead_id",
+                &[&ids],
             )
             .await
             .map_err(unavailable)?
-            .get(0);
+            .iter()
+            .map(|row| (row.get(0), row.get(1)))
+            .collect();
+        // Each lead written once, as its calls one after the other would leave it: the status and
+        // next call of its last call (which counted every unanswered one), reached if one reached.
+        // In id order, as the locks were taken.
+        let mut last: BTreeMap<i64, (&NewAttempt, bool)> = BTreeMap::new();
+        for call in &calls {
+            let reached =
+                last.get(&call.lead_id).is_some_and(|(_, reached)| *reached) || call.outcome.reached();
+            last.insert(call.lead_id, (call, reached));
+        }
+        let (mut ids, mut statuses, mut reached, mut next_calls) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for (id, (call, any_reached)) in last {
+            let unanswered = unanswered.get(&id).copied().unwrap_or(0);
+            ids.push(id);
+            statuses.push(call.outcome.status_after(unanswered).name());
+            reached.push(any_reached);
+            next_calls.push(call.plan.next_call_at(call.outcome, unanswered).map(seconds));
+        }
         // Only a lead of the call list is due for calls: not a held one, nor a repeat.
-        let next_call_at = plan.next_call_at(outcome, unanswered).map(seconds);
         tx.execute(
-            "UPDATE \"CRN\" SET status = $2, \
-             reached_at = CASE WHEN $3 AND reached_at IS NULL THEN to_timestamp($5) ELSE reached_at END, \
-             next_call_at = CASE WHEN held IS NULL AND repeat_of IS NULL THEN to_timestamp($4) END, \
-             call_back = $4::float8 IS NOT NULL WHERE id = $1",
-            &[
-                &lead_id,
-                &outcome.status_after(unanswered).name(),
-                &outcome.reached(),
-                &next_call_at,
-                &seconds(now),
-            ],
+            "UPDATE \"CRN\" AS l SET status = v.status, \
+             reached_at = CASE WHEN v.reached AND l.reached_at IS NULL THEN to_timestamp($2) ELSE l.reached_at END, \
+             next_call_at = CASE WHEN l.held IS NULL AND l.repeat_of IS NULL THEN to_timestamp(v.next) END, \
+             call_back = v.next IS NOT NULL \
+             FROM unnest($1::bigint[], $3::text[], $4::bool[], $5::float8[]) AS v(id, status, reached, next) \
+             WHERE l.id = v.id",
+            &[&ids, &now, &statuses, &reached, &next_calls],
         )
         .await
         .map_err(unavailable)?;
         // The caller's own claim ends with their call; a lead handed to them (no end) stays.
+        let ids: Vec<i64> = calls.iter().map(|call| call.lead_id).collect();
+        let operators: Vec<&str> = calls.iter().map(|call| call.operator.as_str()).collect();
         tx.execute(
-            "UPDATE \"CRN\" SET claimed_by = NULL, claimed_until = NULL WHERE id = $1 \
-             AND claimed_until IS NOT NULL AND claimed_by = (SELECT id FROM operators WHERE email = $2)",
-            &[&lead_id, &operator],
+            "UPDATE \"CRN\" AS l SET claimed_by = NULL, claimed_until = NULL \
+             FROM unnest($1::bigint[], $2::text[]) AS v(id, operator) JOIN operators AS o ON o.email = v.operator \
+             WHERE l.id = v.id AND l.claimed_until IS NOT NULL AND l.claimed_by = o.id",
+            &[&ids, &operators],
         )
         .await
         .map_err(unavailable)?;
         tx.commit().await.map_err(unavailable)?;
-        Ok(true)
+        Ok(added)
     }
+}
+
+/// A batch's calls in rounds of at most one call per lead, each in the batch's order.
+fn rounds(calls: &[NewAttempt]) -> Vec<Vec<&NewAttempt>> {
+    let mut rounds: Vec<Vec<&NewAttempt>> = Vec::new();
+    let mut seen: HashMap<i64, usize> = HashMap::new();
+    for call in calls {
+        let round = seen.entry(call.lead_id).or_insert(0);
+        if *round == rounds.len() {
+            rounds.push(Vec::new());
+        }
+        rounds[*round].push(call);
+        *round += 1;
+    }
+    rounds
 }
 
 /// The list's query for this shape of `query`, with only the conditions it asks for written out,

@@ -28,7 +28,7 @@ use super::{
     OperatorCount, OutboxJob, Session, SourceCount, StoreError, Stored, channel_names, closed_day_row,
     held_codes, held_text, role_of, status_of,
 };
-use crate::inbox::{CallPlan, Claim, Outcome, WroteAgain, open_statuses_sql, reached_outcomes_sql};
+use crate::inbox::{Claim, WroteAgain, open_statuses_sql, reached_outcomes_sql};
 use crate::lead::{Attribution, Lead, NewLead};
 use crate::notice::{Channel, Event};
 use crate::team::{AccountChange, Role};

@@ -3,7 +3,7 @@
 use rusqlite::types::Value;
 
 use super::*;
-use crate::store::{Holder, PromiseLead};
+use crate::store::{Holder, NewAttempt, PromiseLead};
 
 /// The columns `record_from` reads.
 impl SqliteStore {
@@ -102,56 +102,58 @@ impl SqliteStore {
         .await
     }
 
-    pub async fn add_attempt(
+    pub async fn add_attempts(
         &self,
-        lead_id: i64,
-        operator: String,
-        outcome: Outcome,
-        note: String,
-        plan: CallPlan,
+        calls: Vec<NewAttempt>,
         now: jiff::Timestamp,
-    ) -> Result<bool, StoreError> {
+    ) -> Result<Vec<bool>, StoreError> {
         let now = text(now);
-        self.write(move |conn| {
-            // Cached statements: each fires the counters' triggers, whose programs are costly to prepare.
-            let exists = conn.prepare_cached("SELECT 1 FROM \"CRN\" WHERE id = ?1")?.query_row([lead_id], |_| Ok(())).optional()?;
-            if exists.is_none() {
-                return Ok(false);
-            }
-            execute_cached(
-                conn,
-                "INSERT INTO call_attempts (lead_id, at, operator, outcome, note) VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![lead_id, now, operator, outcome.as_str(), note],
-            )?;
-            let unanswered: i64 = conn
-                .prepare_cached("SELECT count(*) FROM call_attempts WHERE lead_id = ?1 AND outcome = 'no_answer'")?
-                .query_row([lead_id], |row| row.get(0))?;
-            // Only a lead of the call list is due for calls: not a held one, nor a repeat.
-            execute_cached(
-                conn,
-                "UPDATE \"CRN\" SET status = ?2, \
-                 reached_at = CASE WHEN ?3 AND reached_at IS NULL THEN ?4 ELSE reached_at END, \
-                 next_call_at = CASE WHEN held IS NULL AND repeat_of IS NULL THEN ?5 END, call_back = ?5 IS NOT NULL \
-                 WHERE id = ?1",
-                params![
-                    lead_id,
-                    outcome.status_after(unanswered).name(),
-                    outcome.reached(),
-                    now,
-                    plan.next_call_at(outcome, unanswered).map(text)
-                ],
-            )?;
-            // The caller's own claim ends with their call; a lead handed to them (no end) stays.
-            execute_cached(
-                conn,
-                "UPDATE \"CRN\" SET claimed_by = NULL, claimed_until = NULL WHERE id = ?1 \
-                 AND claimed_until IS NOT NULL AND claimed_by = (SELECT id FROM operators WHERE email = ?2)",
-                params![lead_id, operator],
-            )?;
-            Ok(true)
-        })
-        .await
+        self.write(move |conn| calls.into_iter().map(|call| add_attempt(conn, call, &now)).collect()).await
     }
+}
+
+/// Logs one call (`Store::add_attempt`); `false` if there is no such lead.
+fn add_attempt(conn: &Connection, call: NewAttempt, now: &str) -> rusqlite::Result<bool> {
+    let NewAttempt { lead_id, operator, outcome, note, plan } = call;
+    // Cached statements: each fires the counters' triggers, whose programs are costly to prepare.
+    let exists = conn
+        .prepare_cached("SELECT 1 FROM \"CRN\" WHERE id = ?1")?
+        .query_row([lead_id], |_| Ok(()))
+        .optional()?;
+    if exists.is_none() {
+        return Ok(false);
+    }
+    execute_cached(
+        conn,
+        "INSERT INTO call_attempts (lead_id, at, operator, outcome, note) VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![lead_id, now, operator, outcome.as_str(), note],
+    )?;
+    let unanswered: i64 = conn
+        .prepare_cached("SELECT count(*) FROM call_attempts WHERE lead_id = ?1 AND outcome = 'no_answer'")?
+        .query_row([lead_id], |row| row.get(0))?;
+    // Only a lead of the call list is due for calls: not a held one, nor a repeat.
+    execute_cached(
+        conn,
+        "UPDATE \"CRN\" SET status = ?2, \
+         reached_at = CASE WHEN ?3 AND reached_at IS NULL THEN ?4 ELSE reached_at END, \
+         next_call_at = CASE WHEN held IS NULL AND repeat_of IS NULL THEN ?5 END, call_back = ?5 IS NOT NULL \
+         WHERE id = ?1",
+        params![
+            lead_id,
+            outcome.status_after(unanswered).name(),
+            outcome.reached(),
+            now,
+            plan.next_call_at(outcome, unanswered).map(text)
+        ],
+    )?;
+    // The caller's own claim ends with their call; a lead handed to them (no end) stays.
+    execute_cached(
+        conn,
+        "UPDATE \"CRN\" SET claimed_by = NULL, claimed_until = NULL WHERE id = ?1 \
+         AND claimed_until IS NOT NULL AND claimed_by = (SELECT id FROM operators WHERE email = ?2)",
+        params![lead_id, operator],
+    )?;
+    Ok(true)
 }
 
 /// `Connection::execute` with the statement kept prepared.
