@@ -402,14 +402,15 @@ async fn the_figures_count_what_was_reached_within_the_promise() {
 }
 
 #[tokio::test]
-async fn a_search_finds_leads_by_part_of_the_phone_or_the_name() {
+async fn a_search_finds_leads_by_the_phones_end_or_start_or_part_of_the_name() {
     let f = fixture().await;
     let hanna = f.add(lead("Ганна Мельник", "+380671234567")).await;
     let maryana = f.add(lead("Мар’яна Коваль", "+380501112233")).await;
     let petro = f.add(lead("ПЕТРО МЕЛЬНИЧУК", "+380931234000")).await;
     assert_eq!(f.list("067 123", Holder::Anyone).await, vec![hanna], "any spelling of the number");
     assert_eq!(f.list("+38050-111", Holder::Anyone).await, vec![maryana]);
-    assert_eq!(f.list("1234", Holder::Anyone).await, vec![petro, hanna]);
+    assert_eq!(f.list("4000", Holder::Anyone).await, vec![petro], "the number's end");
+    assert_eq!(f.list("1234", Holder::Anyone).await, Vec::<i64>::new(), "a part from the middle is not searched");
     assert_eq!(f.list("мельни", Holder::Anyone).await, vec![petro, hanna], "Cyrillic, whatever its case");
     assert_eq!(f.list("мар'яна", Holder::Anyone).await, vec![maryana], "apostrophes made one");
     assert_eq!(f.list("50%", Holder::Anyone).await, Vec::<i64>::new(), "% matches itself");
