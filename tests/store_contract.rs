@@ -410,7 +410,7 @@ async fn a_search_finds_leads_by_the_phones_end_or_start_or_part_of_the_name() {
     assert_eq!(f.list("067 123", Holder::Anyone).await, vec![hanna], "any spelling of the number");
     assert_eq!(f.list("+38050-111", Holder::Anyone).await, vec![maryana]);
     assert_eq!(f.list("4000", Holder::Anyone).await, vec![petro], "the number's end");
-    assert_eq!(f.list("1234", Holder::Anyone).await, Vec::<i64>::new(), "a part from the middle is not searched");
+    assert!(f.list("1234", Holder::Anyone).await.is_empty(), "a part from the middle is not searched");
     assert_eq!(f.list("мельни", Holder::Anyone).await, vec![petro, hanna], "Cyrillic, whatever its case");
     assert_eq!(f.list("мар'яна", Holder::Anyone).await, vec![maryana], "apostrophes made one");
     assert_eq!(f.list("50%", Holder::Anyone).await, Vec::<i64>::new(), "% matches itself");
