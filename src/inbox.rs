@@ -325,8 +325,8 @@ pub fn deadline_of(created_at: &str) -> String {
 }
 
 /// What a search box's text asks for: a phone in any format (`067…`, `+38067…`, `38067…`, with
-/// spaces or dashes) matches part of the E.164 number; anything else part of the name, ignoring
-/// case.
+/// spaces or dashes) matches the E.164 number's end or start (`PhoneSearch`); anything else part
+/// of the name, ignoring case.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Search {
     Everything,
@@ -349,13 +349,38 @@ impl Search {
         }
     }
 
-    /// The `LIKE` patterns for the name and the phone.
-    pub fn patterns(&self) -> (Option<String>, Option<String>) {
+    /// The `LIKE` pattern for the name, or the phone search.
+    pub fn patterns(&self) -> (Option<String>, Option<PhoneSearch>) {
         match self {
             Search::Everything => (None, None),
-            Search::Phone { digits } => (None, Some(format!("%{digits}%"))),
+            Search::Phone { digits } => (None, Some(PhoneSearch::of(digits))),
             Search::Name { folded } => (Some(format!("%{}%", escape_like(folded))), None),
         }
+    }
+}
+
+/// The numbers a phone search finds: those ending with the digits typed (operators type a
+/// number's tail), and, when the digits are a Ukrainian number's start (`0…`, `380…`) long enough
+/// to pick few numbers, those starting with it. Both are ranges of an index (ADR 0039).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PhoneSearch {
+    /// The end of the E.164 number.
+    pub end: String,
+    /// The start of the E.164 number (`+380…`).
+    pub start: Option<String>,
+}
+
+/// Digits of a number's start, past `+380`'s `0`, for the start to be searched: the operator code
+/// and three more pick about one number in ten thousand.
+const START_DIGITS: usize = 5;
+
+impl PhoneSearch {
+    fn of(digits: &str) -> PhoneSearch {
+        let national = digits.strip_prefix("380").or_else(|| digits.strip_prefix('0'));
+        let start = national
+            .filter(|national| national.len() >= START_DIGITS)
+            .map(|national| format!("+380{national}"));
+        PhoneSearch { end: digits.to_owned(), start }
     }
 }
 
@@ -376,9 +401,18 @@ mod tests {
     #[test]
     fn every_way_of_writing_a_number_finds_it() {
         let stored = "+380671234567";
-        for typed in ["067 123 45 67", "+380671234567", "380671234567", "(067) 123-45-67", "0671234"] {
-            let Search::Phone { digits } = Search::parse(typed) else { panic!("{typed} is a phone") };
-            assert!(stored.contains(&digits), "{typed}");
+        let finds = |typed: &str| {
+            let (None, Some(phone)) = Search::parse(typed).patterns() else { panic!("{typed} is a phone") };
+            stored.ends_with(&phone.end) || phone.start.is_some_and(|start| stored.starts_with(&start))
+        };
+        for typed in
+            ["067 123 45 67", "+380671234567", "380671234567", "(067) 123-45-67", "0671234", "4567", "45 67"]
+        {
+            assert!(finds(typed), "{typed}");
+        }
+        // A part from the middle, and a start too short to pick few numbers, are not searched.
+        for typed in ["12345", "067", "38067"] {
+            assert!(!finds(typed), "{typed}");
         }
     }
 

@@ -111,7 +111,7 @@ async fn a_repeat_is_stored_linked_to_the_first_lead_with_its_own_comment() {
     // The inbox shows one person with two submissions.
     let query = zayavka::store::LeadQuery {
         name_pattern: None,
-        phone_pattern: None,
+        phone: None,
         open_only: false,
         created_before: None,
         before_id: None,

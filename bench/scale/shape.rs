@@ -256,7 +256,7 @@ pub async fn fill(url: &DatabaseUrl, shape: &Shape) -> anyhow::Result<Filled> {
     let store = Store::open(url).await?;
     let query = zayavka::store::LeadQuery {
         name_pattern: None,
-        phone_pattern: None,
+        phone: None,
         open_only: true,
         created_before: None,
         before_id: None,

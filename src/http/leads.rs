@@ -121,8 +121,8 @@ async fn list_page(
             ));
         }
     };
-    let (name_pattern, phone_pattern) = Search::parse(&query.q).patterns();
-    let search = match (&name_pattern, &phone_pattern) {
+    let (name_pattern, phone) = Search::parse(&query.q).patterns();
+    let search = match (&name_pattern, &phone) {
         (Some(_), _) => ", search by name",
         (_, Some(_)) => ", search by phone",
         _ => "",
@@ -131,7 +131,7 @@ async fn list_page(
         .store
         .find_leads(LeadQuery {
             name_pattern,
-            phone_pattern,
+            phone,
             open_only,
             created_before,
             before_id: query.before_id,

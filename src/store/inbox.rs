@@ -9,8 +9,8 @@ use crate::inbox::{CallPlan, LeadRecord, Outcome, Status};
 pub struct LeadQuery {
     /// A `LIKE` pattern over the lower-cased name.
     pub name_pattern: Option<String>,
-    /// A `LIKE` pattern over the E.164 phone.
-    pub phone_pattern: Option<String>,
+    /// The phones searched for.
+    pub phone: Option<crate::inbox::PhoneSearch>,
     /// Only open leads (`crate::inbox::OPEN_STATUSES`)...
     pub open_only: bool,
     /// ...and of them only those sent before this time (overdue).
@@ -87,6 +87,14 @@ pub struct CountsAt {
     pub overdue_before: jiff::Timestamp,
     /// Start of the window of the "reached in time" share and the hourly counts.
     pub window_start: jiff::Timestamp,
+}
+
+/// The first UTC midnight at or after `at`: the breakdown sums its window's hours before it and
+/// whole days from it (`source_days`, `operator_days`, ADR 0039).
+pub(super) fn first_whole_day(at: jiff::Timestamp) -> jiff::Timestamp {
+    const DAY: i64 = 24 * 3600 * 1_000_000;
+    let micros = (at.as_microsecond() + DAY - 1).div_euclid(DAY) * DAY;
+    jiff::Timestamp::from_microsecond(micros).expect("a day near a time")
 }
 
 /// A lead of the call list sent in a window, with what the promise figures measure from it: its

@@ -1,4 +1,7 @@
-//! What the engines' trigram indexes of names and phones need from a search's `LIKE` pattern.
+//! What the engines' indexes of names and phones need from a search: the text of a `LIKE`
+//! pattern for the trigrams of names, the ranges of a phone search.
+
+use crate::inbox::PhoneSearch;
 
 /// The text of a `%text%` pattern (a part anywhere, `\` escaping `%`, `_` and itself), or `None`
 /// for a pattern of another shape.
@@ -16,6 +19,24 @@ pub(super) fn like_part(pattern: &str) -> Option<String> {
     Some(part)
 }
 
+/// The ranges, in byte order, of the numbers a phone search finds: `(from, to)` of the reversed
+/// numbers (those ending with the digits typed), and of the numbers themselves when their start
+/// is searched too.
+pub(super) fn phone_ranges(phone: &PhoneSearch) -> (Range, Option<Range>) {
+    let end: String = phone.end.chars().rev().collect();
+    (range_of(end), phone.start.clone().map(range_of))
+}
+
+/// From a text to the first text after every text that starts with it.
+pub(super) type Range = (String, String);
+
+fn range_of(prefix: String) -> Range {
+    let mut to = prefix.clone();
+    let last = to.pop().expect("a part of a number");
+    to.push(char::from_u32(u32::from(last) + 1).expect("digits and `+`"));
+    (prefix, to)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -28,5 +49,13 @@ mod tests {
         assert_eq!(like_part("олена%"), None);
         // A trailing `\%` is an escaped percent sign, not the pattern's end.
         assert_eq!(like_part("%ab\\%"), None);
+    }
+
+    #[test]
+    fn a_phone_search_is_two_ranges() {
+        let phone = PhoneSearch { end: "4567".into(), start: Some("+38067129".into()) };
+        let (end, start) = phone_ranges(&phone);
+        assert_eq!(end, ("7654".into(), "7655".into()));
+        assert_eq!(start, Some(("+38067129".into(), "+3806712:".into())));
     }
 }

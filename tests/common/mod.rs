@@ -126,6 +126,19 @@ impl TestDatabase {
         }
     }
 
+    /// The bytes of SQLite's trigram index of names (its segments, where a deleted row's entries
+    /// stay unless they are removed at once); `None` on PostgreSQL, whose GIN index keeps the
+    /// trigrams hashed (non-ASCII) and loses a deleted row's entries at vacuum.
+    pub async fn name_index_bytes(&self) -> Option<Vec<u8>> {
+        if self.schema.is_some() {
+            return None;
+        }
+        let connection = rusqlite::Connection::open(self.dir.path().join("leads.db")).unwrap();
+        let mut blocks = connection.prepare("SELECT block FROM lead_search_data").unwrap();
+        let blocks = blocks.query_map([], |row| row.get::<_, Option<Vec<u8>>>(0)).unwrap();
+        Some(blocks.flat_map(|block| block.unwrap().unwrap_or_default()).collect())
+    }
+
     /// Takes the leads table on a connection of the test's own, the way each engine can, until
     /// `TableLock::release`.
     pub async fn lock_leads_table(&self) -> TableLock {

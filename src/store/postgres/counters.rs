@@ -243,12 +243,18 @@ impl PostgresStore {
         let rows = client
             .query(
                 concat!(
+                    // The window's hours before its first whole day, then whole days (ADR 0039).
                     "SELECT nullif(utm_source, ''), nullif(referrer, ''), sum(leads)::bigint, \
-                     sum(reached_in_time)::bigint AS reached FROM source_hours WHERE hour >= ",
+                     sum(reached_in_time)::bigint AS reached FROM (\
+                     SELECT utm_source, referrer, leads, reached_in_time FROM source_hours WHERE hour >= ",
                     hour_of!("to_timestamp($1)"),
-                    " GROUP BY utm_source, referrer HAVING sum(leads) > 0 ORDER BY 3 DESC, reached DESC"
+                    " AND hour < ",
+                    hour_of!("to_timestamp($2)"),
+                    " UNION ALL SELECT utm_source, referrer, leads, reached_in_time FROM source_days WHERE day >= (",
+                    hour_of!("to_timestamp($2)"),
+                    ")::date) AS counted GROUP BY utm_source, referrer HAVING sum(leads) > 0 ORDER BY 3 DESC, reached DESC"
                 ),
-                &[&seconds(at.window_start)],
+                &[&seconds(at.window_start), &seconds(crate::store::inbox::first_whole_day(at.window_start))],
             )
             .await
             .map_err(unavailable)?;
@@ -268,11 +274,16 @@ impl PostgresStore {
         let rows = client
             .query(
                 concat!(
-                    "SELECT operator, sum(calls)::bigint, sum(reached)::bigint FROM operator_hours WHERE hour >= ",
+                    "SELECT operator, sum(calls)::bigint, sum(reached)::bigint FROM (\
+                     SELECT operator, calls, reached FROM operator_hours WHERE hour >= ",
                     hour_of!("to_timestamp($1)"),
-                    " GROUP BY operator HAVING sum(calls) > 0 ORDER BY operator"
+                    " AND hour < ",
+                    hour_of!("to_timestamp($2)"),
+                    " UNION ALL SELECT operator, calls, reached FROM operator_days WHERE day >= (",
+                    hour_of!("to_timestamp($2)"),
+                    ")::date) AS counted GROUP BY operator HAVING sum(calls) > 0 ORDER BY operator"
                 ),
-                &[&seconds(since)],
+                &[&seconds(since), &seconds(crate::store::inbox::first_whole_day(since))],
             )
             .await
             .map_err(unavailable)?;

@@ -238,8 +238,9 @@ fn rounds(calls: &[NewAttempt]) -> Vec<Vec<&NewAttempt>> {
 
 /// The list's query for this shape of `query`, with only the conditions it asks for written out,
 /// so that the planner reads the index made for them (a condition switched off by a parameter
-/// hides its index): the leads to call, an operator's leads to call, the held leads, or the
-/// trigram indexes of names and phones, newest first, stopping at the page's end.
+/// hides its index): the leads to call, an operator's leads to call, the held leads, the overdue
+/// leads from the cut-off down, the phone indexes' ranges, or the trigram index of names, newest
+/// first, stopping at the page's end.
 fn list_sql(query: &LeadQuery) -> (String, Vec<Box<dyn ToSql + Sync + Send>>) {
     let mut values: Vec<Box<dyn ToSql + Sync + Send>> = Vec::new();
     let mut bind = |value: Box<dyn ToSql + Sync + Send>| {
@@ -256,7 +257,12 @@ fn list_sql(query: &LeadQuery) -> (String, Vec<Box<dyn ToSql + Sync + Send>>) {
             conditions.push("next_call_at IS NOT NULL".into());
         }
     }
-    if query.open_only {
+    // Overdue: the leads to call by time of sending, from the cut-off down; the next page starts
+    // below the last lead's place in that order. The open statuses are left out there: they are
+    // the leads to call (every write keeps them so), and with them the planner guesses too few
+    // rows and sorts every open lead instead of reading the index from the cut-off.
+    let by_sending = query.created_before.is_some() && query.open_only && !query.held;
+    if query.open_only && !by_sending {
         conditions.push(format!("status IN ({})", open_statuses_sql()));
     }
     if let Some(before) = query.created_before {
@@ -281,15 +287,37 @@ fn list_sql(query: &LeadQuery) -> (String, Vec<Box<dyn ToSql + Sync + Send>>) {
             bind(Box::new(pattern.clone()))
         ));
     }
-    if let Some(pattern) = &query.phone_pattern {
-        conditions.push(format!("phone_e164 LIKE {}::text", bind(Box::new(pattern.clone()))));
+    // The numbers a phone search finds: ranges, in byte order, of the reversed number's index
+    // (its end) and of the number's (its start).
+    if let Some(phone) = &query.phone {
+        let (end, start) = crate::store::search::phone_ranges(phone);
+        let mut found = vec![format!(
+            "SELECT id FROM \"CRN\" WHERE reverse(phone_e164) COLLATE \"C\" >= {}::text \
+             AND reverse(phone_e164) COLLATE \"C\" < {}::text",
+            bind(Box::new(end.0)),
+            bind(Box::new(end.1))
+        )];
+        if let Some((from, to)) = start {
+            found.push(format!(
+                "SELECT id FROM \"CRN\" WHERE phone_e164 COLLATE \"C\" >= {}::text AND phone_e164 COLLATE \"C\" < {}::text",
+                bind(Box::new(from)),
+                bind(Box::new(to))
+            ));
+        }
+        conditions.push(format!("id IN ({})", found.join(" UNION ALL ")));
     }
     if let Some(before_id) = query.before_id {
-        conditions.push(format!("id < {}::bigint", bind(Box::new(before_id))));
+        let before_id = bind(Box::new(before_id));
+        conditions.push(if by_sending {
+            format!("(created_at, id) < (SELECT created_at, id FROM \"CRN\" WHERE id = {before_id}::bigint)")
+        } else {
+            format!("id < {before_id}::bigint")
+        });
     }
+    let order = if by_sending { "created_at DESC, id DESC" } else { "id DESC" };
     let limit = bind(Box::new(i64::from(query.limit)));
     let sql = format!(
-        "SELECT {RECORD_COLUMNS} FROM \"CRN\" WHERE {} ORDER BY id DESC LIMIT {limit}",
+        "SELECT {RECORD_COLUMNS} FROM \"CRN\" WHERE {} ORDER BY {order} LIMIT {limit}",
         conditions.join(" AND ")
     );
     (sql, values)

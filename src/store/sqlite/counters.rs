@@ -176,6 +176,11 @@ fn hour(at: jiff::Timestamp) -> String {
     text(at)[..13].to_owned()
 }
 
+/// `YYYY-MM-DD` (UTC), as `source_days` and `operator_days` have it.
+fn day(at: jiff::Timestamp) -> String {
+    text(at)[..10].to_owned()
+}
+
 impl SqliteStore {
     pub async fn counts(&self, at: CountsAt) -> Result<Counts, StoreError> {
         self.read(move |conn| {
@@ -222,11 +227,13 @@ impl SqliteStore {
     pub async fn source_counts(&self, at: CountsAt) -> Result<Vec<SourceCount>, StoreError> {
         self.read(move |conn| {
             let mut stmt = conn.prepare_cached(
+                // The window's hours before its first whole day, then whole days (ADR 0039).
                 "SELECT nullif(utm_source, ''), nullif(referrer, ''), sum(leads), sum(reached_in_time) AS reached \
-                 FROM source_hours WHERE hour >= ?1 GROUP BY utm_source, referrer HAVING sum(leads) > 0 \
-                 ORDER BY sum(leads) DESC, reached DESC",
+                 FROM (SELECT utm_source, referrer, leads, reached_in_time FROM source_hours WHERE hour >= ?1 AND hour < ?2 \
+                 UNION ALL SELECT utm_source, referrer, leads, reached_in_time FROM source_days WHERE day >= ?2) \
+                 GROUP BY utm_source, referrer HAVING sum(leads) > 0 ORDER BY sum(leads) DESC, reached DESC",
             )?;
-            let rows = stmt.query_map([hour(at.window_start)], |row| {
+            let rows = stmt.query_map([hour(at.window_start), day(crate::store::inbox::first_whole_day(at.window_start))], |row| {
                 Ok(SourceCount {
                     utm_source: row.get(0)?,
                     referrer: row.get(1)?,
@@ -242,12 +249,15 @@ impl SqliteStore {
     pub async fn operator_counts(&self, since: jiff::Timestamp) -> Result<Vec<OperatorCount>, StoreError> {
         self.read(move |conn| {
             let mut stmt = conn.prepare_cached(
-                "SELECT operator, sum(calls), sum(reached) FROM operator_hours WHERE hour >= ?1 \
+                "SELECT operator, sum(calls), sum(reached) \
+                 FROM (SELECT operator, calls, reached FROM operator_hours WHERE hour >= ?1 AND hour < ?2 \
+                 UNION ALL SELECT operator, calls, reached FROM operator_days WHERE day >= ?2) \
                  GROUP BY operator HAVING sum(calls) > 0 ORDER BY operator",
             )?;
-            let rows = stmt.query_map([hour(since)], |row| {
-                Ok(OperatorCount { email: row.get(0)?, calls: row.get(1)?, reached: row.get(2)? })
-            })?;
+            let rows = stmt
+                .query_map([hour(since), day(crate::store::inbox::first_whole_day(since))], |row| {
+                    Ok(OperatorCount { email: row.get(0)?, calls: row.get(1)?, reached: row.get(2)? })
+                })?;
             rows.collect()
         })
         .await

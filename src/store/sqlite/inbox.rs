@@ -163,8 +163,9 @@ fn execute_cached(conn: &Connection, sql: &str, params: impl rusqlite::Params) -
 
 /// The list's query for this shape of `query`, with only the conditions it asks for written out,
 /// so that the planner reads the index made for them (a condition switched off by a parameter
-/// hides its index): the leads to call, an operator's leads to call, the held leads, or the
-/// trigram index of names and phones, newest first, stopping at the page's end.
+/// hides its index): the leads to call, an operator's leads to call, the held leads, the overdue
+/// leads from the cut-off down, the phone indexes' ranges, or the trigram index of names, newest
+/// first, stopping at the page's end.
 fn list_sql(query: &LeadQuery) -> (String, Vec<Value>) {
     let mut values = Vec::new();
     let mut bind = |value: Value| {
@@ -207,36 +208,72 @@ fn list_sql(query: &LeadQuery) -> (String, Vec<Value>) {
         ));
         phrases.extend(trigram_phrase("name", pattern));
     }
-    if let Some(pattern) = &query.phone_pattern {
-        conditions.push(format!("\"CRN\".phone_e164 LIKE {}", bind(Value::Text(pattern.clone()))));
-        phrases.extend(trigram_phrase("phone", pattern));
-    }
-    // With a part of three characters or more, the trigram index gives the candidates, newest
-    // first; the LIKE above still decides.
-    let (from, id) = if phrases.is_empty() {
-        // Without statistics SQLite may take the index of every lead ever handed to the operator.
-        let from = if matches!(query.holder, Holder::Operator { .. }) && !query.held && query.open_only {
-            "\"CRN\" INDEXED BY \"CRN_to_call_by\""
-        } else {
-            "\"CRN\""
-        };
-        (from.to_owned(), "\"CRN\".id")
-    } else {
+    let by_sending = query.created_before.is_some()
+        && query.open_only
+        && !query.held
+        && query.phone.is_none()
+        && phrases.is_empty();
+    // Where the page is read from, in its order, and the id that pages it. A phone search reads
+    // the found numbers first (the ranges of the reversed number's index for its end, of the
+    // number's for its start); a name's part of three characters or more takes its candidates
+    // from the trigram index, newest first (the LIKE above still decides); the overdue leads are
+    // read by time of sending from the cut-off down; the other lists by id.
+    let (from, order, id) = if let Some(phone) = &query.phone {
+        let (end, start) = crate::store::search::phone_ranges(phone);
+        let mut found = vec![format!(
+            "SELECT id AS found_id FROM \"CRN\" \
+             WHERE zayavka_reverse(phone_e164) >= {} AND zayavka_reverse(phone_e164) < {}",
+            bind(Value::Text(end.0)),
+            bind(Value::Text(end.1))
+        )];
+        if let Some((from, to)) = start {
+            found.push(format!(
+                "SELECT id FROM \"CRN\" WHERE phone_e164 >= {} AND phone_e164 < {}",
+                bind(Value::Text(from)),
+                bind(Value::Text(to))
+            ));
+        }
+        // CROSS JOIN keeps that order: the found numbers first, then their leads.
+        let from =
+            format!("({}) AS found CROSS JOIN \"CRN\" ON \"CRN\".id = found.found_id", found.join(" UNION "));
+        (from, "\"CRN\".id DESC", "\"CRN\".id")
+    } else if !phrases.is_empty() {
         conditions.push(format!("lead_search MATCH {}", bind(Value::Text(phrases.join(" AND ")))));
-        ("lead_search JOIN \"CRN\" ON \"CRN\".id = lead_search.rowid".to_owned(), "lead_search.rowid")
+        (
+            "lead_search JOIN \"CRN\" ON \"CRN\".id = lead_search.rowid".to_owned(),
+            "lead_search.rowid DESC",
+            "lead_search.rowid",
+        )
+    } else if by_sending {
+        (
+            "\"CRN\" INDEXED BY \"CRN_to_call_sent\"".to_owned(),
+            "\"CRN\".created_at DESC, \"CRN\".id DESC",
+            "\"CRN\".id",
+        )
+    } else if matches!(query.holder, Holder::Operator { .. }) && !query.held && query.open_only {
+        // Without statistics SQLite may take the index of every lead ever handed to the operator.
+        ("\"CRN\" INDEXED BY \"CRN_to_call_by\"".to_owned(), "\"CRN\".id DESC", "\"CRN\".id")
+    } else {
+        ("\"CRN\"".to_owned(), "\"CRN\".id DESC", "\"CRN\".id")
     };
     if let Some(before_id) = query.before_id {
-        conditions.push(format!("{id} < {}", bind(Value::Integer(before_id))));
+        let before_id = bind(Value::Integer(before_id));
+        conditions.push(if by_sending {
+            // Below the last lead's place in the order of sending.
+            format!("(\"CRN\".created_at, \"CRN\".id) < (SELECT created_at, id FROM \"CRN\" WHERE id = {before_id})")
+        } else {
+            format!("{id} < {before_id}")
+        });
     }
     let limit = bind(Value::Integer(query.limit.into()));
     let conditions = conditions.join(" AND ");
-    let sql = if phrases.is_empty() {
-        format!("SELECT {RECORD_COLUMNS} FROM {from} WHERE {conditions} ORDER BY id DESC LIMIT {limit}")
+    let sql = if query.phone.is_none() && phrases.is_empty() {
+        format!("SELECT {RECORD_COLUMNS} FROM {from} WHERE {conditions} ORDER BY {order} LIMIT {limit}")
     } else {
-        // The page's ids first: the search table has columns of the same names.
+        // The page's ids first: the search table, and the found numbers, have columns of the same names.
         format!(
             "SELECT {RECORD_COLUMNS} FROM \"CRN\" WHERE id IN \
-             (SELECT {id} FROM {from} WHERE {conditions} ORDER BY {id} DESC LIMIT {limit}) ORDER BY id DESC"
+             (SELECT {id} FROM {from} WHERE {conditions} ORDER BY {order} LIMIT {limit}) ORDER BY id DESC"
         )
     };
     (sql, values)

@@ -57,6 +57,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/sqlite/0018_escalation.sql"),
     include_str!("../../../migrations/sqlite/0019_closed_days.sql"),
     include_str!("../../../migrations/sqlite/0020_call_backs_told_and_channel_outages.sql"),
+    include_str!("../../../migrations/sqlite/0021_reads_that_stay_flat.sql"),
 ];
 
 const RECORD_COLUMNS: &str = "id, created_at, name, phone, phone_e164, confirmation, comment, policy_version, \
@@ -203,6 +204,14 @@ fn configure(conn: &Connection) -> rusqlite::Result<()> {
         rusqlite::functions::FunctionFlags::SQLITE_UTF8
             | rusqlite::functions::FunctionFlags::SQLITE_DETERMINISTIC,
         |ctx| Ok(crate::inbox::fold(&ctx.get::<String>(0)?)),
+    )?;
+    // The reversed number's index finds the numbers by their end (ADR 0039).
+    conn.create_scalar_function(
+        "zayavka_reverse",
+        1,
+        rusqlite::functions::FunctionFlags::SQLITE_UTF8
+            | rusqlite::functions::FunctionFlags::SQLITE_DETERMINISTIC,
+        |ctx| Ok(ctx.get::<String>(0)?.chars().rev().collect::<String>()),
     )?;
     Ok(())
 }
