@@ -1,53 +1,74 @@
 #!/usr/bin/env bash
-# The machine's floor against an insert, as #23 measures it: on one server (one binary, one fresh
-# SQLite database), `GET /healthz` and the durable `POST /rest/v1/CRN`, alternating, each for the
-# same seconds at the same connections (wrk, one thread, loopback), with a POST the rules refuse
-# between them (what an insert costs before storage); medians and their ratios.
-#   bench/floor.sh [--seconds 5] [--conns 64] [--reps 3]        ZAYAVKA_BIN picks the binary
+# The machine's floor against an insert, as #23 and #32 measure it: on one server (one binary, one
+# fresh SQLite database), `GET /healthz` and the durable `POST /rest/v1/CRN`, alternating, each for
+# the same seconds at the same connections (wrk, one thread, loopback), with a POST the rules refuse
+# between them (what an insert costs before storage); medians and their ratios, in requests/s and
+# in the server's own CPU time per request (/proc/PID/stat, the work a load left behind included).
+#   bench/floor.sh [--seconds 5] [--conns 64] [--reps 3] [--baseline BIN]    ZAYAVKA_BIN picks the binary
+# With --baseline, BIN runs as a second server on a database of its own, its loads right after
+# the same loads of ZAYAVKA_BIN in every repetition: before and after, side by side.
 set -euo pipefail
 source "$(dirname "$0")/lib/setup.sh"
 need_wrk
 need_curl
 need_zayavka
 
-seconds=5 conns=64 reps=3
+seconds=5 conns=64 reps=3 baseline=
 while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) seconds=$2; shift 2 ;;
     --conns) conns=$2; shift 2 ;;
     --reps) reps=$2; shift 2 ;;
-    *) echo "usage: bench/floor.sh [--seconds N] [--conns N] [--reps N]" >&2; exit 2 ;;
+    --baseline) baseline=$2; shift 2 ;;
+    *) echo "usage: bench/floor.sh [--seconds N] [--conns N] [--reps N] [--baseline BIN]" >&2; exit 2 ;;
   esac
 done
 
 bin="${ZAYAVKA_BIN:-$REPO_DIR/target/release/zayavka}"
 mkdir -p "$BENCH_DIR/out"
 dir=$(mktemp -d "$BENCH_DIR/out/floor-XXXXXX")
-server=
-trap '[ -n "$server" ] && kill $server 2>/dev/null; wait $server 2>/dev/null; rm -rf "$dir"' EXIT
-start_zayavka "$bin" "sqlite://$dir/b.db" "$dir/log"
+servers=()
+trap 'for pid in "${servers[@]}"; do kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; done; rm -rf "$dir"' EXIT
+start_zayavka "$bin" "sqlite://$dir/after.db" "$dir/after.log"
+servers+=("$server") ports=("$port") names=(after)
+if [ -n "$baseline" ]; then
+  start_zayavka "$baseline" "sqlite://$dir/before.db" "$dir/before.log"
+  servers+=("$server") ports+=("$port") names+=(before)
+fi
 
-gets=() refused=() posts=()
+declare -A runs
 codes=(67 68 63 66 73 93 95 96 97 98)
 for rep in $(seq "$reps"); do
-  gets+=("$(wrk_load -s "$BENCH_DIR/lib/wrk-get.lua" "http://127.0.0.1:$port/healthz")")
-  refused+=("$(wrk_load -s "$BENCH_DIR/lib/wrk-refused.lua" "http://127.0.0.1:$port/rest/v1/CRN" -- bench-anon-key)")
-  # A mobile code of its own each repetition: no insert repeats an earlier phone.
-  posts+=("$(wrk_load -s "$BENCH_DIR/lib/wrk-post.lua" "http://127.0.0.1:$port/rest/v1/CRN" \
-    -- zayavka bench-anon-key "${codes[$(( (rep - 1) % 10 ))]}")")
-  echo "repetition $rep (requests/s, p99 ms, socket errors, non-2xx): GET /healthz ${gets[-1]}; POST refused (400) ${refused[-1]}; POST stored (201) ${posts[-1]}"
+  for i in "${!servers[@]}"; do
+    server=${servers[$i]} port=${ports[$i]} name=${names[$i]}
+    get=$(wrk_load -s "$BENCH_DIR/lib/wrk-get.lua" "http://127.0.0.1:$port/healthz")
+    refused=$(wrk_load -s "$BENCH_DIR/lib/wrk-refused.lua" "http://127.0.0.1:$port/rest/v1/CRN" -- bench-anon-key)
+    # A mobile code of its own each repetition: no insert repeats an earlier phone.
+    post=$(wrk_load -s "$BENCH_DIR/lib/wrk-post.lua" "http://127.0.0.1:$port/rest/v1/CRN" \
+      -- zayavka bench-anon-key "${codes[$(( (rep - 1) % 10 ))]}")
+    runs[$name.get]+="$get,"; runs[$name.refused]+="$refused,"; runs[$name.post]+="$post,"
+    echo "repetition $rep, $name (requests/s, p99 ms, socket errors, non-2xx, server CPU µs/request):" \
+      "GET /healthz $get; POST refused (400) $refused; POST stored (201) $post"
+  done
 done
-rss=$(ps -o rss= -p "$server")
-python3 - "$conns" "$rss" "$(IFS=,; echo "${gets[*]}")" "$(IFS=,; echo "${refused[*]}")" "$(IFS=,; echo "${posts[*]}")" <<'PY'
+for i in "${!servers[@]}"; do
+  name=${names[$i]}
+  rss=$(ps -o rss= -p "${servers[$i]}")
+  python3 - "$name" "$conns" "$rss" "$(uptime)" "${runs[$name.get]}" "${runs[$name.refused]}" "${runs[$name.post]}" <<'PY'
 import statistics, sys
-conns, rss = sys.argv[1], int(sys.argv[2])
+name, conns, rss, uptime = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 def medians(arg):
-    runs = [list(map(float, run.split())) for run in arg.split(",")]
-    return statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
-(get, get_p99), (refused, refused_p99), (post, post_p99) = map(medians, sys.argv[3:6])
-print(f"{conns} connections, medians (requests/s, p99):")
-print(f"  GET /healthz             {get:>8,.0f}/s  p99 {get_p99:.2f} ms")
-print(f"  POST refused, 400        {refused:>8,.0f}/s  p99 {refused_p99:.2f} ms  ({refused / get:.2f} of GET)")
-print(f"  POST stored, 201         {post:>8,.0f}/s  p99 {post_p99:.2f} ms  ({post / get:.2f} of GET)")
-print(f"server RSS after: {rss / 1024:.1f} MiB")
+    runs = [list(map(float, run.split())) for run in arg.split(",") if run]
+    return [statistics.median(r[i] for r in runs) for i in (0, 1, 4)]
+(get, get_p99, get_cpu), (refused, refused_p99, refused_cpu), (post, post_p99, post_cpu) = map(medians, sys.argv[5:8])
+print(f"{name}: {conns} connections, medians (requests/s, p99, server CPU per request):")
+print(f"  GET /healthz       {get:>8,.0f}/s  p99 {get_p99:6.2f} ms  CPU {get_cpu:6.1f} µs")
+print(f"  POST refused, 400  {refused:>8,.0f}/s  p99 {refused_p99:6.2f} ms  CPU {refused_cpu:6.1f} µs"
+      f"  ({refused / get:.2f} of GET's rate, {refused_cpu / get_cpu:.2f}× its CPU)")
+print(f"  POST stored, 201   {post:>8,.0f}/s  p99 {post_p99:6.2f} ms  CPU {post_cpu:6.1f} µs"
+      f"  ({post / get:.2f} of GET's rate, {post_cpu / get_cpu:.2f}× its CPU)")
+verdict = "holds" if post_cpu <= 2.0 * get_cpu else "falls short"
+print(f"  an insert costs at most twice a GET (server CPU ≤ 2.0×): {verdict}")
+print(f"  server RSS after: {rss / 1024:.1f} MiB; {uptime.strip()}")
 PY
+done

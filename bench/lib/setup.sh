@@ -69,16 +69,41 @@ start_zayavka() {
   return 1
 }
 
+# The CPU time (user + system, in clock ticks) process `$1` has used, from /proc/PID/stat.
+cpu_ticks() {
+  awk '{ print $14 + $15 }' "/proc/$1/stat"
+}
+
+# Returns once process `$1` has used no CPU for 200 ms (at most 3 s): the work a load left behind
+# (answers still being written, the last commit) counts with that load.
+wait_idle() {
+  local before after
+  for _ in $(seq 15); do
+    before=$(cpu_ticks "$1"); sleep 0.2; after=$(cpu_ticks "$1")
+    [ "$before" = "$after" ] && return 0
+  done
+}
+
 # One wrk load (one thread, `$conns` connections, `$seconds` s; the arguments name a lib/wrk-*.lua
-# script and the URL). Prints "requests/s p99_ms socket_errors non_2xx" from the script's WRKJSON
-# line (lib/wrk-report.lua).
+# script and the URL) against the server `$server` (start_zayavka's pid). Prints "requests/s
+# p99_ms socket_errors non_2xx cpu_us" from the script's WRKJSON line (lib/wrk-report.lua), where
+# cpu_us is the server's own CPU time (user + system, /proc/PID/stat) per answered request.
 wrk_load() {
-  wrk -t1 -c"$conns" -d"${seconds}s" "$@" | python3 -c '
-import json, sys
-for line in sys.stdin:
+  wait_idle "$server"
+  local ticks out
+  ticks=$(cpu_ticks "$server") out=$(mktemp)
+  wrk -t1 -c"$conns" -d"${seconds}s" "$@" >"$out"
+  wait_idle "$server"
+  python3 -c '
+import json, os, sys
+ticks = int(sys.argv[1]) / os.sysconf("SC_CLK_TCK")
+for line in open(sys.argv[2]):
     if line.startswith("WRKJSON "):
         r = json.loads(line[8:])
         errors = r["err_connect"] + r["err_read"] + r["err_write"] + r["err_timeout"]
         rate, p99, status = r["requests"] / r["duration_us"] * 1e6, r["p99_us"] / 1000, r["err_status"]
-        print(f"{rate:.0f} {p99:.2f} {errors} {status}")'
+        cpu_us = ticks / max(r["requests"], 1) * 1e6
+        print(f"{rate:.0f} {p99:.2f} {errors} {status} {cpu_us:.1f}")' \
+    "$(( $(cpu_ticks "$server") - ticks ))" "$out"
+  rm -f "$out"
 }

@@ -239,6 +239,15 @@ fn delete_batch(conn: &Connection, condition: &str, value: &str) -> rusqlite::Re
     Ok((picked.len(), ids.len()))
 }
 
+/// The first lead of a phone since a time, of which a new lead is a repeat.
+const FIND_FIRST: &str = "SELECT id FROM \"CRN\" WHERE phone_e164 = ?1 AND created_at >= ?2 \
+     AND repeat_of IS NULL AND held IS NULL ORDER BY id LIMIT 1";
+const INSERT_LEAD: &str = "INSERT INTO \"CRN\" \
+     (created_at, name, phone, phone_e164, confirmation, comment, policy_version, repeat_of, held, \
+      utm_source, utm_medium, utm_campaign, utm_content, utm_term, referrer, next_call_at) \
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, \
+      CASE WHEN ?8 IS NULL AND ?9 IS NULL THEN ?1 END) RETURNING id";
+
 fn insert_leads(
     conn: &Connection,
     leads: &[NewLead],
@@ -252,17 +261,8 @@ fn insert_leads(
         let window = jiff::SignedDuration::try_from(window).ok()?;
         Some(format!("{:.6}", now.checked_sub(window).ok()?))
     });
-    let mut find_first = conn.prepare_cached(
-        "SELECT id FROM \"CRN\" WHERE phone_e164 = ?1 AND created_at >= ?2 AND repeat_of IS NULL \
-         AND held IS NULL ORDER BY id LIMIT 1",
-    )?;
-    let mut insert = conn.prepare_cached(
-        "INSERT INTO \"CRN\" \
-         (created_at, name, phone, phone_e164, confirmation, comment, policy_version, repeat_of, held, \
-          utm_source, utm_medium, utm_campaign, utm_content, utm_term, referrer, next_call_at) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, \
-          CASE WHEN ?8 IS NULL AND ?9 IS NULL THEN ?1 END) RETURNING id",
-    )?;
+    let mut find_first = conn.prepare_cached(FIND_FIRST)?;
+    let mut insert = conn.prepare_cached(INSERT_LEAD)?;
     let mut queue = conn.prepare_cached(
         "INSERT INTO outbox (lead_id, event, channel, created_at, next_attempt_at) VALUES (?1, 'new', ?2, ?3, ?3)",
     )?;
@@ -330,4 +330,45 @@ fn lead_from(row: &rusqlite::Row) -> rusqlite::Result<Lead> {
         confirmation: row.get(4)?,
         comment: row.get(5)?,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lead::LeadInput;
+
+    /// A batch's statements are prepared once, not again for each lead's values (issue 32).
+    #[tokio::test]
+    async fn an_insert_is_not_prepared_again_for_every_lead() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(&dir.path().join("leads.db")).unwrap();
+        let context = InsertContext {
+            channels: Vec::new().into(),
+            policy_version: "test".into(),
+            duplicate_window: Some(std::time::Duration::from_secs(86_400)),
+        };
+        let leads: Vec<NewLead> = ["067 123 45 67", "067 123 45 68", "050 123 45 67"]
+            .map(|phone| {
+                let input = LeadInput {
+                    name: Some("Олена".into()),
+                    phone: Some(phone.into()),
+                    confirmation: Some("Так".into()),
+                    ..LeadInput::default()
+                };
+                input.validate().unwrap()
+            })
+            .into();
+        let now: jiff::Timestamp = "2026-11-26T12:00:00Z".parse().unwrap();
+        let reprepared = store
+            .write(move |conn| {
+                insert_leads(conn, &leads, &context, None, now)?;
+                let count = |sql| {
+                    conn.prepare_cached(sql).map(|s| s.get_status(rusqlite::StatementStatus::RePrepare))
+                };
+                Ok((count(FIND_FIRST)?, count(INSERT_LEAD)?))
+            })
+            .await
+            .unwrap();
+        assert_eq!(reprepared, (0, 0));
+    }
 }

@@ -97,6 +97,10 @@ impl SqliteStore {
         }
         let mut writer = Connection::open(path).with_context(|| format!("cannot open {}", path.display()))?;
         configure(&writer).with_context(|| format!("cannot use {} as a database", path.display()))?;
+        // The writes' plans do not depend on their values: without this SQLite prepares an insert
+        // again for every lead, since its values could decide whether a partial index applies
+        // (issue 32). The reader keeps planning by values.
+        writer.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
         migrate(&mut writer).with_context(|| format!("cannot migrate {}", path.display()))?;
         counters::keep_counters(&mut writer)
             .with_context(|| format!("cannot count the leads in {}", path.display()))?;
@@ -198,6 +202,10 @@ fn configure(conn: &Connection) -> rusqlite::Result<()> {
     conn.pragma_update(None, "foreign_keys", "ON")?;
     // Erased leads are overwritten with zeros, not just unlinked (privacy: erasure means gone).
     conn.pragma_update(None, "secure_delete", "ON")?;
+    // Each write of a batch runs in a savepoint, and each of its statements in one more: the pages
+    // they would undo go to a sub-journal, which is only ever read to undo within the transaction.
+    // In memory it costs a copy; on disk it was a temporary file written every write (issue 32).
+    conn.pragma_update(None, "temp_store", "MEMORY")?;
     conn.create_scalar_function(
         "zayavka_fold",
         1,
@@ -289,14 +297,26 @@ fn in_savepoint<T>(
     if tx.is_autocommit() {
         return Err(StoreError::Unavailable("an earlier write of this batch failed and undid it".into()));
     }
-    let sp = tx.savepoint().map_err(|e| unavailable(&e))?;
+    // The savepoint's statements are prepared once (rusqlite's `savepoint()` parses them anew
+    // for every write).
+    let run = |sql: &str| tx.prepare_cached(sql).and_then(|mut statement| statement.execute([]));
+    run("SAVEPOINT write").map_err(|e| unavailable(&e))?;
     // A write that panics (a bug) fails alone, as a refused one does: otherwise the panic would end
     // the writer thread, and every later write would fail until a restart.
-    let value = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&sp)))
-        .map_err(|_| StoreError::Unavailable("a database write panicked".into()))?
-        .map_err(|e| unavailable(&e))?; // dropping `sp` rolls it back
-    sp.commit().map_err(|e| unavailable(&e))?;
-    Ok(value)
+    let value = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(tx))) {
+        Ok(Ok(value)) => Ok(value),
+        Ok(Err(e)) => Err(unavailable(&e)),
+        Err(_) => Err(StoreError::Unavailable("a database write panicked".into())),
+    };
+    let end = match value {
+        Ok(_) => run("RELEASE write"),
+        Err(_) => run("ROLLBACK TO write").and_then(|_| run("RELEASE write")),
+    };
+    match (value, end) {
+        (Ok(value), Ok(_)) => Ok(value),
+        (Err(e), _) => Err(e),
+        (Ok(_), Err(e)) => Err(unavailable(&e)),
+    }
 }
 
 fn meta_get_or_insert(conn: &Connection, key: &str, value: &str) -> rusqlite::Result<String> {
