@@ -350,8 +350,9 @@ async fn build_static_writes_the_site_with_the_settings_filled_in() {
     }
     let home = std::fs::read_to_string(out.join("index.html")).unwrap();
     assert!(home.contains("+380 44 222 33 44") && home.contains("public-anon-key"));
-    let script = home.split("src=\"/assets/").nth(1).unwrap().split('"').next().unwrap();
-    assert!(out.join("assets").join(script).exists());
+    // The page's loader names its scripts (ADR 0036); each is written beside the pages.
+    let scripts: Vec<&str> = home.split("\"/assets/").skip(1).map(|s| s.split('"').next().unwrap()).collect();
+    assert!(!scripts.is_empty() && scripts.iter().all(|script| out.join("assets").join(script).exists()));
 
     let (ok, _, stderr) = run(&["build-static", out.to_str().unwrap()], &[("ZAYAVKA_ANON_KEY", "k")]).await;
     assert!(!ok && stderr.contains("ZAYAVKA_BACKEND_URL"), "{stderr}");

@@ -104,6 +104,12 @@ impl SqliteStore {
         migrate(&mut writer).with_context(|| format!("cannot migrate {}", path.display()))?;
         counters::keep_counters(&mut writer)
             .with_context(|| format!("cannot count the leads in {}", path.display()))?;
+        // Each write of a batch runs in a savepoint, and each of its statements in one more: the
+        // pages they would undo go to a sub-journal, only ever read to undo within the transaction.
+        // In memory it costs a copy; on disk it was a temporary file written every write (issue 32).
+        // Set after the migrations, whose index builds may sort millions of rows, and only here: the
+        // reader's sorts keep spilling to disk, so an export's memory stays flat.
+        writer.pragma_update(None, "temp_store", "MEMORY")?;
         let reader = Connection::open(path).with_context(|| format!("cannot open {}", path.display()))?;
         configure(&reader)?;
 
@@ -202,10 +208,6 @@ fn configure(conn: &Connection) -> rusqlite::Result<()> {
     conn.pragma_update(None, "foreign_keys", "ON")?;
     // Erased leads are overwritten with zeros, not just unlinked (privacy: erasure means gone).
     conn.pragma_update(None, "secure_delete", "ON")?;
-    // Each write of a batch runs in a savepoint, and each of its statements in one more: the pages
-    // they would undo go to a sub-journal, which is only ever read to undo within the transaction.
-    // In memory it costs a copy; on disk it was a temporary file written every write (issue 32).
-    conn.pragma_update(None, "temp_store", "MEMORY")?;
     conn.create_scalar_function(
         "zayavka_fold",
         1,
