@@ -176,8 +176,11 @@ async fn a_call_back_whose_time_came_is_told_once_per_time_to_its_holder_without
 }
 
 /// Has Telegram's waiting notification tried again now, until it has been tried `tries` times.
+/// Each try is asked for only once the one before is written down, and so is the last one: the
+/// watch reads the outbox, and the receiver sees a try before the notifier records how it went.
 async fn fail_telegram(app: &TestApp, telegram: &HttpReceiver, tries: usize) {
     loop {
+        telegram_settled(app).await;
         let failed = telegram.requests().len();
         if failed >= tries {
             return;
@@ -188,6 +191,24 @@ async fn fail_telegram(app: &TestApp, telegram: &HttpReceiver, tries: usize) {
         app.state.store.resend_notification(waiting.id, app.state.clock.now()).await.unwrap();
         app.state.notifier.send_again(Channel::Telegram);
         telegram.wait_for("one more try", WAIT, |r| r.len() > failed).await;
+    }
+}
+
+/// Waits until no try of Telegram's notification is on its way: its last failure is written down
+/// (with the next try set for later), or it went out.
+async fn telegram_settled(app: &TestApp) {
+    let deadline = std::time::Instant::now() + WAIT;
+    loop {
+        let pending = app.state.store.pending_notifications(10).await.unwrap();
+        let now = app.state.clock.now();
+        let settled = pending.iter().find(|n| n.channel == Channel::Telegram).is_none_or(|n| {
+            n.last_error.is_some() && n.next_attempt_at.parse::<Timestamp>().is_ok_and(|at| at > now)
+        });
+        if settled {
+            return;
+        }
+        assert!(std::time::Instant::now() < deadline, "Telegram's last try was not written down in {WAIT:?}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
 
