@@ -31,7 +31,7 @@ cleanup() {
   rm -rf "$dir"
 }
 trap cleanup EXIT
-cpu_s() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / hz }' "/proc/$server/stat"; }
+hz=$(getconf CLK_TCK)
 password='a long enough bench password'
 
 # Accounts of their own, so the fill's operators (made without a password) are left as they are.
@@ -53,12 +53,12 @@ for n in $(seq "$inboxes"); do
 done
 
 # The idle server over one minute: its own scans, with nobody asking.
-idle_from=$(cpu_s)
+idle_from=$(cpu_ticks "$server")
 sleep 60
-idle=$(python3 -c "print(round(($(cpu_s) - $idle_from) / 60 * 100, 2))")
+idle=$(python3 -c "print(round(($(cpu_ticks "$server") - $idle_from) / $hz / 60 * 100, 2))")
 
 gap=$(python3 -c "print(60 / $inboxes)")
-busy_from=$(cpu_s) started=$(date +%s.%N) requests=0 slowest=0
+busy_from=$(cpu_ticks "$server") started=$(date +%s.%N) requests=0 slowest=0
 for _ in $(seq "$minutes"); do
   for n in $(seq "$inboxes"); do
     for path in /admin/api/stats '/admin/api/leads?filter=due'; do
@@ -70,6 +70,6 @@ for _ in $(seq "$minutes"); do
   done
 done
 wall=$(python3 -c "import time; print(time.time() - $started)")
-busy=$(python3 -c "print(round(($(cpu_s) - $busy_from) / $wall * 100, 2))")
+busy=$(python3 -c "print(round(($(cpu_ticks "$server") - $busy_from) / $hz / $wall * 100, 2))")
 echo "$inboxes inboxes, $minutes min, $requests requests (slowest $(python3 -c "print(round($slowest * 1000, 1))") ms):" \
   "server CPU ${busy}% of one core; idle ${idle}%; load average $(cut -d' ' -f1-3 /proc/loadavg)"
