@@ -169,8 +169,10 @@ export function desk(page: Page) {
 /** Shows the figures: on a phone by opening "Показники", on a wide screen they are there already. */
 export async function openFigures(page: Page): Promise<void> {
   const { figuresToggle, figures } = desk(page);
-  if (await figuresToggle.isVisible()) {
-    if ((await figuresToggle.getAttribute('aria-expanded')) !== 'true') await figuresToggle.click();
+  // Just after a reload the desk may not be drawn yet: wait for one of the two before choosing.
+  await expect(figuresToggle.or(figures).first()).toBeVisible();
+  if ((await figuresToggle.isVisible()) && (await figuresToggle.getAttribute('aria-expanded')) !== 'true') {
+    await figuresToggle.click();
   }
   await expect(figures).toBeVisible();
 }
