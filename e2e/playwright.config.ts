@@ -19,7 +19,7 @@ export default defineConfig({
     // Visitors are mostly on phones.
     viewport: { width: 360, height: 740 },
     locale: 'uk-UA',
-    // Recording a trace costs Chromium a screencast of every test (about 15 s of a CI run): in CI
+    // Recording a trace costs Chromium a screencast of every test (about 50 s of a CI run): in CI
     // only the retry of a failed test records one; elsewhere a failed test keeps its own.
     trace: process.env.CI ? 'on-first-retry' : 'retain-on-failure',
     userAgent: PERSON_USER_AGENT,
