@@ -88,32 +88,17 @@ async fn figures(store: &Store) -> String {
     )
 }
 
-/// The newest leads of the call list, or the held ones, whoever has them.
-async fn newest(store: &Store, held: bool, limit: u32) -> Vec<zayavka::inbox::LeadRecord> {
-    let query = zayavka::store::LeadQuery {
-        name_pattern: None,
-        phone: None,
-        open_only: false,
-        created_before: None,
-        before_id: None,
-        held,
-        holder: zayavka::store::Holder::Anyone,
-        limit,
-    };
-    store.find_leads(query).await.unwrap()
-}
-
 #[tokio::test]
 async fn the_counters_kept_through_every_write_are_what_the_rows_say() {
     let database = filled(3_000).await;
     let store = Store::open(&database.settings_url()).await.unwrap();
     // Writes of every kind after the fill: a release, an erasure (with its calls), a purge of the
     // oldest leads, calls that reach and close, and a take.
-    let held = newest(&store, true, 3).await;
+    let held = common::newest_leads(&store, true, 3).await;
     assert!(!held.is_empty());
     assert!(store.release(held[0].id, std::sync::Arc::from(Vec::new())).await.unwrap());
     // A lead with calls (ids may have gaps: PostgreSQL's sequence skips those of refused rows).
-    let called = newest(&store, false, 200)
+    let called = common::newest_leads(&store, false, 200)
         .await
         .into_iter()
         .find(|lead| lead.attempt_count > 0)

@@ -109,17 +109,7 @@ async fn a_repeat_is_stored_linked_to_the_first_lead_with_its_own_comment() {
     assert_eq!(repeat_row.comment.as_deref(), Some("зателефонуйте після 18:00"), "its comment is kept");
 
     // The inbox shows one person with two submissions.
-    let query = zayavka::store::LeadQuery {
-        name_pattern: None,
-        phone: None,
-        open_only: false,
-        created_before: None,
-        before_id: None,
-        limit: 50,
-        held: false,
-        holder: zayavka::store::Holder::Anyone,
-    };
-    let listed = app.state.store.find_leads(query).await.unwrap();
+    let listed = common::newest_leads(&app.state.store, false, 50).await;
     assert_eq!(listed.iter().map(|l| (l.id, l.repeat_count)).collect::<Vec<_>>(), vec![(first, 1)]);
     let repeats = app.state.store.repeats(first).await.unwrap();
     assert_eq!(repeats.iter().map(|l| l.id).collect::<Vec<_>>(), vec![repeat]);

@@ -271,6 +271,22 @@ pub struct Server {
     pub database_url: String,
 }
 
+/// The newest leads of the call list, or the held ones, whoever has them, as the inbox's list
+/// without a filter asks the store.
+pub async fn newest_leads(store: &Store, held: bool, limit: u32) -> Vec<zayavka::inbox::LeadRecord> {
+    let query = zayavka::store::LeadQuery {
+        name_pattern: None,
+        phone: None,
+        open_only: false,
+        created_before: None,
+        before_id: None,
+        held,
+        holder: zayavka::store::Holder::Anyone,
+        limit,
+    };
+    store.find_leads(query).await.unwrap()
+}
+
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
