@@ -1,9 +1,10 @@
 //! The prerendered React site, embedded in the binary and prepared once at start-up: run-time
-//! settings filled into the HTML, every file compressed, its ETag and CSP hashes computed, so the
+//! settings filled into the HTML, its ETag and CSP hashes computed. Each page is compressed once,
+//! on its first request or by `Site::compress_all`, which the server runs beside its start, so the
 //! request path only picks bytes. The folder's layout is described in `docs/architecture.md`.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use bytes::Bytes;
 use rust_embed::RustEmbed;
@@ -27,17 +28,20 @@ struct DistCompressed;
 /// Filled in per day on the pages that show today's date.
 const TODAY_TOKEN: &str = "__ZAYAVKA_TODAY__";
 
-/// One response body in every encoding the server offers.
+/// One response body in every encoding the server offers. The compressed forms are made on first
+/// use: brotli at its best quality takes about 100 ms for the pages, which a start need not wait
+/// for (nor a test that serves no page).
 #[derive(Debug)]
 pub struct Body {
     pub identity: Bytes,
-    pub gzip: Bytes,
-    pub brotli: Bytes,
+    gzip: OnceLock<Bytes>,
+    brotli: OnceLock<Bytes>,
     pub etag: String,
     pub content_type: &'static str,
 }
 
 impl Body {
+    /// `gzip` and `brotli`: twins the web build compressed already, if it did.
     fn new(
         identity: Vec<u8>,
         content_type: &'static str,
@@ -45,9 +49,22 @@ impl Body {
         brotli: Option<Vec<u8>>,
     ) -> Body {
         let etag = format!("\"{}\"", &hex(&Sha256::digest(&identity))[..32]);
-        let gzip = gzip.unwrap_or_else(|| compress_gzip(&identity));
-        let brotli = brotli.unwrap_or_else(|| compress_brotli(&identity));
-        Body { identity: identity.into(), gzip: gzip.into(), brotli: brotli.into(), etag, content_type }
+        let ready =
+            |twin: Option<Vec<u8>>| twin.map_or_else(OnceLock::new, |bytes| Bytes::from(bytes).into());
+        Body { identity: identity.into(), gzip: ready(gzip), brotli: ready(brotli), etag, content_type }
+    }
+
+    pub fn gzip(&self) -> &Bytes {
+        self.gzip.get_or_init(|| compress_gzip(&self.identity).into())
+    }
+
+    pub fn brotli(&self) -> &Bytes {
+        self.brotli.get_or_init(|| compress_brotli(&self.identity).into())
+    }
+
+    fn compress(&self) {
+        self.gzip();
+        self.brotli();
     }
 }
 
@@ -211,6 +228,17 @@ impl Site {
             script_hashes,
             policy_version,
         })
+    }
+
+    /// Compresses every page and file as served on the day of `now`, so that no visitor's request
+    /// waits for it. The server runs it on a blocking thread as it starts.
+    pub fn compress_all(&self, now: jiff::Timestamp) {
+        let pages =
+            self.routes.iter().map(|route| &route.page).chain([&self.not_found, &self.error, &self.admin]);
+        for body in pages.map(|page| page.body(now)) {
+            body.compress();
+        }
+        self.files.values().for_each(Body::compress);
     }
 }
 

@@ -132,8 +132,8 @@ fn send(body: &Body, request: &HeaderMap, status: StatusCode, cache: &'static st
         StatusCode::NOT_MODIFIED.into_response()
     } else {
         let (encoding, bytes) = match preferred_encoding(request) {
-            Encoding::Brotli => (Some("br"), body.brotli.clone()),
-            Encoding::Gzip => (Some("gzip"), body.gzip.clone()),
+            Encoding::Brotli => (Some("br"), body.brotli().clone()),
+            Encoding::Gzip => (Some("gzip"), body.gzip().clone()),
             Encoding::Identity => (None, body.identity.clone()),
         };
         let mut response = (status, bytes).into_response();
