@@ -82,9 +82,6 @@ pub async fn serve(settings: Settings) -> anyhow::Result<()> {
     let address = listener.local_addr().context("cannot read the listening address")?;
     let stop = shutdown_signal().context("cannot listen for shutdown signals")?;
     tracing::info!(%address, max_connections, "zayavka is serving on http://{address}");
-    // Compressing the pages takes about 100 ms of one core: the server answers meanwhile.
-    let (site, now) = (state.site.clone(), state.clock.now());
-    tokio::task::spawn_blocking(move || site.compress_all(now));
     offer_setup(&store, &public_url, address).await;
 
     let server = Server {

@@ -1,7 +1,7 @@
 //! The prerendered React site, embedded in the binary and prepared once at start-up: run-time
 //! settings filled into the HTML, its ETag and CSP hashes computed. Each page is compressed once,
-//! on its first request or by `Site::compress_all`, which the server runs beside its start, so the
-//! request path only picks bytes. The folder's layout is described in `docs/architecture.md`.
+//! for its first request, so the requests after it only pick bytes. The folder's layout is
+//! described in `docs/architecture.md`.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -29,8 +29,8 @@ struct DistCompressed;
 const TODAY_TOKEN: &str = "__ZAYAVKA_TODAY__";
 
 /// One response body in every encoding the server offers. The compressed forms are made on first
-/// use: brotli at its best quality takes about 100 ms for the pages, which a start need not wait
-/// for (nor a test that serves no page).
+/// use: brotli at its best quality takes 10–20 ms a page, about 100 ms for all of them, which a
+/// start need not wait for (nor a test that serves no page).
 #[derive(Debug)]
 pub struct Body {
     pub identity: Bytes,
@@ -60,11 +60,6 @@ impl Body {
 
     pub fn brotli(&self) -> &Bytes {
         self.brotli.get_or_init(|| compress_brotli(&self.identity).into())
-    }
-
-    fn compress(&self) {
-        self.gzip();
-        self.brotli();
     }
 }
 
@@ -228,17 +223,6 @@ impl Site {
             script_hashes,
             policy_version,
         })
-    }
-
-    /// Compresses every page and file as served on the day of `now`, so that no visitor's request
-    /// waits for it. The server runs it on a blocking thread as it starts.
-    pub fn compress_all(&self, now: jiff::Timestamp) {
-        let pages =
-            self.routes.iter().map(|route| &route.page).chain([&self.not_found, &self.error, &self.admin]);
-        for body in pages.map(|page| page.body(now)) {
-            body.compress();
-        }
-        self.files.values().for_each(Body::compress);
     }
 }
 
