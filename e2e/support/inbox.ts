@@ -1,7 +1,7 @@
 // What an operator sees and does in the inbox (/admin), by role and accessible name
 // (web/src/admin/*.tsx), and the leads a test needs, sent the way visitors' browsers send them.
-import AxeBuilder from '@axe-core/playwright';
 import { expect, type Locator, type Page } from '@playwright/test';
+import { scan } from './axe';
 import type { Operator, RunningServer } from './server';
 
 export const OPERATOR: Operator = { email: 'operator@example.org', password: 'dovgyi-parol-42' };
@@ -379,7 +379,7 @@ export async function expectNoSidewaysScroll(page: Page, what: string): Promise<
  */
 export async function expectNoA11yViolations(page: Page, what: string): Promise<void> {
   await expect(page.locator('[aria-busy="true"]'), `${what}: still loading`).toHaveCount(0);
-  const results = await new AxeBuilder({ page }).analyze();
+  const results = await scan(page);
   const found = results.violations.map(
     (v) => `${v.impact} ${v.id}: ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
   );

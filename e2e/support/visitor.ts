@@ -1,6 +1,6 @@
 // What a visitor sees and does, by role and accessible name (DESIGN "The form's accessible names").
-import AxeBuilder from '@axe-core/playwright';
 import { expect, type Page, type Request } from '@playwright/test';
+import { scan } from './axe';
 
 export const TEXT = {
   headline: 'Безкоштовна медична підтримка за міжнародною програмою',
@@ -98,7 +98,7 @@ export function recordRequests(page: Page): Request[] {
 
 /** axe-core with every rule; violations of impact serious or critical fail the test. */
 export async function expectNoSeriousA11yViolations(page: Page, what: string): Promise<void> {
-  const results = await new AxeBuilder({ page }).analyze();
+  const results = await scan(page);
   const serious = results.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.impact} ${v.id}: ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
