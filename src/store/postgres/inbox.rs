@@ -145,6 +145,9 @@ impl PostgresStore {
         let added: Vec<bool> = calls.iter().map(|call| found.contains(&call.lead_id)).collect();
         let calls: Vec<NewAttempt> = calls.into_iter().filter(|call| found.contains(&call.lead_id)).collect();
         if calls.is_empty() {
+            // Ended here, not by the drop, which only queues the rollback: until the connection's
+            // task sends it, the transaction keeps its locks (a test's schema waited 10 s for them).
+            tx.rollback().await.map_err(unavailable)?;
             return Ok(added);
         }
         // The calls in rounds of one per lead: the counters' trigger of a lead's later call sees

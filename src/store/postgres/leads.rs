@@ -495,6 +495,7 @@ impl PostgresStore {
             .await
             .map_err(unavailable)?;
         if released == 0 {
+            tx.rollback().await.map_err(unavailable)?;
             return Ok(false);
         }
         let channels = channel_names(&channels);

@@ -76,6 +76,7 @@ impl PostgresStore {
             .await
             .map_err(unavailable)?
         else {
+            tx.rollback().await.map_err(unavailable)?;
             return Ok(AccountChange::NoSuchOperator);
         };
         let (id, current): (i64, Role) = (row.get(0), role_of(row.get(1)));
@@ -86,6 +87,7 @@ impl PostgresStore {
                 .map_err(unavailable)?
                 .get(0);
             if admins <= 1 {
+                tx.rollback().await.map_err(unavailable)?;
                 return Ok(AccountChange::LastAdmin);
             }
         }
@@ -206,6 +208,7 @@ impl PostgresStore {
             .map_err(unavailable)?;
         let has_operator: bool = tx.query_one(HAS_OPERATOR, &[]).await.map_err(unavailable)?.get(0);
         if used == 0 || has_operator {
+            tx.rollback().await.map_err(unavailable)?;
             return Ok(None);
         }
         let id: i64 = tx

@@ -248,6 +248,7 @@ impl PostgresStore {
             .await
             .map_err(unavailable)?
         else {
+            tx.rollback().await.map_err(unavailable)?;
             return Ok(false);
         };
         let id: i64 = row.get(0);
