@@ -29,7 +29,7 @@ struct DistCompressed;
 const TODAY_TOKEN: &str = "__ZAYAVKA_TODAY__";
 
 /// One response body in every encoding the server offers. The compressed forms are made on first
-/// use: brotli at its best quality takes 10–20 ms a page, about 100 ms for all of them, which a
+/// use: brotli at its best quality takes 10–25 ms a page, about 100 ms for all of them, which a
 /// start need not wait for (nor a test that serves no page).
 #[derive(Debug)]
 pub struct Body {
