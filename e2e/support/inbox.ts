@@ -184,6 +184,20 @@ export async function openSearch(page: Page): Promise<void> {
 }
 
 /**
+ * Types `query` into the search box and waits for the server's answer to it. The list on screen
+ * until then may be the one from before (and dimmed while it loads, which axe reads as low
+ * contrast), so a test that looks at the list only after this sees the search's leads.
+ */
+export async function searchFor(page: Page, query: string): Promise<void> {
+  const answered = page.waitForResponse((response) => {
+    const url = new URL(response.url());
+    return url.pathname === '/admin/api/leads' && (url.searchParams.get('q') ?? '') === query;
+  });
+  await leadList(page).search.fill(query);
+  await answered;
+}
+
+/**
  * "Кому дзвонити зараз": the cards in call order, each with its call button, outcomes, call-back
  * time and note.
  */

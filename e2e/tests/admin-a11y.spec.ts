@@ -28,6 +28,7 @@ import {
   makeOlder,
   openLead,
   repeatsOf,
+  searchFor,
   sendHeldLead,
   sendLead,
   signIn,
@@ -116,7 +117,7 @@ for (const screen of SCREENS) {
         }
 
         await list.filter('Усі').click();
-        await list.search.fill('Тарас');
+        await searchFor(page, 'Тарас');
         await expect(list.empty).toBeVisible();
         await expectNoA11yViolations(page, 'the list with nothing found');
       });

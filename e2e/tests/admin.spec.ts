@@ -25,6 +25,7 @@ import {
   openFigures,
   openLead,
   openSearch,
+  searchFor,
   sendLead,
   signIn,
   signOut,
@@ -38,11 +39,6 @@ test.beforeEach(({ browserLog }) => browserLog.allow(SIGNED_OUT_CHECK));
 const olena = { name: 'Олена Коваль', phone: '067 123 45 67', comment: 'Після 18:00, будь ласка' };
 const petro = { name: 'Петро Іваненко', phone: '+380 50 111 22 33', confirmation: 'Ні' as const };
 const mariia = { name: "Мар'яна Шевчук", phone: '093-222-33-44' };
-
-const isLeadsCall = (query: string) => (response: { url(): string }) => {
-  const url = new URL(response.url());
-  return url.pathname === '/admin/api/leads' && (url.searchParams.get('q') ?? '') === query;
-};
 
 test('sign in: a wrong password is refused in an alert; the session cookie is HttpOnly and SameSite=Strict, survives a reload and ends with "Вийти"', async ({
   page,
@@ -127,9 +123,7 @@ test('"Пошук і фільтри" lists leads newest first; search finds one 
   await expect(list.item(ids[0])).toContainText('Нова');
 
   const search = async (query: string) => {
-    const answered = page.waitForResponse(isLeadsCall(query));
-    await list.search.fill(query);
-    await answered;
+    await searchFor(page, query);
     await expect(page).toHaveURL((url) => (url.searchParams.get('q') ?? '') === query);
   };
   for (const query of ['067 123 45 67', '+380671234567', '380671234567', 'олена', 'КОВАЛЬ', 'ена Ко']) {
@@ -410,9 +404,7 @@ test('erasing a person: asked first, then back at the list with "Видален�
   const list = leadList(page);
   await expect(list.links).toHaveText([`Заявка №${kept}`]);
   for (const query of ['067 123 45 67', 'олена']) {
-    const answered = page.waitForResponse(isLeadsCall(query));
-    await list.search.fill(query);
-    await answered;
+    await searchFor(page, query);
     await expect(list.empty, `search "${query}"`).toBeVisible();
   }
 });

@@ -21,6 +21,7 @@ import {
   makeOlder,
   openFigures,
   openSearch,
+  searchFor,
   sendLead,
   signIn,
 } from '../support/inbox';
@@ -239,7 +240,7 @@ for (const screen of SCREENS) {
       // The search: every lead, newest first, found by name.
       await openSearch(page);
       await expect(desk(page).search).toHaveAttribute('aria-current', 'page');
-      await leadList(page).search.fill('олена');
+      await searchFor(page, 'олена');
       await expect(leadList(page).links).toHaveText([`Заявка №${id}`]);
       await expectNoA11yViolations(page, 'the search view');
       await desk(page).due.click();
