@@ -428,8 +428,10 @@ mod spread {
         tokio::spawn(connection);
         let tx = client.transaction().await?;
         tx.batch_execute(
-            "DROP TRIGGER IF EXISTS counters_lead ON \"CRN\"; DROP TRIGGER IF EXISTS counters_lead_update ON \"CRN\"; \
-             DROP TRIGGER IF EXISTS counters_call ON call_attempts; \
+            "DROP TRIGGER IF EXISTS counters_lead_insert ON \"CRN\"; \
+             DROP TRIGGER IF EXISTS counters_lead_update ON \"CRN\"; \
+             DROP TRIGGER IF EXISTS counters_lead_delete ON \"CRN\"; \
+             DROP TRIGGER IF EXISTS counters_call_insert ON call_attempts; \
              DROP TRIGGER IF EXISTS counters_call_delete ON call_attempts; \
              DELETE FROM zayavka_meta WHERE key = 'counters_rules';",
         )

@@ -61,8 +61,8 @@ impl Rules {
         hash.iter().map(|byte| format!("{byte:02x}")).collect()
     }
 
-    /// What the lead row `r` (a variable or a table) adds to the counters, and the names.
-    fn figure_list(&self, r: &str) -> [(String, &'static str); 8] {
+    /// What the lead row `r` (a variable or a table) adds to the counters, as named columns.
+    fn figures(&self, r: &str) -> String {
         let Rules { promise_seconds, open, .. } = self;
         let first = format!("({r}.repeat_of IS NULL AND {r}.held IS NULL)");
         [
@@ -81,83 +81,106 @@ impl Rules {
             (format!("coalesce({r}.utm_source, '')"), "utm_source"),
             (format!("coalesce({r}.referrer, '')"), "referrer"),
         ]
+        .map(|(figure, name)| format!("{figure} AS {name}"))
+        .join(", ")
     }
 
-    /// The figures of the lead row `r`, as named columns.
-    fn figures(&self, r: &str) -> String {
-        self.figure_list(r).map(|(figure, name)| format!("{figure} AS {name}")).join(", ")
+    /// What the lead rows `changes` (their figures and a `sign`, +1 come or -1 gone) add to the
+    /// hourly counters: one upsert per table, hours in order (so two writers lock them in the same
+    /// order), and nothing written for an hour whose figures did not move.
+    fn count_leads(&self, changes: &str) -> String {
+        format!(
+            "INSERT INTO lead_hours AS c (hour, leads, open, reached, reached_in_time, held)
+             SELECT hour, sum(sign * leads), sum(sign * open), sum(sign * reached), sum(sign * reached_in_time),
+                 sum(sign * held)
+             FROM ({changes}) AS f GROUP BY hour
+             HAVING sum(sign * leads) <> 0 OR sum(sign * open) <> 0 OR sum(sign * reached) <> 0
+                 OR sum(sign * reached_in_time) <> 0 OR sum(sign * held) <> 0
+             ORDER BY hour
+             ON CONFLICT (hour) DO UPDATE SET leads = c.leads + excluded.leads, open = c.open + excluded.open,
+                 reached = c.reached + excluded.reached,
+                 reached_in_time = c.reached_in_time + excluded.reached_in_time, held = c.held + excluded.held;
+             INSERT INTO source_hours AS c (hour, utm_source, referrer, leads, reached_in_time)
+             SELECT hour, utm_source, referrer, sum(sign), sum(sign * reached_in_time)
+             FROM ({changes}) AS f WHERE leads = 1 GROUP BY hour, utm_source, referrer
+             HAVING sum(sign) <> 0 OR sum(sign * reached_in_time) <> 0
+             ORDER BY hour, utm_source, referrer
+             ON CONFLICT (hour, utm_source, referrer) DO UPDATE SET leads = c.leads + excluded.leads,
+                 reached_in_time = c.reached_in_time + excluded.reached_in_time;"
+        )
     }
 
-    /// The figures of the lead row `r`, as a list of values.
-    fn figure_values(&self, r: &str) -> String {
-        self.figure_list(r).map(|(figure, _)| figure).join(", ")
-    }
-
-    /// The functions and triggers that keep the counters, made anew.
+    /// The functions and triggers that keep the counters, made anew. They run once per statement
+    /// over its rows (transition tables), so a batch of leads or calls costs a few statements, not
+    /// a few per row; most updates (a claim, another unanswered call) move no figure and write
+    /// nothing.
     fn triggers(&self) -> String {
         let Rules { promise_seconds, reached, .. } = self;
-        let changed = ["created_at", "status", "held", "reached_at", "repeat_of", "utm_source", "referrer"];
-        // Most changes (another unanswered call) change no figure: then nothing is written.
-        let when =
-            format!("ROW({}) IS DISTINCT FROM ROW({})", self.figure_values("OLD"), self.figure_values("NEW"));
+        let come = format!("SELECT {}, 1 AS sign FROM new_rows AS n", self.figures("n"));
+        let gone = format!("SELECT {}, -1 AS sign FROM old_rows AS o", self.figures("o"));
         format!(
-            "CREATE OR REPLACE FUNCTION zayavka_count_lead(r \"CRN\", sign integer) RETURNS void
-             LANGUAGE plpgsql AS $$
-             DECLARE f record;
+            "DROP TRIGGER IF EXISTS counters_lead ON \"CRN\";
+             DROP TRIGGER IF EXISTS counters_lead_insert ON \"CRN\";
+             DROP TRIGGER IF EXISTS counters_lead_update ON \"CRN\";
+             DROP TRIGGER IF EXISTS counters_lead_delete ON \"CRN\";
+             DROP TRIGGER IF EXISTS counters_call ON call_attempts;
+             DROP TRIGGER IF EXISTS counters_call_insert ON call_attempts;
+             DROP TRIGGER IF EXISTS counters_call_delete ON call_attempts;
+             DROP FUNCTION IF EXISTS zayavka_lead_counters(), zayavka_call_counters(),
+                 zayavka_count_lead(\"CRN\", integer);
+             CREATE OR REPLACE FUNCTION zayavka_leads_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
+             BEGIN {inserted} RETURN NULL; END $$;
+             CREATE OR REPLACE FUNCTION zayavka_leads_updated() RETURNS trigger LANGUAGE plpgsql AS $$
+             BEGIN {updated} RETURN NULL; END $$;
+             CREATE OR REPLACE FUNCTION zayavka_leads_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+             BEGIN {deleted} RETURN NULL; END $$;
+             CREATE OR REPLACE FUNCTION zayavka_calls_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
              BEGIN
-                 SELECT {figures} INTO f;
-                 INSERT INTO lead_hours AS c (hour, leads, open, reached, reached_in_time, held)
-                 VALUES (f.hour, sign * f.leads, sign * f.open, sign * f.reached, sign * f.reached_in_time,
-                         sign * f.held)
-                 ON CONFLICT (hour) DO UPDATE SET leads = c.leads + excluded.leads, open = c.open + excluded.open,
-                     reached = c.reached + excluded.reached,
-                     reached_in_time = c.reached_in_time + excluded.reached_in_time, held = c.held + excluded.held;
-                 IF f.leads = 1 THEN
-                     INSERT INTO source_hours AS c (hour, utm_source, referrer, leads, reached_in_time)
-                     VALUES (f.hour, f.utm_source, f.referrer, sign, sign * f.reached_in_time)
-                     ON CONFLICT (hour, utm_source, referrer) DO UPDATE SET leads = c.leads + excluded.leads,
-                         reached_in_time = c.reached_in_time + excluded.reached_in_time;
-                 END IF;
-             END $$;
-             CREATE OR REPLACE FUNCTION zayavka_lead_counters() RETURNS trigger LANGUAGE plpgsql AS $$
-             BEGIN
-                 IF TG_OP IN ('UPDATE', 'DELETE') THEN PERFORM zayavka_count_lead(OLD, -1); END IF;
-                 IF TG_OP IN ('UPDATE', 'INSERT') THEN PERFORM zayavka_count_lead(NEW, 1); END IF;
+                 -- A call counts as reached for its operator if it is their first call that reached
+                 -- the person within the promise.
+                 WITH first AS (
+                     UPDATE call_attempts AS a SET counts_reached = true FROM (
+                         SELECT DISTINCT ON (n.lead_id, n.operator) n.id FROM new_rows AS n
+                         JOIN \"CRN\" AS l ON l.id = n.lead_id
+                         WHERE n.outcome IN ({reached})
+                             AND n.at <= l.created_at + make_interval(secs => {promise_seconds})
+                             AND NOT EXISTS (SELECT 1 FROM call_attempts AS earlier
+                                 WHERE earlier.lead_id = n.lead_id AND earlier.operator = n.operator
+                                 AND earlier.counts_reached)
+                         ORDER BY n.lead_id, n.operator, n.id) AS f
+                     WHERE a.id = f.id RETURNING a.id)
+                 INSERT INTO operator_hours AS c (hour, operator, calls, reached)
+                 SELECT {new_hour}, n.operator, count(*), count(first.id)
+                 FROM new_rows AS n LEFT JOIN first ON first.id = n.id GROUP BY 1, 2 ORDER BY 1, 2
+                 ON CONFLICT (hour, operator) DO UPDATE SET calls = c.calls + excluded.calls,
+                     reached = c.reached + excluded.reached;
                  RETURN NULL;
              END $$;
-             CREATE OR REPLACE FUNCTION zayavka_call_counters() RETURNS trigger LANGUAGE plpgsql AS $$
+             CREATE OR REPLACE FUNCTION zayavka_calls_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
              BEGIN
-                 IF TG_OP = 'DELETE' THEN
-                     UPDATE operator_hours SET calls = calls - 1, reached = reached - OLD.counts_reached::int
-                     WHERE hour = {old_hour} AND operator = OLD.operator;
-                     RETURN NULL;
-                 END IF;
-                 NEW.counts_reached := NEW.outcome IN ({reached})
-                     AND NEW.at <= (SELECT created_at FROM \"CRN\" WHERE id = NEW.lead_id)
-                                   + make_interval(secs => {promise_seconds})
-                     AND NOT EXISTS (SELECT 1 FROM call_attempts AS earlier WHERE earlier.lead_id = NEW.lead_id
-                                     AND earlier.operator = NEW.operator AND earlier.counts_reached);
                  INSERT INTO operator_hours AS c (hour, operator, calls, reached)
-                 VALUES ({new_hour}, NEW.operator, 1, NEW.counts_reached::int)
-                 ON CONFLICT (hour, operator) DO UPDATE SET calls = c.calls + 1, reached = c.reached + excluded.reached;
-                 RETURN NEW;
+                 SELECT {old_hour}, operator, -count(*), -count(*) FILTER (WHERE counts_reached)
+                 FROM old_rows GROUP BY 1, 2 ORDER BY 1, 2
+                 ON CONFLICT (hour, operator) DO UPDATE SET calls = c.calls + excluded.calls,
+                     reached = c.reached + excluded.reached;
+                 RETURN NULL;
              END $$;
-             DROP TRIGGER IF EXISTS counters_lead ON \"CRN\";
-             DROP TRIGGER IF EXISTS counters_lead_update ON \"CRN\";
-             DROP TRIGGER IF EXISTS counters_call ON call_attempts;
-             DROP TRIGGER IF EXISTS counters_call_delete ON call_attempts;
-             CREATE TRIGGER counters_lead AFTER INSERT OR DELETE ON \"CRN\"
-                 FOR EACH ROW EXECUTE FUNCTION zayavka_lead_counters();
-             CREATE TRIGGER counters_lead_update AFTER UPDATE OF {columns} ON \"CRN\"
-                 FOR EACH ROW WHEN ({when}) EXECUTE FUNCTION zayavka_lead_counters();
-             CREATE TRIGGER counters_call BEFORE INSERT ON call_attempts
-                 FOR EACH ROW EXECUTE FUNCTION zayavka_call_counters();
-             CREATE TRIGGER counters_call_delete AFTER DELETE ON call_attempts
-                 FOR EACH ROW EXECUTE FUNCTION zayavka_call_counters();",
-            figures = self.figures("r"),
-            columns = changed.join(", "),
-            old_hour = hour_of!("OLD.at"),
-            new_hour = hour_of!("NEW.at"),
+             CREATE TRIGGER counters_lead_insert AFTER INSERT ON \"CRN\" REFERENCING NEW TABLE AS new_rows
+                 FOR EACH STATEMENT EXECUTE FUNCTION zayavka_leads_inserted();
+             CREATE TRIGGER counters_lead_update AFTER UPDATE ON \"CRN\"
+                 REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+                 FOR EACH STATEMENT EXECUTE FUNCTION zayavka_leads_updated();
+             CREATE TRIGGER counters_lead_delete AFTER DELETE ON \"CRN\" REFERENCING OLD TABLE AS old_rows
+                 FOR EACH STATEMENT EXECUTE FUNCTION zayavka_leads_deleted();
+             CREATE TRIGGER counters_call_insert AFTER INSERT ON call_attempts REFERENCING NEW TABLE AS new_rows
+                 FOR EACH STATEMENT EXECUTE FUNCTION zayavka_calls_inserted();
+             CREATE TRIGGER counters_call_delete AFTER DELETE ON call_attempts REFERENCING OLD TABLE AS old_rows
+                 FOR EACH STATEMENT EXECUTE FUNCTION zayavka_calls_deleted();",
+            inserted = self.count_leads(&come),
+            updated = self.count_leads(&format!("{come} UNION ALL {gone}")),
+            deleted = self.count_leads(&gone),
+            old_hour = hour_of!("at"),
+            new_hour = hour_of!("n.at"),
         )
     }
 

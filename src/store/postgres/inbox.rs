@@ -150,23 +150,21 @@ impl PostgresStore {
             tx.rollback().await.map_err(unavailable)?;
             return Ok(added);
         }
-        // The calls in rounds of one per lead: the counters' trigger of a lead's later call sees
-        // its earlier one.
-        for round in rounds(&calls) {
-            let ids: Vec<i64> = round.iter().map(|call| call.lead_id).collect();
-            let operators: Vec<&str> = round.iter().map(|call| call.operator.as_str()).collect();
-            let outcomes: Vec<&str> = round.iter().map(|call| call.outcome.as_str()).collect();
-            let notes: Vec<&str> = round.iter().map(|call| call.note.as_str()).collect();
-            tx.execute(
-                "INSERT INTO call_attempts (lead_id, at, operator, outcome, note) \
-                 SELECT id, to_timestamp($2), operator, outcome, note \
-                 FROM unnest($1::bigint[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY \
-                   AS c(id, operator, outcome, note, n) ORDER BY n",
-                &[&ids, &now, &operators, &outcomes, &notes],
-            )
-            .await
-            .map_err(unavailable)?;
-        }
+        // In the batch's order: the counters' trigger counts a lead's first call that reached
+        // the person by its id.
+        let leads: Vec<i64> = calls.iter().map(|call| call.lead_id).collect();
+        let operators: Vec<&str> = calls.iter().map(|call| call.operator.as_str()).collect();
+        let outcomes: Vec<&str> = calls.iter().map(|call| call.outcome.as_str()).collect();
+        let notes: Vec<&str> = calls.iter().map(|call| call.note.as_str()).collect();
+        tx.execute(
+            "INSERT INTO call_attempts (lead_id, at, operator, outcome, note) \
+             SELECT id, to_timestamp($2), operator, outcome, note \
+             FROM unnest($1::bigint[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY \
+               AS c(id, operator, outcome, note, n) ORDER BY n",
+            &[&leads, &now, &operators, &outcomes, &notes],
+        )
+        .await
+        .map_err(unavailable)?;
         let unanswered: HashMap<i64, i64> = tx
             .query(
                 "SELECT lead_id, count(*) FROM call_attempts WHERE lead_id = ANY($1) \
@@ -209,34 +207,17 @@ impl PostgresStore {
         .await
         .map_err(unavailable)?;
         // The caller's own claim ends with their call; a lead handed to them (no end) stays.
-        let ids: Vec<i64> = calls.iter().map(|call| call.lead_id).collect();
-        let operators: Vec<&str> = calls.iter().map(|call| call.operator.as_str()).collect();
         tx.execute(
             "UPDATE \"CRN\" AS l SET claimed_by = NULL, claimed_until = NULL \
              FROM unnest($1::bigint[], $2::text[]) AS v(id, operator) JOIN operators AS o ON o.email = v.operator \
              WHERE l.id = v.id AND l.claimed_until IS NOT NULL AND l.claimed_by = o.id",
-            &[&ids, &operators],
+            &[&leads, &operators],
         )
         .await
         .map_err(unavailable)?;
         tx.commit().await.map_err(unavailable)?;
         Ok(added)
     }
-}
-
-/// A batch's calls in rounds of at most one call per lead, each in the batch's order.
-fn rounds(calls: &[NewAttempt]) -> Vec<Vec<&NewAttempt>> {
-    let mut rounds: Vec<Vec<&NewAttempt>> = Vec::new();
-    let mut seen: HashMap<i64, usize> = HashMap::new();
-    for call in calls {
-        let round = seen.entry(call.lead_id).or_insert(0);
-        if *round == rounds.len() {
-            rounds.push(Vec::new());
-        }
-        rounds[*round].push(call);
-        *round += 1;
-    }
-    rounds
 }
 
 /// The list's query for this shape of `query`, with only the conditions it asks for written out,
