@@ -75,12 +75,14 @@ pub async fn serve(settings: Settings) -> anyhow::Result<()> {
     let store = Store::open(&settings.database_url).await?;
     let public_url = settings.public_url.clone();
     let state = AppState::new(settings, store.clone()).await?;
-    state.spawn_background();
     let listener = bind(listen, max_connections).with_context(|| format!("cannot listen on {listen}"))?;
     // The bound address, not the setting: with port 0 the system picks a free port, and this line
     // is how the operator (and the tests) learn which.
     let address = listener.local_addr().context("cannot read the listening address")?;
     let stop = shutdown_signal().context("cannot listen for shutdown signals")?;
+    // The chores start once the server can serve: a start that fails stops before any of them
+    // runs (and logs beside its one error line).
+    state.spawn_background();
     tracing::info!(%address, max_connections, "zayavka is serving on http://{address}");
     offer_setup(&store, &public_url, address).await;
 
