@@ -4,23 +4,29 @@
 # the same seconds at the same connections (wrk, one thread, loopback), with a POST the rules refuse
 # between them (what an insert costs before storage); medians and their ratios, in requests/s and
 # in the server's own CPU time per request (/proc/PID/stat, the work a load left behind included).
-#   bench/floor.sh [--seconds 5] [--conns 64] [--reps 3] [--baseline BIN]    ZAYAVKA_BIN picks the binary
+#   bench/floor.sh [--seconds 5] [--conns 64] [--reps 3] [--baseline BIN] [--filled DATABASE_URL]
+#   (ZAYAVKA_BIN picks the binary)
 # With --baseline, BIN runs as a second server on a database of its own, its loads right after
 # the same loads of ZAYAVKA_BIN in every repetition: before and after, side by side.
+# With --filled, the same binary runs as one more server on that database (a year of leads from
+# `cargo run --release --example scale -- fill`; the inserts are added to it), its loads right after
+# the empty database's: does an insert slow down as the data grows (issue 32, target 4)?
 set -euo pipefail
 source "$(dirname "$0")/lib/setup.sh"
 need_wrk
 need_curl
 need_zayavka
 
-seconds=5 conns=64 reps=3 baseline=
+seconds=5 conns=64 reps=3 baseline= filled=
 while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) seconds=$2; shift 2 ;;
     --conns) conns=$2; shift 2 ;;
     --reps) reps=$2; shift 2 ;;
     --baseline) baseline=$2; shift 2 ;;
-    *) echo "usage: bench/floor.sh [--seconds N] [--conns N] [--reps N] [--baseline BIN]" >&2; exit 2 ;;
+    --filled) filled=$2; shift 2 ;;
+    *) echo "usage: bench/floor.sh [--seconds N] [--conns N] [--reps N] [--baseline BIN] [--filled URL]" >&2
+       exit 2 ;;
   esac
 done
 
@@ -34,6 +40,11 @@ servers+=("$server") ports=("$port") names=(after)
 if [ -n "$baseline" ]; then
   start_zayavka "$baseline" "sqlite://$dir/before.db" "$dir/before.log"
   servers+=("$server") ports+=("$port") names+=(before)
+fi
+if [ -n "$filled" ]; then
+  # A year of leads is kept a year: the hourly chores must not purge it under the load.
+  start_zayavka "$bin" "$filled" "$dir/filled.log" ZAYAVKA_RETENTION_DAYS=400 ZAYAVKA_HOLD_DAYS=400
+  servers+=("$server") ports+=("$port") names+=(filled)
 fi
 
 declare -A runs
@@ -51,6 +62,16 @@ for rep in $(seq "$reps"); do
       "GET /healthz $get; POST refused (400) $refused; POST stored (201) $post"
   done
 done
+if [ -n "$filled" ]; then
+  python3 - "${runs[after.post]}" "${runs[filled.post]}" <<'PY'
+import statistics, sys
+empty, filled = ([float(run.split()[0]) for run in arg.split(",") if run] for arg in sys.argv[1:3])
+ratio = statistics.median(filled) / statistics.median(empty)
+verdict = "holds" if ratio >= 0.9 else "falls short"
+print(f"stored inserts into the filled database: {statistics.median(filled):,.0f}/s against "
+      f"{statistics.median(empty):,.0f}/s into the empty one, {ratio:.2f}× (≥ 0.9×: {verdict})")
+PY
+fi
 for i in "${!servers[@]}"; do
   name=${names[$i]}
   rss=$(ps -o rss= -p "${servers[$i]}")

@@ -76,6 +76,13 @@ impl ClockHand {
         *now = now.checked_add(by).expect("a test's time within jiff's range");
     }
 
+    /// Puts the clock at `at` (in whole microseconds, as [`Clock::manual`] starts).
+    pub fn set(&self, at: Timestamp) {
+        let Source::Manual(now) = &*self.0.0 else { unreachable!("only a manual clock has a hand") };
+        *now.lock().expect("the clock's lock is never poisoned") =
+            at.round(jiff::Unit::Microsecond).expect("a test's time within jiff's range");
+    }
+
     pub fn advance_minutes(&self, minutes: i64) {
         self.advance(SignedDuration::from_mins(minutes));
     }

@@ -11,6 +11,7 @@ use common::inbox::{PASSWORD, signed_in};
 use jiff::{SignedDuration, Timestamp};
 use serde_json::{Value, json};
 use zayavka::application::figures::{self, Viewer};
+use zayavka::clock::{Clock, ClockHand};
 use zayavka::config::DatabaseUrl;
 use zayavka::inbox::{CallPlan, Outcome};
 use zayavka::lead::{Attribution, NewLead};
@@ -68,7 +69,7 @@ fn person(phone: &str, utm_source: Option<&str>, referrer: Option<&str>, held: b
 /// | E    | 1 hour ago  | none           | nobody yet          | (not yet due)    |
 ///
 /// And three that do not count: a held lead, a repeat of B, a lead of 40 days ago.
-async fn scene(store: &Store, database: &TestDatabase, now: Timestamp) {
+async fn scene(store: &Store, clock: &ClockHand, database: &TestDatabase, now: Timestamp) {
     let context = InsertContext {
         channels: Vec::new().into(),
         policy_version: "policy-1".into(),
@@ -81,17 +82,13 @@ async fn scene(store: &Store, database: &TestDatabase, now: Timestamp) {
         database.execute(&format!("UPDATE \"CRN\" SET created_at = {sent} WHERE id = {id}")).await;
         id
     };
-    // A call `after` the lead was sent; a call that reaches sets `reached_at` then too.
+    // A call `after` the lead was sent, logged at that time (a call that reaches sets `reached_at`
+    // then too).
     let call = async |id: i64, operator: &str, outcome: Outcome, after: SignedDuration| {
-        let plan = CallPlan { now: Timestamp::now(), call_back_at: None, retries: vec![None] };
-        assert!(store.add_attempt(id, operator.into(), outcome, String::new(), plan).await.unwrap());
-        let attempt = store.attempts(id).await.unwrap().last().unwrap().id;
         let sent = store.lead(id).await.unwrap().unwrap().created_at.parse::<Timestamp>().unwrap();
-        let at = literal(database, sent + after);
-        database.execute(&format!("UPDATE call_attempts SET at = {at} WHERE id = {attempt}")).await;
-        if outcome.reached() {
-            database.execute(&format!("UPDATE \"CRN\" SET reached_at = {at} WHERE id = {id}")).await;
-        }
+        clock.set(sent + after);
+        let plan = CallPlan { now: sent + after, call_back_at: None, retries: vec![None] };
+        assert!(store.add_attempt(id, operator.into(), outcome, String::new(), plan).await.unwrap());
     };
     let a = add(person("+380671110001", Some("google"), None, false), now - days(10)).await;
     let b = add(person("+380671110002", Some("google"), None, false), now - days(9)).await;
@@ -110,6 +107,13 @@ async fn scene(store: &Store, database: &TestDatabase, now: Timestamp) {
     call(c, PETRO, Outcome::NoAnswer, minutes(60)).await;
     call(d, PETRO, Outcome::NotEligible, SignedDuration::from_hours(50)).await;
     call(old, OLENA, Outcome::Interested, minutes(5)).await;
+    clock.set(now);
+}
+
+/// A store of `database` on a clock that stands at `now` until the scene moves it.
+async fn store_at(database: &TestDatabase, now: Timestamp) -> (Store, ClockHand) {
+    let (clock, hand) = Clock::manual(now);
+    (Store::open(&database.settings_url()).await.unwrap().with_clock(clock), hand)
 }
 
 fn row(value: &Value, key: &str, name: Value) -> Value {
@@ -156,9 +160,9 @@ fn expected() -> Value {
 #[tokio::test]
 async fn the_promise_figures_per_operator_and_per_source() {
     let database = TestDatabase::new().await;
-    let store = Store::open(&database.settings_url()).await.unwrap();
     let now = now();
-    scene(&store, &database, now).await;
+    let (store, clock) = store_at(&database, now).await;
+    scene(&store, &clock, &database, now).await;
 
     let figures = figures::promise(&store, now, Viewer::Everyone).await.unwrap();
     assert_eq!(figures.until, now);
@@ -197,7 +201,7 @@ async fn the_inbox_answers_the_figures_and_the_export_says_when_each_lead_was_fi
     assert_eq!(app.get("/admin/api/stats/promise").await.status, StatusCode::UNAUTHORIZED);
     let (olena, petro) = (signed_in(&app, OLENA).await, signed_in(&app, PETRO).await);
     let now = app.state.clock.now();
-    scene(&app.state.store, &app.database, now).await;
+    scene(&app.state.store, &app.clock, &app.database, now).await;
 
     let answer = olena.get(&app, "/admin/api/stats/promise").await;
     assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
@@ -227,8 +231,9 @@ async fn the_inbox_answers_the_figures_and_the_export_says_when_each_lead_was_fi
 #[tokio::test]
 async fn the_command_line_prints_the_same_figures_as_a_table() {
     let database = TestDatabase::new().await;
-    let store = Store::open(&database.settings_url()).await.unwrap();
-    scene(&store, &database, now()).await;
+    let now = now();
+    let (store, clock) = store_at(&database, now).await;
+    scene(&store, &clock, &database, now).await;
     store.close().await;
     let output = common::zayavka()
         .args(["leads", "figures"])

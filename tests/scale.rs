@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use common::TestDatabase;
 use jiff::{SignedDuration, Timestamp};
+use zayavka::application::figures::Viewer;
 use zayavka::inbox::PROMISE;
 use zayavka::store::{CountsAt, Store};
 
@@ -71,7 +72,8 @@ fn medians(passes: Vec<Vec<reads::Timed>>) -> Vec<reads::Timed> {
         .collect()
 }
 
-/// Every figure the inbox shows, as one value to compare.
+/// Every figure the inbox shows, as one value to compare (the promise figures read each lead's
+/// first call, kept beside the counters).
 async fn figures(store: &Store) -> String {
     let now = Timestamp::now();
     // The inbox's window starts on a whole hour (a day in Kyiv).
@@ -79,12 +81,14 @@ async fn figures(store: &Store) -> String {
     let at =
         CountsAt { overdue_before: now - PROMISE, window_start: start - SignedDuration::from_hours(24 * 30) };
     let year = now - SignedDuration::from_hours(24 * 400);
+    let promise = zayavka::application::figures::promise(store, now, Viewer::Everyone).await.unwrap();
     format!(
-        "{:?}\n{:?}\n{:?}\n{:?}",
+        "{:?}\n{:?}\n{:?}\n{:?}\n{:?}",
         store.counts(at).await.unwrap(),
         store.source_counts(at).await.unwrap(),
         store.operator_counts(at.window_start).await.unwrap(),
         store.operator_counts(year).await.unwrap(),
+        (promise.overall, promise.by_operator, promise.by_source),
     )
 }
 

@@ -1,7 +1,8 @@
 //! The inbox's figures from counters kept as leads change (`lead_hours`, `source_hours`,
-//! `operator_hours`, migration 0016): a request sums at most the hours it shows, whatever the
-//! table holds. Triggers keep them in the transaction that changes a lead or logs a call, so every
-//! write (an insert, a call, a release, an erasure, a purge) counts without knowing of them.
+//! `operator_hours`, migration 0016), and each lead's first call (`first_call_at`, `first_call_by`,
+//! migration 0022): a request sums at most the hours it shows, whatever the table holds. Triggers
+//! keep them in the transaction that changes a lead or logs a call, so every write (an insert, a
+//! call, a release, an erasure, a purge) counts without knowing of them.
 
 use super::*;
 
@@ -154,6 +155,9 @@ impl Rules {
                  FROM new_rows AS n LEFT JOIN first ON first.id = n.id GROUP BY 1, 2 ORDER BY 1, 2
                  ON CONFLICT (hour, operator) DO UPDATE SET calls = c.calls + excluded.calls,
                      reached = c.reached + excluded.reached;
+                 UPDATE \"CRN\" AS l SET first_call_at = f.at, first_call_by = f.operator FROM (
+                     SELECT DISTINCT ON (lead_id) lead_id, at, operator FROM new_rows ORDER BY lead_id, at, id) AS f
+                 WHERE l.id = f.lead_id AND (l.first_call_at IS NULL OR l.first_call_at > f.at);
                  RETURN NULL;
              END $$;
              CREATE OR REPLACE FUNCTION zayavka_calls_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -202,7 +206,10 @@ impl Rules {
                  GROUP BY a.lead_id, a.operator);
              INSERT INTO operator_hours (hour, operator, calls, reached)
              SELECT {hour}, operator, count(*), count(*) FILTER (WHERE counts_reached) FROM call_attempts
-             GROUP BY 1, 2;",
+             GROUP BY 1, 2;
+             UPDATE \"CRN\" AS l SET first_call_at = f.at, first_call_by = f.operator FROM (
+                 SELECT DISTINCT ON (lead_id) lead_id, at, operator FROM call_attempts ORDER BY lead_id, at, id) AS f
+             WHERE l.id = f.lead_id AND (l.first_call_at, l.first_call_by) IS DISTINCT FROM (f.at, f.operator);",
             figures = self.figures("\"CRN\""),
             hour = hour_of!("at"),
         )

@@ -63,22 +63,18 @@ impl PostgresStore {
         until: jiff::Timestamp,
     ) -> Result<Vec<PromiseLead>, StoreError> {
         let client = self.client().await?;
-        // The window's leads by the index on `created_at`; each one's first call by the index of
-        // its calls.
+        // The window's leads, with all they need, from one index (migration 0022).
         let rows = client
             .query(
                 concat!(
                     "SELECT ",
-                    text_time!("l.created_at"),
-                    ", l.utm_source, l.referrer, ",
-                    text_time!("first.at"),
-                    ", first.operator, ",
-                    text_time!("l.reached_at"),
-                    " FROM \"CRN\" AS l LEFT JOIN LATERAL \
-                     (SELECT at, operator FROM call_attempts WHERE lead_id = l.id ORDER BY at, id LIMIT 1) AS first \
-                     ON true \
-                     WHERE l.created_at >= to_timestamp($1) AND l.created_at < to_timestamp($2) \
-                     AND l.repeat_of IS NULL AND l.held IS NULL"
+                    text_time!("created_at"),
+                    ", utm_source, referrer, ",
+                    text_time!("first_call_at"),
+                    ", first_call_by, ",
+                    text_time!("reached_at"),
+                    " FROM \"CRN\" WHERE created_at >= to_timestamp($1) AND created_at < to_timestamp($2) \
+                     AND repeat_of IS NULL AND held IS NULL"
                 ),
                 &[&seconds(since), &seconds(until)],
             )

@@ -426,9 +426,9 @@ impl PostgresStore {
                     ", name, phone, confirmation, comment, status, ",
                     text_time!("reached_at"),
                     ", policy_version, repeat_of, held, utm_source, utm_medium, utm_campaign, utm_content, \
-                     utm_term, referrer, (SELECT ",
-                    text_time!("min(at)"),
-                    " FROM call_attempts WHERE lead_id = \"CRN\".id) FROM \"CRN\" WHERE id > $1 ORDER BY id LIMIT $2"
+                     utm_term, referrer, ",
+                    text_time!("first_call_at"),
+                    " FROM \"CRN\" WHERE id > $1 ORDER BY id LIMIT $2"
                 ),
                 &[&after_id, &i64::from(limit)],
             )

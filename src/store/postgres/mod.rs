@@ -55,6 +55,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/postgres/0019_closed_days.sql"),
     include_str!("../../../migrations/postgres/0020_call_backs_told_and_channel_outages.sql"),
     include_str!("../../../migrations/postgres/0021_reads_that_stay_flat.sql"),
+    include_str!("../../../migrations/postgres/0022_first_call_on_the_lead.sql"),
 ];
 
 /// Inserts that may wait for a batch writer before callers wait to enqueue.

@@ -1,7 +1,8 @@
 //! The inbox's figures from counters kept as leads change (`lead_hours`, `source_hours`,
-//! `operator_hours`, migration 0016): a request sums at most the hours it shows, whatever the
-//! table holds. Triggers keep them in the transaction that changes a lead or logs a call, so every
-//! write (an insert, a call, a release, an erasure, a purge) counts without knowing of them.
+//! `operator_hours`, migration 0016), and each lead's first call (`first_call_at`, `first_call_by`,
+//! migration 0022): a request sums at most the hours it shows, whatever the table holds. Triggers
+//! keep them in the transaction that changes a lead or logs a call, so every write (an insert, a
+//! call, a release, an erasure, a purge) counts without knowing of them.
 
 use super::*;
 
@@ -114,6 +115,7 @@ impl Rules {
              DROP TRIGGER IF EXISTS counters_call_insert;
              DROP TRIGGER IF EXISTS counters_call_reached;
              DROP TRIGGER IF EXISTS counters_call_delete;
+             DROP TRIGGER IF EXISTS counters_call_first;
              CREATE TRIGGER counters_lead_insert AFTER INSERT ON \"CRN\" BEGIN {add_new} END;
              CREATE TRIGGER counters_lead_update AFTER UPDATE OF {columns} ON \"CRN\" WHEN {when}
              BEGIN {take_old} {add_new} END;
@@ -138,6 +140,10 @@ impl Rules {
              CREATE TRIGGER counters_call_delete AFTER DELETE ON call_attempts BEGIN
                  UPDATE operator_hours SET calls = calls - 1, reached = reached - OLD.counts_reached
                  WHERE hour = substr(OLD.at, 1, 13) AND operator = OLD.operator;
+             END;
+             CREATE TRIGGER counters_call_first AFTER INSERT ON call_attempts BEGIN
+                 UPDATE \"CRN\" SET first_call_at = NEW.at, first_call_by = NEW.operator
+                 WHERE id = NEW.lead_id AND (first_call_at IS NULL OR first_call_at > NEW.at);
              END;",
             columns = changed.join(", "),
             add_new = self.count_lead("NEW", "+"),
@@ -164,7 +170,9 @@ impl Rules {
                  GROUP BY a.lead_id, a.operator);
              INSERT INTO operator_hours (hour, operator, calls, reached)
              SELECT substr(at, 1, 13), operator, count(*), sum(counts_reached) FROM call_attempts
-             GROUP BY 1, 2;",
+             GROUP BY 1, 2;
+             UPDATE \"CRN\" SET (first_call_at, first_call_by) = (SELECT at, operator FROM call_attempts
+                 WHERE lead_id = \"CRN\".id ORDER BY at, id LIMIT 1);",
             figures = self.figures("\"CRN\"")
         )
     }

@@ -59,14 +59,11 @@ impl SqliteStore {
         until: jiff::Timestamp,
     ) -> Result<Vec<PromiseLead>, StoreError> {
         self.read(move |conn| {
-            // The window's leads by the index on `created_at`; each one's first call by the index
-            // of its calls.
+            // The window's leads, with all they need, from one index (migration 0022).
             let mut stmt = conn.prepare_cached(
-                "SELECT l.created_at, l.utm_source, l.referrer, first.at, first.operator, l.reached_at \
-                 FROM \"CRN\" AS l INDEXED BY \"CRN_created_at\" \
-                 LEFT JOIN call_attempts AS first ON first.id = \
-                   (SELECT id FROM call_attempts WHERE lead_id = l.id ORDER BY at, id LIMIT 1) \
-                 WHERE l.created_at >= ?1 AND l.created_at < ?2 AND l.repeat_of IS NULL AND l.held IS NULL",
+                "SELECT created_at, utm_source, referrer, first_call_at, first_call_by, reached_at \
+                 FROM \"CRN\" INDEXED BY \"CRN_promise\" \
+                 WHERE created_at >= ?1 AND created_at < ?2 AND repeat_of IS NULL AND held IS NULL",
             )?;
             let rows = stmt.query_map(params![text(since), text(until)], |row| {
                 Ok(PromiseLead {

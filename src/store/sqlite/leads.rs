@@ -71,8 +71,7 @@ impl SqliteStore {
             let mut stmt = conn.prepare_cached(
                 "SELECT id, created_at, name, phone, confirmation, comment, status, reached_at, policy_version, \
                  repeat_of, held, utm_source, utm_medium, utm_campaign, utm_content, utm_term, referrer, \
-                 (SELECT min(at) FROM call_attempts WHERE lead_id = \"CRN\".id) \
-                 FROM \"CRN\" WHERE id > ?1 ORDER BY id LIMIT ?2",
+                 first_call_at FROM \"CRN\" WHERE id > ?1 ORDER BY id LIMIT ?2",
             )?;
             let rows = stmt.query_map(params![after_id, limit], |row| {
                 Ok(ExportedLead {

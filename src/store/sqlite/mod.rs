@@ -58,6 +58,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/sqlite/0019_closed_days.sql"),
     include_str!("../../../migrations/sqlite/0020_call_backs_told_and_channel_outages.sql"),
     include_str!("../../../migrations/sqlite/0021_reads_that_stay_flat.sql"),
+    include_str!("../../../migrations/sqlite/0022_first_call_on_the_lead.sql"),
 ];
 
 const RECORD_COLUMNS: &str = "id, created_at, name, phone, phone_e164, confirmation, comment, policy_version, \
