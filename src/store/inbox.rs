@@ -98,18 +98,17 @@ pub(super) fn first_whole_day(at: jiff::Timestamp) -> jiff::Timestamp {
 }
 
 /// A lead of the call list sent in a window, with what the promise figures measure from it: its
-/// first call and when a call first reached the person (`Store::promise_leads`). Times are
-/// microseconds since 1970, UTC (not RFC 3339 text as elsewhere): a month's leads are read at
-/// once, and parsing their times was a fifth of the read (ADR 0044).
+/// first call and when a call first reached the person (`Store::promise_leads`). Times are RFC
+/// 3339, UTC, microseconds, as every time the store hands out.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PromiseLead {
-    pub created_at: i64,
+    pub created_at: String,
     pub utm_source: Option<String>,
     pub referrer: Option<String>,
     /// The earliest call, and who made it; `None` while nobody has called.
-    pub first_attempt_at: Option<i64>,
+    pub first_attempt_at: Option<String>,
     pub first_attempt_by: Option<String>,
-    pub reached_at: Option<i64>,
+    pub reached_at: Option<String>,
 }
 
 /// The 48-hour promise in seconds, as the engines' figures take it: the rule is `inbox::PROMISE`,

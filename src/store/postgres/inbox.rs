@@ -7,13 +7,6 @@ use tokio_postgres::types::ToSql;
 use super::*;
 use crate::store::{Holder, NewAttempt, PromiseLead};
 
-/// The time `column` as microseconds since 1970 (`extract` gives an exact numeric).
-macro_rules! micros {
-    ($column:literal) => {
-        concat!("(extract(epoch FROM ", $column, ") * 1000000)::bigint")
-    };
-}
-
 impl PostgresStore {
     pub async fn find_leads(&self, query: LeadQuery) -> Result<Vec<LeadRecord>, StoreError> {
         let client = self.client().await?;
@@ -75,11 +68,11 @@ impl PostgresStore {
             .query(
                 concat!(
                     "SELECT ",
-                    micros!("created_at"),
+                    text_time!("created_at"),
                     ", utm_source, referrer, ",
-                    micros!("first_call_at"),
+                    text_time!("first_call_at"),
                     ", first_call_by, ",
-                    micros!("reached_at"),
+                    text_time!("reached_at"),
                     " FROM \"CRN\" WHERE created_at >= to_timestamp($1) AND created_at < to_timestamp($2) \
                      AND repeat_of IS NULL AND held IS NULL"
                 ),

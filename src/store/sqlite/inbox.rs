@@ -60,14 +60,11 @@ impl SqliteStore {
     ) -> Result<Vec<PromiseLead>, StoreError> {
         self.read(move |conn| {
             // The window's leads, with all they need, from one index (migration 0022).
-            let mut stmt = conn.prepare_cached(&format!(
-                "SELECT {}, utm_source, referrer, {}, first_call_by, {} \
+            let mut stmt = conn.prepare_cached(
+                "SELECT created_at, utm_source, referrer, first_call_at, first_call_by, reached_at \
                  FROM \"CRN\" INDEXED BY \"CRN_promise\" \
                  WHERE created_at >= ?1 AND created_at < ?2 AND repeat_of IS NULL AND held IS NULL",
-                micros("created_at"),
-                micros("first_call_at"),
-                micros("reached_at"),
-            ))?;
+            )?;
             let rows = stmt.query_map(params![text(since), text(until)], |row| {
                 Ok(PromiseLead {
                     created_at: row.get(0)?,
@@ -110,12 +107,6 @@ impl SqliteStore {
         let now = text(now);
         self.write(move |conn| calls.into_iter().map(|call| add_attempt(conn, call, &now)).collect()).await
     }
-}
-
-/// The stored time `column` (`YYYY-MM-DDTHH:MM:SS.ffffffZ`, as `text` writes it) as microseconds
-/// since 1970: whole seconds by SQLite, the six digits of the fraction as they are.
-fn micros(column: &str) -> String {
-    format!("unixepoch({column}) * 1000000 + CAST(substr({column}, 21, 6) AS INTEGER)")
 }
 
 /// Logs one call (`Store::add_attempt`); `false` if there is no such lead.
