@@ -107,7 +107,7 @@ pub async fn promise(
     let mut operators: BTreeMap<Option<String>, Tally> = BTreeMap::new();
     let mut sources: BTreeMap<Option<String>, Tally> = BTreeMap::new();
     for lead in &leads {
-        let Some(measured) = Measured::of(lead, now) else { continue };
+        let measured = Measured::of(lead, now);
         overall.add(&measured);
         // Another's lead still counts overall and per source; only their row is not shown.
         let shown = match viewer {
@@ -148,15 +148,12 @@ struct Measured {
 }
 
 impl Measured {
-    fn of(lead: &PromiseLead, now: Timestamp) -> Option<Measured> {
-        let created: Timestamp = lead.created_at.parse().ok()?;
-        let wait = |at: &Option<String>| {
-            let at: Timestamp = at.as_deref()?.parse().ok()?;
-            Some(at.as_microsecond() - created.as_microsecond())
-        };
-        let reach = wait(&lead.reached_at);
-        let due = reach.is_some() || created + PROMISE <= now;
-        Some(Measured { first_attempt: wait(&lead.first_attempt_at), reach, due })
+    fn of(lead: &PromiseLead, now: Timestamp) -> Measured {
+        let wait =
+            |at: Option<Timestamp>| at.map(|at| at.as_microsecond() - lead.created_at.as_microsecond());
+        let reach = wait(lead.reached_at);
+        let due = reach.is_some() || lead.created_at + PROMISE <= now;
+        Measured { first_attempt: wait(lead.first_attempt_at), reach, due }
     }
 }
 
@@ -230,17 +227,17 @@ mod tests {
     fn a_lead_inside_its_promise_is_not_yet_due() {
         let now: Timestamp = "2026-11-20T12:00:00Z".parse().unwrap();
         let lead = |created_at: &str, reached_at: Option<&str>| PromiseLead {
-            created_at: created_at.into(),
+            created_at: created_at.parse().unwrap(),
             utm_source: None,
             referrer: None,
             first_attempt_at: None,
             first_attempt_by: None,
-            reached_at: reached_at.map(Into::into),
+            reached_at: reached_at.map(|at| at.parse().unwrap()),
         };
-        let waiting = Measured::of(&lead("2026-11-19T12:00:00Z", None), now).unwrap();
-        let over = Measured::of(&lead("2026-11-18T12:00:00Z", None), now).unwrap();
-        let late = Measured::of(&lead("2026-11-10T12:00:00Z", Some("2026-11-12T12:00:01Z")), now).unwrap();
-        let in_time = Measured::of(&lead("2026-11-10T12:00:00Z", Some("2026-11-12T12:00:00Z")), now).unwrap();
+        let waiting = Measured::of(&lead("2026-11-19T12:00:00Z", None), now);
+        let over = Measured::of(&lead("2026-11-18T12:00:00Z", None), now);
+        let late = Measured::of(&lead("2026-11-10T12:00:00Z", Some("2026-11-12T12:00:01Z")), now);
+        let in_time = Measured::of(&lead("2026-11-10T12:00:00Z", Some("2026-11-12T12:00:00Z")), now);
         let mut tally = Tally::default();
         for lead in [&waiting, &over, &late, &in_time] {
             tally.add(lead);

@@ -98,17 +98,18 @@ pub(super) fn first_whole_day(at: jiff::Timestamp) -> jiff::Timestamp {
 }
 
 /// A lead of the call list sent in a window, with what the promise figures measure from it: its
-/// first call and when a call first reached the person (`Store::promise_leads`). Times are RFC
-/// 3339, UTC, microseconds, as every time the store hands out.
+/// first call and when a call first reached the person (`Store::promise_leads`). Its times are
+/// read as times, not as RFC 3339 text as elsewhere: a month's leads are read at once, and
+/// PostgreSQL took 225 of 260 ms at 2 M leads to write their times as text (ADR 0044).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PromiseLead {
-    pub created_at: String,
+    pub created_at: jiff::Timestamp,
     pub utm_source: Option<String>,
     pub referrer: Option<String>,
     /// The earliest call, and who made it; `None` while nobody has called.
-    pub first_attempt_at: Option<String>,
+    pub first_attempt_at: Option<jiff::Timestamp>,
     pub first_attempt_by: Option<String>,
-    pub reached_at: Option<String>,
+    pub reached_at: Option<jiff::Timestamp>,
 }
 
 /// The 48-hour promise in seconds, as the engines' figures take it: the rule is `inbox::PROMISE`,

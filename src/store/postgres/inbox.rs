@@ -1,11 +1,17 @@
 //! The inbox's reads and the call log: lists, a lead with its repeats and calls, the figures.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::time::SystemTime;
 
 use tokio_postgres::types::ToSql;
 
 use super::*;
 use crate::store::{Holder, NewAttempt, PromiseLead};
+
+/// A time read as a time (PostgreSQL's binary `timestamptz`), as the store's times are.
+fn time(at: SystemTime) -> Result<jiff::Timestamp, StoreError> {
+    jiff::Timestamp::try_from(at).map_err(|e| StoreError::Unavailable(format!("a stored time: {e}")))
+}
 
 impl PostgresStore {
     pub async fn find_leads(&self, query: LeadQuery) -> Result<Vec<LeadRecord>, StoreError> {
@@ -66,31 +72,25 @@ impl PostgresStore {
         // The window's leads, with all they need, from one index (migration 0022).
         let rows = client
             .query(
-                concat!(
-                    "SELECT ",
-                    text_time!("created_at"),
-                    ", utm_source, referrer, ",
-                    text_time!("first_call_at"),
-                    ", first_call_by, ",
-                    text_time!("reached_at"),
-                    " FROM \"CRN\" WHERE created_at >= to_timestamp($1) AND created_at < to_timestamp($2) \
-                     AND repeat_of IS NULL AND held IS NULL"
-                ),
+                "SELECT created_at, utm_source, referrer, first_call_at, first_call_by, reached_at \
+                 FROM \"CRN\" WHERE created_at >= to_timestamp($1) AND created_at < to_timestamp($2) \
+                 AND repeat_of IS NULL AND held IS NULL",
                 &[&seconds(since), &seconds(until)],
             )
             .await
             .map_err(unavailable)?;
-        Ok(rows
-            .iter()
-            .map(|row| PromiseLead {
-                created_at: row.get(0),
-                utm_source: row.get(1),
-                referrer: row.get(2),
-                first_attempt_at: row.get(3),
-                first_attempt_by: row.get(4),
-                reached_at: row.get(5),
+        rows.iter()
+            .map(|row| {
+                Ok(PromiseLead {
+                    created_at: time(row.get(0))?,
+                    utm_source: row.get(1),
+                    referrer: row.get(2),
+                    first_attempt_at: row.get::<_, Option<SystemTime>>(3).map(time).transpose()?,
+                    first_attempt_by: row.get(4),
+                    reached_at: row.get::<_, Option<SystemTime>>(5).map(time).transpose()?,
+                })
             })
-            .collect())
+            .collect()
     }
 
     pub async fn attempts(&self, lead_id: i64) -> Result<Vec<Attempt>, StoreError> {

@@ -67,12 +67,16 @@ impl SqliteStore {
             )?;
             let rows = stmt.query_map(params![text(since), text(until)], |row| {
                 Ok(PromiseLead {
-                    created_at: row.get(0)?,
+                    created_at: time_at(row, 0)?.ok_or(rusqlite::Error::InvalidColumnType(
+                        0,
+                        "created_at".into(),
+                        rusqlite::types::Type::Null,
+                    ))?,
                     utm_source: row.get(1)?,
                     referrer: row.get(2)?,
-                    first_attempt_at: row.get(3)?,
+                    first_attempt_at: time_at(row, 3)?,
                     first_attempt_by: row.get(4)?,
-                    reached_at: row.get(5)?,
+                    reached_at: time_at(row, 5)?,
                 })
             })?;
             rows.collect()
@@ -107,6 +111,14 @@ impl SqliteStore {
         let now = text(now);
         self.write(move |conn| calls.into_iter().map(|call| add_attempt(conn, call, &now)).collect()).await
     }
+}
+
+/// A stored time (RFC 3339 text, or null), parsed where it lies.
+fn time_at(row: &rusqlite::Row, index: usize) -> rusqlite::Result<Option<jiff::Timestamp>> {
+    let Some(text) = row.get_ref(index)?.as_str_or_null()? else { return Ok(None) };
+    text.parse().map(Some).map_err(|e: jiff::Error| {
+        rusqlite::Error::FromSqlConversionFailure(index, rusqlite::types::Type::Text, e.into())
+    })
 }
 
 /// Logs one call (`Store::add_attempt`); `false` if there is no such lead.
