@@ -191,8 +191,8 @@ pub fn claim_until(now: Timestamp, minutes: u32) -> Timestamp {
 
 /// Where a lead came from, for the figures: its `utm_source`, else the linking page's host;
 /// `None` when it came directly (typed, a bookmark, an app that sends no referrer).
-pub fn source_of(utm_source: Option<&str>, referrer: Option<&str>) -> Option<String> {
-    utm_source.or(referrer).map(str::to_owned)
+pub fn source_of<'a>(utm_source: Option<&'a str>, referrer: Option<&'a str>) -> Option<&'a str> {
+    utm_source.or(referrer)
 }
 
 /// What a call came to.
@@ -504,8 +504,8 @@ mod tests {
 
     #[test]
     fn a_source_is_the_campaign_else_the_linking_site() {
-        assert_eq!(source_of(Some("facebook"), Some("www.google.com")).as_deref(), Some("facebook"));
-        assert_eq!(source_of(None, Some("www.google.com")).as_deref(), Some("www.google.com"));
+        assert_eq!(source_of(Some("facebook"), Some("www.google.com")), Some("facebook"));
+        assert_eq!(source_of(None, Some("www.google.com")), Some("www.google.com"));
         assert_eq!(source_of(None, None), None);
         assert_eq!(reached_outcomes_sql(), "'interested', 'not_interested', 'not_eligible'");
     }

@@ -6,7 +6,7 @@
 //! percentiles and the share are counted here, once for both engines, so the two cannot differ
 //! (SQLite has no percentile function) and the promise stays a Rust rule.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 use jiff::{SignedDuration, Timestamp};
 use serde::Serialize;
@@ -104,8 +104,9 @@ pub async fn promise(
     let since = window_start(now)?;
     let leads = store.promise_leads(since, now).await?;
     let mut overall = Tally::default();
-    let mut operators: BTreeMap<Option<String>, Tally> = BTreeMap::new();
-    let mut sources: BTreeMap<Option<String>, Tally> = BTreeMap::new();
+    // Grouped by the leads' own names (a month of leads: no copy of a name per lead).
+    let mut operators: HashMap<Option<&str>, Tally> = HashMap::new();
+    let mut sources: HashMap<Option<&str>, Tally> = HashMap::new();
     for lead in &leads {
         let measured = Measured::of(lead, now);
         overall.add(&measured);
@@ -115,7 +116,7 @@ pub async fn promise(
             Viewer::Operator(me) => lead.first_attempt_by.as_deref() == Some(me),
         };
         if shown {
-            operators.entry(lead.first_attempt_by.clone()).or_default().add(&measured);
+            operators.entry(lead.first_attempt_by.as_deref()).or_default().add(&measured);
         }
         let source = source_of(lead.utm_source.as_deref(), lead.referrer.as_deref());
         sources.entry(source).or_default().add(&measured);
@@ -131,12 +132,12 @@ pub async fn promise(
 }
 
 /// The groups' rows, most leads first, then by name, the unnamed group (nobody, direct) last.
-fn rows(groups: BTreeMap<Option<String>, Tally>) -> impl Iterator<Item = (Option<String>, PromiseRow)> {
+fn rows(groups: HashMap<Option<&str>, Tally>) -> impl Iterator<Item = (Option<String>, PromiseRow)> {
     let mut groups: Vec<_> = groups.into_iter().collect();
     groups.sort_by(|(a, x), (b, y)| {
         y.leads.cmp(&x.leads).then_with(|| a.is_none().cmp(&b.is_none())).then_with(|| a.cmp(b))
     });
-    groups.into_iter().map(|(name, tally)| (name, tally.row()))
+    groups.into_iter().map(|(name, tally)| (name.map(str::to_owned), tally.row()))
 }
 
 /// A lead's waits, in microseconds (what both engines keep, so the figures agree exactly).
@@ -177,16 +178,14 @@ impl Tally {
     }
 
     fn row(mut self) -> PromiseRow {
-        self.first_attempts.sort_unstable();
-        self.reaches.sort_unstable();
         PromiseRow {
             leads: self.leads,
             attempted: self.first_attempts.len(),
-            first_attempt_median_minutes: minutes(percentile(&self.first_attempts, 0.5)),
-            first_attempt_p90_minutes: minutes(percentile(&self.first_attempts, 0.9)),
+            first_attempt_median_minutes: minutes(percentile(&mut self.first_attempts, 0.5)),
+            first_attempt_p90_minutes: minutes(percentile(&mut self.first_attempts, 0.9)),
             reached: self.reaches.len(),
-            reach_median_minutes: minutes(percentile(&self.reaches, 0.5)),
-            reach_p90_minutes: minutes(percentile(&self.reaches, 0.9)),
+            reach_median_minutes: minutes(percentile(&mut self.reaches, 0.5)),
+            reach_p90_minutes: minutes(percentile(&mut self.reaches, 0.9)),
             due: self.due,
             reached_in_time: self.reached_in_time,
             reached_in_time_share: (self.due > 0).then(|| self.reached_in_time as f64 / self.due as f64),
@@ -194,13 +193,17 @@ impl Tally {
     }
 }
 
-/// The `p` percentile of `sorted`, between the two nearest values as PostgreSQL's
-/// `percentile_cont` takes it; `None` for no values.
-fn percentile(sorted: &[i64], p: f64) -> Option<f64> {
-    let last = sorted.len().checked_sub(1)?;
+/// The `p` percentile of `values`, between the two nearest values as PostgreSQL's
+/// `percentile_cont` takes it; `None` for no values. Those two are selected, not the whole month
+/// sorted (the order of `values` changes).
+fn percentile(values: &mut [i64], p: f64) -> Option<f64> {
+    let last = values.len().checked_sub(1)?;
     let rank = p * last as f64;
-    let (low, high) = (rank.floor() as usize, rank.ceil() as usize);
-    let (a, b) = (sorted[low] as f64, sorted[high] as f64);
+    let low = rank.floor() as usize;
+    let (_, &mut a, above) = values.select_nth_unstable(low);
+    // The next value up is the least of those above the low one.
+    let b = if rank > low as f64 { above.iter().copied().min().unwrap_or(a) } else { a };
+    let (a, b) = (a as f64, b as f64);
     Some(a + (b - a) * (rank - low as f64))
 }
 
@@ -215,11 +218,30 @@ mod tests {
 
     #[test]
     fn percentiles_lie_between_the_nearest_values() {
-        assert_eq!(percentile(&[], 0.5), None);
-        assert_eq!(percentile(&[7], 0.9), Some(7.0));
-        assert_eq!(percentile(&[1, 2, 3, 4], 0.5), Some(2.5));
-        let ten: Vec<i64> = (1..=10).collect();
-        assert!((percentile(&ten, 0.9).unwrap() - 9.1).abs() < 1e-9);
+        assert_eq!(percentile(&mut [], 0.5), None);
+        assert_eq!(percentile(&mut [7], 0.9), Some(7.0));
+        assert_eq!(percentile(&mut [4, 1, 3, 2], 0.5), Some(2.5));
+        let mut ten: Vec<i64> = (1..=10).rev().collect();
+        assert!((percentile(&mut ten, 0.9).unwrap() - 9.1).abs() < 1e-9);
+        assert_eq!(percentile(&mut [5, 1, 9, 3, 7], 0.5), Some(5.0));
+        // As the two nearest values of the sorted month would give, repeats included.
+        let mut state = 7u64;
+        for len in 1..60 {
+            let values: Vec<i64> = (0..len)
+                .map(|_| {
+                    state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    (state >> 33) as i64 % 50
+                })
+                .collect();
+            let mut sorted = values.clone();
+            sorted.sort_unstable();
+            for p in [0.5, 0.9] {
+                let rank = p * (len - 1) as f64;
+                let (low, high) = (sorted[rank.floor() as usize] as f64, sorted[rank.ceil() as usize] as f64);
+                let expected = low + (high - low) * (rank - rank.floor());
+                assert_eq!(percentile(&mut values.clone(), p), Some(expected), "{values:?} {p}");
+            }
+        }
         assert_eq!(minutes(Some(90_000_000.0)), Some(2));
     }
 

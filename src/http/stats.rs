@@ -136,7 +136,8 @@ async fn breakdown(
 
     let mut sources: BTreeMap<Option<String>, (i64, i64)> = BTreeMap::new();
     for row in state.store.source_counts(at).await? {
-        let entry = sources.entry(source_of(row.utm_source.as_deref(), row.referrer.as_deref())).or_default();
+        let source = source_of(row.utm_source.as_deref(), row.referrer.as_deref()).map(str::to_owned);
+        let entry = sources.entry(source).or_default();
         entry.0 += row.leads;
         entry.1 += row.reached;
     }
