@@ -4,5 +4,8 @@
 -- changed with this migration, so the next start recounts once).
 ALTER TABLE "CRN" ADD COLUMN first_call_at TEXT;
 ALTER TABLE "CRN" ADD COLUMN first_call_by TEXT;
-CREATE INDEX "CRN_promise" ON "CRN" (created_at, utm_source, referrer, first_call_at, first_call_by, reached_at)
-    WHERE repeat_of IS NULL AND held IS NULL;
+-- The index by time of sending holds what the figures read: one index an insert writes, as before
+-- (a second, partial one cost each stored insert 9 % more CPU).
+DROP INDEX "CRN_created_at";
+CREATE INDEX "CRN_created_at" ON "CRN"
+    (created_at, repeat_of, held, utm_source, referrer, first_call_at, first_call_by, reached_at);

@@ -62,7 +62,7 @@ impl SqliteStore {
             // The window's leads, with all they need, from one index (migration 0022).
             let mut stmt = conn.prepare_cached(
                 "SELECT created_at, utm_source, referrer, first_call_at, first_call_by, reached_at \
-                 FROM \"CRN\" INDEXED BY \"CRN_promise\" \
+                 FROM \"CRN\" INDEXED BY \"CRN_created_at\" \
                  WHERE created_at >= ?1 AND created_at < ?2 AND repeat_of IS NULL AND held IS NULL",
             )?;
             let rows = stmt.query_map(params![text(since), text(until)], |row| {
