@@ -379,6 +379,7 @@ mod spread {
             "DROP TRIGGER IF EXISTS counters_lead_insert; DROP TRIGGER IF EXISTS counters_lead_update; \
              DROP TRIGGER IF EXISTS counters_lead_delete; DROP TRIGGER IF EXISTS counters_call_insert; \
              DROP TRIGGER IF EXISTS counters_call_delete; DROP TRIGGER IF EXISTS counters_call_reached; \
+             DROP TRIGGER IF EXISTS counters_call_moved; \
              DELETE FROM zayavka_meta WHERE key = 'counters_rules';",
         )?;
         {
@@ -433,6 +434,7 @@ mod spread {
              DROP TRIGGER IF EXISTS counters_lead_delete ON \"CRN\"; \
              DROP TRIGGER IF EXISTS counters_call_insert ON call_attempts; \
              DROP TRIGGER IF EXISTS counters_call_delete ON call_attempts; \
+             DROP TRIGGER IF EXISTS counters_call_moved ON call_attempts; \
              DELETE FROM zayavka_meta WHERE key = 'counters_rules';",
         )
         .await?;

@@ -127,6 +127,7 @@ impl Rules {
              DROP TRIGGER IF EXISTS counters_call ON call_attempts;
              DROP TRIGGER IF EXISTS counters_call_insert ON call_attempts;
              DROP TRIGGER IF EXISTS counters_call_delete ON call_attempts;
+             DROP TRIGGER IF EXISTS counters_call_moved ON call_attempts;
              DROP FUNCTION IF EXISTS zayavka_lead_counters(), zayavka_call_counters(),
                  zayavka_count_lead(\"CRN\", integer);
              CREATE OR REPLACE FUNCTION zayavka_leads_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -160,8 +161,22 @@ impl Rules {
                  WHERE l.id = f.lead_id AND (l.first_call_at IS NULL OR l.first_call_at > f.at);
                  RETURN NULL;
              END $$;
+             -- The leads' first calls from their calls again (a call moved or deleted, also by hand).
+             CREATE OR REPLACE FUNCTION zayavka_first_call_again(leads bigint[]) RETURNS void LANGUAGE sql AS $$
+                 UPDATE \"CRN\" AS l SET first_call_at = f.at, first_call_by = f.operator
+                 FROM (SELECT ids.id, first.at, first.operator FROM unnest(leads) AS ids(id)
+                       LEFT JOIN LATERAL (SELECT at, operator FROM call_attempts WHERE lead_id = ids.id
+                                          ORDER BY at, id LIMIT 1) AS first ON true) AS f
+                 WHERE l.id = f.id AND (l.first_call_at, l.first_call_by) IS DISTINCT FROM (f.at, f.operator)
+             $$;
+             CREATE OR REPLACE FUNCTION zayavka_call_moved() RETURNS trigger LANGUAGE plpgsql AS $$
+             BEGIN
+                 PERFORM zayavka_first_call_again(ARRAY[OLD.lead_id, NEW.lead_id]);
+                 RETURN NULL;
+             END $$;
              CREATE OR REPLACE FUNCTION zayavka_calls_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
              BEGIN
+                 PERFORM zayavka_first_call_again(ARRAY(SELECT DISTINCT lead_id FROM old_rows));
                  INSERT INTO operator_hours AS c (hour, operator, calls, reached)
                  SELECT {old_hour}, operator, -count(*), -count(*) FILTER (WHERE counts_reached)
                  FROM old_rows GROUP BY 1, 2 ORDER BY 1, 2
@@ -179,7 +194,9 @@ impl Rules {
              CREATE TRIGGER counters_call_insert AFTER INSERT ON call_attempts REFERENCING NEW TABLE AS new_rows
                  FOR EACH STATEMENT EXECUTE FUNCTION zayavka_calls_inserted();
              CREATE TRIGGER counters_call_delete AFTER DELETE ON call_attempts REFERENCING OLD TABLE AS old_rows
-                 FOR EACH STATEMENT EXECUTE FUNCTION zayavka_calls_deleted();",
+                 FOR EACH STATEMENT EXECUTE FUNCTION zayavka_calls_deleted();
+             CREATE TRIGGER counters_call_moved AFTER UPDATE OF at, operator, lead_id ON call_attempts
+                 FOR EACH ROW EXECUTE FUNCTION zayavka_call_moved();",
             inserted = self.count_leads(&come),
             updated = self.count_leads(&format!("{come} UNION ALL {gone}")),
             deleted = self.count_leads(&gone),

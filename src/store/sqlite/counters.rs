@@ -116,6 +116,8 @@ impl Rules {
              DROP TRIGGER IF EXISTS counters_call_reached;
              DROP TRIGGER IF EXISTS counters_call_delete;
              DROP TRIGGER IF EXISTS counters_call_first;
+             DROP TRIGGER IF EXISTS counters_call_moved;
+             DROP TRIGGER IF EXISTS counters_call_gone;
              CREATE TRIGGER counters_lead_insert AFTER INSERT ON \"CRN\" BEGIN {add_new} END;
              CREATE TRIGGER counters_lead_update AFTER UPDATE OF {columns} ON \"CRN\" WHEN {when}
              BEGIN {take_old} {add_new} END;
@@ -144,10 +146,16 @@ impl Rules {
              CREATE TRIGGER counters_call_first AFTER INSERT ON call_attempts BEGIN
                  UPDATE \"CRN\" SET first_call_at = NEW.at, first_call_by = NEW.operator
                  WHERE id = NEW.lead_id AND (first_call_at IS NULL OR first_call_at > NEW.at);
-             END;",
+             END;
+             CREATE TRIGGER counters_call_moved AFTER UPDATE OF at, operator, lead_id ON call_attempts BEGIN
+                 {first_of_old} {first_of_new}
+             END;
+             CREATE TRIGGER counters_call_gone AFTER DELETE ON call_attempts BEGIN {first_of_old} END;",
             columns = changed.join(", "),
             add_new = self.count_lead("NEW", "+"),
             take_old = self.count_lead("OLD", "-"),
+            first_of_old = first_call_again("OLD.lead_id"),
+            first_of_new = first_call_again("NEW.lead_id"),
         )
     }
 
@@ -176,6 +184,14 @@ impl Rules {
             figures = self.figures("\"CRN\"")
         )
     }
+}
+
+/// Sets the lead `id`'s first call from its calls again (a call moved or deleted, also by hand).
+fn first_call_again(id: &str) -> String {
+    format!(
+        "UPDATE \"CRN\" SET (first_call_at, first_call_by) = (SELECT at, operator FROM call_attempts \
+         WHERE lead_id = \"CRN\".id ORDER BY at, id LIMIT 1) WHERE id = {id};"
+    )
 }
 
 /// The hour of `at` as the counters key it (`YYYY-MM-DDTHH`, UTC), which is also the text every
