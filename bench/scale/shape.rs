@@ -272,6 +272,7 @@ pub async fn fill(url: &DatabaseUrl, shape: &Shape) -> anyhow::Result<Filled> {
         }
     }
     store.close().await;
+    spread::vacuum(url).await?;
     Ok(filled)
 }
 
@@ -458,7 +459,19 @@ mod spread {
             .await?;
         }
         tx.commit().await?;
-        client.batch_execute("VACUUM ANALYZE").await?;
+        Ok(())
+    }
+
+    /// Vacuums PostgreSQL's tables once the fill is done: the recount at the reopen rewrites
+    /// every moved lead (its first call), and until a vacuum a name search reads the trigram
+    /// index's pending entries one by one (the growth test's "search name" was 1 ms at 5 k and
+    /// 3.6 ms at 50 k without it).
+    pub async fn vacuum(url: &DatabaseUrl) -> anyhow::Result<()> {
+        if let DatabaseUrl::Postgres(url) = url {
+            let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls).await?;
+            tokio::spawn(connection);
+            client.batch_execute("VACUUM ANALYZE").await?;
+        }
         Ok(())
     }
 }
