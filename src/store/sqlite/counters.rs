@@ -154,8 +154,8 @@ impl Rules {
             columns = changed.join(", "),
             add_new = self.count_lead("NEW", "+"),
             take_old = self.count_lead("OLD", "-"),
-            first_of_old = first_call_again("OLD.lead_id"),
-            first_of_new = first_call_again("NEW.lead_id"),
+            first_of_old = first_call_again("id = OLD.lead_id"),
+            first_of_new = first_call_again("id = NEW.lead_id"),
         )
     }
 
@@ -179,18 +179,19 @@ impl Rules {
              INSERT INTO operator_hours (hour, operator, calls, reached)
              SELECT substr(at, 1, 13), operator, count(*), sum(counts_reached) FROM call_attempts
              GROUP BY 1, 2;
-             UPDATE \"CRN\" SET (first_call_at, first_call_by) = (SELECT at, operator FROM call_attempts
-                 WHERE lead_id = \"CRN\".id ORDER BY at, id LIMIT 1);",
-            figures = self.figures("\"CRN\"")
+             {first_calls}",
+            figures = self.figures("\"CRN\""),
+            first_calls = first_call_again("true")
         )
     }
 }
 
-/// Sets the lead `id`'s first call from its calls again (a call moved or deleted, also by hand).
-fn first_call_again(id: &str) -> String {
+/// Sets the first call of the leads `which` picks from their calls again: a lead's (`id = …`) when
+/// a call moved or went, also by hand, and every lead's (`true`) in the recount.
+fn first_call_again(which: &str) -> String {
     format!(
         "UPDATE \"CRN\" SET (first_call_at, first_call_by) = (SELECT at, operator FROM call_attempts \
-         WHERE lead_id = \"CRN\".id ORDER BY at, id LIMIT 1) WHERE id = {id};"
+         WHERE lead_id = \"CRN\".id ORDER BY at, id LIMIT 1) WHERE {which};"
     )
 }
 
