@@ -127,9 +127,7 @@ pub async fn fill(url: &DatabaseUrl, shape: &Shape) -> anyhow::Result<Filled> {
     }
 
     // The leads, as many to a request as the API takes, many requests in flight: the writer takes
-    // several in one commit. Each request is a write of its own, in its own savepoint; SQLite's
-    // in-memory sub-journal is a list of 1 KB pieces walked from its start at the end of each
-    // statement, so a write of fifty leads cost more per lead than five writes of ten.
+    // several in one commit, and each stays a small write (ADR 0045).
     let started = Instant::now();
     let context = InsertContext {
         channels: Arc::from(Vec::new()),
@@ -203,10 +201,8 @@ pub async fn fill(url: &DatabaseUrl, shape: &Shape) -> anyhow::Result<Filled> {
         result?;
     }
     // The calls in batches through the store's batch path, a lead's calls in one batch and in
-    // their order. SQLite's writer takes many small batches in one commit (small for the same
-    // reason as the leads': the calls of 1,000 leads in one write took 1.9× as long as in writes
-    // of 20 leads' calls); PostgreSQL's batches go one after the other, as each holds the
-    // counters' rows of its hour until it commits.
+    // their order. SQLite's writer takes many small batches in one commit (ADR 0045); PostgreSQL's
+    // batches go one after the other, as each holds the counters' rows of its hour until it commits.
     let (in_flight, leads_per_batch) =
         if matches!(url, DatabaseUrl::Sqlite(_)) { (64, 20) } else { (1, 1_000) };
     let mut batches = Vec::new();
