@@ -4,7 +4,9 @@
 # 100,000 recent ones; the server's hourly purge starts with it. Durable inserts (wrk, lib/wrk-post.lua)
 # run in 5-second windows until the old leads are gone, then three more windows without a purge.
 # Each window's rate and p99; the target is p99 <= 50 ms while the purge runs (ADR 0029).
-#   bench/purge.sh [--old N] [--conns 16] [--engine sqlite|postgres|both]
+# --windows K stops after K windows during the purge (and runs none after it): SQLite purges a
+# few hundred old leads a second (ADR 0046), so a million take about an hour.
+#   bench/purge.sh [--old N] [--conns 16] [--windows K] [--engine sqlite|postgres|both]
 #   ZAYAVKA_BIN picks the binary; BENCH_PG_URL the PostgreSQL database (default: the local `test`)
 set -euo pipefail
 source "$(dirname "$0")/lib/setup.sh"
@@ -14,13 +16,14 @@ need_zayavka
 command -v sqlite3 >/dev/null 2>&1 || _apt_install sqlite3
 command -v psql >/dev/null 2>&1 || _apt_install postgresql-client
 
-old=1000000 recent=100000 conns=16 seconds=5 engines="sqlite postgres"
+old=1000000 recent=100000 conns=16 seconds=5 engines="sqlite postgres" windows=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --old) old=$2; shift 2 ;;
     --conns) conns=$2; shift 2 ;;
+    --windows) windows=$2; shift 2 ;;
     --engine) engines=$([ "$2" = both ] && echo "sqlite postgres" || echo "$2"); shift 2 ;;
-    *) echo "usage: bench/purge.sh [--old N] [--conns N] [--engine sqlite|postgres|both]" >&2; exit 2 ;;
+    *) echo "usage: bench/purge.sh [--old N] [--conns N] [--windows K] [--engine sqlite|postgres|both]" >&2; exit 2 ;;
   esac
 done
 bin="${ZAYAVKA_BIN:-$REPO_DIR/target/release/zayavka}"
@@ -88,7 +91,7 @@ for engine in $engines; do
   started=$(date +%s.%N)
   start_zayavka "$bin" "$url" "$dir/server.log"
   during=() window=0
-  while [ "$(old_left)" -gt 0 ]; do
+  while left=$(old_left) && [ "$left" -gt 0 ] && { [ "$windows" = 0 ] || [ "$window" -lt "$windows" ]; }; do
     during+=("$(wrk_load -s "$BENCH_DIR/lib/wrk-post.lua" "http://127.0.0.1:$port/rest/v1/CRN" \
       -- zayavka bench-anon-key "${codes[$((window % 12))]}")")
     window=$((window + 1))
@@ -96,16 +99,16 @@ for engine in $engines; do
   done
   purge_s=$(python3 -c "import time; print(round(time.time() - $started, 1))")
   after=()
-  for _ in 1 2 3; do
+  for _ in $([ "$left" = 0 ] && echo 1 2 3); do
     after+=("$(wrk_load -s "$BENCH_DIR/lib/wrk-post.lua" "http://127.0.0.1:$port/rest/v1/CRN" \
       -- zayavka bench-anon-key "${codes[$((window % 12))]}")")
     window=$((window + 1))
     echo "$engine: after the purge (inserts/s, p99 ms, socket errors, non-2xx): ${after[-1]}"
   done
   kill "$server"; wait "$server" 2>/dev/null || true; server=
-  python3 - "$engine" "$old" "$purge_s" "$(IFS=,; echo "${during[*]}")" "$(IFS=,; echo "${after[*]}")" <<'PY'
+  python3 - "$engine" "$old" "$left" "$purge_s" "$(IFS=,; echo "${during[*]}")" "$(IFS=,; echo "${after[*]}")" <<'PY'
 import statistics, sys
-engine, old, purge_s, during, after = sys.argv[1:]
+engine, old, left, purge_s, during, after = sys.argv[1:]
 def runs(arg):
     return [list(map(float, run.split())) for run in arg.split(",") if run]
 during, after = runs(during), runs(after)
@@ -115,7 +118,8 @@ def line(name, rs):
     rates, p99s = [r[0] for r in rs], [r[1] for r in rs]
     return (f"{name}: {len(rs)} windows, inserts/s median {statistics.median(rates):.0f}, "
             f"p99 median {statistics.median(p99s):.1f} ms, worst {max(p99s):.1f} ms")
-print(f"== {engine}: {int(old):,} old leads purged within {purge_s} s of the start")
+print(f"== {engine}: {int(old) - int(left):,} of {int(old):,} old leads purged within {purge_s} s of the start"
+      + (f" (stopped after {len(during)} windows)" if int(left) else ""))
 print("== " + line(f"{engine}, during the purge", during))
 print("== " + line(f"{engine}, after it", after))
 worst = max((r[1] for r in during), default=0)

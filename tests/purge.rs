@@ -1,5 +1,5 @@
-//! Retention and erasure delete in batches (ADR 0029): more leads than one batch all go, with
-//! their repeats, and nothing newer goes with them. Runs on SQLite, and on PostgreSQL with
+//! Retention and erasure delete in many short writes (ADR 0029, 0046): more leads than one write
+//! deletes all go, with their repeats, and nothing newer goes with them. Runs on SQLite, and on PostgreSQL with
 //! ZAYAVKA_TEST_ENGINE=postgres.
 
 use crate::common;
@@ -7,7 +7,7 @@ use crate::common;
 use common::{TestApp, test_app_without_chores};
 use zayavka::lead::NewLead;
 
-/// More than two of the store's batches of 1,000.
+/// More than two of PostgreSQL's batches of 1,000; SQLite's writes stop after 10 ms, at fewer.
 const OLD_LEADS: usize = 2_500;
 
 fn lead(name: String, phone_e164: String) -> NewLead {
@@ -38,7 +38,7 @@ async fn store_leads(app: &TestApp, prefix: &str, count: usize, first_phone: usi
 async fn a_purge_of_more_leads_than_one_batch_deletes_them_all_and_keeps_the_newer_ones() {
     let app = test_app_without_chores(|_| {}).await;
     // 1,000 people, most of them with repeats: a repeat and its first lead may fall in different
-    // batches.
+    // writes.
     store_leads(&app, "Давня", OLD_LEADS, 0, 1_000).await;
     assert!(app.stored().await.iter().any(|lead| lead.repeat_of.is_some()), "repeats are there");
     app.clock.advance_minutes(1);

@@ -185,57 +185,77 @@ impl SqliteStore {
 
     /// Deletes the leads `condition` (with `?1` bound to `value`) picks and the repeats that name
     /// them, their calls and notifications (by cascade) and the idempotency records that name
-    /// them, `DELETE_BATCH` leads per write: each batch is a short transaction of its own, and the
-    /// inserts queued meanwhile are written between two batches (ADR 0029). Returns how many went.
+    /// them, in writes of at most `DELETE_WRITE_TIME` each: each is a short transaction of its
+    /// own, and the inserts queued meanwhile are written between two of them (ADR 0029, 0046).
+    /// Returns how many went.
     async fn delete_leads(&self, condition: &'static str, value: String) -> Result<usize, StoreError> {
         let mut deleted = 0;
         loop {
             let value = value.clone();
             let started = Instant::now();
-            let (picked, gone) = self.write(move |conn| delete_batch(conn, condition, &value)).await?;
+            let (gone, finished) = self.write(move |conn| delete_some(conn, condition, &value)).await?;
             deleted += gone;
-            if picked < DELETE_BATCH {
+            if finished {
                 return Ok(deleted);
             }
             // The one writer is left as long again to the inserts (and their commits and the WAL's
-            // checkpoints) before the next batch: a long purge takes at most half of it.
+            // checkpoints) before the next write: a long purge takes at most half of it.
             tokio::time::sleep(started.elapsed()).await;
         }
     }
 }
 
-/// Leads one write deletes at most (with their repeats).
-const DELETE_BATCH: usize = 1000;
+/// How long one write of a purge or an erasure goes on deleting. A lead's name leaves FTS5's
+/// segments page by page (secure-delete, ADR 0039): a millisecond or more per lead in a large
+/// index, so a count of leads per write would not bound the wait of the inserts queued behind it.
+const DELETE_WRITE_TIME: Duration = Duration::from_millis(10);
 
-/// Up to `DELETE_BATCH` leads that `condition` picks, with their repeats: how many it picked and
-/// how many went.
-fn delete_batch(conn: &Connection, condition: &str, value: &str) -> rusqlite::Result<(usize, usize)> {
-    let picked: Vec<i64> = conn
-        .prepare_cached(&format!("SELECT id FROM \"CRN\" WHERE {condition} LIMIT {DELETE_BATCH}"))?
-        .query_map([value], |row| row.get(0))?
-        .collect::<Result<_, _>>()?;
+/// Leads picked at a time (with their repeats) while a write goes on.
+const DELETE_PICK: usize = 100;
+
+/// Deletes leads that `condition` picks, with their repeats, until none is left or the write has
+/// run `DELETE_WRITE_TIME`: how many went, and whether none is left.
+fn delete_some(conn: &Connection, condition: &str, value: &str) -> rusqlite::Result<(usize, bool)> {
+    let started = Instant::now();
+    let mut pick =
+        conn.prepare_cached(&format!("SELECT id FROM \"CRN\" WHERE {condition} LIMIT {DELETE_PICK}"))?;
     // Chosen first: a cascade would delete a repeat without a RETURNING row to say so.
     let mut repeats = conn.prepare_cached("SELECT id FROM \"CRN\" WHERE repeat_of = ?1")?;
-    let mut ids = picked.clone();
-    for id in &picked {
-        for repeat in repeats.query_map([id], |row| row.get(0))? {
-            ids.push(repeat?);
+    let mut delete = conn.prepare_cached("DELETE FROM \"CRN\" WHERE id = ?1 RETURNING created_at")?;
+    let (mut gone, mut sent) = (Vec::new(), Vec::<String>::new());
+    let finished = 'write: loop {
+        let picked: Vec<i64> = pick.query_map([value], |row| row.get(0))?.collect::<Result<_, _>>()?;
+        for id in &picked {
+            let named: Vec<i64> = repeats.query_map([id], |row| row.get(0))?.collect::<Result<_, _>>()?;
+            // The repeats before their first lead: stopped between them, the next write picks
+            // the first lead again.
+            for id in named.iter().chain([id]) {
+                // A repeat may have been picked, or named by another lead, already.
+                if let Some(created_at) = delete.query_row([id], |row| row.get(0)).optional()? {
+                    gone.push(*id);
+                    sent.push(created_at);
+                }
+                if started.elapsed() >= DELETE_WRITE_TIME {
+                    break 'write false;
+                }
+            }
         }
+        if picked.len() < DELETE_PICK {
+            break true;
+        }
+    };
+    // One pass over the records for the whole write (`lead_ids` is a comma-separated list), only
+    // over those written when these leads were: a record has its leads' `created_at`.
+    if let (Some(first), Some(last)) = (sent.iter().min(), sent.iter().max()) {
+        let ids_json = serde_json::to_string(&gone).expect("numbers");
+        conn.prepare_cached(
+            "DELETE FROM idempotency_keys WHERE created_at BETWEEN ?2 AND ?3 \
+             AND EXISTS (SELECT 1 FROM json_each('[' || lead_ids || ']') AS named \
+             WHERE named.value IN (SELECT value FROM json_each(?1)))",
+        )?
+        .execute(params![ids_json, first, last])?;
     }
-    ids.sort_unstable();
-    ids.dedup();
-    let mut delete = conn.prepare_cached("DELETE FROM \"CRN\" WHERE id = ?1")?;
-    for id in &ids {
-        delete.execute([id])?;
-    }
-    // One pass over the records for the whole batch: `lead_ids` is a comma-separated list.
-    let ids_json = serde_json::to_string(&ids).expect("numbers");
-    conn.prepare_cached(
-        "DELETE FROM idempotency_keys WHERE EXISTS (SELECT 1 FROM json_each('[' || lead_ids || ']') AS named \
-         WHERE named.value IN (SELECT value FROM json_each(?1)))",
-    )?
-    .execute([ids_json])?;
-    Ok((picked.len(), ids.len()))
+    Ok((gone.len(), finished))
 }
 
 /// The first lead of a phone since a time, of which a new lead is a repeat.
