@@ -57,6 +57,10 @@ db.execute("""WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHE
         '-' || (CASE WHEN i <= $old THEN 200 * 86400 + $old - i ELSE $total - i END) || ' seconds'),
       'Давня Олена ' || i, '067' || printf('%07d', i), '+38063' || printf('%07d', i), 'Так',
       'Прошу передзвонити', 'bench', CASE WHEN i % 7 = 0 THEN i - 1 END FROM n""")
+# What the server's writer does before each commit (migration 0023): the queued names indexed.
+db.execute("""INSERT INTO lead_search (rowid, name)
+    SELECT queued.id, zayavka_fold(lead.name) FROM names_to_index AS queued JOIN "CRN" AS lead USING (id)""")
+db.execute("DELETE FROM names_to_index")
 db.commit()
 PY
 }

@@ -390,4 +390,58 @@ mod tests {
             .unwrap();
         assert_eq!(reprepared, (0, 0));
     }
+
+    /// A write's names reach the trigram index at its commit, once, and the name of a lead deleted
+    /// in the write that stored it never does (migration 0023).
+    #[tokio::test]
+    async fn names_are_indexed_at_the_commit_and_a_lead_gone_before_it_is_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(&dir.path().join("leads.db")).unwrap();
+        let context = InsertContext {
+            channels: Vec::new().into(),
+            policy_version: "test".into(),
+            duplicate_window: None,
+        };
+        let leads: Vec<NewLead> =
+            [("Олена Коваленко", "067 123 45 67"), ("Марія Коваленко", "050 123 45 67")]
+                .map(|(name, phone)| {
+                    let input = LeadInput {
+                        name: Some(name.into()),
+                        phone: Some(phone.into()),
+                        confirmation: Some("Так".into()),
+                        ..LeadInput::default()
+                    };
+                    input.validate().unwrap()
+                })
+                .into();
+        let now: jiff::Timestamp = "2026-11-27T12:00:00Z".parse().unwrap();
+        let kept = store
+            .write(move |conn| {
+                let stored = insert_leads(conn, &leads, &context, None, now)?;
+                conn.execute("DELETE FROM \"CRN\" WHERE id = ?1", [stored[0].lead.id])?;
+                Ok(stored[1].lead.id)
+            })
+            .await
+            .unwrap();
+        let (found, queued) = store
+            .read(|conn| {
+                let found: Vec<i64> = conn
+                    .prepare("SELECT rowid FROM lead_search WHERE lead_search MATCH 'коваленко'")?
+                    .query_map([], |row| row.get(0))?
+                    .collect::<Result<_, _>>()?;
+                let queued: i64 =
+                    conn.query_row("SELECT count(*) FROM names_to_index", [], |row| row.get(0))?;
+                Ok((found, queued))
+            })
+            .await
+            .unwrap();
+        assert_eq!((found, queued), (vec![kept], 0));
+        // The index is whole: FTS5 checks its segments against themselves.
+        store
+            .write(|conn| {
+                conn.execute("INSERT INTO lead_search (lead_search, rank) VALUES ('integrity-check', 0)", [])
+            })
+            .await
+            .unwrap();
+    }
 }

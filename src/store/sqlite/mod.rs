@@ -59,6 +59,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/sqlite/0020_call_backs_told_and_channel_outages.sql"),
     include_str!("../../../migrations/sqlite/0021_reads_that_stay_flat.sql"),
     include_str!("../../../migrations/sqlite/0022_first_call_on_the_lead.sql"),
+    include_str!("../../../migrations/sqlite/0023_names_indexed_once_a_commit.sql"),
 ];
 
 const RECORD_COLUMNS: &str = "id, created_at, name, phone, phone_e164, confirmation, comment, policy_version, \
@@ -280,13 +281,25 @@ fn commit_batch(conn: &mut Connection, batch: std::vec::Drain<'_, Job>) {
         }
     };
     let deliveries: Vec<Deliver> = batch.map(|job| (job.run)(Ok(&mut tx))).collect();
-    let committed = tx.commit();
+    let committed = index_queued_names(&tx).and_then(|()| tx.commit());
     if let Err(e) = &committed {
         tracing::error!(error = %e, "database commit failed");
     }
     for deliver in deliveries {
         deliver(committed.as_ref().map(|_| ()));
     }
+}
+
+/// Puts the names the batch's inserts queued into the trigram index in one statement, outside
+/// every savepoint, so that FTS5 writes one segment at the commit (migration 0023, ADR 0047).
+fn index_queued_names(tx: &rusqlite::Transaction) -> rusqlite::Result<()> {
+    tx.prepare_cached(
+        "INSERT INTO lead_search (rowid, name) \
+         SELECT queued.id, zayavka_fold(lead.name) FROM names_to_index AS queued JOIN \"CRN\" AS lead USING (id)",
+    )?
+    .execute([])?;
+    tx.prepare_cached("DELETE FROM names_to_index")?.execute([])?;
+    Ok(())
 }
 
 /// Runs `f` so that its failure undoes only its own writes.
