@@ -325,6 +325,7 @@ fn insert_leads(
         stored.push(Stored { lead: lead.stored_as(id, created_at.clone()), repeat_of });
     }
     if let Some(idempotency) = idempotency {
+        // With its leads' `created_at`: an erasure or a purge finds the record by it (ADR 0046).
         let ids = stored.iter().map(|row| row.lead.id.to_string()).collect::<Vec<_>>().join(",");
         conn.prepare_cached(
             "INSERT INTO idempotency_keys (key, fingerprint, lead_ids, created_at) VALUES (?1, ?2, ?3, ?4) \
