@@ -1,6 +1,6 @@
 //! Retention and erasure delete in many short writes (ADR 0029, 0046): more leads than one write
-//! deletes all go, with their repeats, and nothing newer goes with them. Runs on SQLite, and on PostgreSQL with
-//! ZAYAVKA_TEST_ENGINE=postgres.
+//! deletes all go, with their repeats, and nothing newer goes with them. Runs on SQLite, and on
+//! PostgreSQL with ZAYAVKA_TEST_ENGINE=postgres.
 
 use crate::common;
 

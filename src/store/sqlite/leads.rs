@@ -357,27 +357,33 @@ mod tests {
     use super::*;
     use crate::lead::LeadInput;
 
-    /// A batch's statements are prepared once, not again for each lead's values (issue 32).
-    #[tokio::test]
-    async fn an_insert_is_not_prepared_again_for_every_lead() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = SqliteStore::open(&dir.path().join("leads.db")).unwrap();
-        let context = InsertContext {
-            channels: Vec::new().into(),
-            policy_version: "test".into(),
-            duplicate_window: Some(std::time::Duration::from_secs(86_400)),
-        };
-        let leads: Vec<NewLead> = ["067 123 45 67", "067 123 45 68", "050 123 45 67"]
-            .map(|phone| {
+    fn context(duplicate_window: Option<std::time::Duration>) -> InsertContext {
+        InsertContext { channels: Vec::new().into(), policy_version: "test".into(), duplicate_window }
+    }
+
+    /// Leads as a visitor sends them, `(name, phone)` each, checked by the form's rules.
+    fn leads(sent: &[(&str, &str)]) -> Vec<NewLead> {
+        sent.iter()
+            .map(|(name, phone)| {
                 let input = LeadInput {
-                    name: Some("Олена".into()),
-                    phone: Some(phone.into()),
+                    name: Some((*name).into()),
+                    phone: Some((*phone).into()),
                     confirmation: Some("Так".into()),
                     ..LeadInput::default()
                 };
                 input.validate().unwrap()
             })
-            .into();
+            .collect()
+    }
+
+    /// A batch's statements are prepared once, not again for each lead's values (issue 32).
+    #[tokio::test]
+    async fn an_insert_is_not_prepared_again_for_every_lead() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(&dir.path().join("leads.db")).unwrap();
+        let context = context(Some(std::time::Duration::from_secs(86_400)));
+        let leads =
+            leads(&[("Олена", "067 123 45 67"), ("Олена", "067 123 45 68"), ("Олена", "050 123 45 67")]);
         let now: jiff::Timestamp = "2026-11-26T12:00:00Z".parse().unwrap();
         let reprepared = store
             .write(move |conn| {
@@ -398,23 +404,8 @@ mod tests {
     async fn names_are_indexed_at_the_commit_and_a_lead_gone_before_it_is_not() {
         let dir = tempfile::tempdir().unwrap();
         let store = SqliteStore::open(&dir.path().join("leads.db")).unwrap();
-        let context = InsertContext {
-            channels: Vec::new().into(),
-            policy_version: "test".into(),
-            duplicate_window: None,
-        };
-        let leads: Vec<NewLead> =
-            [("Олена Коваленко", "067 123 45 67"), ("Марія Коваленко", "050 123 45 67")]
-                .map(|(name, phone)| {
-                    let input = LeadInput {
-                        name: Some(name.into()),
-                        phone: Some(phone.into()),
-                        confirmation: Some("Так".into()),
-                        ..LeadInput::default()
-                    };
-                    input.validate().unwrap()
-                })
-                .into();
+        let context = context(None);
+        let leads = leads(&[("Олена Коваленко", "067 123 45 67"), ("Марія Коваленко", "050 123 45 67")]);
         let now: jiff::Timestamp = "2026-11-27T12:00:00Z".parse().unwrap();
         let kept = store
             .write(move |conn| {
