@@ -6,6 +6,7 @@
 //! one bad request cannot fail its neighbours.
 
 mod audit;
+mod checkpoints;
 mod claims;
 mod closed_days;
 mod counters;
@@ -88,6 +89,7 @@ type Deliver = Box<dyn FnOnce(Result<(), &rusqlite::Error>) + Send>;
 pub struct SqliteStore {
     jobs: Mutex<Option<mpsc::Sender<Job>>>,
     writer: Mutex<Option<JoinHandle<()>>>,
+    checkpoints: Mutex<Option<JoinHandle<()>>>,
     reader: std::sync::Arc<Mutex<Connection>>,
 }
 
@@ -112,6 +114,7 @@ impl SqliteStore {
         // Set after the migrations, whose index builds may sort millions of rows, and only here: the
         // reader's sorts keep spilling to disk, so an export's memory stays flat.
         writer.pragma_update(None, "temp_store", "MEMORY")?;
+        let checkpoints = checkpoints::start(path, &mut writer)?;
         let reader = Connection::open(path).with_context(|| format!("cannot open {}", path.display()))?;
         configure(&reader)?;
 
@@ -123,6 +126,7 @@ impl SqliteStore {
         Ok(SqliteStore {
             jobs: Mutex::new(Some(tx)),
             writer: Mutex::new(Some(handle)),
+            checkpoints: Mutex::new(Some(checkpoints)),
             reader: std::sync::Arc::new(Mutex::new(reader)),
         })
     }
@@ -195,8 +199,10 @@ impl SqliteStore {
     pub async fn close(&self) {
         // Dropping the last sender ends the writer's loop once the queue is empty.
         drop(self.jobs.lock().expect("jobs lock").take());
-        let handle = self.writer.lock().expect("writer lock").take();
-        if let Some(handle) = handle {
+        // The checkpointer ends once the writer's connection is closed.
+        let threads =
+            [&self.writer, &self.checkpoints].map(|thread| thread.lock().expect("thread lock").take());
+        for handle in threads.into_iter().flatten() {
             let _ = tokio::task::spawn_blocking(move || handle.join()).await;
         }
     }
