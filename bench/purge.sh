@@ -43,26 +43,14 @@ total=$((old + recent))
 # Lead i was sent 200 days ago plus i seconds for the old ones, i seconds ago for the recent ones;
 # one in seven is a repeat of the lead before.
 seed_sqlite() {
-  # Through Python's sqlite3: the schema's index and trigger call the two functions the server
-  # defines (`zayavka_reverse` for the reversed number, `zayavka_fold` for the name search; the
-  # same lower case as the server's for these names), which the sqlite3 shell does not have.
-  python3 - "$1" <<PY
-import sqlite3, sys
-db = sqlite3.connect(sys.argv[1])
-db.create_function("zayavka_reverse", 1, lambda text: text[::-1], deterministic=True)
-db.create_function("zayavka_fold", 1, lambda text: text.lower().replace("ʼ", "'").replace("’", "'").replace("\`", "'"), deterministic=True)
-db.execute("""WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $total)
+  python3 "$BENCH_DIR/lib/seed_sqlite.py" "$1" <<SQL
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $total)
     INSERT INTO "CRN" (created_at, name, phone, phone_e164, confirmation, comment, policy_version, repeat_of)
     SELECT strftime('%Y-%m-%dT%H:%M:%f000Z', 'now',
         '-' || (CASE WHEN i <= $old THEN 200 * 86400 + $old - i ELSE $total - i END) || ' seconds'),
       'Давня Олена ' || i, '067' || printf('%07d', i), '+38063' || printf('%07d', i), 'Так',
-      'Прошу передзвонити', 'bench', CASE WHEN i % 7 = 0 THEN i - 1 END FROM n""")
-# What the server's writer does before each commit (migration 0023): the queued names indexed.
-db.execute("""INSERT INTO lead_search (rowid, name)
-    SELECT queued.id, zayavka_fold(lead.name) FROM names_to_index AS queued JOIN "CRN" AS lead USING (id)""")
-db.execute("DELETE FROM names_to_index")
-db.commit()
-PY
+      'Прошу передзвонити', 'bench', CASE WHEN i % 7 = 0 THEN i - 1 END FROM n
+SQL
 }
 seed_postgres() {
   psql -q "$base" -c "SET search_path = $schema;
