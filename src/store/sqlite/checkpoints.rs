@@ -45,7 +45,7 @@ pub(super) fn start(path: &Path, writer: &mut Connection) -> anyhow::Result<Join
             woken_at = 0; // the WAL started afresh
         }
         if pages >= CATCH_UP_PAGES {
-            checkpoint(|| wal.checkpoint_v2(CheckpointMode::PASSIVE));
+            log_unless_busy(wal.checkpoint_v2(CheckpointMode::PASSIVE));
         } else if pages - woken_at >= CHECKPOINT_PAGES || pages >= CATCH_UP_PAGES - CHECKPOINT_PAGES {
             woken_at = pages;
             let _ = wake.try_send(());
@@ -56,15 +56,15 @@ pub(super) fn start(path: &Path, writer: &mut Connection) -> anyhow::Result<Join
         .name("sqlite-checkpoints".into())
         .spawn(move || {
             while woken.recv().is_ok() {
-                checkpoint(|| conn.wal_checkpoint_v2(None::<&str>, CheckpointMode::PASSIVE));
+                log_unless_busy(conn.wal_checkpoint_v2(None::<&str>, CheckpointMode::PASSIVE));
             }
         })
         .context("cannot start the database's checkpoint thread")
 }
 
 /// A passive checkpoint waits for nobody: busy (the other one is checkpointing) is no error.
-fn checkpoint(run: impl FnOnce() -> rusqlite::Result<(c_int, c_int)>) {
-    if let Err(e) = run()
+fn log_unless_busy(checkpointed: rusqlite::Result<(c_int, c_int)>) {
+    if let Err(e) = checkpointed
         && e.sqlite_error_code() != Some(rusqlite::ErrorCode::DatabaseBusy)
     {
         tracing::warn!(error = %e, "checkpointing the database's log");
