@@ -6,14 +6,12 @@
 //! percentiles and the share are counted here, once for both engines, so the two cannot differ
 //! (SQLite has no percentile function) and the promise stays a Rust rule.
 
-use std::collections::HashMap;
-
 use jiff::{SignedDuration, Timestamp};
 use serde::Serialize;
 use ts_rs::TS;
 
-use crate::inbox::{PROMISE, source_of};
-use crate::store::{PromiseLead, Store, StoreError};
+use crate::inbox::PROMISE;
+use crate::store::{PromiseLead, PromiseLeads, Store, StoreError};
 
 /// Days the inbox's figures look back, today included.
 pub const FIGURES_DAYS: i64 = 30;
@@ -102,38 +100,48 @@ pub async fn promise(
     viewer: Viewer<'_>,
 ) -> Result<PromiseFigures, FiguresError> {
     let since = window_start(now)?;
-    let leads = store.promise_leads(since, now).await?;
+    let PromiseLeads { leads, names } = store.promise_leads(since, now).await?;
     let mut overall = Tally::default();
-    // Grouped by the leads' own names (a month of leads: no copy of a name per lead).
-    let mut operators: HashMap<Option<&str>, Tally> = HashMap::new();
-    let mut sources: HashMap<Option<&str>, Tally> = HashMap::new();
+    // Grouped by the names' indexes; the last group is the unnamed one (nobody, direct).
+    let group = |name: Option<u32>| name.map_or(names.len(), |name| name as usize);
+    let mut operators: Vec<Tally> = std::iter::repeat_with(Tally::default).take(names.len() + 1).collect();
+    let mut sources: Vec<Tally> = std::iter::repeat_with(Tally::default).take(names.len() + 1).collect();
     for lead in &leads {
         let measured = Measured::of(lead, now);
         overall.add(&measured);
-        // Another's lead still counts overall and per source; only their row is not shown.
-        let shown = match viewer {
-            Viewer::Everyone => true,
-            Viewer::Operator(me) => lead.first_attempt_by.as_deref() == Some(me),
-        };
-        if shown {
-            operators.entry(lead.first_attempt_by.as_deref()).or_default().add(&measured);
-        }
-        let source = source_of(lead.utm_source.as_deref(), lead.referrer.as_deref());
-        sources.entry(source).or_default().add(&measured);
+        operators[group(lead.first_attempt_by)].add(&measured);
+        sources[group(lead.source)].add(&measured);
     }
+    // Another's lead still counts overall and per source; only their row is not shown.
+    let shown = |operator: &Option<String>| match viewer {
+        Viewer::Everyone => true,
+        Viewer::Operator(me) => operator.as_deref() == Some(me),
+    };
     Ok(PromiseFigures {
         since,
         until: now,
         promise: PROMISE,
         overall: overall.row(),
-        by_operator: rows(operators).map(|(operator, figures)| OperatorRow { operator, figures }).collect(),
-        by_source: rows(sources).map(|(source, figures)| SourceRow { source, figures }).collect(),
+        by_operator: rows(operators, &names)
+            .filter(|(operator, _)| shown(operator))
+            .map(|(operator, figures)| OperatorRow { operator, figures })
+            .collect(),
+        by_source: rows(sources, &names).map(|(source, figures)| SourceRow { source, figures }).collect(),
     })
 }
 
-/// The groups' rows, most leads first, then by name, the unnamed group (nobody, direct) last.
-fn rows(groups: HashMap<Option<&str>, Tally>) -> impl Iterator<Item = (Option<String>, PromiseRow)> {
-    let mut groups: Vec<_> = groups.into_iter().collect();
+/// The groups' rows (`groups[i]` is named `names[i]`, the last one unnamed) that hold a lead, most
+/// leads first, then by name, the unnamed group (nobody, direct) last.
+fn rows<'a>(
+    groups: Vec<Tally>,
+    names: &'a [String],
+) -> impl Iterator<Item = (Option<String>, PromiseRow)> + 'a {
+    let mut groups: Vec<(Option<&str>, Tally)> = groups
+        .into_iter()
+        .enumerate()
+        .filter(|(_, tally)| tally.leads > 0)
+        .map(|(i, tally)| (names.get(i).map(String::as_str), tally))
+        .collect();
     groups.sort_by(|(a, x), (b, y)| {
         y.leads.cmp(&x.leads).then_with(|| a.is_none().cmp(&b.is_none())).then_with(|| a.cmp(b))
     });
@@ -250,8 +258,7 @@ mod tests {
         let now: Timestamp = "2026-11-20T12:00:00Z".parse().unwrap();
         let lead = |created_at: &str, reached_at: Option<&str>| PromiseLead {
             created_at: created_at.parse().unwrap(),
-            utm_source: None,
-            referrer: None,
+            source: None,
             first_attempt_at: None,
             first_attempt_by: None,
             reached_at: reached_at.map(|at| at.parse().unwrap()),

@@ -67,7 +67,7 @@ mod second_factor;
 pub use audit::{AuditEntry, AuditRecord};
 pub use claims::{OperatorCount, SourceCount};
 pub use closed_days::ClosedDay;
-pub use inbox::{Attempt, Counts, CountsAt, Holder, LeadQuery, NewAttempt, PromiseLead};
+pub use inbox::{Attempt, Counts, CountsAt, Holder, LeadQuery, NewAttempt, PromiseLead, PromiseLeads};
 pub use leads::{IDEMPOTENCY_WINDOW, Idempotency, InsertContext, Stored};
 pub use operators::{Account, Operator, Session};
 pub use outages::{ChannelNoticeJob, FailingChannel};
@@ -75,7 +75,7 @@ pub use outbox::{ChannelQueue, Delivery, OutboxJob, PendingNotification};
 pub use second_factor::{AccountNoticeJob, CodeLimit, StoredSecrets};
 // What both engines share in keeping rows, decided once per entity.
 use closed_days::closed_day_row;
-use inbox::{promise_seconds, status_of};
+use inbox::{PromiseReader, PromiseRow, promise_seconds, status_of};
 use leads::{held_codes, held_text};
 use operators::role_of;
 use outbox::channel_names;

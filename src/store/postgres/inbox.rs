@@ -6,7 +6,7 @@ use std::time::SystemTime;
 use tokio_postgres::types::ToSql;
 
 use super::*;
-use crate::store::{Holder, NewAttempt, PromiseLead};
+use crate::store::{Holder, NewAttempt, PromiseLeads, PromiseReader, PromiseRow};
 
 /// A time read as a time (PostgreSQL's binary `timestamptz`), as the store's times are.
 fn time(at: SystemTime) -> Result<jiff::Timestamp, StoreError> {
@@ -67,30 +67,33 @@ impl PostgresStore {
         &self,
         since: jiff::Timestamp,
         until: jiff::Timestamp,
-    ) -> Result<Vec<PromiseLead>, StoreError> {
+    ) -> Result<PromiseLeads, StoreError> {
+        use futures_util::TryStreamExt;
         let client = self.client().await?;
-        // The window's leads, with all they need, from one index (migration 0022).
+        // The window's leads, with all they need, from one index (migration 0022), each row
+        // kept as a few numbers as it arrives rather than a month of rows held at once.
         let rows = client
-            .query(
+            .query_raw(
                 "SELECT created_at, utm_source, referrer, first_call_at, first_call_by, reached_at \
                  FROM \"CRN\" WHERE created_at >= to_timestamp($1) AND created_at < to_timestamp($2) \
                  AND repeat_of IS NULL AND held IS NULL",
-                &[&seconds(since), &seconds(until)],
+                [seconds(since), seconds(until)],
             )
             .await
             .map_err(unavailable)?;
-        rows.iter()
-            .map(|row| {
-                Ok(PromiseLead {
-                    created_at: time(row.get(0))?,
-                    utm_source: row.get(1),
-                    referrer: row.get(2),
-                    first_attempt_at: row.get::<_, Option<SystemTime>>(3).map(time).transpose()?,
-                    first_attempt_by: row.get(4),
-                    reached_at: row.get::<_, Option<SystemTime>>(5).map(time).transpose()?,
-                })
-            })
-            .collect()
+        let mut rows = std::pin::pin!(rows);
+        let mut read = PromiseReader::default();
+        while let Some(row) = rows.try_next().await.map_err(unavailable)? {
+            read.add(PromiseRow {
+                created_at: time(row.get(0))?,
+                utm_source: row.get(1),
+                referrer: row.get(2),
+                first_attempt_at: row.get::<_, Option<SystemTime>>(3).map(time).transpose()?,
+                first_attempt_by: row.get(4),
+                reached_at: row.get::<_, Option<SystemTime>>(5).map(time).transpose()?,
+            });
+        }
+        Ok(read.finish())
     }
 
     pub async fn attempts(&self, lead_id: i64) -> Result<Vec<Attempt>, StoreError> {

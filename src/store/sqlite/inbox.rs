@@ -3,7 +3,7 @@
 use rusqlite::types::Value;
 
 use super::*;
-use crate::store::{Holder, NewAttempt, PromiseLead};
+use crate::store::{Holder, NewAttempt, PromiseLeads, PromiseReader, PromiseRow};
 
 /// The columns `record_from` reads.
 impl SqliteStore {
@@ -57,7 +57,7 @@ impl SqliteStore {
         &self,
         since: jiff::Timestamp,
         until: jiff::Timestamp,
-    ) -> Result<Vec<PromiseLead>, StoreError> {
+    ) -> Result<PromiseLeads, StoreError> {
         self.read(move |conn| {
             // The window's leads, with all they need, from one index (migration 0022).
             let mut stmt = conn.prepare_cached(
@@ -65,21 +65,23 @@ impl SqliteStore {
                  FROM \"CRN\" INDEXED BY \"CRN_created_at\" \
                  WHERE created_at >= ?1 AND created_at < ?2 AND repeat_of IS NULL AND held IS NULL",
             )?;
-            let rows = stmt.query_map(params![text(since), text(until)], |row| {
-                Ok(PromiseLead {
+            let mut rows = stmt.query(params![text(since), text(until)])?;
+            let mut read = PromiseReader::default();
+            while let Some(row) = rows.next()? {
+                read.add(PromiseRow {
                     created_at: time_at(row, 0)?.ok_or(rusqlite::Error::InvalidColumnType(
                         0,
                         "created_at".into(),
                         rusqlite::types::Type::Null,
                     ))?,
-                    utm_source: row.get(1)?,
-                    referrer: row.get(2)?,
+                    utm_source: row.get_ref(1)?.as_str_or_null()?,
+                    referrer: row.get_ref(2)?.as_str_or_null()?,
                     first_attempt_at: time_at(row, 3)?,
-                    first_attempt_by: row.get(4)?,
+                    first_attempt_by: row.get_ref(4)?.as_str_or_null()?,
                     reached_at: time_at(row, 5)?,
-                })
-            })?;
-            rows.collect()
+                });
+            }
+            Ok(read.finish())
         })
         .await
     }
@@ -115,10 +117,10 @@ impl SqliteStore {
 
 /// A stored time (RFC 3339 text, or null), parsed where it lies.
 fn time_at(row: &rusqlite::Row, index: usize) -> rusqlite::Result<Option<jiff::Timestamp>> {
-    let Some(text) = row.get_ref(index)?.as_str_or_null()? else { return Ok(None) };
-    text.parse().map(Some).map_err(|e: jiff::Error| {
-        rusqlite::Error::FromSqlConversionFailure(index, rusqlite::types::Type::Text, e.into())
-    })
+    let Some(text) = row.get_ref(index)?.as_bytes_or_null()? else { return Ok(None) };
+    time_of_text(text)
+        .map(Some)
+        .map_err(|e| rusqlite::Error::FromSqlConversionFailure(index, rusqlite::types::Type::Text, e.into()))
 }
 
 /// Logs one call (`Store::add_attempt`); `false` if there is no such lead.
