@@ -191,7 +191,7 @@ pub fn claim_until(now: Timestamp, minutes: u32) -> Timestamp {
 
 /// Where a lead came from, for the figures: its `utm_source`, else the linking page's host;
 /// `None` when it came directly (typed, a bookmark, an app that sends no referrer).
-pub fn source_of<'a>(utm_source: Option<&'a str>, referrer: Option<&'a str>) -> Option<&'a str> {
+pub fn source_of<T>(utm_source: Option<T>, referrer: Option<T>) -> Option<T> {
     utm_source.or(referrer)
 }
 
@@ -506,7 +506,7 @@ mod tests {
     fn a_source_is_the_campaign_else_the_linking_site() {
         assert_eq!(source_of(Some("facebook"), Some("www.google.com")), Some("facebook"));
         assert_eq!(source_of(None, Some("www.google.com")), Some("www.google.com"));
-        assert_eq!(source_of(None, None), None);
+        assert_eq!(source_of::<&str>(None, None), None);
         assert_eq!(reached_outcomes_sql(), "'interested', 'not_interested', 'not_eligible'");
     }
 }

@@ -128,16 +128,17 @@ pub struct PromiseLead {
 pub(super) struct PromiseReader {
     read: PromiseLeads,
     /// A name's index. Sources are the visitors' own text, so the hash is seeded (foldhash).
-    ids: foldhash::HashMap<String, u32>,
+    ids: foldhash::HashMap<Box<[u8]>, u32>,
 }
 
-/// A row as an engine hands it over, its texts borrowed.
+/// A row as an engine hands it over, its texts borrowed as bytes (a name is checked to be UTF-8
+/// once, when it is first seen).
 pub(super) struct PromiseRow<'a> {
     pub created_at: jiff::Timestamp,
-    pub utm_source: Option<&'a str>,
-    pub referrer: Option<&'a str>,
+    pub utm_source: Option<&'a [u8]>,
+    pub referrer: Option<&'a [u8]>,
     pub first_attempt_at: Option<jiff::Timestamp>,
-    pub first_attempt_by: Option<&'a str>,
+    pub first_attempt_by: Option<&'a [u8]>,
     pub reached_at: Option<jiff::Timestamp>,
 }
 
@@ -158,15 +159,16 @@ impl PromiseReader {
         self.read
     }
 
-    fn id(&mut self, name: Option<&str>) -> Option<u32> {
+    fn id(&mut self, name: Option<&[u8]>) -> Option<u32> {
         let name = name?;
         if let Some(&id) = self.ids.get(name) {
             return Some(id);
         }
         let names = &mut self.read.names;
         let id = u32::try_from(names.len()).expect("fewer names than leads in a window");
-        names.push(name.to_owned());
-        self.ids.insert(name.to_owned(), id);
+        // Both engines keep text as UTF-8; anything else is shown as well as it can be.
+        names.push(String::from_utf8_lossy(name).into_owned());
+        self.ids.insert(name.into(), id);
         Some(id)
     }
 }

@@ -86,10 +86,10 @@ impl PostgresStore {
         while let Some(row) = rows.try_next().await.map_err(unavailable)? {
             read.add(PromiseRow {
                 created_at: time(row.get(0))?,
-                utm_source: row.get(1),
-                referrer: row.get(2),
+                utm_source: row.get::<_, Option<&str>>(1).map(str::as_bytes),
+                referrer: row.get::<_, Option<&str>>(2).map(str::as_bytes),
                 first_attempt_at: row.get::<_, Option<SystemTime>>(3).map(time).transpose()?,
-                first_attempt_by: row.get(4),
+                first_attempt_by: row.get::<_, Option<&str>>(4).map(str::as_bytes),
                 reached_at: row.get::<_, Option<SystemTime>>(5).map(time).transpose()?,
             });
         }

@@ -74,10 +74,10 @@ impl SqliteStore {
                         "created_at".into(),
                         rusqlite::types::Type::Null,
                     ))?,
-                    utm_source: row.get_ref(1)?.as_str_or_null()?,
-                    referrer: row.get_ref(2)?.as_str_or_null()?,
+                    utm_source: row.get_ref(1)?.as_bytes_or_null()?,
+                    referrer: row.get_ref(2)?.as_bytes_or_null()?,
                     first_attempt_at: time_at(row, 3)?,
-                    first_attempt_by: row.get_ref(4)?.as_str_or_null()?,
+                    first_attempt_by: row.get_ref(4)?.as_bytes_or_null()?,
                     reached_at: time_at(row, 5)?,
                 });
             }

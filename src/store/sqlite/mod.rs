@@ -284,22 +284,42 @@ fn time_of_own_text(text: &[u8]) -> Option<jiff::Timestamp> {
     else {
         return None;
     };
-    let number = |digits: &[u8]| {
-        digits.iter().try_fold(0i32, |n, &d| d.is_ascii_digit().then(|| n * 10 + i32::from(d - b'0')))
+    let digits = [y0, y1, y2, y3, mo0, mo1, d0, d1, h0, h1, mi0, mi1, s0, s1, f0, f1, f2, f3, f4, f5];
+    if !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let number = |digits: &[u8]| digits.iter().fold(0, |n, &d| n * 10 + i64::from(d - b'0'));
+    let (year, month, day) = (number(&digits[..4]), number(&digits[4..6]), number(&digits[6..8]));
+    let (hour, minute, second) = (number(&digits[8..10]), number(&digits[10..12]), number(&digits[12..14]));
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let month_days = match month {
+        2 if leap => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
     };
-    let two = |a, b| number(&[a, b]).and_then(|n| i8::try_from(n).ok());
-    // jiff checks the ranges: a 30th of February is refused, as its parser would refuse it.
-    let at = jiff::civil::DateTime::new(
-        i16::try_from(number(&[y0, y1, y2, y3])?).ok()?,
-        two(mo0, mo1)?,
-        two(d0, d1)?,
-        two(h0, h1)?,
-        two(mi0, mi1)?,
-        two(s0, s1)?,
-        number(&[f0, f1, f2, f3, f4, f5])? * 1_000,
-    )
-    .ok()?;
-    jiff::tz::TimeZone::UTC.to_timestamp(at).ok()
+    // What jiff's parser refuses is left to it: a 30th of February, a 24th hour, a leap second.
+    if !(1..=12).contains(&month)
+        || !(1..=month_days).contains(&day)
+        || hour > 23
+        || minute > 59
+        || second > 59
+    {
+        return None;
+    }
+    let seconds = days_since_1970(year, month, day) * 86_400 + hour * 3_600 + minute * 60 + second;
+    jiff::Timestamp::from_microsecond(seconds * 1_000_000 + number(&digits[14..])).ok()
+}
+
+/// Days from 1970-01-01 to a day of the proleptic Gregorian calendar, counted in 400-year eras
+/// that begin on 1 March, so that a leap day ends its year (Howard Hinnant's `days_from_civil`).
+fn days_since_1970(year: i64, month: i64, day: i64) -> i64 {
+    let year = if month <= 2 { year - 1 } else { year };
+    let era = year.div_euclid(400);
+    let year_of_era = year - era * 400;
+    let day_of_year = (153 * ((month + 9) % 12) + 2) / 5 + day - 1;
+    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    era * 146_097 + day_of_era - 719_468
 }
 
 /// Applies the migrations not yet applied; `user_version` counts those that were.
