@@ -210,6 +210,33 @@ async fn an_idempotency_key_is_kept_with_its_leads_until_purged() {
 }
 
 #[tokio::test]
+async fn leads_of_one_request_keep_their_order_and_a_phone_sent_twice_is_a_repeat() {
+    let f = fixture().await;
+    let channels = [Channel::Telegram, Channel::Email];
+    let sent = vec![
+        lead("Ганна", "+380671234567"),
+        lead("Петро", "+380501112233"),
+        lead("Ганна знову", "+380671234567"),
+        held("Бот", "+380671234567"),
+        lead("Ірина", "+380931112233"),
+        lead("Петро втретє", "+380501112233"),
+    ];
+    let stored = f.store.insert(sent.clone(), &context(&channels), None).await.unwrap();
+    let names: Vec<&str> = stored.iter().map(|s| s.lead.name.as_str()).collect();
+    assert_eq!(names, sent.iter().map(|l| l.name.as_str()).collect::<Vec<_>>(), "answered in the order sent");
+    let ids: Vec<i64> = stored.iter().map(|s| s.lead.id).collect();
+    assert!(ids.windows(2).all(|pair| pair[0] < pair[1]), "ids in the order sent: {ids:?}");
+    let repeats: Vec<Option<i64>> = stored.iter().map(|s| s.repeat_of).collect();
+    assert_eq!(repeats, vec![None, None, Some(ids[0]), None, None, Some(ids[1])]);
+    // Each first lead is notified once on each channel; a repeat and a held lead are not.
+    let mut notified: Vec<(i64, &str)> =
+        f.claim(&channels).await.iter().map(|job| (job.0, job.2.name())).collect();
+    notified.sort_unstable();
+    let each = |id: i64| [(id, "email"), (id, "telegram")];
+    assert_eq!(notified, [each(ids[0]), each(ids[1]), each(ids[4])].concat());
+}
+
+#[tokio::test]
 async fn a_repeat_within_the_window_is_linked_to_the_first_lead_and_not_notified() {
     let f = fixture().await;
     let channels = [Channel::Telegram];

@@ -1,6 +1,8 @@
 //! The visitor's leads: the insert (with its idempotency record and outbox rows), the pages of an
 //! export, erasure, retention and release from quarantine.
 
+use std::collections::HashSet;
+
 use super::*;
 use crate::store::ExportedLead;
 
@@ -15,30 +17,47 @@ pub(super) const BATCH_WRITERS: usize = 4;
 /// `LOCK_WAIT`, below the request's own time limit.
 const BATCH_TIME_LIMIT: std::time::Duration = std::time::Duration::from_secs(15);
 
-/// The insert of one lead. The duplicate lookup is its first part and the outbox rows its last,
-/// so a lead costs one statement. A repeat's first lead was notified already and a held lead is
+/// The insert of many leads, one statement for all (ADR 0050): the rows come as arrays, one
+/// element a lead, in the order the leads arrived. Each lead's duplicate lookup is its first part
+/// and the outbox rows its last. A repeat's first lead was notified already and a held lead is
 /// notified once released: the statement writes outbox rows for neither, and neither is due for
-/// a call; a lead of the call list is due at once.
-const INSERT_LEAD: &str = concat!(
-    "WITH first AS ( \
-       SELECT id FROM \"CRN\" WHERE $7::float8 IS NOT NULL AND phone_e164 = $3 \
-       AND repeat_of IS NULL AND held IS NULL \
-       AND created_at >= to_timestamp($16) - make_interval(secs => $7) ORDER BY id LIMIT 1), \
+/// a call; a lead of the call list is due at once. The lookup sees only rows stored before the
+/// statement: a phone twice among the leads is written in two statements (`runs`).
+///
+/// The ids are drawn in the order the rows are inserted, which is the leads' order (`ORDER BY
+/// n`), so the answers, in id order, are in the leads' order too, and the k-th new id is the
+/// k-th lead's (its channels: `$17` names the lead of each channel in `$18`).
+const INSERT_LEADS: &str = concat!(
+    "WITH input AS ( \
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], \
+         $7::float8[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], \
+         $14::text[], $15::float8[]) WITH ORDINALITY \
+         AS l(name, phone, phone_e164, confirmation, comment, policy_version, window_secs, held, \
+           utm_source, utm_medium, utm_campaign, utm_content, utm_term, referrer, at, n)), \
+     looked_up AS ( \
+       SELECT input.*, (SELECT id FROM \"CRN\" WHERE input.window_secs IS NOT NULL \
+           AND phone_e164 = input.phone_e164 AND repeat_of IS NULL AND held IS NULL \
+           AND created_at >= to_timestamp(input.at) - make_interval(secs => input.window_secs) \
+           ORDER BY id LIMIT 1) AS first \
+       FROM input), \
      new AS ( \
        INSERT INTO \"CRN\" \
        (name, phone, phone_e164, confirmation, comment, policy_version, repeat_of, held, \
         utm_source, utm_medium, utm_campaign, utm_content, utm_term, referrer, created_at, next_call_at) \
-       VALUES ($1, $2, $3, $4, $5, $6, (SELECT id FROM first), \
-         $8, $9, $10, $11, $12, $13, $14, to_timestamp($16), \
-         CASE WHEN $8::text IS NULL AND NOT EXISTS (SELECT 1 FROM first) THEN to_timestamp($16) END) \
+       SELECT name, phone, phone_e164, confirmation, comment, policy_version, first, held, \
+         utm_source, utm_medium, utm_campaign, utm_content, utm_term, referrer, to_timestamp(at), \
+         CASE WHEN held IS NULL AND first IS NULL THEN to_timestamp(at) END \
+       FROM looked_up ORDER BY n \
        RETURNING id, created_at, name, phone, confirmation, comment, repeat_of, held), \
+     numbered AS (SELECT new.*, row_number() OVER (ORDER BY id) AS n FROM new), \
      queued AS ( \
        INSERT INTO outbox (lead_id, event, channel, created_at, next_attempt_at) \
-       SELECT new.id, 'new', channel, new.created_at, new.created_at FROM new, unnest($15::text[]) AS channel \
-       WHERE new.repeat_of IS NULL AND new.held IS NULL) \
+       SELECT numbered.id, 'new', channel.name, numbered.created_at, numbered.created_at \
+       FROM numbered JOIN unnest($16::int8[], $17::text[]) AS channel(n, name) USING (n) \
+       WHERE numbered.repeat_of IS NULL AND numbered.held IS NULL) \
      SELECT id, ",
     text_time!("created_at"),
-    ", name, phone, confirmation, comment, repeat_of FROM new"
+    ", name, phone, confirmation, comment, repeat_of FROM new ORDER BY id"
 );
 
 /// Two instances taking the same phone at once: a lock on each phone, held until commit, makes the
@@ -285,25 +304,45 @@ async fn write_alone(
 /// Locks the leads' phones and inserts the leads, all sent in one flight (tokio-postgres pipelines
 /// queries polled together, in the order first polled). PostgreSQL runs them in that order: the
 /// inserts after the locks are taken, so their snapshots see every row committed before, and each
-/// sees the rows of those before it (a phone sent twice is stored as a repeat the second time).
+/// sees the rows of those before it. The rows come back in the leads' order.
 async fn write_leads(
     tx: &deadpool_postgres::Transaction<'_>,
     values: &[LeadValues<'_>],
 ) -> Result<Vec<Row>, tokio_postgres::Error> {
     let lock = tx.prepare_cached(LOCK_PHONES).await?;
-    let insert = tx.prepare_cached(INSERT_LEAD).await?;
+    let insert = tx.prepare_cached(INSERT_LEADS).await?;
     let phones: Vec<&str> = values.iter().filter(|v| v.window.is_some()).map(|v| v.phone).collect();
-    let params: Vec<_> = values.iter().map(LeadValues::params).collect();
-    let inserts =
-        futures_util::future::try_join_all(params.iter().map(|params| tx.query_one(&insert, params)));
+    let columns: Vec<LeadColumns> = runs(values).map(LeadColumns::of).collect();
+    let params: Vec<_> = columns.iter().map(LeadColumns::params).collect();
+    let inserts = futures_util::future::try_join_all(params.iter().map(|params| tx.query(&insert, params)));
     let lock_params: [&(dyn tokio_postgres::types::ToSql + Sync); 1] = [&phones];
     // Biased: should the locks fail, their error is the one reported, not an insert's "current
     // transaction is aborted" that follows from it.
     let (_, rows) = tokio::try_join!(biased; tx.execute(&lock, &lock_params), inserts)?;
-    Ok(rows)
+    Ok(rows.into_iter().flatten().collect())
 }
 
-/// One lead's parameters of `INSERT_LEAD`.
+/// The leads cut into runs, one statement each, in their order: a run ends before a phone it
+/// already holds, so the lead that sends it again is looked up in a later statement, which sees
+/// the first and stores a repeat. Ids stay in the leads' order.
+fn runs<'v, 'a>(values: &'v [LeadValues<'a>]) -> impl Iterator<Item = &'v [LeadValues<'a>]> {
+    let mut rest = values;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let mut phones = HashSet::new();
+        let end = rest
+            .iter()
+            .position(|value| value.window.is_some() && !phones.insert(value.phone))
+            .unwrap_or(rest.len());
+        let (run, after) = rest.split_at(end);
+        rest = after;
+        Some(run)
+    })
+}
+
+/// One lead's values.
 struct LeadValues<'a> {
     lead: &'a NewLead,
     phone: &'a str,
@@ -332,25 +371,79 @@ impl<'a> LeadValues<'a> {
             now: seconds(now),
         }
     }
+}
 
-    fn params(&self) -> [&(dyn tokio_postgres::types::ToSql + Sync); 16] {
+/// The parameters of `INSERT_LEADS` for some leads: a column of each value, one element a lead.
+struct LeadColumns<'a> {
+    text: [Vec<Option<&'a str>>; 13],
+    window: Vec<Option<f64>>,
+    now: Vec<f64>,
+    /// Each channel's lead (its place among these leads, from 1) and name.
+    channel_leads: Vec<i64>,
+    channel_names: Vec<&'static str>,
+}
+
+impl<'a> LeadColumns<'a> {
+    fn of(values: &'a [LeadValues<'a>]) -> LeadColumns<'a> {
+        let mut columns = LeadColumns {
+            text: Default::default(),
+            window: Vec::with_capacity(values.len()),
+            now: Vec::with_capacity(values.len()),
+            channel_leads: Vec::new(),
+            channel_names: Vec::new(),
+        };
+        for (n, value) in (1..).zip(values) {
+            let lead = value.lead;
+            let [utm_source, utm_medium, utm_campaign, utm_content, utm_term, referrer] = value.source;
+            let text = [
+                Some(lead.name.as_str()),
+                Some(&lead.phone),
+                Some(value.phone),
+                Some(&lead.confirmation),
+                lead.comment.as_deref(),
+                Some(value.policy_version),
+                value.held.as_deref(),
+                utm_source,
+                utm_medium,
+                utm_campaign,
+                utm_content,
+                utm_term,
+                referrer,
+            ];
+            for (column, value) in columns.text.iter_mut().zip(text) {
+                column.push(value);
+            }
+            columns.window.push(value.window);
+            columns.now.push(value.now);
+            for &channel in &value.channels {
+                columns.channel_leads.push(n);
+                columns.channel_names.push(channel);
+            }
+        }
+        columns
+    }
+
+    fn params(&self) -> [&(dyn tokio_postgres::types::ToSql + Sync); 17] {
+        // The texts in `INSERT_LEADS`'s order, the window (`$7`) between the policy and `held`.
+        let t = &self.text;
         [
-            &self.lead.name,
-            &self.lead.phone,
-            &self.phone,
-            &self.lead.confirmation,
-            &self.lead.comment,
-            &self.policy_version,
+            &t[0],
+            &t[1],
+            &t[2],
+            &t[3],
+            &t[4],
+            &t[5],
             &self.window,
-            &self.held,
-            &self.source[0],
-            &self.source[1],
-            &self.source[2],
-            &self.source[3],
-            &self.source[4],
-            &self.source[5],
-            &self.channels,
+            &t[6],
+            &t[7],
+            &t[8],
+            &t[9],
+            &t[10],
+            &t[11],
+            &t[12],
             &self.now,
+            &self.channel_leads,
+            &self.channel_names,
         ]
     }
 }
