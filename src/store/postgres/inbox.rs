@@ -6,6 +6,7 @@ use std::time::SystemTime;
 use tokio_postgres::types::ToSql;
 
 use super::*;
+use crate::inbox::Outcome;
 use crate::store::{Holder, NewAttempt, PromiseLeads, PromiseReader, PromiseRow};
 
 /// A time read as a time (PostgreSQL's binary `timestamptz`), as the store's times are.
@@ -149,6 +150,59 @@ impl PostgresStore {
             tx.rollback().await.map_err(unavailable)?;
             return Ok(added);
         }
+        // Each lead's unanswered calls before these (read under the locks).
+        let mut unanswered: HashMap<i64, i64> = tx
+            .query(
+                "SELECT lead_id, count(*) FROM call_attempts WHERE lead_id = ANY($1) \
+                 AND outcome = 'no_answer' GROUP BY lead_id",
+                &[&ids],
+            )
+            .await
+            .map_err(unavailable)?
+            .iter()
+            .map(|row| (row.get(0), row.get(1)))
+            .collect();
+        // Each lead written once, as its calls one after the other would leave it: the status and
+        // next call of its last call (which counted every unanswered one), reached if one reached,
+        // and its first call of these, who made it. In id order, as the locks were taken.
+        let mut last: BTreeMap<i64, (&NewAttempt, bool, &str)> = BTreeMap::new();
+        for call in &calls {
+            *unanswered.entry(call.lead_id).or_default() += i64::from(call.outcome == Outcome::NoAnswer);
+            let earlier = last.get(&call.lead_id);
+            let reached = earlier.is_some_and(|(_, reached, _)| *reached) || call.outcome.reached();
+            let first_by = earlier.map_or(call.operator.as_str(), |(_, _, first_by)| first_by);
+            last.insert(call.lead_id, (call, reached, first_by));
+        }
+        let (mut ids, mut statuses, mut reached, mut next_calls, mut first_by) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for (id, (call, any_reached, first)) in last {
+            let unanswered = unanswered.get(&id).copied().unwrap_or(0);
+            ids.push(id);
+            statuses.push(call.outcome.status_after(unanswered).name());
+            reached.push(any_reached);
+            next_calls.push(call.plan.next_call_at(call.outcome, unanswered).map(seconds));
+            first_by.push(first);
+        }
+        // Before the calls are inserted: the lead then already holds its first call (the earliest
+        // by time, then id, as the counters' trigger keeps it), so the trigger does not write
+        // each lead a second time. Only a lead of the call list is due for calls: not a held one,
+        // nor a repeat.
+        tx.execute(
+            "UPDATE \"CRN\" AS l SET status = v.status, \
+             reached_at = CASE WHEN v.reached AND l.reached_at IS NULL THEN to_timestamp($2) ELSE l.reached_at END, \
+             next_call_at = CASE WHEN l.held IS NULL AND l.repeat_of IS NULL THEN to_timestamp(v.next) END, \
+             call_back = v.next IS NOT NULL, \
+             first_call_at = CASE WHEN l.first_call_at IS NULL OR l.first_call_at > to_timestamp($2) \
+               THEN to_timestamp($2) ELSE l.first_call_at END, \
+             first_call_by = CASE WHEN l.first_call_at IS NULL OR l.first_call_at > to_timestamp($2) \
+               THEN v.first_by ELSE l.first_call_by END \
+             FROM unnest($1::bigint[], $3::text[], $4::bool[], $5::float8[], $6::text[]) \
+               AS v(id, status, reached, next, first_by) \
+             WHERE l.id = v.id",
+            &[&ids, &now, &statuses, &reached, &next_calls, &first_by],
+        )
+        .await
+        .map_err(unavailable)?;
         // In the batch's order: the counters' trigger counts a lead's first call that reached
         // the person by its id.
         let leads: Vec<i64> = calls.iter().map(|call| call.lead_id).collect();
@@ -161,47 +215,6 @@ impl PostgresStore {
              FROM unnest($1::bigint[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY \
                AS c(id, operator, outcome, note, n) ORDER BY n",
             &[&leads, &now, &operators, &outcomes, &notes],
-        )
-        .await
-        .map_err(unavailable)?;
-        let unanswered: HashMap<i64, i64> = tx
-            .query(
-                "SELECT lead_id, count(*) FROM call_attempts WHERE lead_id = ANY($1) \
-                 AND outcome = 'no_answer' GROUP BY lead_id",
-                &[&ids],
-            )
-            .await
-            .map_err(unavailable)?
-            .iter()
-            .map(|row| (row.get(0), row.get(1)))
-            .collect();
-        // Each lead written once, as its calls one after the other would leave it: the status and
-        // next call of its last call (which counted every unanswered one), reached if one reached.
-        // In id order, as the locks were taken.
-        let mut last: BTreeMap<i64, (&NewAttempt, bool)> = BTreeMap::new();
-        for call in &calls {
-            let reached =
-                last.get(&call.lead_id).is_some_and(|(_, reached)| *reached) || call.outcome.reached();
-            last.insert(call.lead_id, (call, reached));
-        }
-        let (mut ids, mut statuses, mut reached, mut next_calls) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        for (id, (call, any_reached)) in last {
-            let unanswered = unanswered.get(&id).copied().unwrap_or(0);
-            ids.push(id);
-            statuses.push(call.outcome.status_after(unanswered).name());
-            reached.push(any_reached);
-            next_calls.push(call.plan.next_call_at(call.outcome, unanswered).map(seconds));
-        }
-        // Only a lead of the call list is due for calls: not a held one, nor a repeat.
-        tx.execute(
-            "UPDATE \"CRN\" AS l SET status = v.status, \
-             reached_at = CASE WHEN v.reached AND l.reached_at IS NULL THEN to_timestamp($2) ELSE l.reached_at END, \
-             next_call_at = CASE WHEN l.held IS NULL AND l.repeat_of IS NULL THEN to_timestamp(v.next) END, \
-             call_back = v.next IS NOT NULL \
-             FROM unnest($1::bigint[], $3::text[], $4::bool[], $5::float8[]) AS v(id, status, reached, next) \
-             WHERE l.id = v.id",
-            &[&ids, &now, &statuses, &reached, &next_calls],
         )
         .await
         .map_err(unavailable)?;

@@ -26,7 +26,7 @@ const BATCH_TIME_LIMIT: std::time::Duration = std::time::Duration::from_secs(15)
 ///
 /// The ids are drawn in the order the rows are inserted, which is the leads' order (`ORDER BY
 /// n`), so the answers, in id order, are in the leads' order too, and the k-th new id is the
-/// k-th lead's (its channels: `$17` names the lead of each channel in `$18`).
+/// k-th lead's (its channels: `$16` names the lead of each channel in `$17`).
 const INSERT_LEADS: &str = concat!(
     "WITH input AS ( \
        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], \
