@@ -190,6 +190,40 @@ async fn the_promise_figures_per_operator_and_per_source() {
     store.close().await;
 }
 
+/// The store keeps the hours of leads it has read and reads again only those that changed (ADR
+/// 0051): a first call that moves no other figure, and a call deleted by hand beside the store,
+/// show in the next figures all the same.
+#[tokio::test]
+async fn the_figures_kept_between_requests_follow_each_change_of_a_lead() {
+    let database = TestDatabase::new().await;
+    let now = now();
+    let (store, clock) = store_at(&database, now).await;
+    scene(&store, &clock, &database, now).await;
+    let before = figures::promise(&store, now, Viewer::Everyone).await.unwrap();
+    let overall = &before.overall;
+    assert_eq!((overall.leads, overall.attempted, overall.first_attempt_median_minutes), (5, 4, Some(45)));
+
+    // E, sent an hour ago, is called for the first time, and nobody answers.
+    let e = common::newest_leads(&store, false, 10)
+        .await
+        .into_iter()
+        .find(|lead| lead.phone_e164 == "+380671110005")
+        .unwrap()
+        .id;
+    let plan = CallPlan { now, call_back_at: None, retries: vec![None] };
+    assert!(store.add_attempt(e, OLENA.into(), Outcome::NoAnswer, String::new(), plan).await.unwrap());
+    let called = figures::promise(&store, now, Viewer::Everyone).await.unwrap();
+    assert_eq!((called.overall.attempted, called.overall.first_attempt_median_minutes), (5, Some(60)));
+    let olena = called.by_operator.iter().find(|row| row.operator.as_deref() == Some(OLENA)).unwrap();
+    assert_eq!(olena.figures.leads, 3);
+    assert!(called.by_operator.iter().all(|row| row.operator.is_some()), "{:?}", called.by_operator);
+
+    // Its call is deleted by hand: E waits for its first call again.
+    database.execute(&format!("DELETE FROM call_attempts WHERE lead_id = {e}")).await;
+    assert_eq!(figures::promise(&store, now, Viewer::Everyone).await.unwrap(), before);
+    store.close().await;
+}
+
 #[tokio::test]
 async fn the_inbox_answers_the_figures_and_the_export_says_when_each_lead_was_first_called() {
     let app = common::test_app().await;

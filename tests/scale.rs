@@ -96,6 +96,9 @@ async fn figures(store: &Store) -> String {
 async fn the_counters_kept_through_every_write_are_what_the_rows_say() {
     let database = filled(3_000).await;
     let store = Store::open(&database.settings_url()).await.unwrap();
+    // The store keeps the promise figures' leads hour by hour from here on (ADR 0051); each write
+    // below must make it read its hour again.
+    let before = figures(&store).await;
     // Writes of every kind after the fill: a release, an erasure (with its calls), a purge of the
     // oldest leads, calls that reach and close, and a take.
     let held = common::newest_leads(&store, true, 3).await;
@@ -115,7 +118,16 @@ async fn the_counters_kept_through_every_write_are_what_the_rows_say() {
         let outcome = zayavka::inbox::Outcome::Interested;
         store.add_attempt(id, shape::OPERATORS[1].into(), outcome, String::new(), plan).await.unwrap();
     }
+    // And one by hand, past the store: the newest lead gets another source.
+    database
+        .execute(
+            "UPDATE \"CRN\" SET utm_source = 'by-hand' WHERE id = (SELECT id FROM \"CRN\" \
+             WHERE repeat_of IS NULL AND held IS NULL ORDER BY created_at DESC LIMIT 1)",
+        )
+        .await;
     let kept = figures(&store).await;
+    assert_ne!(before, kept);
+    assert!(kept.contains("source: Some(\"by-hand\")"), "{kept}");
     store.close().await;
 
     // Counted again from the rows: the store does so when the mark of its rules is gone.

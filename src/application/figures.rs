@@ -2,16 +2,18 @@
 //! for their first call and for a call that reached them, and the share reached within the
 //! promise (`inbox::PROMISE`), overall, per operator and per source (docs/product.md).
 //!
-//! The store hands over the window's leads with their first call; the medians, the 90th
-//! percentiles and the share are counted here, once for both engines, so the two cannot differ
+//! The store hands over the window's leads with their first call, hour by hour (it keeps the hours
+//! that did not change, ADR 0051); the medians, the 90th percentiles and the share are counted here, once for both engines, so the two cannot differ
 //! (SQLite has no percentile function) and the promise stays a Rust rule.
+
+use std::collections::HashMap;
 
 use jiff::{SignedDuration, Timestamp};
 use serde::Serialize;
 use ts_rs::TS;
 
 use crate::inbox::PROMISE;
-use crate::store::{PromiseLead, PromiseLeads, Store, StoreError};
+use crate::store::{PromiseLead, Store, StoreError};
 
 /// Days the inbox's figures look back, today included.
 pub const FIGURES_DAYS: i64 = 30;
@@ -100,17 +102,36 @@ pub async fn promise(
     viewer: Viewer<'_>,
 ) -> Result<PromiseFigures, FiguresError> {
     let since = window_start(now)?;
-    let PromiseLeads { leads, names } = store.promise_leads(since, now).await?;
+    let hours = store.promise_leads(since, now).await?;
+    // The groups: each name the hours hold, once (operators and sources alike), the unnamed one
+    // (nobody, direct) last; `hour_groups[h][i]` is the group of hour h's name i.
+    let mut names: Vec<&str> = Vec::new();
+    let mut groups_of_names: HashMap<&str, usize> = HashMap::new();
+    let hour_groups: Vec<Vec<usize>> = hours
+        .iter()
+        .map(|hour| {
+            (hour.names.iter())
+                .map(|name| {
+                    *groups_of_names.entry(name.as_str()).or_insert_with(|| {
+                        names.push(name.as_str());
+                        names.len() - 1
+                    })
+                })
+                .collect()
+        })
+        .collect();
     let mut overall = Tally::default();
-    // Grouped by the names' indexes; the last group is the unnamed one (nobody, direct).
-    let group = |name: Option<u32>| name.map_or(names.len(), |name| name as usize);
     let mut operators: Vec<Tally> = std::iter::repeat_with(Tally::default).take(names.len() + 1).collect();
     let mut sources: Vec<Tally> = std::iter::repeat_with(Tally::default).take(names.len() + 1).collect();
-    for lead in &leads {
-        let measured = Measured::of(lead, now);
-        overall.add(&measured);
-        operators[group(lead.first_attempt_by)].add(&measured);
-        sources[group(lead.source)].add(&measured);
+    for (hour, groups) in hours.iter().zip(&hour_groups) {
+        let group = |name: Option<u32>| name.map_or(names.len(), |name| groups[name as usize]);
+        // The hours are whole; the window is not (it ends now).
+        for lead in hour.leads.iter().filter(|lead| (since..now).contains(&lead.created_at)) {
+            let measured = Measured::of(lead, now);
+            overall.add(&measured);
+            operators[group(lead.first_attempt_by)].add(&measured);
+            sources[group(lead.source)].add(&measured);
+        }
     }
     // Another's lead still counts overall and per source; only their row is not shown.
     let shown = |operator: &Option<String>| match viewer {
@@ -134,13 +155,13 @@ pub async fn promise(
 /// leads first, then by name, the unnamed group (nobody, direct) last.
 fn rows<'a>(
     groups: Vec<Tally>,
-    names: &'a [String],
+    names: &[&'a str],
 ) -> impl Iterator<Item = (Option<String>, PromiseRow)> + 'a {
     let mut groups: Vec<(Option<&str>, Tally)> = groups
         .into_iter()
         .enumerate()
         .filter(|(_, tally)| tally.leads > 0)
-        .map(|(i, tally)| (names.get(i).map(String::as_str), tally))
+        .map(|(i, tally)| (names.get(i).copied(), tally))
         .collect();
     groups.sort_by(|(a, x), (b, y)| {
         y.leads.cmp(&x.leads).then_with(|| a.is_none().cmp(&b.is_none())).then_with(|| a.cmp(b))

@@ -97,82 +97,6 @@ pub(super) fn first_whole_day(at: jiff::Timestamp) -> jiff::Timestamp {
     jiff::Timestamp::from_microsecond(micros).expect("a day near a time")
 }
 
-/// The leads of the call list sent in a window, with what the promise figures measure from them
-/// (`Store::promise_leads`). A month is read at once, so each lead is a few numbers: its names
-/// (where it came from, who called it first) are kept once, in `names`, and the leads point to
-/// them (ADR 0049).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct PromiseLeads {
-    pub leads: Vec<PromiseLead>,
-    /// Every name the leads point to, once.
-    pub names: Vec<String>,
-}
-
-/// A lead of `PromiseLeads`: its first call and when a call first reached the person. Its times
-/// are read as times, not as RFC 3339 text as elsewhere: PostgreSQL took 225 of 260 ms at 2 M
-/// leads to write a month's times as text (ADR 0044).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PromiseLead {
-    pub created_at: jiff::Timestamp,
-    /// Where it came from (`inbox::source_of`), an index into `PromiseLeads::names`; `None`: it
-    /// came directly.
-    pub source: Option<u32>,
-    /// The earliest call, and who made it (an index into `names`); `None` while nobody has called.
-    pub first_attempt_at: Option<jiff::Timestamp>,
-    pub first_attempt_by: Option<u32>,
-    pub reached_at: Option<jiff::Timestamp>,
-}
-
-/// Builds `PromiseLeads` as an engine reads its rows, each name stored the first time it is seen.
-#[derive(Default)]
-pub(super) struct PromiseReader {
-    read: PromiseLeads,
-    /// A name's index. Sources are the visitors' own text, so the hash is seeded (foldhash).
-    ids: foldhash::HashMap<Box<[u8]>, u32>,
-}
-
-/// A row as an engine hands it over, its texts borrowed as bytes (a name is checked to be UTF-8
-/// once, when it is first seen).
-pub(super) struct PromiseRow<'a> {
-    pub created_at: jiff::Timestamp,
-    pub utm_source: Option<&'a [u8]>,
-    pub referrer: Option<&'a [u8]>,
-    pub first_attempt_at: Option<jiff::Timestamp>,
-    pub first_attempt_by: Option<&'a [u8]>,
-    pub reached_at: Option<jiff::Timestamp>,
-}
-
-impl PromiseReader {
-    pub fn add(&mut self, row: PromiseRow<'_>) {
-        let source = self.id(crate::inbox::source_of(row.utm_source, row.referrer));
-        let first_attempt_by = self.id(row.first_attempt_by);
-        self.read.leads.push(PromiseLead {
-            created_at: row.created_at,
-            source,
-            first_attempt_at: row.first_attempt_at,
-            first_attempt_by,
-            reached_at: row.reached_at,
-        });
-    }
-
-    pub fn finish(self) -> PromiseLeads {
-        self.read
-    }
-
-    fn id(&mut self, name: Option<&[u8]>) -> Option<u32> {
-        let name = name?;
-        if let Some(&id) = self.ids.get(name) {
-            return Some(id);
-        }
-        let names = &mut self.read.names;
-        let id = u32::try_from(names.len()).expect("fewer names than leads in a window");
-        // Both engines keep text as UTF-8; anything else is shown as well as it can be.
-        names.push(String::from_utf8_lossy(name).into_owned());
-        self.ids.insert(name.into(), id);
-        Some(id)
-    }
-}
-
 /// The 48-hour promise in seconds, as the engines' figures take it: the rule is `inbox::PROMISE`,
 /// passed into SQL, never written there.
 pub(super) fn promise_seconds() -> f64 {
@@ -232,17 +156,6 @@ impl Store {
     /// 48 hours, nearest first. Read from the index of leads to call, not the whole table.
     pub async fn due_leads(&self, now: jiff::Timestamp, limit: u32) -> Result<Vec<LeadRecord>, StoreError> {
         dispatch!(self, due_leads(now, limit))
-    }
-
-    /// The people's first leads in the call list (not held, not repeats) sent from `since` up to
-    /// `until`, with their first call: read through the index on `created_at`, so the cost is
-    /// that of the window, whatever the table holds.
-    pub async fn promise_leads(
-        &self,
-        since: jiff::Timestamp,
-        until: jiff::Timestamp,
-    ) -> Result<PromiseLeads, StoreError> {
-        dispatch!(self, promise_leads(since, until))
     }
 
     pub async fn counts(&self, at: CountsAt) -> Result<Counts, StoreError> {

@@ -1,7 +1,7 @@
 //! Where leads are kept: SQLite (default) or PostgreSQL. One `Store` whatever the engine: each
 //! method hands its call to the engine (`dispatch!`). The facade is split per entity as the engines
 //! are (`leads`, `inbox`, `claims`, `operators`, `audit`, `second_factor`, `outbox`, `outages`,
-//! `abuse`, `closed_days`): each file holds its `impl Store` block and the types it takes and
+//! `abuse`, `closed_days`, `promise`): each file holds its `impl Store` block and the types it takes and
 //! gives; each engine keeps its SQL in files of the same names and its migrations under
 //! `migrations/<engine>/`. This file keeps the store itself: opening it, the error, the dispatch
 //! and what is not any one entity's.
@@ -62,23 +62,26 @@ mod leads;
 mod operators;
 mod outages;
 mod outbox;
+mod promise;
 mod second_factor;
 
 pub use audit::{AuditEntry, AuditRecord};
 pub use claims::{OperatorCount, SourceCount};
 pub use closed_days::ClosedDay;
-pub use inbox::{Attempt, Counts, CountsAt, Holder, LeadQuery, NewAttempt, PromiseLead, PromiseLeads};
+pub use inbox::{Attempt, Counts, CountsAt, Holder, LeadQuery, NewAttempt};
 pub use leads::{IDEMPOTENCY_WINDOW, Idempotency, InsertContext, Stored};
 pub use operators::{Account, Operator, Session};
 pub use outages::{ChannelNoticeJob, FailingChannel};
 pub use outbox::{ChannelQueue, Delivery, OutboxJob, PendingNotification};
+pub use promise::{PromiseLead, PromiseLeads};
 pub use second_factor::{AccountNoticeJob, CodeLimit, StoredSecrets};
 // What both engines share in keeping rows, decided once per entity.
 use closed_days::closed_day_row;
-use inbox::{PromiseReader, PromiseRow, promise_seconds, status_of};
+use inbox::{promise_seconds, status_of};
 use leads::{held_codes, held_text};
 use operators::role_of;
 use outbox::channel_names;
+use promise::{Hour, PROMISE_COLUMNS, PromiseReader, PromiseRow, start_of};
 
 #[derive(Clone)]
 pub struct Store {
@@ -86,6 +89,8 @@ pub struct Store {
     /// Stamps what the store writes (a lead's arrival, an audit entry, a session's last use) and
     /// says what is due; the engines are told the time, never read it (ADR 0035).
     clock: Clock,
+    /// The promise figures' leads read so far (`promise`).
+    promise: Arc<tokio::sync::Mutex<promise::KeptHours>>,
 }
 
 enum Engine {
@@ -117,7 +122,7 @@ impl Store {
             }
             DatabaseUrl::Postgres(url) => Engine::Postgres(postgres::PostgresStore::open(url).await?),
         };
-        Ok(Store { engine: Arc::new(engine), clock: Clock::system() })
+        Ok(Store { engine: Arc::new(engine), clock: Clock::system(), promise: Default::default() })
     }
 
     /// This store, telling the time by `clock` (a test's, which moves only when told).

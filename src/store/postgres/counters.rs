@@ -5,6 +5,7 @@
 //! call, a release, an erasure, a purge) counts without knowing of them.
 
 use super::*;
+use crate::store::PROMISE_COLUMNS;
 
 /// Under this key the database keeps the rules its triggers were made with.
 const RULES_KEY: &str = "counters_rules";
@@ -86,21 +87,24 @@ impl Rules {
         .join(", ")
     }
 
-    /// What the lead rows `changes` (their figures and a `sign`, +1 come or -1 gone) add to the
-    /// hourly counters: one upsert per table, hours in order (so two writers lock them in the same
-    /// order), and nothing written for an hour whose figures did not move.
+    /// What the lead rows `changes` (their figures, a `sign`, +1 come or -1 gone, and whether
+    /// something the promise figures read `moved`) add to the hourly counters: one upsert per
+    /// table, hours in order (so two writers lock them in the same order), and nothing written for
+    /// an hour whose figures did not move. An hour written has its revision raised
+    /// (`store::promise`).
     fn count_leads(&self, changes: &str) -> String {
         format!(
-            "INSERT INTO lead_hours AS c (hour, leads, open, reached, reached_in_time, held)
+            "INSERT INTO lead_hours AS c (hour, leads, open, reached, reached_in_time, held, revision)
              SELECT hour, sum(sign * leads), sum(sign * open), sum(sign * reached), sum(sign * reached_in_time),
-                 sum(sign * held)
+                 sum(sign * held), 1
              FROM ({changes}) AS f GROUP BY hour
              HAVING sum(sign * leads) <> 0 OR sum(sign * open) <> 0 OR sum(sign * reached) <> 0
-                 OR sum(sign * reached_in_time) <> 0 OR sum(sign * held) <> 0
+                 OR sum(sign * reached_in_time) <> 0 OR sum(sign * held) <> 0 OR bool_or(moved)
              ORDER BY hour
              ON CONFLICT (hour) DO UPDATE SET leads = c.leads + excluded.leads, open = c.open + excluded.open,
                  reached = c.reached + excluded.reached,
-                 reached_in_time = c.reached_in_time + excluded.reached_in_time, held = c.held + excluded.held;
+                 reached_in_time = c.reached_in_time + excluded.reached_in_time, held = c.held + excluded.held,
+                 revision = c.revision + 1;
              INSERT INTO source_hours AS c (hour, utm_source, referrer, leads, reached_in_time)
              SELECT hour, utm_source, referrer, sum(sign), sum(sign * reached_in_time)
              FROM ({changes}) AS f WHERE leads = 1 GROUP BY hour, utm_source, referrer
@@ -117,8 +121,19 @@ impl Rules {
     /// nothing.
     fn triggers(&self) -> String {
         let Rules { promise_seconds, reached, .. } = self;
-        let come = format!("SELECT {}, 1 AS sign FROM new_rows AS n", self.figures("n"));
-        let gone = format!("SELECT {}, -1 AS sign FROM old_rows AS o", self.figures("o"));
+        let come = format!("SELECT {}, 1 AS sign, true AS moved FROM new_rows AS n", self.figures("n"));
+        let gone = format!("SELECT {}, -1 AS sign, true AS moved FROM old_rows AS o", self.figures("o"));
+        // An update moves its leads' hours when it changes what the promise figures read.
+        let moved = {
+            let row = |r: &str| PROMISE_COLUMNS.map(|column| format!("{r}.{column}")).join(", ");
+            format!("({}) IS DISTINCT FROM ({}) AS moved", row("n"), row("o"))
+        };
+        let updated = format!(
+            "SELECT {}, 1 AS sign, {moved} FROM new_rows AS n JOIN old_rows AS o ON o.id = n.id \
+             UNION ALL SELECT {}, -1 AS sign, {moved} FROM old_rows AS o JOIN new_rows AS n ON n.id = o.id",
+            self.figures("n"),
+            self.figures("o")
+        );
         format!(
             "DROP TRIGGER IF EXISTS counters_lead ON \"CRN\";
              DROP TRIGGER IF EXISTS counters_lead_insert ON \"CRN\";
@@ -198,21 +213,26 @@ impl Rules {
              CREATE TRIGGER counters_call_moved AFTER UPDATE OF at, operator, lead_id ON call_attempts
                  FOR EACH ROW EXECUTE FUNCTION zayavka_call_moved();",
             inserted = self.count_leads(&come),
-            updated = self.count_leads(&format!("{come} UNION ALL {gone}")),
+            updated = self.count_leads(&updated),
             deleted = self.count_leads(&gone),
             old_hour = hour_of!("at"),
             new_hour = hour_of!("n.at"),
         )
     }
 
-    /// Fills the counters from the rows as they are.
+    /// Fills the counters from the rows as they are. An hour's row stays, its revision raised, so
+    /// that a store that kept the hour's leads (another process's) reads them again.
     fn refill(&self) -> String {
         let Rules { promise_seconds, reached, .. } = self;
         format!(
-            "TRUNCATE lead_hours, source_hours, operator_hours;
+            "UPDATE lead_hours SET leads = 0, open = 0, reached = 0, reached_in_time = 0, held = 0,
+                 revision = revision + 1;
+             TRUNCATE source_hours, operator_hours;
              INSERT INTO lead_hours (hour, leads, open, reached, reached_in_time, held)
              SELECT hour, sum(leads), sum(open), sum(reached), sum(reached_in_time), sum(held)
-             FROM (SELECT {figures} FROM \"CRN\") AS f GROUP BY hour;
+             FROM (SELECT {figures} FROM \"CRN\") AS f GROUP BY hour
+             ON CONFLICT (hour) DO UPDATE SET leads = excluded.leads, open = excluded.open,
+                 reached = excluded.reached, reached_in_time = excluded.reached_in_time, held = excluded.held;
              INSERT INTO source_hours (hour, utm_source, referrer, leads, reached_in_time)
              SELECT hour, utm_source, referrer, count(*), sum(reached_in_time)
              FROM (SELECT {figures} FROM \"CRN\") AS f WHERE leads = 1 GROUP BY hour, utm_source, referrer;

@@ -1,18 +1,12 @@
 //! The inbox's reads and the call log: lists, a lead with its repeats and calls, the figures.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::time::SystemTime;
 
 use tokio_postgres::types::ToSql;
 
 use super::*;
 use crate::inbox::Outcome;
-use crate::store::{Holder, NewAttempt, PromiseLeads, PromiseReader, PromiseRow};
-
-/// A time read as a time (PostgreSQL's binary `timestamptz`), as the store's times are.
-fn time(at: SystemTime) -> Result<jiff::Timestamp, StoreError> {
-    jiff::Timestamp::try_from(at).map_err(|e| StoreError::Unavailable(format!("a stored time: {e}")))
-}
+use crate::store::{Holder, NewAttempt};
 
 impl PostgresStore {
     pub async fn find_leads(&self, query: LeadQuery) -> Result<Vec<LeadRecord>, StoreError> {
@@ -62,39 +56,6 @@ impl PostgresStore {
             .await
             .map_err(unavailable)?;
         Ok(rows.iter().map(record_from).collect())
-    }
-
-    pub async fn promise_leads(
-        &self,
-        since: jiff::Timestamp,
-        until: jiff::Timestamp,
-    ) -> Result<PromiseLeads, StoreError> {
-        use futures_util::TryStreamExt;
-        let client = self.client().await?;
-        // The window's leads, with all they need, from one index (migration 0022), each row
-        // kept as a few numbers as it arrives rather than a month of rows held at once.
-        let rows = client
-            .query_raw(
-                "SELECT created_at, utm_source, referrer, first_call_at, first_call_by, reached_at \
-                 FROM \"CRN\" WHERE created_at >= to_timestamp($1) AND created_at < to_timestamp($2) \
-                 AND repeat_of IS NULL AND held IS NULL",
-                [seconds(since), seconds(until)],
-            )
-            .await
-            .map_err(unavailable)?;
-        let mut rows = std::pin::pin!(rows);
-        let mut read = PromiseReader::default();
-        while let Some(row) = rows.try_next().await.map_err(unavailable)? {
-            read.add(PromiseRow {
-                created_at: time(row.get(0))?,
-                utm_source: row.get::<_, Option<&str>>(1).map(str::as_bytes),
-                referrer: row.get::<_, Option<&str>>(2).map(str::as_bytes),
-                first_attempt_at: row.get::<_, Option<SystemTime>>(3).map(time).transpose()?,
-                first_attempt_by: row.get::<_, Option<&str>>(4).map(str::as_bytes),
-                reached_at: row.get::<_, Option<SystemTime>>(5).map(time).transpose()?,
-            });
-        }
-        Ok(read.finish())
     }
 
     pub async fn attempts(&self, lead_id: i64) -> Result<Vec<Attempt>, StoreError> {

@@ -12,6 +12,7 @@ mod leads;
 mod operators;
 mod outages;
 mod outbox;
+mod promise;
 mod second_factor;
 
 use std::sync::{Arc, Mutex};
@@ -56,6 +57,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/postgres/0020_call_backs_told_and_channel_outages.sql"),
     include_str!("../../../migrations/postgres/0021_reads_that_stay_flat.sql"),
     include_str!("../../../migrations/postgres/0022_first_call_on_the_lead.sql"),
+    include_str!("../../../migrations/postgres/0023_promise_hours_revised.sql"),
 ];
 
 /// Inserts that may wait for a batch writer before callers wait to enqueue.

@@ -5,6 +5,7 @@
 //! call, a release, an erasure, a purge) counts without knowing of them.
 
 use super::*;
+use crate::store::PROMISE_COLUMNS;
 
 /// Under this key the database keeps the rules its triggers were made with.
 const RULES_KEY: &str = "counters_rules";
@@ -81,15 +82,16 @@ impl Rules {
         self.figure_list(r).map(|(figure, name)| format!("{figure} AS {name}")).join(", ")
     }
 
-    /// Adds (`sign` "+") or takes away ("-") the lead row `r` from the counters.
+    /// Adds (`sign` "+") or takes away ("-") the lead row `r` from the counters, and raises its
+    /// hour's revision (`store::promise`).
     fn count_lead(&self, r: &str, sign: &str) -> String {
         format!(
-            "INSERT INTO lead_hours (hour, leads, open, reached, reached_in_time, held) \
-             SELECT hour, {sign}leads, {sign}open, {sign}reached, {sign}reached_in_time, {sign}held \
+            "INSERT INTO lead_hours (hour, leads, open, reached, reached_in_time, held, revision) \
+             SELECT hour, {sign}leads, {sign}open, {sign}reached, {sign}reached_in_time, {sign}held, 1 \
              FROM (SELECT {figures}) WHERE true \
              ON CONFLICT (hour) DO UPDATE SET leads = leads + excluded.leads, open = open + excluded.open, \
              reached = reached + excluded.reached, reached_in_time = reached_in_time + excluded.reached_in_time, \
-             held = held + excluded.held;
+             held = held + excluded.held, revision = revision + 1;
              INSERT INTO source_hours (hour, utm_source, referrer, leads, reached_in_time) \
              SELECT hour, utm_source, referrer, {sign}1, {sign}reached_in_time \
              FROM (SELECT {figures}) WHERE leads \
@@ -102,10 +104,13 @@ impl Rules {
     /// The triggers that keep the counters, made anew.
     fn triggers(&self) -> String {
         let Rules { promise_seconds, reached, .. } = self;
-        let changed = ["created_at", "status", "held", "reached_at", "repeat_of", "utm_source", "referrer"];
-        // Most changes (another unanswered call) change no figure: then nothing is written.
+        let mut changed = vec!["status"];
+        changed.extend(PROMISE_COLUMNS);
+        // Most changes (another unanswered call) change no figure and nothing the promise figures
+        // read: then nothing is written.
         let when = (self.figure_list("OLD").into_iter().zip(self.figure_list("NEW")))
             .map(|((old, _), (new, _))| format!("{old} IS NOT {new}"))
+            .chain(PROMISE_COLUMNS.map(|column| format!("OLD.{column} IS NOT NEW.{column}")))
             .collect::<Vec<_>>()
             .join(" OR ");
         format!(
@@ -159,14 +164,19 @@ impl Rules {
         )
     }
 
-    /// Fills the counters from the rows as they are.
+    /// Fills the counters from the rows as they are. An hour's row stays, its revision raised, so
+    /// that a store that kept the hour's leads (another process's) reads them again.
     fn refill(&self) -> String {
         let Rules { promise_seconds, reached, .. } = self;
         format!(
-            "DELETE FROM lead_hours; DELETE FROM source_hours; DELETE FROM operator_hours;
+            "UPDATE lead_hours SET leads = 0, open = 0, reached = 0, reached_in_time = 0, held = 0,
+                 revision = revision + 1;
+             DELETE FROM source_hours; DELETE FROM operator_hours;
              INSERT INTO lead_hours (hour, leads, open, reached, reached_in_time, held)
              SELECT hour, sum(leads), sum(open), sum(reached), sum(reached_in_time), sum(held)
-             FROM (SELECT {figures} FROM \"CRN\") GROUP BY hour;
+             FROM (SELECT {figures} FROM \"CRN\") WHERE true GROUP BY hour
+             ON CONFLICT (hour) DO UPDATE SET leads = excluded.leads, open = excluded.open,
+                 reached = excluded.reached, reached_in_time = excluded.reached_in_time, held = excluded.held;
              INSERT INTO source_hours (hour, utm_source, referrer, leads, reached_in_time)
              SELECT hour, utm_source, referrer, count(*), sum(reached_in_time)
              FROM (SELECT {figures} FROM \"CRN\") WHERE leads GROUP BY hour, utm_source, referrer;
@@ -197,7 +207,7 @@ fn first_call_again(which: &str) -> String {
 
 /// The hour of `at` as the counters key it (`YYYY-MM-DDTHH`, UTC), which is also the text every
 /// time of that hour starts with.
-fn hour(at: jiff::Timestamp) -> String {
+pub(super) fn hour(at: jiff::Timestamp) -> String {
     text(at)[..13].to_owned()
 }
 

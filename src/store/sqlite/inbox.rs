@@ -3,7 +3,7 @@
 use rusqlite::types::Value;
 
 use super::*;
-use crate::store::{Holder, NewAttempt, PromiseLeads, PromiseReader, PromiseRow};
+use crate::store::{Holder, NewAttempt};
 
 /// The columns `record_from` reads.
 impl SqliteStore {
@@ -53,39 +53,6 @@ impl SqliteStore {
         .await
     }
 
-    pub async fn promise_leads(
-        &self,
-        since: jiff::Timestamp,
-        until: jiff::Timestamp,
-    ) -> Result<PromiseLeads, StoreError> {
-        self.read(move |conn| {
-            // The window's leads, with all they need, from one index (migration 0022).
-            let mut stmt = conn.prepare_cached(
-                "SELECT created_at, utm_source, referrer, first_call_at, first_call_by, reached_at \
-                 FROM \"CRN\" INDEXED BY \"CRN_created_at\" \
-                 WHERE created_at >= ?1 AND created_at < ?2 AND repeat_of IS NULL AND held IS NULL",
-            )?;
-            let mut rows = stmt.query(params![text(since), text(until)])?;
-            let mut read = PromiseReader::default();
-            while let Some(row) = rows.next()? {
-                read.add(PromiseRow {
-                    created_at: time_at(row, 0)?.ok_or(rusqlite::Error::InvalidColumnType(
-                        0,
-                        "created_at".into(),
-                        rusqlite::types::Type::Null,
-                    ))?,
-                    utm_source: row.get_ref(1)?.as_bytes_or_null()?,
-                    referrer: row.get_ref(2)?.as_bytes_or_null()?,
-                    first_attempt_at: time_at(row, 3)?,
-                    first_attempt_by: row.get_ref(4)?.as_bytes_or_null()?,
-                    reached_at: time_at(row, 5)?,
-                });
-            }
-            Ok(read.finish())
-        })
-        .await
-    }
-
     pub async fn attempts(&self, lead_id: i64) -> Result<Vec<Attempt>, StoreError> {
         self.read(move |conn| {
             let mut stmt = conn.prepare_cached(
@@ -113,14 +80,6 @@ impl SqliteStore {
         let now = text(now);
         self.write(move |conn| calls.into_iter().map(|call| add_attempt(conn, call, &now)).collect()).await
     }
-}
-
-/// A stored time (RFC 3339 text, or null), parsed where it lies.
-fn time_at(row: &rusqlite::Row, index: usize) -> rusqlite::Result<Option<jiff::Timestamp>> {
-    let Some(text) = row.get_ref(index)?.as_bytes_or_null()? else { return Ok(None) };
-    time_of_text(text)
-        .map(Some)
-        .map_err(|e| rusqlite::Error::FromSqlConversionFailure(index, rusqlite::types::Type::Text, e.into()))
 }
 
 /// Logs one call (`Store::add_attempt`); `false` if there is no such lead.

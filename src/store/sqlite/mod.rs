@@ -15,6 +15,7 @@ mod leads;
 mod operators;
 mod outages;
 mod outbox;
+mod promise;
 mod second_factor;
 
 use std::path::Path;
@@ -61,6 +62,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/sqlite/0021_reads_that_stay_flat.sql"),
     include_str!("../../../migrations/sqlite/0022_first_call_on_the_lead.sql"),
     include_str!("../../../migrations/sqlite/0023_names_indexed_once_a_commit.sql"),
+    include_str!("../../../migrations/sqlite/0024_promise_hours_revised.sql"),
 ];
 
 const RECORD_COLUMNS: &str = "id, created_at, name, phone, phone_e164, confirmation, comment, policy_version, \

@@ -1,0 +1,5 @@
+-- Issue 32: the promise figures keep a month of leads in memory, hour by hour of sending, and read
+-- an hour again only when it changed (ADR 0051). An hour's revision is raised by the counters'
+-- triggers whenever a lead sent in it comes, goes or changes something those figures read (made
+-- by the store when it opens, src/store/sqlite/counters.rs).
+ALTER TABLE lead_hours ADD COLUMN revision INTEGER NOT NULL DEFAULT 0;
