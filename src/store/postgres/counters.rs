@@ -121,9 +121,10 @@ impl Rules {
     /// nothing.
     fn triggers(&self) -> String {
         let Rules { promise_seconds, reached, .. } = self;
-        let come = format!("SELECT {}, 1 AS sign, true AS moved FROM new_rows AS n", self.figures("n"));
-        let gone = format!("SELECT {}, -1 AS sign, true AS moved FROM old_rows AS o", self.figures("o"));
-        // An update moves its leads' hours when it changes what the promise figures read.
+        // A lead of the figures that comes or goes moves its hour's `leads` (or `held`) already;
+        // an update may change only what the promise figures read (a first call, a time).
+        let come = format!("SELECT {}, 1 AS sign, false AS moved FROM new_rows AS n", self.figures("n"));
+        let gone = format!("SELECT {}, -1 AS sign, false AS moved FROM old_rows AS o", self.figures("o"));
         let moved = {
             let row = |r: &str| PROMISE_COLUMNS.map(|column| format!("{r}.{column}")).join(", ");
             format!("({}) IS DISTINCT FROM ({}) AS moved", row("n"), row("o"))
