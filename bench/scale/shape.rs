@@ -382,7 +382,7 @@ mod spread {
             "DROP TRIGGER IF EXISTS counters_lead_insert; DROP TRIGGER IF EXISTS counters_lead_update; \
              DROP TRIGGER IF EXISTS counters_lead_delete; DROP TRIGGER IF EXISTS counters_call_insert; \
              DROP TRIGGER IF EXISTS counters_call_delete; DROP TRIGGER IF EXISTS counters_call_reached; \
-             DROP TRIGGER IF EXISTS counters_call_moved; \
+             DROP TRIGGER IF EXISTS counters_call_moved; DROP TRIGGER IF EXISTS counters_lead_revised; \
              DELETE FROM zayavka_meta WHERE key = 'counters_rules';",
         )?;
         {

@@ -104,19 +104,20 @@ impl Rules {
     /// The triggers that keep the counters, made anew.
     fn triggers(&self) -> String {
         let Rules { promise_seconds, reached, .. } = self;
-        let mut changed = vec!["status"];
-        changed.extend(PROMISE_COLUMNS);
-        // Most changes (another unanswered call) change no figure and nothing the promise figures
-        // read: then nothing is written.
+        let changed = ["created_at", "status", "held", "reached_at", "repeat_of", "utm_source", "referrer"];
+        // Most changes (another unanswered call) change no figure: then nothing is written.
         let when = (self.figure_list("OLD").into_iter().zip(self.figure_list("NEW")))
             .map(|((old, _), (new, _))| format!("{old} IS NOT {new}"))
-            .chain(PROMISE_COLUMNS.map(|column| format!("OLD.{column} IS NOT NEW.{column}")))
             .collect::<Vec<_>>()
             .join(" OR ");
+        // A change the promise figures read (a first call) may move no counter: then only the
+        // hour's revision is raised.
+        let revised = PROMISE_COLUMNS.map(|column| format!("OLD.{column} IS NOT NEW.{column}")).join(" OR ");
         format!(
             "DROP TRIGGER IF EXISTS counters_lead_insert;
              DROP TRIGGER IF EXISTS counters_lead_update;
              DROP TRIGGER IF EXISTS counters_lead_delete;
+             DROP TRIGGER IF EXISTS counters_lead_revised;
              DROP TRIGGER IF EXISTS counters_call_insert;
              DROP TRIGGER IF EXISTS counters_call_reached;
              DROP TRIGGER IF EXISTS counters_call_delete;
@@ -127,6 +128,11 @@ impl Rules {
              CREATE TRIGGER counters_lead_update AFTER UPDATE OF {columns} ON \"CRN\" WHEN {when}
              BEGIN {take_old} {add_new} END;
              CREATE TRIGGER counters_lead_delete AFTER DELETE ON \"CRN\" BEGIN {take_old} END;
+             CREATE TRIGGER counters_lead_revised AFTER UPDATE OF {promise_columns} ON \"CRN\" WHEN {revised}
+             BEGIN
+                 UPDATE lead_hours SET revision = revision + 1
+                 WHERE hour IN (substr(OLD.created_at, 1, 13), substr(NEW.created_at, 1, 13));
+             END;
              CREATE TRIGGER counters_call_insert AFTER INSERT ON call_attempts BEGIN
                  INSERT INTO operator_hours (hour, operator, calls, reached)
                  VALUES (substr(NEW.at, 1, 13), NEW.operator, 1, 0)
@@ -157,6 +163,7 @@ impl Rules {
              END;
              CREATE TRIGGER counters_call_gone AFTER DELETE ON call_attempts BEGIN {first_of_old} END;",
             columns = changed.join(", "),
+            promise_columns = PROMISE_COLUMNS.join(", "),
             add_new = self.count_lead("NEW", "+"),
             take_old = self.count_lead("OLD", "-"),
             first_of_old = first_call_again("id = OLD.lead_id"),
