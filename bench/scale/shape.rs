@@ -438,6 +438,7 @@ mod spread {
              DROP TRIGGER IF EXISTS counters_call_insert ON call_attempts; \
              DROP TRIGGER IF EXISTS counters_call_delete ON call_attempts; \
              DROP TRIGGER IF EXISTS counters_call_moved ON call_attempts; \
+             DROP TRIGGER IF EXISTS counters_lead_revised ON \"CRN\"; \
              DELETE FROM zayavka_meta WHERE key = 'counters_rules';",
         )
         .await?;

@@ -87,11 +87,10 @@ impl Rules {
         .join(", ")
     }
 
-    /// What the lead rows `changes` (their figures, a `sign`, +1 come or -1 gone, and whether
-    /// something the promise figures read `moved`) add to the hourly counters: one upsert per
-    /// table, hours in order (so two writers lock them in the same order), and nothing written for
-    /// an hour whose figures did not move. An hour written has its revision raised
-    /// (`store::promise`).
+    /// What the lead rows `changes` (their figures and a `sign`, +1 come or -1 gone) add to the
+    /// hourly counters: one upsert per table, hours in order (so two writers lock them in the same
+    /// order), and nothing written for an hour whose figures did not move. An hour written has its
+    /// revision raised (`store::promise`).
     fn count_leads(&self, changes: &str) -> String {
         format!(
             "INSERT INTO lead_hours AS c (hour, leads, open, reached, reached_in_time, held, revision)
@@ -99,7 +98,7 @@ impl Rules {
                  sum(sign * held), 1
              FROM ({changes}) AS f GROUP BY hour
              HAVING sum(sign * leads) <> 0 OR sum(sign * open) <> 0 OR sum(sign * reached) <> 0
-                 OR sum(sign * reached_in_time) <> 0 OR sum(sign * held) <> 0 OR bool_or(moved)
+                 OR sum(sign * reached_in_time) <> 0 OR sum(sign * held) <> 0
              ORDER BY hour
              ON CONFLICT (hour) DO UPDATE SET leads = c.leads + excluded.leads, open = c.open + excluded.open,
                  reached = c.reached + excluded.reached,
@@ -121,25 +120,18 @@ impl Rules {
     /// nothing.
     fn triggers(&self) -> String {
         let Rules { promise_seconds, reached, .. } = self;
-        // A lead of the figures that comes or goes moves its hour's `leads` (or `held`) already;
-        // an update may change only what the promise figures read (a first call, a time).
-        let come = format!("SELECT {}, 1 AS sign, false AS moved FROM new_rows AS n", self.figures("n"));
-        let gone = format!("SELECT {}, -1 AS sign, false AS moved FROM old_rows AS o", self.figures("o"));
-        let moved = {
-            let row = |r: &str| PROMISE_COLUMNS.map(|column| format!("{r}.{column}")).join(", ");
-            format!("({}) IS DISTINCT FROM ({}) AS moved", row("n"), row("o"))
-        };
-        let updated = format!(
-            "SELECT {}, 1 AS sign, {moved} FROM new_rows AS n JOIN old_rows AS o ON o.id = n.id \
-             UNION ALL SELECT {}, -1 AS sign, {moved} FROM old_rows AS o JOIN new_rows AS n ON n.id = o.id",
-            self.figures("n"),
-            self.figures("o")
-        );
+        let come = format!("SELECT {}, 1 AS sign FROM new_rows AS n", self.figures("n"));
+        let gone = format!("SELECT {}, -1 AS sign FROM old_rows AS o", self.figures("o"));
+        // A change the promise figures read (a first call) may move no counter: then a row
+        // trigger raises the hour's revision, checked (`WHEN`) before any function is called.
+        let row = |r: &str| PROMISE_COLUMNS.map(|column| format!("{r}.{column}")).join(", ");
+        let revised = format!("({}) IS DISTINCT FROM ({})", row("OLD"), row("NEW"));
         format!(
             "DROP TRIGGER IF EXISTS counters_lead ON \"CRN\";
              DROP TRIGGER IF EXISTS counters_lead_insert ON \"CRN\";
              DROP TRIGGER IF EXISTS counters_lead_update ON \"CRN\";
              DROP TRIGGER IF EXISTS counters_lead_delete ON \"CRN\";
+             DROP TRIGGER IF EXISTS counters_lead_revised ON \"CRN\";
              DROP TRIGGER IF EXISTS counters_call ON call_attempts;
              DROP TRIGGER IF EXISTS counters_call_insert ON call_attempts;
              DROP TRIGGER IF EXISTS counters_call_delete ON call_attempts;
@@ -152,6 +144,11 @@ impl Rules {
              BEGIN {updated} RETURN NULL; END $$;
              CREATE OR REPLACE FUNCTION zayavka_leads_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
              BEGIN {deleted} RETURN NULL; END $$;
+             CREATE OR REPLACE FUNCTION zayavka_lead_revised() RETURNS trigger LANGUAGE plpgsql AS $$
+             BEGIN
+                 UPDATE lead_hours SET revision = revision + 1 WHERE hour IN ({old_lead_hour}, {new_lead_hour});
+                 RETURN NULL;
+             END $$;
              CREATE OR REPLACE FUNCTION zayavka_calls_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
              BEGIN
                  -- A call counts as reached for its operator if it is their first call that reached
@@ -207,6 +204,8 @@ impl Rules {
                  FOR EACH STATEMENT EXECUTE FUNCTION zayavka_leads_updated();
              CREATE TRIGGER counters_lead_delete AFTER DELETE ON \"CRN\" REFERENCING OLD TABLE AS old_rows
                  FOR EACH STATEMENT EXECUTE FUNCTION zayavka_leads_deleted();
+             CREATE TRIGGER counters_lead_revised AFTER UPDATE OF {promise_columns} ON \"CRN\" FOR EACH ROW
+                 WHEN ({revised}) EXECUTE FUNCTION zayavka_lead_revised();
              CREATE TRIGGER counters_call_insert AFTER INSERT ON call_attempts REFERENCING NEW TABLE AS new_rows
                  FOR EACH STATEMENT EXECUTE FUNCTION zayavka_calls_inserted();
              CREATE TRIGGER counters_call_delete AFTER DELETE ON call_attempts REFERENCING OLD TABLE AS old_rows
@@ -214,10 +213,13 @@ impl Rules {
              CREATE TRIGGER counters_call_moved AFTER UPDATE OF at, operator, lead_id ON call_attempts
                  FOR EACH ROW EXECUTE FUNCTION zayavka_call_moved();",
             inserted = self.count_leads(&come),
-            updated = self.count_leads(&updated),
+            updated = self.count_leads(&format!("{come} UNION ALL {gone}")),
             deleted = self.count_leads(&gone),
             old_hour = hour_of!("at"),
             new_hour = hour_of!("n.at"),
+            old_lead_hour = hour_of!("OLD.created_at"),
+            new_lead_hour = hour_of!("NEW.created_at"),
+            promise_columns = PROMISE_COLUMNS.join(", "),
         )
     }
 
