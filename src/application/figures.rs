@@ -2,9 +2,10 @@
 //! for their first call and for a call that reached them, and the share reached within the
 //! promise (`inbox::PROMISE`), overall, per operator and per source (docs/product.md).
 //!
-//! The store hands over the window's leads with their first call, hour by hour (it keeps the hours
-//! that did not change, ADR 0051); the medians, the 90th percentiles and the share are counted here, once for both engines, so the two cannot differ
-//! (SQLite has no percentile function) and the promise stays a Rust rule.
+//! The store hands over the window's leads with their first call, hour by hour (it keeps the
+//! hours that did not change, ADR 0051); the medians, the 90th percentiles and the share are
+//! counted here, once for both engines, so the two cannot differ (SQLite has no percentile
+//! function) and the promise stays a Rust rule.
 
 use std::collections::HashMap;
 

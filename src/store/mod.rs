@@ -1,8 +1,8 @@
 //! Where leads are kept: SQLite (default) or PostgreSQL. One `Store` whatever the engine: each
 //! method hands its call to the engine (`dispatch!`). The facade is split per entity as the engines
 //! are (`leads`, `inbox`, `claims`, `operators`, `audit`, `second_factor`, `outbox`, `outages`,
-//! `abuse`, `closed_days`, `promise`): each file holds its `impl Store` block and the types it takes and
-//! gives; each engine keeps its SQL in files of the same names and its migrations under
+//! `abuse`, `closed_days`, `promise`): each file holds its `impl Store` block and the types it
+//! takes and gives; each engine keeps its SQL in files of the same names and its migrations under
 //! `migrations/<engine>/`. This file keeps the store itself: opening it, the error, the dispatch
 //! and what is not any one entity's.
 //! The rules themselves (a status after a call, the duplicate window, which channels, the 48 hours)

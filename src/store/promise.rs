@@ -37,7 +37,7 @@ pub(super) const PROMISE_COLUMNS: [&str; 8] = [
 ];
 
 /// The leads of the call list sent in one hour, with what the promise figures measure from them.
-/// A month is read at once, so each lead is a few numbers: its names (where it came from, who
+/// A month of them is kept, so each lead is a few numbers: its names (where it came from, who
 /// called it first) are kept once, in `names`, and the leads point to them (ADR 0049).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PromiseLeads {
