@@ -127,7 +127,7 @@ async fn the_counters_kept_through_every_write_are_what_the_rows_say() {
         .await;
     let kept = figures(&store).await;
     assert_ne!(before, kept);
-    assert!(kept.contains("source: Some(\"by-hand\")"), "{kept}");
+    assert!(kept.contains("SourceRow { source: Some(\"by-hand\")"), "the promise figures: {kept}");
     store.close().await;
 
     // Counted again from the rows: the store does so when the mark of its rules is gone.
