@@ -110,10 +110,15 @@ async fn scene(store: &Store, clock: &ClockHand, database: &TestDatabase, now: T
     clock.set(now);
 }
 
-/// A store of `database` on a clock that stands at `now` until the scene moves it.
-async fn store_at(database: &TestDatabase, now: Timestamp) -> (Store, ClockHand) {
+/// The scene in a database of its own, and a store of it whose clock stands at the scene's
+/// present, which comes third.
+async fn scene_in_new_database() -> (TestDatabase, Store, Timestamp) {
+    let database = TestDatabase::new().await;
+    let now = now();
     let (clock, hand) = Clock::manual(now);
-    (Store::open(&database.settings_url()).await.unwrap().with_clock(clock), hand)
+    let store = Store::open(&database.settings_url()).await.unwrap().with_clock(clock);
+    scene(&store, &hand, &database, now).await;
+    (database, store, now)
 }
 
 fn row(value: &Value, key: &str, name: Value) -> Value {
@@ -159,10 +164,7 @@ fn expected() -> Value {
 
 #[tokio::test]
 async fn the_promise_figures_per_operator_and_per_source() {
-    let database = TestDatabase::new().await;
-    let now = now();
-    let (store, clock) = store_at(&database, now).await;
-    scene(&store, &clock, &database, now).await;
+    let (_database, store, now) = scene_in_new_database().await;
 
     let figures = figures::promise(&store, now, Viewer::Everyone).await.unwrap();
     assert_eq!(figures.until, now);
@@ -195,10 +197,7 @@ async fn the_promise_figures_per_operator_and_per_source() {
 /// show in the next figures all the same.
 #[tokio::test]
 async fn the_figures_kept_between_requests_follow_each_change_of_a_lead() {
-    let database = TestDatabase::new().await;
-    let now = now();
-    let (store, clock) = store_at(&database, now).await;
-    scene(&store, &clock, &database, now).await;
+    let (database, store, now) = scene_in_new_database().await;
     let before = figures::promise(&store, now, Viewer::Everyone).await.unwrap();
     let overall = &before.overall;
     assert_eq!((overall.leads, overall.attempted, overall.first_attempt_median_minutes), (5, 4, Some(45)));
@@ -264,10 +263,7 @@ async fn the_inbox_answers_the_figures_and_the_export_says_when_each_lead_was_fi
 
 #[tokio::test]
 async fn the_command_line_prints_the_same_figures_as_a_table() {
-    let database = TestDatabase::new().await;
-    let now = now();
-    let (store, clock) = store_at(&database, now).await;
-    scene(&store, &clock, &database, now).await;
+    let (database, store, _) = scene_in_new_database().await;
     store.close().await;
     let output = common::zayavka()
         .args(["leads", "figures"])
