@@ -360,8 +360,8 @@ fn call_delay(rng: &mut StdRng) -> SignedDuration {
 mod spread {
     use super::*;
 
-    /// Moves lead `id` to `at` (its `created_at`); its other times and its calls move as much,
-    /// plus `delay`. The counters' triggers are taken away first and the rules' mark with them, so
+    /// Moves lead `id` to `at` (its `created_at`); its other times, its calls and its first call
+    /// move as much, plus `delay`. The counters' triggers are taken away first and the rules' mark with them, so
     /// the next open makes them anew and counts the moved rows once.
     pub async fn spread(url: &DatabaseUrl, moves: &[(i64, Timestamp, SignedDuration)]) -> anyhow::Result<()> {
         match url {
@@ -387,20 +387,24 @@ mod spread {
         )?;
         {
             let mut read = tx.prepare(
-                "SELECT created_at, reached_at, next_call_at, claimed_until FROM \"CRN\" WHERE id = ?1",
+                "SELECT created_at, reached_at, next_call_at, claimed_until, first_call_at FROM \"CRN\" WHERE id = ?1",
             )?;
             let mut write = tx.prepare(
-                "UPDATE \"CRN\" SET created_at = ?2, reached_at = ?3, next_call_at = ?4, claimed_until = ?5 WHERE id = ?1",
+                "UPDATE \"CRN\" SET created_at = ?2, reached_at = ?3, next_call_at = ?4, claimed_until = ?5, \
+                 first_call_at = ?6 WHERE id = ?1",
             )?;
             let mut calls = tx.prepare("SELECT id, at FROM call_attempts WHERE lead_id = ?1")?;
             let mut write_call = tx.prepare("UPDATE call_attempts SET at = ?2 WHERE id = ?1")?;
             for &(id, at, delay) in moves {
-                let (created, reached, next, until): (
+                let (created, reached, next, until, first_call): (
                     String,
                     Option<String>,
                     Option<String>,
                     Option<String>,
-                ) = read.query_row([id], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)))?;
+                    Option<String>,
+                ) = read.query_row([id], |row| {
+                    Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?))
+                })?;
                 let shift = at.duration_since(created.parse::<Timestamp>()?);
                 let moved = |time: Option<String>| -> anyhow::Result<Option<String>> {
                     Ok(match time {
@@ -414,7 +418,14 @@ mod spread {
                 } else {
                     moved(next)?
                 };
-                write.execute(rusqlite::params![id, text(at), moved(reached)?, next, moved(until)?])?;
+                write.execute(rusqlite::params![
+                    id,
+                    text(at),
+                    moved(reached)?,
+                    next,
+                    moved(until)?,
+                    moved(first_call)?
+                ])?;
                 let rows: Vec<(i64, String)> =
                     calls.query_map([id], |row| Ok((row.get(0)?, row.get(1)?)))?.collect::<Result<_, _>>()?;
                 for (call, time) in rows {
@@ -455,7 +466,7 @@ mod spread {
                  UPDATE \"CRN\" AS c SET created_at = m.at, reached_at = c.reached_at + m.later, \
                    next_call_at = CASE WHEN c.reached_at IS NULL AND c.next_call_at = c.created_at \
                      THEN m.at ELSE c.next_call_at + m.later END, \
-                   claimed_until = c.claimed_until + m.later \
+                   claimed_until = c.claimed_until + m.later, first_call_at = c.first_call_at + m.later \
                  FROM m WHERE c.id = m.id",
                 &[&ids, &ats, &delays],
             )
@@ -468,10 +479,9 @@ mod spread {
         Ok(())
     }
 
-    /// Vacuums PostgreSQL's tables once the fill is done: the recount at the reopen rewrites
-    /// every moved lead (its first call), and until a vacuum a name search reads the trigram
-    /// index's pending entries one by one (the growth test's "search name" was 1 ms at 5 k and
-    /// 3.6 ms at 50 k without it).
+    /// Vacuums PostgreSQL's tables once the fill is done: the spread rewrote every lead, and until
+    /// a vacuum a name search reads the trigram index's pending entries one by one (the growth
+    /// test's "search name" was 1 ms at 5 k and 3.6 ms at 50 k without it).
     pub async fn vacuum(url: &DatabaseUrl) -> anyhow::Result<()> {
         if let DatabaseUrl::Postgres(url) = url {
             let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls).await?;

@@ -21,9 +21,13 @@ pub(super) async fn keep_counters(
     if kept.map(|row| row.get::<_, String>(0)).as_deref() == Some(rules.fingerprint().as_str()) {
         return Ok(());
     }
+    // The triggers go before the recount and come back after it: the recount writes each row it
+    // corrects once, without a trigger running for it (at 2 M leads they made it take minutes).
+    // Dropping them locks the tables, so no other writer changes a row until the commit.
     let tx = client.transaction().await?;
-    tx.batch_execute(&rules.triggers()).await?;
+    tx.batch_execute(DROP_TRIGGERS).await?;
     tx.batch_execute(&rules.refill()).await?;
+    tx.batch_execute(&rules.triggers()).await?;
     tx.execute(
         "INSERT INTO zayavka_meta (key, value) VALUES ($1, $2) \
          ON CONFLICT (key) DO UPDATE SET value = excluded.value",
@@ -32,6 +36,19 @@ pub(super) async fn keep_counters(
     .await?;
     tx.commit().await
 }
+
+/// Drops the counters' triggers, those of today and of before, and functions no longer used.
+const DROP_TRIGGERS: &str = "DROP TRIGGER IF EXISTS counters_lead ON \"CRN\";
+    DROP TRIGGER IF EXISTS counters_lead_insert ON \"CRN\";
+    DROP TRIGGER IF EXISTS counters_lead_update ON \"CRN\";
+    DROP TRIGGER IF EXISTS counters_lead_delete ON \"CRN\";
+    DROP TRIGGER IF EXISTS counters_lead_revised ON \"CRN\";
+    DROP TRIGGER IF EXISTS counters_call ON call_attempts;
+    DROP TRIGGER IF EXISTS counters_call_insert ON call_attempts;
+    DROP TRIGGER IF EXISTS counters_call_delete ON call_attempts;
+    DROP TRIGGER IF EXISTS counters_call_moved ON call_attempts;
+    DROP FUNCTION IF EXISTS zayavka_lead_counters(), zayavka_call_counters(),
+        zayavka_count_lead(\"CRN\", integer);";
 
 /// The rules the counters count by, as SQL (all of them decided in Rust).
 struct Rules {
@@ -59,7 +76,7 @@ impl Rules {
     /// The SQL that counts, hashed: a change of a rule or of how it is counted makes it anew.
     fn fingerprint(&self) -> String {
         use sha2::Digest;
-        let hash = sha2::Sha256::digest(format!("{}\n{}", self.triggers(), self.refill()));
+        let hash = sha2::Sha256::digest(format!("{DROP_TRIGGERS}\n{}\n{}", self.triggers(), self.refill()));
         hash.iter().map(|byte| format!("{byte:02x}")).collect()
     }
 
@@ -114,7 +131,7 @@ impl Rules {
         )
     }
 
-    /// The functions and triggers that keep the counters, made anew. They run once per statement
+    /// The functions and triggers that keep the counters (once those of before are dropped). They run once per statement
     /// over its rows (transition tables), so a batch of leads or calls costs a few statements, not
     /// a few per row; most updates (a claim, another unanswered call) move no figure and write
     /// nothing.
@@ -127,18 +144,7 @@ impl Rules {
         let row = |r: &str| PROMISE_COLUMNS.map(|column| format!("{r}.{column}")).join(", ");
         let revised = format!("({}) IS DISTINCT FROM ({})", row("OLD"), row("NEW"));
         format!(
-            "DROP TRIGGER IF EXISTS counters_lead ON \"CRN\";
-             DROP TRIGGER IF EXISTS counters_lead_insert ON \"CRN\";
-             DROP TRIGGER IF EXISTS counters_lead_update ON \"CRN\";
-             DROP TRIGGER IF EXISTS counters_lead_delete ON \"CRN\";
-             DROP TRIGGER IF EXISTS counters_lead_revised ON \"CRN\";
-             DROP TRIGGER IF EXISTS counters_call ON call_attempts;
-             DROP TRIGGER IF EXISTS counters_call_insert ON call_attempts;
-             DROP TRIGGER IF EXISTS counters_call_delete ON call_attempts;
-             DROP TRIGGER IF EXISTS counters_call_moved ON call_attempts;
-             DROP FUNCTION IF EXISTS zayavka_lead_counters(), zayavka_call_counters(),
-                 zayavka_count_lead(\"CRN\", integer);
-             CREATE OR REPLACE FUNCTION zayavka_leads_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
+            "CREATE OR REPLACE FUNCTION zayavka_leads_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
              BEGIN {inserted} RETURN NULL; END $$;
              CREATE OR REPLACE FUNCTION zayavka_leads_updated() RETURNS trigger LANGUAGE plpgsql AS $$
              BEGIN {updated} RETURN NULL; END $$;
@@ -223,8 +229,9 @@ impl Rules {
         )
     }
 
-    /// Fills the counters from the rows as they are. An hour's row stays, its revision raised, so
-    /// that a store that kept the hour's leads (another process's) reads them again.
+    /// Fills the counters from the rows as they are, and writes only the calls and leads whose
+    /// marks differ. An hour's row stays, its revision raised, so that a store that kept the
+    /// hour's leads (another process's) reads them again.
     fn refill(&self) -> String {
         let Rules { promise_seconds, reached, .. } = self;
         format!(
@@ -239,17 +246,24 @@ impl Rules {
              INSERT INTO source_hours (hour, utm_source, referrer, leads, reached_in_time)
              SELECT hour, utm_source, referrer, count(*), sum(reached_in_time)
              FROM (SELECT {figures} FROM \"CRN\") AS f WHERE leads = 1 GROUP BY hour, utm_source, referrer;
-             UPDATE call_attempts SET counts_reached = false WHERE counts_reached;
-             UPDATE call_attempts SET counts_reached = true WHERE id IN (
-                 SELECT min(a.id) FROM call_attempts AS a JOIN \"CRN\" AS l ON l.id = a.lead_id
+             WITH counting AS (
+                 SELECT min(a.id) AS id FROM call_attempts AS a JOIN \"CRN\" AS l ON l.id = a.lead_id
                  WHERE a.outcome IN ({reached}) AND a.at <= l.created_at + make_interval(secs => {promise_seconds})
-                 GROUP BY a.lead_id, a.operator);
+                 GROUP BY a.lead_id, a.operator),
+             marked AS (SELECT id FROM call_attempts WHERE counts_reached)
+             UPDATE call_attempts AS a SET counts_reached = NOT a.counts_reached FROM (
+                 (SELECT id FROM marked EXCEPT SELECT id FROM counting)
+                 UNION ALL (SELECT id FROM counting EXCEPT SELECT id FROM marked)) AS wrong
+             WHERE a.id = wrong.id;
              INSERT INTO operator_hours (hour, operator, calls, reached)
              SELECT {hour}, operator, count(*), count(*) FILTER (WHERE counts_reached) FROM call_attempts
              GROUP BY 1, 2;
              UPDATE \"CRN\" AS l SET first_call_at = f.at, first_call_by = f.operator FROM (
-                 SELECT DISTINCT ON (lead_id) lead_id, at, operator FROM call_attempts ORDER BY lead_id, at, id) AS f
-             WHERE l.id = f.lead_id AND (l.first_call_at, l.first_call_by) IS DISTINCT FROM (f.at, f.operator);",
+                 SELECT c.id, first.at, first.operator FROM \"CRN\" AS c LEFT JOIN (
+                     SELECT DISTINCT ON (lead_id) lead_id, at, operator FROM call_attempts
+                     ORDER BY lead_id, at, id) AS first ON first.lead_id = c.id
+                 WHERE (c.first_call_at, c.first_call_by) IS DISTINCT FROM (first.at, first.operator)) AS f
+             WHERE l.id = f.id;",
             figures = self.figures("\"CRN\""),
             hour = hour_of!("at"),
         )

@@ -21,9 +21,12 @@ pub(super) fn keep_counters(conn: &mut Connection) -> rusqlite::Result<()> {
     if kept.as_deref() == Some(rules.fingerprint().as_str()) {
         return Ok(());
     }
+    // The triggers go before the recount and come back after it: the recount writes each row it
+    // corrects once, without a trigger running for it (at 2 M leads they made it take minutes).
     let tx = conn.transaction()?;
-    tx.execute_batch(&rules.triggers())?;
+    tx.execute_batch(DROP_TRIGGERS)?;
     tx.execute_batch(&rules.refill())?;
+    tx.execute_batch(&rules.triggers())?;
     tx.execute(
         "INSERT INTO zayavka_meta (key, value) VALUES (?1, ?2) \
          ON CONFLICT (key) DO UPDATE SET value = excluded.value",
@@ -31,6 +34,18 @@ pub(super) fn keep_counters(conn: &mut Connection) -> rusqlite::Result<()> {
     )?;
     tx.commit()
 }
+
+/// Drops the counters' triggers, those of today and of before.
+const DROP_TRIGGERS: &str = "DROP TRIGGER IF EXISTS counters_lead_insert;
+    DROP TRIGGER IF EXISTS counters_lead_update;
+    DROP TRIGGER IF EXISTS counters_lead_delete;
+    DROP TRIGGER IF EXISTS counters_lead_revised;
+    DROP TRIGGER IF EXISTS counters_call_insert;
+    DROP TRIGGER IF EXISTS counters_call_reached;
+    DROP TRIGGER IF EXISTS counters_call_delete;
+    DROP TRIGGER IF EXISTS counters_call_first;
+    DROP TRIGGER IF EXISTS counters_call_moved;
+    DROP TRIGGER IF EXISTS counters_call_gone;";
 
 /// The rules the counters count by, as SQL (all of them decided in Rust).
 struct Rules {
@@ -51,7 +66,7 @@ impl Rules {
     /// The SQL that counts, hashed: a change of a rule or of how it is counted makes it anew.
     fn fingerprint(&self) -> String {
         use sha2::Digest;
-        let hash = sha2::Sha256::digest(format!("{}\n{}", self.triggers(), self.refill()));
+        let hash = sha2::Sha256::digest(format!("{DROP_TRIGGERS}\n{}\n{}", self.triggers(), self.refill()));
         hash.iter().map(|byte| format!("{byte:02x}")).collect()
     }
 
@@ -101,7 +116,7 @@ impl Rules {
         )
     }
 
-    /// The triggers that keep the counters, made anew.
+    /// The triggers that keep the counters (once those of before are dropped).
     fn triggers(&self) -> String {
         let Rules { promise_seconds, reached, .. } = self;
         let changed = ["created_at", "status", "held", "reached_at", "repeat_of", "utm_source", "referrer"];
@@ -114,17 +129,7 @@ impl Rules {
         // hour's revision is raised.
         let revised = PROMISE_COLUMNS.map(|column| format!("OLD.{column} IS NOT NEW.{column}")).join(" OR ");
         format!(
-            "DROP TRIGGER IF EXISTS counters_lead_insert;
-             DROP TRIGGER IF EXISTS counters_lead_update;
-             DROP TRIGGER IF EXISTS counters_lead_delete;
-             DROP TRIGGER IF EXISTS counters_lead_revised;
-             DROP TRIGGER IF EXISTS counters_call_insert;
-             DROP TRIGGER IF EXISTS counters_call_reached;
-             DROP TRIGGER IF EXISTS counters_call_delete;
-             DROP TRIGGER IF EXISTS counters_call_first;
-             DROP TRIGGER IF EXISTS counters_call_moved;
-             DROP TRIGGER IF EXISTS counters_call_gone;
-             CREATE TRIGGER counters_lead_insert AFTER INSERT ON \"CRN\" BEGIN {add_new} END;
+            "CREATE TRIGGER counters_lead_insert AFTER INSERT ON \"CRN\" BEGIN {add_new} END;
              CREATE TRIGGER counters_lead_update AFTER UPDATE OF {columns} ON \"CRN\" WHEN {when}
              BEGIN {take_old} {add_new} END;
              CREATE TRIGGER counters_lead_delete AFTER DELETE ON \"CRN\" BEGIN {take_old} END;
@@ -171,8 +176,9 @@ impl Rules {
         )
     }
 
-    /// Fills the counters from the rows as they are. An hour's row stays, its revision raised, so
-    /// that a store that kept the hour's leads (another process's) reads them again.
+    /// Fills the counters from the rows as they are, and writes only the calls and leads whose
+    /// marks differ. An hour's row stays, its revision raised, so that a store that kept the
+    /// hour's leads (another process's) reads them again.
     fn refill(&self) -> String {
         let Rules { promise_seconds, reached, .. } = self;
         format!(
@@ -187,12 +193,13 @@ impl Rules {
              INSERT INTO source_hours (hour, utm_source, referrer, leads, reached_in_time)
              SELECT hour, utm_source, referrer, count(*), sum(reached_in_time)
              FROM (SELECT {figures} FROM \"CRN\") WHERE leads GROUP BY hour, utm_source, referrer;
-             UPDATE call_attempts SET counts_reached = 0 WHERE counts_reached <> 0;
-             UPDATE call_attempts SET counts_reached = 1 WHERE id IN (
-                 SELECT min(a.id) FROM call_attempts AS a JOIN \"CRN\" AS l ON l.id = a.lead_id
+             WITH counting AS (
+                 SELECT min(a.id) AS id FROM call_attempts AS a JOIN \"CRN\" AS l ON l.id = a.lead_id
                  WHERE a.outcome IN ({reached})
                    AND (julianday(a.at) - julianday(l.created_at)) * 86400.0 <= {promise_seconds}
-                 GROUP BY a.lead_id, a.operator);
+                 GROUP BY a.lead_id, a.operator)
+             UPDATE call_attempts SET counts_reached = (id IN (SELECT id FROM counting))
+             WHERE counts_reached <> (id IN (SELECT id FROM counting));
              INSERT INTO operator_hours (hour, operator, calls, reached)
              SELECT substr(at, 1, 13), operator, count(*), sum(counts_reached) FROM call_attempts
              GROUP BY 1, 2;
@@ -204,11 +211,13 @@ impl Rules {
 }
 
 /// Sets the first call of the leads `which` picks from their calls again: a lead's (`id = …`) when
-/// a call moved or went, also by hand, and every lead's (`true`) in the recount.
+/// a call moved or went, also by hand, and every lead's (`true`) in the recount. Only a lead whose
+/// first call differs is written.
 fn first_call_again(which: &str) -> String {
+    let first = "(SELECT at, operator FROM call_attempts WHERE lead_id = \"CRN\".id ORDER BY at, id LIMIT 1)";
     format!(
-        "UPDATE \"CRN\" SET (first_call_at, first_call_by) = (SELECT at, operator FROM call_attempts \
-         WHERE lead_id = \"CRN\".id ORDER BY at, id LIMIT 1) WHERE {which};"
+        "UPDATE \"CRN\" SET (first_call_at, first_call_by) = {first} \
+         WHERE {which} AND (first_call_at, first_call_by) IS NOT {first};"
     )
 }
 
