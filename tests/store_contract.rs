@@ -334,8 +334,16 @@ async fn a_lead_is_taken_by_one_operator_until_given_back_or_its_time_is_up() {
     assert_eq!(f.record(id).await.claim, None);
     assert!(!f.store.hand_to(id + 1, Some(olena)).await.unwrap(), "no such lead");
 
-    // Her own call ends the claim she took; a closed lead cannot be taken.
+    // A lead handed to her stays hers through her call. One she took stays hers through another's
+    // call, and her own call ends it; a closed lead cannot be taken.
+    let retry = CallPlan { retries: vec![Some(t + minutes(120))], ..plain(t) };
+    assert!(f.store.hand_to(id, Some(olena)).await.unwrap());
+    f.call(id, OLENA, Outcome::NoAnswer, retry.clone()).await;
+    assert_eq!(f.record(id).await.claim.map(|claim| (claim.by, claim.until)), Some((OLENA.into(), None)));
+    assert!(f.store.hand_to(id, None).await.unwrap());
     assert!(f.store.take(id, olena, until, t).await.unwrap());
+    f.call(id, PETRO, Outcome::NoAnswer, retry).await;
+    assert_eq!(f.record(id).await.claim.map(|claim| claim.by), Some(OLENA.into()));
     f.call(id, OLENA, Outcome::Interested, plain(t)).await;
     assert_eq!(f.record(id).await.claim, None);
     assert!(!f.store.take(id, petro, until, t).await.unwrap(), "nothing left to call about");

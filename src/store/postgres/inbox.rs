@@ -1,6 +1,6 @@
 //! The inbox's reads and the call log: lists, a lead with its repeats and calls, the figures.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 
 use tokio_postgres::types::ToSql;
 
@@ -96,15 +96,22 @@ impl PostgresStore {
         let mut ids: Vec<i64> = calls.iter().map(|call| call.lead_id).collect();
         ids.sort_unstable();
         ids.dedup();
-        let found: HashSet<i64> = tx
-            .query("SELECT id FROM \"CRN\" WHERE id = ANY($1) ORDER BY id FOR UPDATE", &[&ids])
+        // With each lead, who holds it for a time (a take), whose call ends the claim.
+        let found: HashMap<i64, Option<String>> = tx
+            .query(
+                "SELECT l.id, o.email FROM \"CRN\" AS l \
+                 LEFT JOIN operators AS o ON o.id = l.claimed_by AND l.claimed_until IS NOT NULL \
+                 WHERE l.id = ANY($1) ORDER BY l.id FOR UPDATE OF l",
+                &[&ids],
+            )
             .await
             .map_err(unavailable)?
             .iter()
-            .map(|row| row.get(0))
+            .map(|row| (row.get(0), row.get(1)))
             .collect();
-        let added: Vec<bool> = calls.iter().map(|call| found.contains(&call.lead_id)).collect();
-        let calls: Vec<NewAttempt> = calls.into_iter().filter(|call| found.contains(&call.lead_id)).collect();
+        let added: Vec<bool> = calls.iter().map(|call| found.contains_key(&call.lead_id)).collect();
+        let calls: Vec<NewAttempt> =
+            calls.into_iter().filter(|call| found.contains_key(&call.lead_id)).collect();
         if calls.is_empty() {
             // Ended here, not by the drop, which only queues the rollback: until the connection's
             // task sends it, the transaction keeps its locks (a test's schema waited 10 s for them).
@@ -125,24 +132,29 @@ impl PostgresStore {
             .collect();
         // Each lead written once, as its calls one after the other would leave it: the status and
         // next call of its last call (which counted every unanswered one), reached if one reached,
-        // and its first call of these, who made it. In id order, as the locks were taken.
-        let mut last: BTreeMap<i64, (&NewAttempt, bool, &str)> = BTreeMap::new();
+        // its first call of these, who made it, and its claim ended if its holder called (a lead
+        // handed to them, with no end, stays theirs). In id order, as the locks were taken.
+        let mut last: BTreeMap<i64, (&NewAttempt, bool, &str, bool)> = BTreeMap::new();
         for call in &calls {
             *unanswered.entry(call.lead_id).or_default() += i64::from(call.outcome == Outcome::NoAnswer);
             let earlier = last.get(&call.lead_id);
-            let reached = earlier.is_some_and(|(_, reached, _)| *reached) || call.outcome.reached();
-            let first_by = earlier.map_or(call.operator.as_str(), |(_, _, first_by)| first_by);
-            last.insert(call.lead_id, (call, reached, first_by));
+            let reached = earlier.is_some_and(|(_, reached, ..)| *reached) || call.outcome.reached();
+            let first_by = earlier.map_or(call.operator.as_str(), |(_, _, first_by, _)| first_by);
+            let holder = found.get(&call.lead_id).and_then(Option::as_deref);
+            let release =
+                earlier.is_some_and(|(.., release)| *release) || holder == Some(call.operator.as_str());
+            last.insert(call.lead_id, (call, reached, first_by, release));
         }
-        let (mut ids, mut statuses, mut reached, mut next_calls, mut first_by) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        for (id, (call, any_reached, first)) in last {
+        let (mut ids, mut statuses, mut reached, mut next_calls, mut first_by, mut releases) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for (id, (call, any_reached, first, release)) in last {
             let unanswered = unanswered.get(&id).copied().unwrap_or(0);
             ids.push(id);
             statuses.push(call.outcome.status_after(unanswered).name());
             reached.push(any_reached);
             next_calls.push(call.plan.next_call_at(call.outcome, unanswered).map(seconds));
             first_by.push(first);
+            releases.push(release);
         }
         // Before the calls are inserted: the lead then already holds its first call (the earliest
         // by time, then id, as the counters' trigger keeps it), so the trigger does not write
@@ -156,11 +168,13 @@ impl PostgresStore {
              first_call_at = CASE WHEN l.first_call_at IS NULL OR l.first_call_at > to_timestamp($2) \
                THEN to_timestamp($2) ELSE l.first_call_at END, \
              first_call_by = CASE WHEN l.first_call_at IS NULL OR l.first_call_at > to_timestamp($2) \
-               THEN v.first_by ELSE l.first_call_by END \
-             FROM unnest($1::bigint[], $3::text[], $4::bool[], $5::float8[], $6::text[]) \
-               AS v(id, status, reached, next, first_by) \
+               THEN v.first_by ELSE l.first_call_by END, \
+             claimed_by = CASE WHEN v.release THEN NULL ELSE l.claimed_by END, \
+             claimed_until = CASE WHEN v.release THEN NULL ELSE l.claimed_until END \
+             FROM unnest($1::bigint[], $3::text[], $4::bool[], $5::float8[], $6::text[], $7::bool[]) \
+               AS v(id, status, reached, next, first_by, release) \
              WHERE l.id = v.id",
-            &[&ids, &now, &statuses, &reached, &next_calls, &first_by],
+            &[&ids, &now, &statuses, &reached, &next_calls, &first_by, &releases],
         )
         .await
         .map_err(unavailable)?;
@@ -176,15 +190,6 @@ impl PostgresStore {
              FROM unnest($1::bigint[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY \
                AS c(id, operator, outcome, note, n) ORDER BY n",
             &[&leads, &now, &operators, &outcomes, &notes],
-        )
-        .await
-        .map_err(unavailable)?;
-        // The caller's own claim ends with their call; a lead handed to them (no end) stays.
-        tx.execute(
-            "UPDATE \"CRN\" AS l SET claimed_by = NULL, claimed_until = NULL \
-             FROM unnest($1::bigint[], $2::text[]) AS v(id, operator) JOIN operators AS o ON o.email = v.operator \
-             WHERE l.id = v.id AND l.claimed_until IS NOT NULL AND l.claimed_by = o.id",
-            &[&leads, &operators],
         )
         .await
         .map_err(unavailable)?;
