@@ -136,8 +136,8 @@ async fn the_counters_kept_through_every_write_are_what_the_rows_say() {
     database.execute("UPDATE call_attempts SET counts_reached = NOT counts_reached WHERE id % 3 = 0").await;
     database
         .execute(
-            "UPDATE \"CRN\" SET first_call_at = NULL, first_call_by = NULL WHERE id IN (SELECT id FROM \"CRN\" \
-             WHERE first_call_at IS NOT NULL ORDER BY created_at DESC LIMIT 5)",
+            "UPDATE \"CRN\" SET first_call_at = NULL, first_call_by = NULL WHERE id IN (SELECT id \
+             FROM \"CRN\" WHERE first_call_at IS NOT NULL ORDER BY created_at DESC LIMIT 5)",
         )
         .await;
     database

@@ -361,8 +361,8 @@ mod spread {
     use super::*;
 
     /// Moves lead `id` to `at` (its `created_at`); its other times, its calls and its first call
-    /// move as much, plus `delay`. The counters' triggers are taken away first and the rules' mark with them, so
-    /// the next open makes them anew and counts the moved rows once.
+    /// move as much, plus `delay`. The counters' triggers are taken away first and the rules' mark
+    /// with them, so the next open makes them anew and counts the moved rows once.
     pub async fn spread(url: &DatabaseUrl, moves: &[(i64, Timestamp, SignedDuration)]) -> anyhow::Result<()> {
         match url {
             DatabaseUrl::Sqlite(path) => sqlite(path, moves),
@@ -387,7 +387,8 @@ mod spread {
         )?;
         {
             let mut read = tx.prepare(
-                "SELECT created_at, reached_at, next_call_at, claimed_until, first_call_at FROM \"CRN\" WHERE id = ?1",
+                "SELECT created_at, reached_at, next_call_at, claimed_until, first_call_at \
+                 FROM \"CRN\" WHERE id = ?1",
             )?;
             let mut write = tx.prepare(
                 "UPDATE \"CRN\" SET created_at = ?2, reached_at = ?3, next_call_at = ?4, claimed_until = ?5, \

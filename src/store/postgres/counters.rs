@@ -136,10 +136,10 @@ impl Rules {
         )
     }
 
-    /// The functions and triggers that keep the counters (once those of before are dropped). They run once per statement
-    /// over its rows (transition tables), so a batch of leads or calls costs a few statements, not
-    /// a few per row; most updates (a claim, another unanswered call) move no figure and write
-    /// nothing.
+    /// The functions and triggers that keep the counters (once those of before are dropped). They
+    /// run once per statement over its rows (transition tables), so a batch of leads or calls costs
+    /// a few statements, not a few per row; most updates (a claim, another unanswered call) move no
+    /// figure and write nothing.
     fn triggers(&self) -> String {
         let Rules { promise_seconds, reached, .. } = self;
         let come = format!("SELECT {}, 1 AS sign FROM new_rows AS n", self.figures("n"));
