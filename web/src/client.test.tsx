@@ -235,7 +235,7 @@ describe('the lead form after hydration', () => {
     expect(fetchMock).toHaveBeenCalledTimes(1);
 
     expect(window.location.hash).toBe('');
-    await waitFor(() => expect(window.location.hash).toBe('#submitted'), { timeout: 2000 });
+    await waitFor(() => expect(window.location.hash).toBe('#submitted'));
   });
 
   for (const [what, impl] of [
@@ -414,7 +414,7 @@ describe('the lead form after hydration', () => {
     /** Sends the form and waits for its one call: the proof of work may still be running. */
     async function sendAndWait(): Promise<void> {
       await act(async () => fireEvent.click(submit()));
-      await waitFor(() => expect(leadFetch).toHaveBeenCalled(), { timeout: 5000 });
+      await waitFor(() => expect(leadFetch).toHaveBeenCalled());
     }
 
     /** The work header the page sends with `token` (none where the test's browser lacks WebCrypto). */
