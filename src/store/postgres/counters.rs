@@ -42,7 +42,10 @@ pub(super) async fn keep_counters(
     Ok(())
 }
 
-/// Drops the counters' triggers, those of today and of before, and functions no longer used.
+/// Drops the counters' triggers, those of today and of before, and functions no longer used. The
+/// days' row triggers on the hourly counters (migration 0021) are gone too: they locked a day's
+/// row between two hours' rows, so two batches of leads of several hours could each wait for the
+/// other; the days are now written after all the hours, in the days' order (ADR 0053).
 const DROP_TRIGGERS: &str = "DROP TRIGGER IF EXISTS counters_lead ON \"CRN\";
     DROP TRIGGER IF EXISTS counters_lead_insert ON \"CRN\";
     DROP TRIGGER IF EXISTS counters_lead_update ON \"CRN\";
@@ -52,8 +55,12 @@ const DROP_TRIGGERS: &str = "DROP TRIGGER IF EXISTS counters_lead ON \"CRN\";
     DROP TRIGGER IF EXISTS counters_call_insert ON call_attempts;
     DROP TRIGGER IF EXISTS counters_call_delete ON call_attempts;
     DROP TRIGGER IF EXISTS counters_call_moved ON call_attempts;
+    DROP TRIGGER IF EXISTS source_days_count ON source_hours;
+    DROP TRIGGER IF EXISTS operator_days_count ON operator_hours;
+    DROP TRIGGER IF EXISTS source_days_emptied ON source_hours;
+    DROP TRIGGER IF EXISTS operator_days_emptied ON operator_hours;
     DROP FUNCTION IF EXISTS zayavka_lead_counters(), zayavka_call_counters(),
-        zayavka_count_lead(\"CRN\", integer);";
+        zayavka_count_lead(\"CRN\", integer), source_days_count(), operator_days_count(), days_emptied();";
 
 /// The rules the counters count by, as SQL (all of them decided in Rust).
 struct Rules {
@@ -110,9 +117,9 @@ impl Rules {
     }
 
     /// What the lead rows `changes` (their figures and a `sign`, +1 come or -1 gone) add to the
-    /// hourly counters: one upsert per table, hours in order (so two writers lock them in the same
-    /// order), and nothing written for an hour whose figures did not move. An hour written has its
-    /// revision raised (`store::promise`).
+    /// hourly counters and the sources' days: one upsert per table, in the keys' order (so two
+    /// writers lock rows in the same order), and nothing written for a row whose figures did not
+    /// move. An hour written has its revision raised (`store::promise`).
     fn count_leads(&self, changes: &str) -> String {
         format!(
             "INSERT INTO lead_hours AS c (hour, leads, open, reached, reached_in_time, held, revision)
@@ -132,6 +139,13 @@ impl Rules {
              HAVING sum(sign) <> 0 OR sum(sign * reached_in_time) <> 0
              ORDER BY hour, utm_source, referrer
              ON CONFLICT (hour, utm_source, referrer) DO UPDATE SET leads = c.leads + excluded.leads,
+                 reached_in_time = c.reached_in_time + excluded.reached_in_time;
+             INSERT INTO source_days AS c (day, utm_source, referrer, leads, reached_in_time)
+             SELECT hour::date, utm_source, referrer, sum(sign), sum(sign * reached_in_time)
+             FROM ({changes}) AS f WHERE leads = 1 GROUP BY 1, 2, 3
+             HAVING sum(sign) <> 0 OR sum(sign * reached_in_time) <> 0
+             ORDER BY 1, 2, 3
+             ON CONFLICT (day, utm_source, referrer) DO UPDATE SET leads = c.leads + excluded.leads,
                  reached_in_time = c.reached_in_time + excluded.reached_in_time;"
         )
     }
@@ -180,6 +194,11 @@ impl Rules {
                  FROM new_rows AS n LEFT JOIN first ON first.id = n.id GROUP BY 1, 2 ORDER BY 1, 2
                  ON CONFLICT (hour, operator) DO UPDATE SET calls = c.calls + excluded.calls,
                      reached = c.reached + excluded.reached;
+                 INSERT INTO operator_days AS c (day, operator, calls, reached)
+                 SELECT ({new_hour})::date, n.operator, count(*), count(*) FILTER (WHERE a.counts_reached)
+                 FROM new_rows AS n JOIN call_attempts AS a ON a.id = n.id GROUP BY 1, 2 ORDER BY 1, 2
+                 ON CONFLICT (day, operator) DO UPDATE SET calls = c.calls + excluded.calls,
+                     reached = c.reached + excluded.reached;
                  UPDATE \"CRN\" AS l SET first_call_at = f.at, first_call_by = f.operator FROM (
                      SELECT DISTINCT ON (lead_id) lead_id, at, operator FROM new_rows ORDER BY lead_id, at, id) AS f
                  WHERE l.id = f.lead_id AND (l.first_call_at IS NULL OR l.first_call_at > f.at);
@@ -205,6 +224,11 @@ impl Rules {
                  SELECT {old_hour}, operator, -count(*), -count(*) FILTER (WHERE counts_reached)
                  FROM old_rows GROUP BY 1, 2 ORDER BY 1, 2
                  ON CONFLICT (hour, operator) DO UPDATE SET calls = c.calls + excluded.calls,
+                     reached = c.reached + excluded.reached;
+                 INSERT INTO operator_days AS c (day, operator, calls, reached)
+                 SELECT ({old_hour})::date, operator, -count(*), -count(*) FILTER (WHERE counts_reached)
+                 FROM old_rows GROUP BY 1, 2 ORDER BY 1, 2
+                 ON CONFLICT (day, operator) DO UPDATE SET calls = c.calls + excluded.calls,
                      reached = c.reached + excluded.reached;
                  RETURN NULL;
              END $$;
@@ -242,7 +266,7 @@ impl Rules {
         format!(
             "UPDATE lead_hours SET leads = 0, open = 0, reached = 0, reached_in_time = 0, held = 0,
                  revision = revision + 1;
-             TRUNCATE source_hours, operator_hours;
+             TRUNCATE source_hours, operator_hours, source_days, operator_days;
              INSERT INTO lead_hours (hour, leads, open, reached, reached_in_time, held)
              SELECT hour, sum(leads), sum(open), sum(reached), sum(reached_in_time), sum(held)
              FROM (SELECT {figures} FROM \"CRN\") AS f GROUP BY hour
@@ -251,6 +275,9 @@ impl Rules {
              INSERT INTO source_hours (hour, utm_source, referrer, leads, reached_in_time)
              SELECT hour, utm_source, referrer, count(*), sum(reached_in_time)
              FROM (SELECT {figures} FROM \"CRN\") AS f WHERE leads = 1 GROUP BY hour, utm_source, referrer;
+             INSERT INTO source_days (day, utm_source, referrer, leads, reached_in_time)
+             SELECT hour::date, utm_source, referrer, sum(leads), sum(reached_in_time) FROM source_hours
+             GROUP BY 1, 2, 3;
              WITH counting AS (
                  SELECT min(a.id) AS id FROM call_attempts AS a JOIN \"CRN\" AS l ON l.id = a.lead_id
                  WHERE a.outcome IN ({reached}) AND a.at <= l.created_at + make_interval(secs => {promise_seconds})
@@ -263,6 +290,8 @@ impl Rules {
              INSERT INTO operator_hours (hour, operator, calls, reached)
              SELECT {hour}, operator, count(*), count(*) FILTER (WHERE counts_reached) FROM call_attempts
              GROUP BY 1, 2;
+             INSERT INTO operator_days (day, operator, calls, reached)
+             SELECT hour::date, operator, sum(calls), sum(reached) FROM operator_hours GROUP BY 1, 2;
              UPDATE \"CRN\" AS l SET first_call_at = f.at, first_call_by = f.operator FROM (
                  SELECT c.id, first.at, first.operator FROM \"CRN\" AS c LEFT JOIN (
                      SELECT DISTINCT ON (lead_id) lead_id, at, operator FROM call_attempts

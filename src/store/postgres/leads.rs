@@ -137,8 +137,10 @@ async fn answer_batch(pool: Pool, batch: Vec<InsertJob>) {
             }
         }
         // The database refused a row (or chose this batch to end a deadlock) and nothing was
-        // committed: each request is written on its own, so that one that fails fails alone.
-        Err(BatchError::Refused(e)) if batch.len() > 1 => {
+        // committed: each request is written on its own, so that one that fails fails alone. A
+        // batch of one request ended by a deadlock is written once more, as a visitor would send
+        // it again: the transaction it waited for could go on.
+        Err(BatchError::Refused(e)) if batch.len() > 1 || deadlocked(&e) => {
             // Through `unavailable`: the error's DETAIL may quote a row.
             let reason = unavailable(e);
             tracing::warn!(error = %reason, requests = batch.len(), "a batch of inserts was refused; writing them one by one");
@@ -210,7 +212,7 @@ async fn write_batch(
     batch: &[InsertJob],
 ) -> Result<Vec<Vec<Stored>>, BatchError> {
     let refused = |e: tokio_postgres::Error| match e.code().map(|code| code.code()) {
-        Some(code) if code.starts_with("22") || code.starts_with("23") || code == "40P01" => {
+        Some(code) if code.starts_with("22") || code.starts_with("23") || deadlocked(&e) => {
             BatchError::Refused(e)
         }
         _ => BatchError::from(e),
@@ -229,6 +231,11 @@ async fn write_batch(
         .collect();
     tx.commit().await?;
     Ok(stored)
+}
+
+/// The database ended a deadlock by rolling this transaction back.
+fn deadlocked(e: &tokio_postgres::Error) -> bool {
+    e.code() == Some(&tokio_postgres::error::SqlState::T_R_DEADLOCK_DETECTED)
 }
 
 fn no_answer() -> StoreError {
