@@ -43,9 +43,9 @@ pub(super) async fn keep_counters(
 }
 
 /// Drops the counters' triggers, those of today and of before, and functions no longer used. The
-/// days' row triggers on the hourly counters (migration 0021) are gone too: they locked a day's
-/// row between two hours' rows, so two batches of leads of several hours could each wait for the
-/// other; the days are now written after all the hours, in the days' order (ADR 0053).
+/// row triggers of the days on the hourly counters (migration 0021) are gone too: they locked a day's
+/// row between the rows of two hours, so two batches of leads of several hours could each wait for the
+/// other; the days are now written after all the hours, in the order of the days (ADR 0053).
 const DROP_TRIGGERS: &str = "DROP TRIGGER IF EXISTS counters_lead ON \"CRN\";
     DROP TRIGGER IF EXISTS counters_lead_insert ON \"CRN\";
     DROP TRIGGER IF EXISTS counters_lead_update ON \"CRN\";
