@@ -49,7 +49,8 @@ async fn main() -> anyhow::Result<()> {
             let filled = shape::fill(&database(&url)?, &shape::Shape { leads, days, seed }).await?;
             println!("{filled:#?}");
             let per_second = filled.leads as f64 / filled.insert_time.as_secs_f64();
-            println!("inserts: {per_second:.0} leads/s");
+            let cpu = filled.insert_cpu.as_secs_f64() * 1e6 / filled.leads as f64;
+            println!("inserts: {per_second:.0} leads/s, {cpu:.1} µs of CPU a lead");
         }
         Command::Reads { database: url, runs } => {
             let url = database(&url)?;

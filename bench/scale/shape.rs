@@ -47,6 +47,8 @@ pub struct Filled {
     pub handed: usize,
     pub taken: usize,
     pub insert_time: Duration,
+    /// The process's CPU time over the inserts (the store and its engine, no HTTP).
+    pub insert_cpu: Duration,
     pub call_time: Duration,
     pub spread_time: Duration,
 }
@@ -128,7 +130,7 @@ pub async fn fill(url: &DatabaseUrl, shape: &Shape) -> anyhow::Result<Filled> {
 
     // The leads, as many to a request as the API takes, many requests in flight: the writer takes
     // several in one commit, and each stays a small write (ADR 0045).
-    let started = Instant::now();
+    let (started, cpu_before) = (Instant::now(), cpu_time()?);
     let context = InsertContext {
         channels: Arc::from(Vec::new()),
         policy_version: Arc::from("bench"),
@@ -166,6 +168,7 @@ pub async fn fill(url: &DatabaseUrl, shape: &Shape) -> anyhow::Result<Filled> {
     filled.repeats = rows.iter().filter(|row| row.1).count();
     filled.held = rows.iter().filter(|row| row.2).count();
     filled.insert_time = started.elapsed();
+    filled.insert_cpu = cpu_time()? - cpu_before;
 
     // Where each lead will stand in the year (by id, oldest first), and so what happened to it.
     let now = Timestamp::now();
@@ -276,6 +279,19 @@ pub async fn fill(url: &DatabaseUrl, shape: &Shape) -> anyhow::Result<Filled> {
     store.close().await;
     spread::vacuum(url).await?;
     Ok(filled)
+}
+
+/// The CPU time this process has used, user and system, from `/proc/self/stat` (in ticks of
+/// 1/100 s, Linux's fixed `USER_HZ`).
+fn cpu_time() -> anyhow::Result<Duration> {
+    let stat = std::fs::read_to_string("/proc/self/stat")?;
+    // The fields after the command's closing parenthesis; utime and stime are the 12th and 13th.
+    let fields: Vec<&str> = stat.rsplit_once(')').map_or("", |(_, rest)| rest).split_whitespace().collect();
+    let ticks = |n: usize| fields.get(n).and_then(|field| field.parse::<u64>().ok());
+    let (Some(user), Some(system)) = (ticks(11), ticks(12)) else {
+        anyhow::bail!("/proc/self/stat has no CPU times: {stat}");
+    };
+    Ok(Duration::from_millis((user + system) * 10))
 }
 
 /// One visitor's lead: a new person, or now and then someone sending again.
