@@ -21,7 +21,9 @@ use zayavka::store::{CountsAt, Store};
 
 async fn filled(leads: usize) -> TestDatabase {
     let database = TestDatabase::new().await;
-    shape::fill(&database.settings_url(), &shape::Shape { leads, days: 365, seed: 7 }).await.unwrap();
+    shape::fill(&database.settings_url(), &shape::Shape { leads, days: 365, seed: 7, leads_only: false })
+        .await
+        .unwrap();
     database
 }
 

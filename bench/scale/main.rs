@@ -25,6 +25,9 @@ enum Command {
         days: i64,
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Only the leads, written as now: no calls, no spread over the year.
+        #[arg(long)]
+        leads_only: bool,
     },
     /// Times the store's work behind each operator request; one JSON line per request.
     Reads {
@@ -45,8 +48,9 @@ fn database(url: &str) -> anyhow::Result<DatabaseUrl> {
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     match Args::parse().command {
-        Command::Fill { database: url, leads, days, seed } => {
-            let filled = shape::fill(&database(&url)?, &shape::Shape { leads, days, seed }).await?;
+        Command::Fill { database: url, leads, days, seed, leads_only } => {
+            let shape = shape::Shape { leads, days, seed, leads_only };
+            let filled = shape::fill(&database(&url)?, &shape).await?;
             println!("{filled:#?}");
             let per_second = filled.leads as f64 / filled.insert_time.as_secs_f64();
             let cpu = filled.insert_cpu.as_secs_f64() * 1e6 / filled.leads as f64;

@@ -24,6 +24,8 @@ pub struct Shape {
     pub leads: usize,
     pub days: i64,
     pub seed: u64,
+    /// Stop after the inserts: no calls, no year (`bench/parts.sh`).
+    pub leads_only: bool,
 }
 
 /// The operators the fill makes (and the reads sign in as).
@@ -169,6 +171,10 @@ pub async fn fill(url: &DatabaseUrl, shape: &Shape) -> anyhow::Result<Filled> {
     filled.held = rows.iter().filter(|row| row.2).count();
     filled.insert_time = started.elapsed();
     filled.insert_cpu = cpu_time()? - cpu_before;
+    if shape.leads_only {
+        store.close().await;
+        return Ok(filled);
+    }
 
     // Where each lead will stand in the year (by id, oldest first), and so what happened to it.
     let now = Timestamp::now();
