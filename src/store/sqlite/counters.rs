@@ -103,21 +103,22 @@ impl Rules {
     }
 
     /// Adds (`sign` "+") or takes away ("-") the lead row `r` from the counters, and raises its
-    /// hour's revision (`store::promise`).
+    /// hour's revision (`store::promise`). The figures are written out in each statement: read
+    /// from a subquery, SQLite made a table of it for every row (bench/RESULTS.md, 28 Nov).
     fn count_lead(&self, r: &str, sign: &str) -> String {
+        let [hour, leads, open, reached, reached_in_time, held, utm_source, referrer] =
+            self.figure_list(r).map(|(figure, _)| figure);
         format!(
             "INSERT INTO lead_hours (hour, leads, open, reached, reached_in_time, held, revision) \
-             SELECT hour, {sign}leads, {sign}open, {sign}reached, {sign}reached_in_time, {sign}held, 1 \
-             FROM (SELECT {figures}) WHERE true \
+             SELECT {hour}, {sign}{leads}, {sign}{open}, {sign}{reached}, {sign}{reached_in_time}, {sign}{held}, 1 \
+             WHERE true \
              ON CONFLICT (hour) DO UPDATE SET leads = leads + excluded.leads, open = open + excluded.open, \
              reached = reached + excluded.reached, reached_in_time = reached_in_time + excluded.reached_in_time, \
              held = held + excluded.held, revision = revision + 1;
              INSERT INTO source_hours (hour, utm_source, referrer, leads, reached_in_time) \
-             SELECT hour, utm_source, referrer, {sign}1, {sign}reached_in_time \
-             FROM (SELECT {figures}) WHERE leads \
+             SELECT {hour}, {utm_source}, {referrer}, {sign}1, {sign}{reached_in_time} WHERE {leads} \
              ON CONFLICT (hour, utm_source, referrer) DO UPDATE SET leads = leads + excluded.leads, \
-             reached_in_time = reached_in_time + excluded.reached_in_time;",
-            figures = self.figures(r)
+             reached_in_time = reached_in_time + excluded.reached_in_time;"
         )
     }
 
