@@ -104,7 +104,7 @@ impl Rules {
 
     /// Adds (`sign` "+") or takes away ("-") the lead row `r` from the counters, and raises its
     /// hour's revision (`store::promise`). The figures are written out in each statement: read
-    /// from a subquery, SQLite made a table of it for every row (bench/RESULTS.md, 28 Nov).
+    /// from a subquery, SQLite ran it as a result of its own for every row (ADR 0054).
     fn count_lead(&self, r: &str, sign: &str) -> String {
         let [hour, leads, open, reached, reached_in_time, held, utm_source, referrer] =
             self.figure_list(r).map(|(figure, _)| figure);
