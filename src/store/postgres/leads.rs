@@ -22,7 +22,9 @@ const BATCH_TIME_LIMIT: std::time::Duration = std::time::Duration::from_secs(15)
 /// and the outbox rows its last. A repeat's first lead was notified already and a held lead is
 /// notified once released: the statement writes outbox rows for neither, and neither is due for
 /// a call; a lead of the call list is due at once. The lookup sees only rows stored before the
-/// statement: a phone twice among the leads is written in two statements (`runs`).
+/// statement: a phone twice among the leads is written in two statements (`runs`). A number is
+/// compared in byte order (`COLLATE "C"`), so that its one index, the phone search's, serves it
+/// (ADR 0055).
 ///
 /// The ids are drawn in the order the rows are inserted, which is the leads' order (`ORDER BY
 /// n`), so the answers, in id order, are in the leads' order too, and the k-th new id is the
@@ -36,7 +38,7 @@ const INSERT_LEADS: &str = concat!(
            utm_source, utm_medium, utm_campaign, utm_content, utm_term, referrer, at, n)), \
      looked_up AS ( \
        SELECT input.*, (SELECT id FROM \"CRN\" WHERE input.window_secs IS NOT NULL \
-           AND phone_e164 = input.phone_e164 AND repeat_of IS NULL AND held IS NULL \
+           AND phone_e164 COLLATE \"C\" = input.phone_e164 AND repeat_of IS NULL AND held IS NULL \
            AND created_at >= to_timestamp(input.at) - make_interval(secs => input.window_secs) \
            ORDER BY id LIMIT 1) AS first \
        FROM input), \
@@ -562,7 +564,8 @@ impl PostgresStore {
     }
 
     pub async fn erase_phone(&self, phone_e164: String) -> Result<usize, StoreError> {
-        self.delete_leads("phone_e164 = $1", &phone_e164).await
+        // In byte order: the number's one index (ADR 0055).
+        self.delete_leads("phone_e164 COLLATE \"C\" = $1", &phone_e164).await
     }
 
     pub async fn purge_leads(&self, before: jiff::Timestamp) -> Result<usize, StoreError> {

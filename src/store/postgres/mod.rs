@@ -58,6 +58,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/postgres/0021_reads_that_stay_flat.sql"),
     include_str!("../../../migrations/postgres/0022_first_call_on_the_lead.sql"),
     include_str!("../../../migrations/postgres/0023_promise_hours_revised.sql"),
+    include_str!("../../../migrations/postgres/0024_one_index_a_phone.sql"),
 ];
 
 /// Inserts that may wait for a batch writer before callers wait to enqueue.
