@@ -287,3 +287,19 @@ async fn the_command_line_prints_the_same_figures_as_a_table() {
     assert_eq!(line("operator (not"), "operator (not called yet) 1 0 - 0 - -");
     assert_eq!(line("source (direct)"), "source (direct) 2 1 60 / 60 min 0 - 0 of 1 (0%)");
 }
+
+/// A server reads the month ahead as it starts (ADR 0056): a store opened again on the same
+/// database, as after a restart, reads the window's five leads (not the held one, the repeat or
+/// the one of 40 days ago), and its first figures are those the first store counted on request.
+#[tokio::test]
+async fn the_month_read_ahead_at_a_start_gives_the_same_figures() {
+    let (database, store, now) = scene_in_new_database().await;
+    let asked = figures::promise(&store, now, Viewer::Everyone).await.unwrap();
+    store.close().await;
+
+    let (clock, _hand) = Clock::manual(now);
+    let restarted = Store::open(&database.settings_url()).await.unwrap().with_clock(clock);
+    assert_eq!(figures::read_ahead(&restarted, now).await.unwrap(), 5);
+    assert_eq!(figures::promise(&restarted, now, Viewer::Everyone).await.unwrap(), asked);
+    restarted.close().await;
+}

@@ -96,6 +96,30 @@ pub fn window_start(now: Timestamp) -> Result<Timestamp, jiff::Error> {
     Ok(first_day.to_zoned(zone)?.timestamp())
 }
 
+/// Reads the window ending at `now` into the store's kept hours, so that the first figures after
+/// a start answer as fast as the next ones (ADR 0056): the server does it as it starts. Returns
+/// how many leads the window holds.
+pub async fn read_ahead(store: &Store, now: Timestamp) -> Result<usize, FiguresError> {
+    let hours = store.promise_leads(window_start(now)?, now).await?;
+    Ok(hours.iter().map(|hour| hour.leads.len()).sum())
+}
+
+/// Starts `read_ahead` beside the server's first requests; a figures request that comes before
+/// it ends waits for it and reads nothing twice (the store reads the hours one reader at a time).
+pub fn spawn_read_ahead(store: Store) {
+    tokio::spawn(async move {
+        let started = std::time::Instant::now();
+        match read_ahead(&store, store.clock().now()).await {
+            Ok(leads) => {
+                let millis = started.elapsed().as_millis();
+                tracing::info!(leads, millis, "the promise figures' month read ahead");
+            }
+            Err(FiguresError::Store(StoreError::Closed)) => {}
+            Err(e) => tracing::warn!(error = %e, "reading the promise figures' month ahead"),
+        }
+    });
+}
+
 /// How the promise was kept over the window ending at `now`.
 pub async fn promise(
     store: &Store,
@@ -127,11 +151,12 @@ pub async fn promise(
     for (hour, groups) in hours.iter().zip(&hour_groups) {
         let group = |name: Option<u32>| name.map_or(names.len(), |name| groups[name as usize]);
         // The hours are whole; the window is not (it ends now).
-        for lead in hour.leads.iter().filter(|lead| (since..now).contains(&lead.created_at)) {
+        let window = since.as_microsecond()..now.as_microsecond();
+        for lead in hour.leads.iter().filter(|lead| window.contains(&lead.created_at())) {
             let measured = Measured::of(lead, now);
             overall.add(&measured);
-            operators[group(lead.first_attempt_by)].add(&measured);
-            sources[group(lead.source)].add(&measured);
+            operators[group(lead.first_attempt_by())].add(&measured);
+            sources[group(lead.source())].add(&measured);
         }
     }
     // Another's lead still counts overall and per source; only their row is not shown.
@@ -180,11 +205,10 @@ struct Measured {
 
 impl Measured {
     fn of(lead: &PromiseLead, now: Timestamp) -> Measured {
-        let wait =
-            |at: Option<Timestamp>| at.map(|at| at.as_microsecond() - lead.created_at.as_microsecond());
-        let reach = wait(lead.reached_at);
-        let due = reach.is_some() || lead.created_at + PROMISE <= now;
-        Measured { first_attempt: wait(lead.first_attempt_at), reach, due }
+        let wait = |at: Option<i64>| at.map(|at| at - lead.created_at());
+        let reach = wait(lead.reached_at());
+        let promise_over = i128::from(now.as_microsecond() - lead.created_at()) >= PROMISE.as_micros();
+        Measured { first_attempt: wait(lead.first_attempt_at()), reach, due: reach.is_some() || promise_over }
     }
 }
 
@@ -278,12 +302,14 @@ mod tests {
     #[test]
     fn a_lead_inside_its_promise_is_not_yet_due() {
         let now: Timestamp = "2026-11-20T12:00:00Z".parse().unwrap();
-        let lead = |created_at: &str, reached_at: Option<&str>| PromiseLead {
-            created_at: created_at.parse().unwrap(),
-            source: None,
-            first_attempt_at: None,
-            first_attempt_by: None,
-            reached_at: reached_at.map(|at| at.parse().unwrap()),
+        let lead = |created_at: &str, reached_at: Option<&str>| {
+            PromiseLead::new(
+                created_at.parse().unwrap(),
+                None,
+                None,
+                None,
+                reached_at.map(|at| at.parse().unwrap()),
+            )
         };
         let waiting = Measured::of(&lead("2026-11-19T12:00:00Z", None), now);
         let over = Measured::of(&lead("2026-11-18T12:00:00Z", None), now);

@@ -10,7 +10,7 @@ use rand::distr::Alphanumeric;
 use crate::abuse::{ProofKey, SubmitLimiter, Volume};
 use crate::application::hand_out::HandOuts;
 use crate::application::intake::Intake;
-use crate::application::{Services, housekeeping};
+use crate::application::{Services, figures, housekeeping};
 use crate::auth::LoginLimiter;
 use crate::auth::secret_key::SecretKey;
 use crate::clock::Clock;
@@ -136,6 +136,7 @@ impl AppState {
     pub fn spawn_background(&self) {
         self.notifier.spawn();
         housekeeping::spawn(self.store.clone(), self.settings.clone());
+        figures::spawn_read_ahead(self.store.clone());
         let (limiter, login_limiter, volume, store) = (
             self.limiter.as_ref().map(Arc::downgrade),
             Arc::downgrade(&self.login_limiter),

@@ -48,17 +48,65 @@ pub struct PromiseLeads {
 
 /// A lead of `PromiseLeads`: its first call and when a call first reached the person. Its times
 /// are read as times, not as RFC 3339 text as elsewhere: PostgreSQL took 225 of 260 ms at 2 M
-/// leads to write a month's times as text (ADR 0044).
+/// leads to write a month's times as text (ADR 0044). A month of them is kept from the server's
+/// start (`application::figures::read_ahead`), so a lead is 32 bytes: microseconds since 1970
+/// (what both engines keep), `NONE` for a time or a name it has not.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PromiseLead {
-    pub created_at: jiff::Timestamp,
+    created_at: i64,
+    first_attempt_at: i64,
+    reached_at: i64,
+    source: u32,
+    first_attempt_by: u32,
+}
+
+/// What `PromiseLead` keeps for a time or a name that is not there.
+const NO_TIME: i64 = i64::MIN;
+const NO_NAME: u32 = u32::MAX;
+
+impl PromiseLead {
+    pub fn new(
+        created_at: jiff::Timestamp,
+        source: Option<u32>,
+        first_attempt_at: Option<jiff::Timestamp>,
+        first_attempt_by: Option<u32>,
+        reached_at: Option<jiff::Timestamp>,
+    ) -> PromiseLead {
+        let time = |at: Option<jiff::Timestamp>| at.map_or(NO_TIME, |at| at.as_microsecond());
+        PromiseLead {
+            created_at: created_at.as_microsecond(),
+            first_attempt_at: time(first_attempt_at),
+            reached_at: time(reached_at),
+            source: source.unwrap_or(NO_NAME),
+            first_attempt_by: first_attempt_by.unwrap_or(NO_NAME),
+        }
+    }
+
+    /// When it was sent, in microseconds since 1970.
+    pub fn created_at(&self) -> i64 {
+        self.created_at
+    }
+
+    /// The earliest call, in microseconds since 1970; `None` while nobody has called.
+    pub fn first_attempt_at(&self) -> Option<i64> {
+        (self.first_attempt_at != NO_TIME).then_some(self.first_attempt_at)
+    }
+
+    /// When a call first reached the person, in microseconds since 1970.
+    pub fn reached_at(&self) -> Option<i64> {
+        (self.reached_at != NO_TIME).then_some(self.reached_at)
+    }
+
     /// Where it came from (`inbox::source_of`), an index into `PromiseLeads::names`; `None`: it
     /// came directly.
-    pub source: Option<u32>,
-    /// The earliest call, and who made it (an index into `names`); `None` while nobody has called.
-    pub first_attempt_at: Option<jiff::Timestamp>,
-    pub first_attempt_by: Option<u32>,
-    pub reached_at: Option<jiff::Timestamp>,
+    pub fn source(&self) -> Option<u32> {
+        (self.source != NO_NAME).then_some(self.source)
+    }
+
+    /// Who made the first call, an index into `PromiseLeads::names`.
+    pub fn first_attempt_by(&self) -> Option<u32> {
+        (self.first_attempt_by != NO_NAME).then_some(self.first_attempt_by)
+    }
 }
 
 /// Builds each hour's `PromiseLeads` as an engine reads its rows, each name stored the first time
@@ -91,18 +139,24 @@ impl PromiseReader {
         let hour = self.hours.entry(hour_of(row.created_at)).or_default();
         let source = hour.id(crate::inbox::source_of(row.utm_source, row.referrer));
         let first_attempt_by = hour.id(row.first_attempt_by);
-        hour.read.leads.push(PromiseLead {
-            created_at: row.created_at,
+        hour.read.leads.push(PromiseLead::new(
+            row.created_at,
             source,
-            first_attempt_at: row.first_attempt_at,
+            row.first_attempt_at,
             first_attempt_by,
-            reached_at: row.reached_at,
-        });
+            row.reached_at,
+        ));
     }
 
-    /// The hours read that held a lead.
+    /// The hours read that held a lead, each as small as it can be: they are kept.
     pub fn finish(self) -> BTreeMap<Hour, PromiseLeads> {
-        self.hours.into_iter().map(|(hour, reader)| (hour, reader.read)).collect()
+        (self.hours.into_iter())
+            .map(|(hour, mut reader)| {
+                reader.read.leads.shrink_to_fit();
+                reader.read.names.shrink_to_fit();
+                (hour, reader.read)
+            })
+            .collect()
     }
 }
 
