@@ -10,7 +10,7 @@ use common::TestDatabase;
 use common::inbox::{PASSWORD, signed_in};
 use jiff::{SignedDuration, Timestamp};
 use serde_json::{Value, json};
-use zayavka::application::figures::{self, Viewer};
+use zayavka::application::figures::{self, ReadAhead, Viewer};
 use zayavka::clock::{Clock, ClockHand};
 use zayavka::config::DatabaseUrl;
 use zayavka::inbox::{CallPlan, Outcome};
@@ -291,15 +291,18 @@ async fn the_command_line_prints_the_same_figures_as_a_table() {
 /// A server reads the month ahead as it starts (ADR 0056): a store opened again on the same
 /// database, as after a restart, reads the window's five leads (not the held one, the repeat or
 /// the one of 40 days ago), and its first figures are those the first store counted on request.
+/// A month of more leads than the most it may hold is left to its first request.
 #[tokio::test]
 async fn the_month_read_ahead_at_a_start_gives_the_same_figures() {
     let (database, store, now) = scene_in_new_database().await;
     let asked = figures::promise(&store, now, Viewer::Everyone).await.unwrap();
     store.close().await;
 
-    let (clock, _hand) = Clock::manual(now);
-    let restarted = Store::open(&database.settings_url()).await.unwrap().with_clock(clock);
-    assert_eq!(figures::read_ahead(&restarted, now).await.unwrap(), 5);
-    assert_eq!(figures::promise(&restarted, now, Viewer::Everyone).await.unwrap(), asked);
-    restarted.close().await;
+    for (most, expected) in [(100, ReadAhead::Read(5)), (4, ReadAhead::TooMany(5))] {
+        let (clock, _hand) = Clock::manual(now);
+        let restarted = Store::open(&database.settings_url()).await.unwrap().with_clock(clock);
+        assert_eq!(figures::read_ahead(&restarted, now, most).await.unwrap(), expected);
+        assert_eq!(figures::promise(&restarted, now, Viewer::Everyone).await.unwrap(), asked);
+        restarted.close().await;
+    }
 }

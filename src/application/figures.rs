@@ -14,7 +14,7 @@ use serde::Serialize;
 use ts_rs::TS;
 
 use crate::inbox::PROMISE;
-use crate::store::{PromiseLead, Store, StoreError};
+use crate::store::{CountsAt, PromiseLead, Store, StoreError};
 
 /// Days the inbox's figures look back, today included.
 pub const FIGURES_DAYS: i64 = 30;
@@ -96,12 +96,33 @@ pub fn window_start(now: Timestamp) -> Result<Timestamp, jiff::Error> {
     Ok(first_day.to_zoned(zone)?.timestamp())
 }
 
+/// The most leads a start reads ahead (ADR 0056). What it reads stays in memory from the first
+/// second, about 32 bytes a lead (a month of 300,000 about 10 MB), beside what an export needs
+/// within the server's 64 MB (docs/architecture.md). A busier month is read by its first request.
+pub const READ_AHEAD_MOST: i64 = 300_000;
+
+/// What `read_ahead` did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadAhead {
+    /// The window's leads were read: how many.
+    Read(usize),
+    /// The window holds more leads than the most asked for (the counters say how many): nothing
+    /// was read.
+    TooMany(i64),
+}
+
 /// Reads the window ending at `now` into the store's kept hours, so that the first figures after
-/// a start answer as fast as the next ones (ADR 0056): the server does it as it starts. Returns
-/// how many leads the window holds.
-pub async fn read_ahead(store: &Store, now: Timestamp) -> Result<usize, FiguresError> {
-    let hours = store.promise_leads(window_start(now)?, now).await?;
-    Ok(hours.iter().map(|hour| hour.leads.len()).sum())
+/// a start answer as fast as the next ones (ADR 0056): the server does it as it starts, with
+/// `most` = `READ_AHEAD_MOST`.
+pub async fn read_ahead(store: &Store, now: Timestamp, most: i64) -> Result<ReadAhead, FiguresError> {
+    let since = window_start(now)?;
+    let counts = store.counts(CountsAt { overdue_before: now - PROMISE, window_start: since }).await?;
+    let counted: i64 = counts.per_hour.iter().map(|(_, leads)| leads).sum();
+    if counted > most {
+        return Ok(ReadAhead::TooMany(counted));
+    }
+    let hours = store.promise_leads(since, now).await?;
+    Ok(ReadAhead::Read(hours.iter().map(|hour| hour.leads.len()).sum()))
 }
 
 /// Starts `read_ahead` beside the server's first requests; a figures request that comes before
@@ -109,11 +130,16 @@ pub async fn read_ahead(store: &Store, now: Timestamp) -> Result<usize, FiguresE
 pub fn spawn_read_ahead(store: Store) {
     tokio::spawn(async move {
         let started = std::time::Instant::now();
-        match read_ahead(&store, store.clock().now()).await {
-            Ok(leads) => {
+        match read_ahead(&store, store.clock().now(), READ_AHEAD_MOST).await {
+            Ok(ReadAhead::Read(leads)) => {
                 let millis = started.elapsed().as_millis();
                 tracing::info!(leads, millis, "the promise figures' month read ahead");
             }
+            Ok(ReadAhead::TooMany(leads)) => tracing::info!(
+                leads,
+                most = READ_AHEAD_MOST,
+                "the promise figures' month not read ahead, too many leads: its first request reads it"
+            ),
             Err(FiguresError::Store(StoreError::Closed)) => {}
             Err(e) => tracing::warn!(error = %e, "reading the promise figures' month ahead"),
         }
