@@ -50,7 +50,7 @@ pub struct PromiseLeads {
 /// are read as times, not as RFC 3339 text as elsewhere: PostgreSQL took 225 of 260 ms at 2 M
 /// leads to write a month's times as text (ADR 0044). A month of them is kept from the server's
 /// start (`application::figures::read_ahead`), so a lead is 32 bytes: microseconds since 1970
-/// (what both engines keep), `NONE` for a time or a name it has not.
+/// (what both engines keep), `NO_TIME` or `NO_NAME` for a time or a name it has not.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PromiseLead {
     created_at: i64,
