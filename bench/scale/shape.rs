@@ -504,12 +504,21 @@ mod spread {
 
     /// Vacuums PostgreSQL's tables once the fill is done: the spread rewrote every lead, and until
     /// a vacuum a name search reads the trigram index's pending entries one by one (the growth
-    /// test's "search name" was 1 ms at 5 k and 3.6 ms at 50 k without it).
+    /// test's "search name" was 1 ms at 5 k and 3.6 ms at 50 k without it). The counters' tables
+    /// are written anew: the fill updates their rows of a few hours a year's worth of times in
+    /// minutes, and without autovacuum (this machine's PostgreSQL runs with it off) each update
+    /// that left its page grew the table. At 2 M `lead_hours` was 127 MB for 728 kB of rows, and
+    /// the stats, which sum it, took 30–36 ms instead of 5–7 (bench/RESULTS.md, 28 Nov).
     pub async fn vacuum(url: &DatabaseUrl) -> anyhow::Result<()> {
         if let DatabaseUrl::Postgres(url) = url {
             let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls).await?;
             tokio::spawn(connection);
             client.batch_execute("VACUUM ANALYZE").await?;
+            client
+                .batch_execute(
+                    "VACUUM (FULL, ANALYZE) lead_hours, source_hours, source_days, operator_hours, operator_days",
+                )
+                .await?;
         }
         Ok(())
     }
