@@ -64,12 +64,12 @@ async fn main() -> anyhow::Result<()> {
             // The promise figures as a server's first request finds them: the server reads the
             // month ahead as it starts (ADR 0056), timed apart. A store of its own each run
             // (opening it is not timed).
+            use zayavka::application::figures::{READ_AHEAD_MOST, read_ahead};
             let (mut ahead, mut first) = (Vec::with_capacity(runs), Vec::with_capacity(runs));
             for _ in 0..runs {
                 let fresh = zayavka::store::Store::open(&url).await?;
                 let started = std::time::Instant::now();
-                let most = zayavka::application::figures::READ_AHEAD_MOST;
-                zayavka::application::figures::read_ahead(&fresh, jiff::Timestamp::now(), most).await?;
+                read_ahead(&fresh, jiff::Timestamp::now(), READ_AHEAD_MOST).await?;
                 ahead.push(started.elapsed());
                 let started = std::time::Instant::now();
                 reads::promise(&fresh, jiff::Timestamp::now()).await?;
