@@ -175,9 +175,13 @@ impl Rules {
                  RETURN NULL;
              END $$;
              CREATE OR REPLACE FUNCTION zayavka_calls_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
+             DECLARE
+                 firsts bigint[];
              BEGIN
                  -- A call counts as reached for its operator if it is their first call that reached
-                 -- the person within the promise.
+                 -- the person within the promise. Both counters count these ids as marked here: the
+                 -- days read back from call_attempts were planned as a scan of the whole table for a
+                 -- batch of calls (160 ms for 2,000 calls at 240 k).
                  WITH first AS (
                      UPDATE call_attempts AS a SET counts_reached = true FROM (
                          SELECT DISTINCT ON (n.lead_id, n.operator) n.id FROM new_rows AS n
@@ -189,14 +193,15 @@ impl Rules {
                                  AND earlier.counts_reached)
                          ORDER BY n.lead_id, n.operator, n.id) AS f
                      WHERE a.id = f.id RETURNING a.id)
+                 SELECT coalesce(array_agg(id), '{{}}') INTO firsts FROM first;
                  INSERT INTO operator_hours AS c (hour, operator, calls, reached)
-                 SELECT {new_hour}, n.operator, count(*), count(first.id)
-                 FROM new_rows AS n LEFT JOIN first ON first.id = n.id GROUP BY 1, 2 ORDER BY 1, 2
+                 SELECT {new_hour}, n.operator, count(*), count(f.id)
+                 FROM new_rows AS n LEFT JOIN unnest(firsts) AS f(id) ON f.id = n.id GROUP BY 1, 2 ORDER BY 1, 2
                  ON CONFLICT (hour, operator) DO UPDATE SET calls = c.calls + excluded.calls,
                      reached = c.reached + excluded.reached;
                  INSERT INTO operator_days AS c (day, operator, calls, reached)
-                 SELECT ({new_hour})::date, n.operator, count(*), count(*) FILTER (WHERE a.counts_reached)
-                 FROM new_rows AS n JOIN call_attempts AS a ON a.id = n.id GROUP BY 1, 2 ORDER BY 1, 2
+                 SELECT ({new_hour})::date, n.operator, count(*), count(f.id)
+                 FROM new_rows AS n LEFT JOIN unnest(firsts) AS f(id) ON f.id = n.id GROUP BY 1, 2 ORDER BY 1, 2
                  ON CONFLICT (day, operator) DO UPDATE SET calls = c.calls + excluded.calls,
                      reached = c.reached + excluded.reached;
                  UPDATE \"CRN\" AS l SET first_call_at = f.at, first_call_by = f.operator FROM (
