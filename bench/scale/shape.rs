@@ -395,7 +395,8 @@ fn call_delay(rng: &mut StdRng) -> SignedDuration {
     SignedDuration::from_secs_f64(hours * 3600.0)
 }
 
-/// Moving the stored times, engine by engine (the store has no such write, and needs none).
+/// What the fill writes past the store, engine by engine: moving the stored times (the store has
+/// no such write, and needs none), and PostgreSQL's upkeep that autovacuum would do.
 mod spread {
     use super::*;
 
