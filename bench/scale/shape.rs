@@ -212,17 +212,16 @@ pub async fn fill(url: &DatabaseUrl, shape: &Shape) -> anyhow::Result<Filled> {
     }
     filled.handed = handed.len();
     filled.calls = calls.len();
-    let results: Vec<Result<bool, _>> = stream::iter(handed)
+    // Leads handed to an operator with no end, while the calls are made: a handed lead stays its
+    // holder's through any call (only a timed claim ends with its holder's call), so the order
+    // changes nothing, and the cores the calls leave idle hand them.
+    let handing = stream::iter(handed)
         .map(|(id, operator_id)| {
             let store = store.clone();
             async move { store.hand_to(id, Some(operator_id)).await }
         })
         .buffer_unordered(16)
-        .collect()
-        .await;
-    for result in results {
-        result?;
-    }
+        .collect::<Vec<Result<bool, _>>>();
     // The calls in batches through the store's batch path, a lead's calls in one batch and in
     // their order, each lead's by the writer that stored it. SQLite's writer takes many small
     // batches in one commit (ADR 0045); on PostgreSQL each writer's batches go one after the
@@ -249,58 +248,51 @@ pub async fn fill(url: &DatabaseUrl, shape: &Shape) -> anyhow::Result<Filled> {
             .filter(|(_, (batch, _))| !batch.is_empty())
             .map(|(writer, (batch, _))| (writer, batch)),
     );
-    // In rounds, each a tenth of the calls made before it (10,000 at least): between them
-    // PostgreSQL's statistics are taken again, as its autovacuum would once a tenth of a table
-    // changed. Without them (this machine's PostgreSQL runs with autovacuum off) the calls' trigger
+    // In rounds, each a tenth of the calls made before it (10,000 at least): after each,
+    // PostgreSQL's statistics are taken again in the background while the next round is made, as
+    // its autovacuum would once a tenth of a table changed. Without them (this machine's PostgreSQL runs with autovacuum off) the calls' trigger
     // was planned for the nearly empty `call_attempts` of the first batches, and at 600 k leads
     // each batch of the last ones hashed every call marked reached (200 ms a batch).
-    let mut batches = batches.into_iter().peekable();
-    let mut made = 0;
-    while batches.peek().is_some() {
-        let mut round: Vec<Vec<Vec<Call>>> = vec![Vec::new(); writers.len()];
-        let mut in_round = 0;
-        while let Some((writer, batch)) = batches.next_if(|_| in_round < (made / 10).max(10_000)) {
-            in_round += batch.len();
-            round[writer].push(batch);
+    let calling = async {
+        let mut batches = batches.into_iter().peekable();
+        let mut made = 0;
+        let mut analysing: Option<tokio::task::JoinHandle<anyhow::Result<()>>> = None;
+        while batches.peek().is_some() {
+            let mut round: Vec<Vec<Vec<Call>>> = vec![Vec::new(); writers.len()];
+            let mut in_round = 0;
+            while let Some((writer, batch)) = batches.next_if(|_| in_round < (made / 10).max(10_000)) {
+                in_round += batch.len();
+                round[writer].push(batch);
+            }
+            let runs = round.into_iter().zip(&writers).map(|(batches, writer)| {
+                stream::iter(batches)
+                    .map(|batch| {
+                        writer.tick();
+                        make_calls(writer.calls.clone(), batch)
+                    })
+                    .buffer_unordered(in_flight)
+                    .collect::<Vec<Result<Vec<bool>, _>>>()
+            });
+            for result in futures_util::future::join_all(runs).await.into_iter().flatten() {
+                anyhow::ensure!(result?.iter().all(|&added| added), "a call to a lead not stored");
+            }
+            made += in_round;
+            // One at a time: the round before's first.
+            if let Some(analysed) = analysing.take() {
+                analysed.await??;
+            }
+            let url = url.clone();
+            analysing = Some(tokio::spawn(async move { spread::analyze(&url).await }));
         }
-        let runs = round.into_iter().zip(&writers).map(|(batches, writer)| {
-            stream::iter(batches)
-                .map(|batch| {
-                    let store = writer.calls.clone();
-                    writer.tick();
-                    async move {
-                        let now = store.clock().now();
-                        let plan = |outcome: Outcome| CallPlan {
-                            now,
-                            call_back_at: (outcome == Outcome::CallBack)
-                                .then(|| now + SignedDuration::from_hours(20)),
-                            retries: vec![
-                                Some(now + SignedDuration::from_hours(2)),
-                                Some(now + SignedDuration::from_hours(20)),
-                                None,
-                            ],
-                        };
-                        let calls = batch
-                            .into_iter()
-                            .map(|(_, lead_id, operator, outcome)| NewAttempt {
-                                lead_id,
-                                operator: operator.into(),
-                                outcome,
-                                note: String::new(),
-                                plan: plan(outcome),
-                            })
-                            .collect();
-                        store.add_attempts(calls).await
-                    }
-                })
-                .buffer_unordered(in_flight)
-                .collect::<Vec<Result<Vec<bool>, _>>>()
-        });
-        for result in futures_util::future::join_all(runs).await.into_iter().flatten() {
-            anyhow::ensure!(result?.iter().all(|&added| added), "a call to a lead not stored");
+        if let Some(analysed) = analysing {
+            analysed.await??;
         }
-        made += in_round;
-        spread::analyze(url).await?;
+        anyhow::Ok(())
+    };
+    let (handed, called) = tokio::join!(handing, calling);
+    called?;
+    for result in handed {
+        result?;
     }
     filled.call_time = started.elapsed();
     close(&writers).await;
@@ -335,6 +327,31 @@ pub async fn fill(url: &DatabaseUrl, shape: &Shape) -> anyhow::Result<Filled> {
     store.close().await;
     spread::vacuum(url).await?;
     Ok(filled)
+}
+
+/// One batch of calls through the store's batch path, made at the time the store's clock tells.
+async fn make_calls(store: Store, batch: Vec<Call>) -> Result<Vec<bool>, zayavka::store::StoreError> {
+    let now = store.clock().now();
+    let plan = |outcome: Outcome| CallPlan {
+        now,
+        call_back_at: (outcome == Outcome::CallBack).then(|| now + SignedDuration::from_hours(20)),
+        retries: vec![
+            Some(now + SignedDuration::from_hours(2)),
+            Some(now + SignedDuration::from_hours(20)),
+            None,
+        ],
+    };
+    let calls = batch
+        .into_iter()
+        .map(|(_, lead_id, operator, outcome)| NewAttempt {
+            lead_id,
+            operator: operator.into(),
+            outcome,
+            note: String::new(),
+            plan: plan(outcome),
+        })
+        .collect();
+    store.add_attempts(calls).await
 }
 
 /// A stored lead, as the calls and the spread need it.
