@@ -2,8 +2,8 @@
 //! `Store::add_attempts` in batches, `Store::hand_to`, `Store::take`), then spread over the year:
 //! the store stamps every write with its clock, so the times are moved afterwards, lead by lead,
 //! each by its own shift (its calls, reach and next call move with it). On PostgreSQL a writer a
-//! core, each a store with a clock of its own, fill side by side. Shared by the `fill` example and the
-//! growth smoke test (tests/scale.rs).
+//! core, each a store with a clock of its own, fill side by side. Shared by the `fill` example and
+//! the growth smoke test (tests/scale.rs).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -250,9 +250,10 @@ pub async fn fill(url: &DatabaseUrl, shape: &Shape) -> anyhow::Result<Filled> {
     );
     // In rounds, each a tenth of the calls made before it (10,000 at least): after each,
     // PostgreSQL's statistics are taken again in the background while the next round is made, as
-    // its autovacuum would once a tenth of a table changed. Without them (this machine's PostgreSQL runs with autovacuum off) the calls' trigger
-    // was planned for the nearly empty `call_attempts` of the first batches, and at 600 k leads
-    // each batch of the last ones hashed every call marked reached (200 ms a batch).
+    // its autovacuum would once a tenth of a table changed. Without them (this machine's
+    // PostgreSQL runs with autovacuum off) the calls' trigger was planned for the nearly empty
+    // `call_attempts` of the first batches, and at 600 k leads each batch of the last ones hashed
+    // every call marked reached (200 ms a batch).
     let calling = async {
         let mut batches = batches.into_iter().peekable();
         let mut made = 0;
@@ -372,7 +373,9 @@ type Call = (usize, i64, &'static str, Outcome);
 struct Writer {
     leads: Store,
     calls: Store,
+    /// The hands of the two stores' clocks.
     hands: [ClockHand; 2],
+    /// Where its clocks started, and when.
     at: Timestamp,
     started: Instant,
 }
