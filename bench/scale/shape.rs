@@ -143,18 +143,13 @@ pub async fn fill(url: &DatabaseUrl, shape: &Shape) -> anyhow::Result<Filled> {
         duplicate_window: Some(Duration::from_secs(24 * 3600)),
     };
     let mut recent_phones: Vec<(String, String)> = Vec::new();
-    let mut requests = Vec::new();
-    let mut filling: Vec<Vec<NewLead>> = vec![Vec::new(); writers.len()];
+    let mut leads = Vec::with_capacity(shape.leads);
     for _ in 0..shape.leads {
         let lead = new_lead(&mut rng, &mut recent_phones);
         let number: usize = lead.phone_e164[lead.phone_e164.len() - 4..].parse()?;
-        let writer = number % writers.len();
-        filling[writer].push(lead);
-        if filling[writer].len() == MAX_LEADS_PER_REQUEST {
-            requests.push((writer, std::mem::take(&mut filling[writer])));
-        }
+        leads.push((number % writers.len(), [lead]));
     }
-    requests.extend(filling.into_iter().enumerate().filter(|(_, leads)| !leads.is_empty()));
+    let requests = per_writer(leads, writers.len(), MAX_LEADS_PER_REQUEST);
     let results: Vec<_> = stream::iter(requests)
         .map(|(writer, leads)| {
             let (store, context) = (writers[writer].leads.clone(), context.clone());
@@ -229,25 +224,8 @@ pub async fn fill(url: &DatabaseUrl, shape: &Shape) -> anyhow::Result<Filled> {
     // side by side.
     let (in_flight, leads_per_batch) =
         if matches!(url, DatabaseUrl::Sqlite(_)) { (64, 20) } else { (1, 1_000) };
-    let mut batches: Vec<(usize, Vec<Call>)> = Vec::new();
-    let mut filling: Vec<(Vec<Call>, usize)> = vec![(Vec::new(), 0); writers.len()];
-    for lead_calls in calls.chunk_by(|a, b| a.1 == b.1) {
-        let writer = lead_calls[0].0;
-        let (batch, leads) = &mut filling[writer];
-        batch.extend_from_slice(lead_calls);
-        *leads += 1;
-        if *leads == leads_per_batch {
-            batches.push((writer, std::mem::take(batch)));
-            *leads = 0;
-        }
-    }
-    batches.extend(
-        filling
-            .into_iter()
-            .enumerate()
-            .filter(|(_, (batch, _))| !batch.is_empty())
-            .map(|(writer, (batch, _))| (writer, batch)),
-    );
+    let lead_calls = calls.chunk_by(|a, b| a.1 == b.1).map(|of_lead| (of_lead[0].0, of_lead.iter().copied()));
+    let batches = per_writer(lead_calls, writers.len(), leads_per_batch);
     // In rounds, each a tenth of the calls made before it (10,000 at least): after each,
     // PostgreSQL's statistics are taken again in the background while the next round is made, as
     // its autovacuum would once a tenth of a table changed. Without them (this machine's
@@ -328,6 +306,29 @@ pub async fn fill(url: &DatabaseUrl, shape: &Shape) -> anyhow::Result<Filled> {
     store.close().await;
     spread::vacuum(url).await?;
     Ok(filled)
+}
+
+/// `units` (a lead; a lead's calls), each with its writer, in batches of `per_batch` units: every
+/// batch one writer's, the units in their order, each writer's last batch the rest.
+fn per_writer<T, U: IntoIterator<Item = T>>(
+    units: impl IntoIterator<Item = (usize, U)>,
+    writers: usize,
+    per_batch: usize,
+) -> Vec<(usize, Vec<T>)> {
+    let mut batches = Vec::new();
+    let mut filling: Vec<(Vec<T>, usize)> = (0..writers).map(|_| (Vec::new(), 0)).collect();
+    for (writer, unit) in units {
+        let (batch, in_batch) = &mut filling[writer];
+        batch.extend(unit);
+        *in_batch += 1;
+        if *in_batch == per_batch {
+            batches.push((writer, std::mem::take(batch)));
+            *in_batch = 0;
+        }
+    }
+    let rests = filling.into_iter().map(|(batch, _)| batch).enumerate();
+    batches.extend(rests.filter(|(_, batch)| !batch.is_empty()));
+    batches
 }
 
 /// One batch of calls through the store's batch path, made at the time the store's clock tells.
@@ -618,8 +619,7 @@ mod spread {
                  DELETE FROM zayavka_meta WHERE key = 'counters_rules'; COMMIT;",
             )
             .await?;
-        let halves = moves.split_at(moves.len() / 2);
-        let moved = [halves.0, halves.1].map(|half| async move {
+        let move_leads = async |half: &[(i64, Timestamp, SignedDuration)]| {
             let mut client = connect().await?;
             let tx = client.transaction().await?;
             for chunk in half.chunks(20_000) {
@@ -643,9 +643,9 @@ mod spread {
             }
             tx.commit().await?;
             anyhow::Ok(())
-        });
-        let [first, second] = moved;
-        tokio::try_join!(first, second)?;
+        };
+        let (first, second) = moves.split_at(moves.len() / 2);
+        tokio::try_join!(move_leads(first), move_leads(second))?;
         // Statistics for the moved rows: with those of before the move, the reopen's first list
         // (the leads operators take) planned a scan that ran for minutes at 2 M.
         connect().await?.batch_execute("ANALYZE").await?;
