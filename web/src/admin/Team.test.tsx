@@ -230,7 +230,8 @@ describe('the team', () => {
     expect(removal.body).toEqual({ email: 'anna@example.org' });
     expect(removal.headers.get('X-CSRF-Token')).toBe(CSRF);
     await waitFor(() => expect(screen.getByRole('status').textContent).toBe('Обліковий запис anna@example.org видалено.'));
-    expect(document.activeElement).toBe(screen.getByRole('heading', { level: 1, name: 'Команда' }));
+    // The focus moves in an effect, after the render the line above waited for.
+    await waitFor(() => expect(document.activeElement).toBe(screen.getByRole('heading', { level: 1, name: 'Команда' })));
   });
 
   it('made an operator by oneself (another admin remaining), the session is over: to the login', async () => {
