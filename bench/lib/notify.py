@@ -38,12 +38,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import (run_main, BenchError, ChildProcess, Server, cpu_seconds, fsync_latency_ms, free_port,  # noqa: E402
                     http_status, log, machine, median, new_workdir, print_machine, remove_workdir,
+                    thread_cpu_seconds,
                     finish, table, zayavka_bin, zayavka_env, zayavka_identity)
 from inserts import OPERATOR_CODES, measured, run_wrk  # noqa: E402
 
 CONFIGS = ["a", "b", "c"]
 LABEL = {"a": "(a) no channel", "b": "(b) webhook, receiver up", "c": "(c) webhook, receiver down"}
 DRAIN_TIMEOUT_S = 240.0
+# The server's threads by name: tokio's workers and its blocking pool share one.
+WRITER_THREAD, TOKIO_THREADS = "sqlite-writer", "tokio-rt-worker"
 
 
 # ---------------------------------------------------------------- the receiver (its own process)
@@ -212,7 +215,7 @@ def wait_drained(receiver: Receiver, server: Server, db: Path, load_end: float,
     """(b) after a load: how far behind the receiver was when the load stopped, and how long
     until it had every lead stored."""
     at_end = receiver.stats()
-    cpu0 = cpu_seconds(server.pid)
+    cpu0, threads0 = cpu_seconds(server.pid), thread_cpu_seconds(server.pid)
     time.sleep(0.2)  # requests still in flight when wrk stopped are committed by now
     stored = leads_count(db)
     deadline = time.monotonic() + timeout
@@ -224,7 +227,7 @@ def wait_drained(receiver: Receiver, server: Server, db: Path, load_end: float,
             raise BenchError(f"(b): the receiver had {s['distinct']:,} of {stored:,} leads "
                              f"{timeout:g} s after the load")
         time.sleep(0.02)
-    cpu1 = cpu_seconds(server.pid)
+    cpu1, threads1 = cpu_seconds(server.pid), thread_cpu_seconds(server.pid)
     drain = max(0.0, (s["last_new_at"] or load_end) - load_end)
     backlog = max(0, stored - at_end["distinct"])
     # The last outbox_sent is written just after the receiver's answer.
@@ -232,7 +235,10 @@ def wait_drained(receiver: Receiver, server: Server, db: Path, load_end: float,
         time.sleep(0.02)
     return {"stored": stored, "received_at_end": at_end["distinct"], "backlog_at_end": backlog,
             "drain_s": drain, "drain_rate": backlog / drain if drain > 0 else float("nan"),
-            "server_cpu_s_drain": cpu1 - cpu0, "requests": s["requests"], "distinct": s["distinct"]}
+            "server_cpu_s_drain": cpu1 - cpu0,
+            "threads_cpu_s_drain": {k: round(v - threads0.get(k, 0.0), 3) for k, v in threads1.items()
+                                    if v - threads0.get(k, 0.0) > 0},
+            "requests": s["requests"], "distinct": s["distinct"]}
 
 
 # ---------------------------------------------------------------- one configuration, one repetition
@@ -357,8 +363,8 @@ def main() -> int:
                          ("rps", "p50_us", "p99_us", "server_cpu_us_per_req", "server_cores",
                           "wrk_cores", "receiver_cores", "others_cores", "failed_attempts",
                           "log_bytes")}
-            f[config]["writer_cores"] = med_thread(config, c, "sqlite-writer")
-            f[config]["runtime_cores"] = med_thread(config, c, "tokio-rt-worker")
+            f[config]["writer_cores"] = med_thread(config, c, WRITER_THREAD)
+            f[config]["runtime_cores"] = med_thread(config, c, TOKIO_THREADS)
             f[config]["rps_per_rep"] = [rep[config]["loads"][c]["rps"] for rep in repetitions]
         for config in ("b", "c"):
             f[config]["ratio_rps"] = f[config]["rps"] / f["a"]["rps"]
@@ -367,6 +373,9 @@ def main() -> int:
             f["b_drain"] = {k: median([rep["b"]["drain"][c][k] for rep in repetitions])
                             for k in ("stored_in_load", "received_in_load", "backlog_at_end",
                                       "drain_s", "drain_rate", "server_cpu_s_drain")}
+            for name, key in ((WRITER_THREAD, "writer_cpu_s_drain"), (TOKIO_THREADS, "tokio_cpu_s_drain")):
+                f["b_drain"][key] = median([rep["b"]["drain"][c]["threads_cpu_s_drain"].get(name, 0.0)
+                                            for rep in repetitions])
         f["c_pending_after"] = median([rep["c"]["loads"][c]["outbox_after"]["pending"]
                                        for rep in repetitions])
         figures["per_conns"][c] = f
@@ -439,14 +448,18 @@ def main() -> int:
         drain_rows = []
         for c in conns_list:
             d = figures["per_conns"][c]["b_drain"]
+            per_notification = 1e6 / max(d['backlog_at_end'], 1)
             drain_rows.append([str(c), f"{d['stored_in_load']:,.0f}", f"{d['received_in_load']:,.0f}",
                                f"{d['backlog_at_end']:,.0f}", f"{d['drain_s']:.2f}",
                                f"{d['drain_rate']:,.0f}",
-                               f"{d['server_cpu_s_drain'] * 1e6 / max(d['backlog_at_end'], 1):.0f}",
+                               f"{d['server_cpu_s_drain'] * per_notification:.0f}",
+                               f"{d['writer_cpu_s_drain'] * per_notification:.0f}",
+                               f"{d['tokio_cpu_s_drain'] * per_notification:.0f}",
                                " / ".join(f"{rep['b']['drain'][c]['drain_s']:.2f}"
                                           for rep in repetitions)])
         print(table(drain_rows, ["conns", "stored in load", "received by its end", "backlog at end",
                                  "drain s", "drained /s", "server µs/notification in drain",
+                                 "of which writer", "of which tokio threads",
                                  "drain s per repetition"]))
     stored_b = sum(rep["b"]["final"]["leads"] for rep in repetitions)
     req_b = sum(rep["b"]["receiver"]["requests"] for rep in repetitions)

@@ -26,6 +26,7 @@ use tokio::sync::Notify;
 use crate::calendar::{Calendar, RISK_AFTER_REOPENING};
 use crate::clock::Clock;
 use crate::config::Settings;
+use crate::inbox::LeadRecord;
 use crate::metrics::Metrics;
 use crate::notice::{Channel, Event};
 use crate::store::{Delivery, OutboxJob, Store, StoreError};
@@ -42,6 +43,9 @@ const SEND_LIMIT: Duration = Duration::from_secs(90);
 const POLL: Duration = Duration::from_secs(2);
 /// Sends running at once, across channels.
 const IN_FLIGHT: usize = 16;
+/// The longest a sender's turn waits for half its sends to finish, beside sends that hang: the
+/// delay a hanging channel can add to the next lead's notifications.
+const TURN_WAIT: Duration = Duration::from_millis(250);
 /// Retries wait 5 s, 10 s, 20 s… up to this, so a channel back after an outage gets its
 /// backlog within minutes.
 const MAX_BACKOFF: Duration = Duration::from_secs(300);
@@ -184,51 +188,93 @@ impl Notifier {
     }
 
     /// Claims due rows while fewer than `IN_FLIGHT` sends are running, so one channel that hangs
-    /// (until its timeout) never holds back the others or the next lead. The outcomes of the sends
-    /// that finished are recorded together before each claim: one write for many notifications,
-    /// where a write per notification made the outbox the database writer's second customer.
+    /// (until its timeout) never holds back the others or the next lead. A turn records how the
+    /// finished sends went, claims the next rows and reads their leads: a write and a read for
+    /// many notifications, where a turn a notification made the outbox the database writer's
+    /// second customer. So a turn waits until half the sends have finished, or `TURN_WAIT` beside
+    /// sends that hang; with room for half of them or more (a quiet day) it comes at once.
     async fn send_loop(self: Arc<Self>) {
         let channels = self.settings.notify.channels();
         let mut sends = tokio::task::JoinSet::new();
         let mut finished = Vec::new();
+        let mut last_turn = tokio::time::Instant::now();
         loop {
             while let Some(outcome) = sends.try_join_next() {
                 finished.extend(outcome.ok().flatten());
             }
-            if let Err(e) = self.store.outbox_done(std::mem::take(&mut finished)).await {
-                // The leases run out and the rows are claimed again: at worst sent twice, never lost.
-                tracing::warn!(error = %e, "recording how notifications went");
-            }
             let room = IN_FLIGHT.saturating_sub(sends.len());
-            let claimable = self.claimable(&channels);
-            let now = self.clock.now();
-            let jobs = if room == 0 || claimable.is_empty() {
-                Vec::new()
-            } else {
-                match self.store.claim_outbox(now, now + LEASE, room as u32, claimable).await {
-                    Ok(jobs) => jobs,
-                    Err(StoreError::Closed) => return,
-                    Err(e) => {
-                        tracing::warn!(error = %e, "reading the notification queue");
-                        Vec::new()
-                    }
+            let waited = last_turn.elapsed() >= TURN_WAIT;
+            let mut full = false;
+            if room >= IN_FLIGHT / 2 || (waited && (room > 0 || !finished.is_empty())) {
+                last_turn = tokio::time::Instant::now();
+                let Ok(claimed) = self.turn(std::mem::take(&mut finished), room, &channels).await else {
+                    return;
+                };
+                full = room > 0 && claimed.len() == room;
+                for (job, lead) in claimed {
+                    let notifier = self.clone();
+                    sends.spawn(async move { notifier.send_one(job, lead).await });
                 }
-            };
-            let full = room > 0 && jobs.len() == room;
-            for job in jobs {
-                let notifier = self.clone();
-                sends.spawn(async move { notifier.send_one(job).await });
             }
             if full {
                 continue; // more may be due
             }
-            // Wait for a new lead, a send to finish (room again), a pause's end, or the next poll.
+            // Wait for a new lead, a send to finish (room again), a pause's end, the next poll, or
+            // the end of a turn's wait beside hanging sends.
+            let look = if sends.len() > IN_FLIGHT / 2 && sends.len() < IN_FLIGHT {
+                self.next_look().min(TURN_WAIT.saturating_sub(last_turn.elapsed()))
+            } else {
+                self.next_look()
+            };
             tokio::select! {
                 _ = self.wake.notified() => {}
-                _ = tokio::time::sleep(self.next_look()) => {}
+                _ = tokio::time::sleep(look) => {}
                 Some(outcome) = sends.join_next(), if !sends.is_empty() => finished.extend(outcome.ok().flatten()),
             }
         }
+    }
+
+    /// One turn of the sender: records `finished` and claims up to `room` due rows in one write,
+    /// then reads their leads in one read (`None` for a lead erased meanwhile). `Err` only when
+    /// the store is closed.
+    async fn turn(
+        &self,
+        finished: Vec<Delivery>,
+        room: usize,
+        channels: &[Channel],
+    ) -> Result<Vec<(OutboxJob, Option<LeadRecord>)>, StoreError> {
+        let claimable = if room == 0 { Arc::from([]) } else { self.claimable(channels) };
+        let now = self.clock.now();
+        let jobs = match self.store.claim_outbox(finished, now, now + LEASE, room as u32, claimable).await {
+            Ok(jobs) => jobs,
+            Err(StoreError::Closed) => return Err(StoreError::Closed),
+            Err(e) => {
+                // The leases of the finished sends run out and their rows are claimed again: at
+                // worst sent twice, never lost.
+                tracing::warn!(error = %e, "recording how notifications went and reading the queue");
+                return Ok(Vec::new());
+            }
+        };
+        if jobs.is_empty() {
+            return Ok(Vec::new());
+        }
+        let leads: HashMap<i64, LeadRecord> =
+            match self.store.lead_records(jobs.iter().map(|job| job.lead_id).collect()).await {
+                Ok(records) => records.into_iter().map(|lead| (lead.id, lead)).collect(),
+                Err(StoreError::Closed) => return Err(StoreError::Closed),
+                Err(e) => {
+                    // Their leases run out and they are claimed again.
+                    tracing::warn!(error = %e, "reading the leads to notify");
+                    return Ok(Vec::new());
+                }
+            };
+        Ok(jobs
+            .into_iter()
+            .map(|job| {
+                let lead = leads.get(&job.lead_id).cloned();
+                (job, lead)
+            })
+            .collect())
     }
 
     /// The channels whose rows may be claimed now: none while every channel is left alone, else
@@ -264,18 +310,11 @@ impl Notifier {
         }
     }
 
-    /// Sends one notification; says how it went, or nothing when the row is gone (its lead was
-    /// erased) or could not be read (its lease runs out and it is tried again).
-    async fn send_one(&self, job: OutboxJob) -> Option<Delivery> {
+    /// Sends one notification about `lead`; says how it went, or nothing when the lead is gone
+    /// (erased: its row went with it).
+    async fn send_one(&self, job: OutboxJob, lead: Option<LeadRecord>) -> Option<Delivery> {
         let channel = job.channel;
-        let lead = match self.store.lead(job.lead_id).await {
-            Ok(Some(lead)) => lead,
-            Ok(None) => return None,
-            Err(e) => {
-                tracing::warn!(error = %e, "reading a lead to notify");
-                return None;
-            }
-        };
+        let lead = lead?;
         if job.event != Event::New && !lead.status.is_open() {
             // A reminder or overdue notice that waited (a channel was down) while an operator
             // reached the person: nothing to remind of any more.

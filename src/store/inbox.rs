@@ -120,6 +120,12 @@ impl Store {
         dispatch!(self, lead(id))
     }
 
+    /// The records of the leads with these ids that still exist, in the order given: one read for
+    /// a sender's claimed notifications.
+    pub async fn lead_records(&self, ids: Vec<i64>) -> Result<Vec<LeadRecord>, StoreError> {
+        dispatch!(self, lead_records(ids))
+    }
+
     /// The later submissions of the person whose first lead is `lead_id`, oldest first.
     pub async fn repeats(&self, lead_id: i64) -> Result<Vec<LeadRecord>, StoreError> {
         dispatch!(self, repeats(lead_id))

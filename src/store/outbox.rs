@@ -65,26 +65,24 @@ pub struct PendingNotification {
 }
 
 impl Store {
-    /// Claims up to `limit` due notifications on `channels` for this sender until `lease_until`;
-    /// a row another sender holds is skipped (on PostgreSQL with `FOR UPDATE SKIP LOCKED`). Rows
-    /// of a channel no longer configured wait, untouched, until it is configured again.
+    /// A sender's turn at the outbox, in one write: records how the sends it finished went
+    /// (`done`), then claims up to `limit` due notifications on `channels` for it until
+    /// `lease_until`. A row another sender holds is skipped (on PostgreSQL with `FOR UPDATE SKIP
+    /// LOCKED`); rows of a channel no longer configured wait, untouched, until it is configured
+    /// again. One write for many notifications, where a write each made the outbox the database
+    /// writer's second customer.
     pub async fn claim_outbox(
         &self,
+        done: Vec<Delivery>,
         now: jiff::Timestamp,
         lease_until: jiff::Timestamp,
         limit: u32,
         channels: Arc<[Channel]>,
     ) -> Result<Vec<OutboxJob>, StoreError> {
-        dispatch!(self, claim_outbox(now, lease_until, limit, channels))
-    }
-
-    /// Records how claimed notifications went, all in one write: a sender records every send
-    /// that finished since its last claim together, rather than one write per notification.
-    pub async fn outbox_done(&self, deliveries: Vec<Delivery>) -> Result<(), StoreError> {
-        if deliveries.is_empty() {
-            return Ok(());
+        if done.is_empty() && (limit == 0 || channels.is_empty()) {
+            return Ok(Vec::new());
         }
-        dispatch!(self, outbox_done(deliveries, self.clock.now()))
+        dispatch!(self, claim_outbox(done, now, lease_until, limit, channels))
     }
 
     /// Queues `event` on every channel for the open leads sent in `[from, to)` that have not had

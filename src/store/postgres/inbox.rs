@@ -46,6 +46,21 @@ impl PostgresStore {
         Ok(row.as_ref().map(record_from))
     }
 
+    pub async fn lead_records(&self, ids: Vec<i64>) -> Result<Vec<LeadRecord>, StoreError> {
+        let client = self.client().await?;
+        let rows = client
+            .query(
+                &format!(
+                    "SELECT {RECORD_COLUMNS} FROM \"CRN\" JOIN unnest($1::bigint[]) WITH ORDINALITY AS wanted(id, n) \
+                     USING (id) ORDER BY n"
+                ),
+                &[&ids],
+            )
+            .await
+            .map_err(unavailable)?;
+        Ok(rows.iter().map(record_from).collect())
+    }
+
     pub async fn repeats(&self, lead_id: i64) -> Result<Vec<LeadRecord>, StoreError> {
         let client = self.client().await?;
         let rows = client

@@ -6,12 +6,17 @@ use crate::store::PendingNotification;
 impl PostgresStore {
     pub async fn claim_outbox(
         &self,
+        done: Vec<Delivery>,
         now: jiff::Timestamp,
         lease_until: jiff::Timestamp,
         limit: u32,
         channels: std::sync::Arc<[Channel]>,
     ) -> Result<Vec<OutboxJob>, StoreError> {
         let client = self.client().await?;
+        record_deliveries(&client, done, now).await?;
+        if limit == 0 || channels.is_empty() {
+            return Ok(Vec::new());
+        }
         let channels = channel_names(&channels);
         // The caller's clock says what is due and whose lease has run out (ADR 0035): instances
         // keep their clocks within a second of each other (NTP), far inside a lease.
@@ -43,50 +48,6 @@ impl PostgresStore {
             .collect();
         jobs.sort_by_key(|job| job.id);
         Ok(jobs)
-    }
-
-    pub async fn outbox_done(
-        &self,
-        deliveries: Vec<Delivery>,
-        now: jiff::Timestamp,
-    ) -> Result<(), StoreError> {
-        let now = seconds(now);
-        let mut sent = Vec::new();
-        let (mut retry_ids, mut retry_at, mut errors) = (Vec::new(), Vec::new(), Vec::new());
-        for delivery in deliveries {
-            match delivery {
-                Delivery::Sent(id) => sent.push(id),
-                Delivery::Retry { id, at, error } => {
-                    retry_ids.push(id);
-                    retry_at.push(seconds(at));
-                    errors.push(error);
-                }
-            }
-        }
-        let client = self.client().await?;
-        if !sent.is_empty() {
-            client
-                .execute(
-                    "UPDATE outbox SET sent_at = to_timestamp($2), locked_until = NULL, last_error = NULL \
-                     WHERE id = ANY($1)",
-                    &[&sent, &now],
-                )
-                .await
-                .map_err(unavailable)?;
-        }
-        if !retry_ids.is_empty() {
-            client
-                .execute(
-                    "UPDATE outbox SET next_attempt_at = to_timestamp(retry.at), \
-                     locked_until = NULL, last_error = retry.error \
-                     FROM unnest($1::bigint[], $2::float8[], $3::text[]) AS retry (id, at, error) \
-                     WHERE outbox.id = retry.id",
-                    &[&retry_ids, &retry_at, &errors],
-                )
-                .await
-                .map_err(unavailable)?;
-        }
-        Ok(())
     }
 
     pub async fn queue_reminders(
@@ -310,4 +271,48 @@ fn pending_notification(row: &tokio_postgres::Row) -> Option<PendingNotification
         next_attempt_at: row.get(6),
         last_error: row.get(7),
     })
+}
+
+/// Marks each delivered notification sent at `now`, and frees each failed one for its retry.
+async fn record_deliveries(
+    client: &tokio_postgres::Client,
+    deliveries: Vec<Delivery>,
+    now: jiff::Timestamp,
+) -> Result<(), StoreError> {
+    let now = seconds(now);
+    let mut sent = Vec::new();
+    let (mut retry_ids, mut retry_at, mut errors) = (Vec::new(), Vec::new(), Vec::new());
+    for delivery in deliveries {
+        match delivery {
+            Delivery::Sent(id) => sent.push(id),
+            Delivery::Retry { id, at, error } => {
+                retry_ids.push(id);
+                retry_at.push(seconds(at));
+                errors.push(error);
+            }
+        }
+    }
+    if !sent.is_empty() {
+        client
+            .execute(
+                "UPDATE outbox SET sent_at = to_timestamp($2), locked_until = NULL, last_error = NULL \
+                 WHERE id = ANY($1)",
+                &[&sent, &now],
+            )
+            .await
+            .map_err(unavailable)?;
+    }
+    if !retry_ids.is_empty() {
+        client
+            .execute(
+                "UPDATE outbox SET next_attempt_at = to_timestamp(retry.at), \
+                 locked_until = NULL, last_error = retry.error \
+                 FROM unnest($1::bigint[], $2::float8[], $3::text[]) AS retry (id, at, error) \
+                 WHERE outbox.id = retry.id",
+                &[&retry_ids, &retry_at, &errors],
+            )
+            .await
+            .map_err(unavailable)?;
+    }
+    Ok(())
 }

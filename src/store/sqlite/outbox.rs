@@ -12,6 +12,7 @@ const OUTBOX_QUEUES: &str = "SELECT channel, count(*), count(last_error), min(cr
 impl SqliteStore {
     pub async fn claim_outbox(
         &self,
+        done: Vec<Delivery>,
         now: jiff::Timestamp,
         lease_until: jiff::Timestamp,
         limit: u32,
@@ -19,6 +20,10 @@ impl SqliteStore {
     ) -> Result<Vec<OutboxJob>, StoreError> {
         self.write(move |conn| {
             let now = text(now);
+            record_deliveries(conn, &done, &now)?;
+            if limit == 0 || channels.is_empty() {
+                return Ok(Vec::new());
+            }
             // The channels as a JSON array, read by json_each: one statement whatever their number.
             let channels = serde_json::to_string(&channel_names(&channels)).expect("strings serialise");
             let mut stmt = conn.prepare_cached(
@@ -40,30 +45,6 @@ impl SqliteStore {
             let mut jobs: Vec<OutboxJob> = rows.collect::<Result<_, _>>()?;
             jobs.sort_by_key(|job| job.id);
             Ok(jobs)
-        })
-        .await
-    }
-
-    pub async fn outbox_done(
-        &self,
-        deliveries: Vec<Delivery>,
-        now: jiff::Timestamp,
-    ) -> Result<(), StoreError> {
-        self.write(move |conn| {
-            let now = text(now);
-            let mut sent = conn.prepare_cached(
-                "UPDATE outbox SET sent_at = ?2, locked_until = NULL, last_error = NULL WHERE id = ?1",
-            )?;
-            let mut retry = conn.prepare_cached(
-                "UPDATE outbox SET next_attempt_at = ?2, locked_until = NULL, last_error = ?3 WHERE id = ?1",
-            )?;
-            for delivery in &deliveries {
-                match delivery {
-                    Delivery::Sent(id) => sent.execute(params![id, now])?,
-                    Delivery::Retry { id, at, error } => retry.execute(params![id, text(*at), error])?,
-                };
-            }
-            Ok(())
         })
         .await
     }
@@ -266,4 +247,21 @@ fn pending_notification(row: &rusqlite::Row) -> rusqlite::Result<PendingNotifica
         next_attempt_at: row.get(6)?,
         last_error: row.get(7)?,
     })
+}
+
+/// Marks each delivered notification sent at `now`, and frees each failed one for its retry.
+fn record_deliveries(conn: &Connection, deliveries: &[Delivery], now: &str) -> rusqlite::Result<()> {
+    let mut sent = conn.prepare_cached(
+        "UPDATE outbox SET sent_at = ?2, locked_until = NULL, last_error = NULL WHERE id = ?1",
+    )?;
+    let mut retry = conn.prepare_cached(
+        "UPDATE outbox SET next_attempt_at = ?2, locked_until = NULL, last_error = ?3 WHERE id = ?1",
+    )?;
+    for delivery in deliveries {
+        match delivery {
+            Delivery::Sent(id) => sent.execute(params![id, now])?,
+            Delivery::Retry { id, at, error } => retry.execute(params![id, text(*at), error])?,
+        };
+    }
+    Ok(())
 }
