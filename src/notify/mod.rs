@@ -204,20 +204,15 @@ impl Notifier {
             }
             let room = IN_FLIGHT.saturating_sub(sends.len());
             let waited = last_turn.elapsed() >= TURN_WAIT;
-            let mut full = false;
             if room >= IN_FLIGHT / 2 || (waited && (room > 0 || !finished.is_empty())) {
                 last_turn = tokio::time::Instant::now();
                 let Ok(claimed) = self.turn(std::mem::take(&mut finished), room, &channels).await else {
                     return;
                 };
-                full = room > 0 && claimed.len() == room;
                 for (job, lead) in claimed {
                     let notifier = self.clone();
                     sends.spawn(async move { notifier.send_one(job, lead).await });
                 }
-            }
-            if full {
-                continue; // more may be due
             }
             // Wait for a new lead, a send to finish (room again), a pause's end, the next poll, or
             // the end of a turn's wait beside hanging sends.
