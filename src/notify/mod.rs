@@ -198,17 +198,20 @@ impl Notifier {
         let mut sends = tokio::task::JoinSet::new();
         let mut finished = Vec::new();
         let mut last_turn = tokio::time::Instant::now();
+        // A new lead, or the poll: rows may be due that no turn has looked for yet.
+        let mut pending = true;
         loop {
             while let Some(outcome) = sends.try_join_next() {
                 finished.extend(outcome.ok().flatten());
             }
             let room = IN_FLIGHT.saturating_sub(sends.len());
-            let waited = last_turn.elapsed() >= TURN_WAIT;
-            if room >= IN_FLIGHT / 2 || (waited && (room > 0 || !finished.is_empty())) {
-                last_turn = tokio::time::Instant::now();
-                let Ok(claimed) = self.turn(std::mem::take(&mut finished), room, &channels).await else {
+            let waiting = !finished.is_empty() || (pending && room > 0);
+            if room >= IN_FLIGHT / 2 || (waiting && last_turn.elapsed() >= TURN_WAIT) {
+                pending = false;
+                let Ok(claimed) = self.turn(&mut finished, room, &channels).await else {
                     return;
                 };
+                last_turn = tokio::time::Instant::now();
                 for (job, lead) in claimed {
                     let notifier = self.clone();
                     sends.spawn(async move { notifier.send_one(job, lead).await });
@@ -216,40 +219,44 @@ impl Notifier {
             }
             // Wait for a new lead, a send to finish (room again), a pause's end, the next poll, or
             // the end of a turn's wait beside hanging sends.
-            let look = if sends.len() > IN_FLIGHT / 2 && sends.len() < IN_FLIGHT {
+            let waiting = !finished.is_empty() || (pending && sends.len() < IN_FLIGHT);
+            let look = if waiting && sends.len() > IN_FLIGHT / 2 {
                 self.next_look().min(TURN_WAIT.saturating_sub(last_turn.elapsed()))
             } else {
                 self.next_look()
             };
             tokio::select! {
-                _ = self.wake.notified() => {}
-                _ = tokio::time::sleep(look) => {}
+                _ = self.wake.notified() => pending = true,
+                _ = tokio::time::sleep(look) => pending = true,
                 Some(outcome) = sends.join_next(), if !sends.is_empty() => finished.extend(outcome.ok().flatten()),
             }
         }
     }
 
-    /// One turn of the sender: records `finished` and claims up to `room` due rows in one write,
-    /// then reads their leads in one read (`None` for a lead erased meanwhile). `Err` only when
-    /// the store is closed.
+    /// One turn of the sender: records `finished` (emptied once written) and claims up to `room`
+    /// due rows, then reads their leads in one read (`None` for a lead erased meanwhile). `Err`
+    /// only when the store is closed.
     async fn turn(
         &self,
-        finished: Vec<Delivery>,
+        finished: &mut Vec<Delivery>,
         room: usize,
         channels: &[Channel],
     ) -> Result<Vec<(OutboxJob, Option<LeadRecord>)>, StoreError> {
         let claimable = if room == 0 { Arc::from([]) } else { self.claimable(channels) };
         let now = self.clock.now();
-        let jobs = match self.store.claim_outbox(finished, now, now + LEASE, room as u32, claimable).await {
-            Ok(jobs) => jobs,
-            Err(StoreError::Closed) => return Err(StoreError::Closed),
-            Err(e) => {
-                // The leases of the finished sends run out and their rows are claimed again: at
-                // worst sent twice, never lost.
-                tracing::warn!(error = %e, "recording how notifications went and reading the queue");
-                return Ok(Vec::new());
-            }
-        };
+        // Kept until written: recording an outcome twice does no harm, losing one sends it twice.
+        let jobs =
+            match self.store.claim_outbox(finished.clone(), now, now + LEASE, room as u32, claimable).await {
+                Ok(jobs) => {
+                    finished.clear();
+                    jobs
+                }
+                Err(StoreError::Closed) => return Err(StoreError::Closed),
+                Err(e) => {
+                    tracing::warn!(error = %e, "recording how notifications went and reading the queue");
+                    return Ok(Vec::new());
+                }
+            };
         if jobs.is_empty() {
             return Ok(Vec::new());
         }

@@ -17,7 +17,7 @@ pub struct OutboxJob {
 }
 
 /// How a claimed notification went.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub enum Delivery {
     Sent(i64),
     /// Free it to be tried again at `at`; `error` is why this try failed.
@@ -65,12 +65,12 @@ pub struct PendingNotification {
 }
 
 impl Store {
-    /// A sender's turn at the outbox, in one write: records how the sends it finished went
-    /// (`done`), then claims up to `limit` due notifications on `channels` for it until
-    /// `lease_until`. A row another sender holds is skipped (on PostgreSQL with `FOR UPDATE SKIP
-    /// LOCKED`); rows of a channel no longer configured wait, untouched, until it is configured
-    /// again. One write for many notifications, where a write each made the outbox the database
-    /// writer's second customer.
+    /// A sender's turn at the outbox: records how the sends it finished went (`done`), then
+    /// claims up to `limit` due notifications on `channels` for it until `lease_until`; on SQLite
+    /// one transaction, on PostgreSQL the statements in a row on one connection. A row another
+    /// sender holds is skipped (on PostgreSQL with `FOR UPDATE SKIP LOCKED`); rows of a channel no
+    /// longer configured wait, untouched, until it is configured again. One write for many
+    /// notifications, where a write each made the outbox the database writer's second customer.
     pub async fn claim_outbox(
         &self,
         done: Vec<Delivery>,
