@@ -1168,6 +1168,37 @@ async fn a_hanging_send_does_not_hold_back_the_next_lead() {
     eprintln!("the second lead's call came {:?} after its submit", submitted.elapsed());
 }
 
+// The real binary: the test is about sends that hang in real time beside the next one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sends_that_hang_in_most_slots_hold_back_the_next_lead_only_briefly() {
+    // Ten of the sender's sixteen slots held for ten seconds: fewer than half are free, so its
+    // next turn waits for one to finish, but not longer than a moment when a new lead came.
+    let receiver = HttpReceiver::start(Reply::status(200)).await;
+    for _ in 0..10 {
+        receiver.push_reply(Reply::status(200).after(Duration::from_secs(10)));
+    }
+    let database = TestDatabase::new().await;
+    let server = start(&database.url, &webhook_env(&receiver)).await;
+
+    let mut hanging = Vec::new();
+    for n in 0..10u32 {
+        hanging.push(submit(server.port, &format!("Лід {n}"), &phone(200 + n)).await);
+    }
+    receiver
+        .wait_for("ten calls to hang", Duration::from_secs(5), |r| {
+            hanging.iter().all(|id| r.iter().any(|r| r.lead_id() == Some(*id)))
+        })
+        .await;
+    let submitted = Instant::now();
+    let next = submit(server.port, "Наступний", &phone(250)).await;
+    receiver
+        .wait_for("the next lead while ten calls hang", Duration::from_secs(3), |r| {
+            r.iter().any(|r| r.lead_id() == Some(next))
+        })
+        .await;
+    eprintln!("the next lead's call came {:?} after its submit", submitted.elapsed());
+}
+
 // The real binary: the test is about SMTP on the wire.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn smtp_uses_starttls_when_the_server_offers_it() {
