@@ -20,7 +20,7 @@ import {
   leadPage,
   signedInRoutes,
 } from './test-server';
-import { isolateEachTest, openFigures, openInbox, openMenu } from './test-inbox';
+import { focusMovesTo, isolateEachTest, openFigures, openInbox, openMenu } from './test-inbox';
 
 isolateEachTest();
 
@@ -671,8 +671,7 @@ describe('held leads', () => {
     expect(release.headers.get('X-CSRF-Token')).toBe(CSRF);
     expect(release.body).toBeUndefined();
     await waitFor(() => expect(screen.getByRole('status').textContent).toBe('Заявку №44 передано в роботу.'));
-    // The focus moves in an effect, after the render the line above waited for.
-    await waitFor(() => expect(document.activeElement).toBe(screen.getByRole('heading', { level: 1, name: 'На перевірці' })));
+    await focusMovesTo(() => screen.getByRole('heading', { level: 1, name: 'На перевірці' }));
 
     fireEvent.click(screen.getByRole('link', { name: '← До списку' }));
     // To be called now: on the desk.
@@ -748,8 +747,7 @@ describe('held leads', () => {
     expect(screen.getByRole('button', { name: 'Записати дзвінок' })).toBeTruthy();
     expect(screen.getByRole('group', { name: 'Записати результат одним натисканням' })).toBeTruthy();
     expect(document.querySelector('.call-button')).not.toBeNull();
-    // The focus moves in an effect, after the render the line above waited for.
-    await waitFor(() => expect(document.activeElement).toBe(screen.getByRole('heading', { level: 1, name: 'Заявка №44' })));
+    await focusMovesTo(() => screen.getByRole('heading', { level: 1, name: 'Заявка №44' }));
     await waitFor(() => expect(screen.getByRole('status').textContent).toBe('Заявку передано в роботу.'));
   });
 

@@ -16,7 +16,7 @@ import {
   leadPage,
   signedInRoutes,
 } from './test-server';
-import { isolateEachTest, openInbox, openMenu } from './test-inbox';
+import { focusMovesTo, isolateEachTest, openInbox, openMenu } from './test-inbox';
 
 isolateEachTest();
 
@@ -111,8 +111,7 @@ describe('"Кому дзвонити зараз"', () => {
     await waitFor(() =>
       expect(card(41).textContent).toBe('Заявка №41 Петро: Не відповіли. Наступний дзвінок: 22.11.2026, 08:02.'),
     );
-    // The focus moves in an effect, after the render the line above waited for.
-    await waitFor(() => expect(document.activeElement).toBe(card(41).querySelector('p')));
+    await focusMovesTo(() => card(41).querySelector('p'));
     const [attempt, ...more] = server.calls('POST /admin/api/leads/41/attempts');
     expect(more).toEqual([]);
     expect(attempt.headers.get('X-CSRF-Token')).toBe(CSRF);

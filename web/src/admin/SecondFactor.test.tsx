@@ -2,10 +2,10 @@
 // The second factor in the inbox (docs/admin-api.md, "The second factor"): the login's code step,
 // setting it up from the e-mail in the bar, and the required mode where the set-up page is all
 // there is. The real app under its /admin router, the server replaced at `fetch` by recorded answers.
-import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { fireEvent, screen, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { SESSION, apiError, fakeServer, json, signedInRoutes } from './test-server';
-import { isolateEachTest, openInbox, openMenu } from './test-inbox';
+import { focusMovesTo, isolateEachTest, openInbox, openMenu } from './test-inbox';
 
 isolateEachTest();
 
@@ -41,8 +41,7 @@ describe('signing in with a second factor', () => {
 
     const code = await screen.findByRole('textbox', { name: 'Код із застосунку або код відновлення' });
     expect(screen.getByRole('alert').textContent).toBe('Введіть код із застосунку автентифікації.');
-    // The focus moves in an effect, after the render the line above waited for.
-    await waitFor(() => expect(document.activeElement).toBe(code));
+    await focusMovesTo(() => code);
     expect(code.getAttribute('autocomplete')).toBe('one-time-code');
     expect(screen.getByLabelText<HTMLInputElement>('Пароль').value).toBe('dovgyi-parol-42');
 

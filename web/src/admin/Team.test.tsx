@@ -19,7 +19,7 @@ import {
   signedInRoutes,
   teamRoutes,
 } from './test-server';
-import { isolateEachTest, openInbox, openMenu } from './test-inbox';
+import { focusMovesTo, isolateEachTest, openInbox, openMenu } from './test-inbox';
 
 isolateEachTest();
 
@@ -230,8 +230,7 @@ describe('the team', () => {
     expect(removal.body).toEqual({ email: 'anna@example.org' });
     expect(removal.headers.get('X-CSRF-Token')).toBe(CSRF);
     await waitFor(() => expect(screen.getByRole('status').textContent).toBe('Обліковий запис anna@example.org видалено.'));
-    // The focus moves in an effect, after the render the line above waited for.
-    await waitFor(() => expect(document.activeElement).toBe(screen.getByRole('heading', { level: 1, name: 'Команда' })));
+    await focusMovesTo(() => screen.getByRole('heading', { level: 1, name: 'Команда' }));
   });
 
   it('made an operator by oneself (another admin remaining), the session is over: to the login', async () => {

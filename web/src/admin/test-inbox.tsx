@@ -1,7 +1,7 @@
 // What the inbox's test files share (App, Team, Setup): the real app at an address, and a clean
 // slate around every test.
-import { cleanup, fireEvent, render, screen } from '@testing-library/react';
-import { afterEach, beforeEach, vi } from 'vitest';
+import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { afterEach, beforeEach, expect, vi } from 'vitest';
 import { AdminRoot } from './App';
 import { expectNoUnexpectedRequests } from './test-server';
 
@@ -21,6 +21,14 @@ export async function openMenu(): Promise<void> {
 export async function openFigures(): Promise<void> {
   const toggle = await screen.findByRole('button', { name: 'Показники' });
   if (toggle.getAttribute('aria-expanded') !== 'true') fireEvent.click(toggle);
+}
+
+/**
+ * Waits for the focus to reach what `target` finds: the app moves it in an effect, after the
+ * render a test has waited for.
+ */
+export async function focusMovesTo(target: () => Element | null): Promise<void> {
+  await waitFor(() => expect(document.activeElement).toBe(target()));
 }
 
 /**
