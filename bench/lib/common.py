@@ -254,6 +254,12 @@ def thread_cpu_seconds(pid: int) -> dict[str, float]:
     return out
 
 
+def thread_cpu_delta(before: dict[str, float], after: dict[str, float]) -> dict[str, float]:
+    """CPU seconds per thread name between two `thread_cpu_seconds` readings; threads that spent
+    none left out."""
+    return {k: round(v - before.get(k, 0.0), 3) for k, v in after.items() if v - before.get(k, 0.0) > 0}
+
+
 def machine_busy_seconds() -> float:
     """CPU seconds every process on the machine has used since boot (all cores, not idle)."""
     with open("/proc/stat") as f:

@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import (run_main, ANON_KEY, BENCH, LEAD_JSON, BenchError, RssSampler, cpu_seconds, log, machine, machine_busy_seconds,  # noqa: E402
                     fsync_latency_ms, median, new_workdir, pocketbase_bin, print_machine, zayavka_identity, proc_status_kib,
                     remove_workdir, reset_peak_rss, finish, start_pocketbase, start_zayavka,
-                    table, thread_cpu_seconds, verdict, zayavka_bin)
+                    table, thread_cpu_delta, thread_cpu_seconds, verdict, zayavka_bin)
 
 WRK_POST = BENCH / "lib/wrk-post.lua"
 WRK_GET = BENCH / "lib/wrk-get.lua"
@@ -83,8 +83,7 @@ def measured(server, url: str, mode: str, conns: int, seconds: float, rss: bool,
     r["wrk_cores"] = r["wrk_cpu_s"] / (t1 - t0)
     r["server_cpu_s"] = cpu1 - cpu0
     r["server_cpu_us_per_req"] = (cpu1 - cpu0) * 1e6 / max(r["requests"], 1)
-    r["threads_cpu_s"] = {k: round(v - threads0.get(k, 0.0), 3) for k, v in threads1.items()
-                          if v - threads0.get(k, 0.0) > 0}
+    r["threads_cpu_s"] = thread_cpu_delta(threads0, threads1)
     r["rss_sampled_max_kib"] = sampler.max_kib
     r["rss_hwm_kib"] = proc_status_kib(server.pid, "VmHWM") if hwm_reset else None
     return r

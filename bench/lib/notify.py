@@ -38,7 +38,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import (run_main, BenchError, ChildProcess, Server, cpu_seconds, fsync_latency_ms, free_port,  # noqa: E402
                     http_status, log, machine, median, new_workdir, print_machine, remove_workdir,
-                    thread_cpu_seconds,
+                    thread_cpu_delta, thread_cpu_seconds,
                     finish, table, zayavka_bin, zayavka_env, zayavka_identity)
 from inserts import OPERATOR_CODES, measured, run_wrk  # noqa: E402
 
@@ -236,8 +236,7 @@ def wait_drained(receiver: Receiver, server: Server, db: Path, load_end: float,
     return {"stored": stored, "received_at_end": at_end["distinct"], "backlog_at_end": backlog,
             "drain_s": drain, "drain_rate": backlog / drain if drain > 0 else float("nan"),
             "server_cpu_s_drain": cpu1 - cpu0,
-            "threads_cpu_s_drain": {k: round(v - threads0.get(k, 0.0), 3) for k, v in threads1.items()
-                                    if v - threads0.get(k, 0.0) > 0},
+            "threads_cpu_s_drain": thread_cpu_delta(threads0, threads1),
             "requests": s["requests"], "distinct": s["distinct"]}
 
 

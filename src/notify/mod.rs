@@ -205,8 +205,9 @@ impl Notifier {
                 finished.extend(outcome.ok().flatten());
             }
             let room = IN_FLIGHT.saturating_sub(sends.len());
-            let waiting = !finished.is_empty() || (pending && room > 0);
-            if room >= IN_FLIGHT / 2 || (waiting && last_turn.elapsed() >= TURN_WAIT) {
+            if room >= IN_FLIGHT / 2
+                || (waiting(&finished, pending, room) && last_turn.elapsed() >= TURN_WAIT)
+            {
                 pending = false;
                 let Ok(claimed) = self.turn(&mut finished, room, &channels).await else {
                     return;
@@ -219,8 +220,8 @@ impl Notifier {
             }
             // Wait for a new lead, a send to finish (room again), a pause's end, the next poll, or
             // the end of a turn's wait beside hanging sends.
-            let waiting = !finished.is_empty() || (pending && sends.len() < IN_FLIGHT);
-            let look = if waiting && sends.len() > IN_FLIGHT / 2 {
+            let room = IN_FLIGHT.saturating_sub(sends.len());
+            let look = if room < IN_FLIGHT / 2 && waiting(&finished, pending, room) {
                 self.next_look().min(TURN_WAIT.saturating_sub(last_turn.elapsed()))
             } else {
                 self.next_look()
@@ -242,7 +243,7 @@ impl Notifier {
         room: usize,
         channels: &[Channel],
     ) -> Result<Vec<(OutboxJob, Option<LeadRecord>)>, StoreError> {
-        let claimable = if room == 0 { Arc::from([]) } else { self.claimable(channels) };
+        let claimable = self.claimable(channels);
         let now = self.clock.now();
         // Kept until written: recording an outcome twice does no harm, losing one sends it twice.
         let jobs =
@@ -425,6 +426,12 @@ impl Notifier {
             self.metrics.reminder_scan();
         }
     }
+}
+
+/// Whether a turn has something to do beside sends that hang: outcomes to write, or rows that may
+/// be due (`pending`: a new lead, the poll) and room to send them.
+fn waiting(finished: &[Delivery], pending: bool, room: usize) -> bool {
+    !finished.is_empty() || (pending && room > 0)
 }
 
 /// Which open leads to notify about at `now`, as windows of their arrival time: a reminder for

@@ -47,17 +47,7 @@ impl PostgresStore {
     }
 
     pub async fn lead_records(&self, ids: Vec<i64>) -> Result<Vec<LeadRecord>, StoreError> {
-        let client = self.client().await?;
-        let rows = client
-            .query(
-                &format!(
-                    "SELECT {RECORD_COLUMNS} FROM \"CRN\" JOIN unnest($1::bigint[]) WITH ORDINALITY AS wanted(id, n) \
-                     USING (id) ORDER BY n"
-                ),
-                &[&ids],
-            )
-            .await
-            .map_err(unavailable)?;
+        let rows = leads_with_ids(&*self.client().await?, RECORD_COLUMNS, &ids).await?;
         Ok(rows.iter().map(record_from).collect())
     }
 

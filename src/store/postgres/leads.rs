@@ -492,17 +492,7 @@ impl PostgresStore {
     }
 
     pub async fn leads_by_ids(&self, ids: Vec<i64>) -> Result<Vec<Lead>, StoreError> {
-        let client = self.client().await?;
-        let rows = client
-            .query(
-                &format!(
-                    "SELECT {LEAD_COLUMNS} FROM \"CRN\" JOIN unnest($1::bigint[]) WITH ORDINALITY AS wanted(id, n) \
-                     USING (id) ORDER BY n"
-                ),
-                &[&ids],
-            )
-            .await
-            .map_err(unavailable)?;
+        let rows = leads_with_ids(&*self.client().await?, LEAD_COLUMNS, &ids).await?;
         Ok(rows.iter().map(lead_from).collect())
     }
 

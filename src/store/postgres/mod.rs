@@ -205,6 +205,24 @@ async fn migrate(client: &mut deadpool_postgres::Object) -> Result<(), tokio_pos
     result
 }
 
+/// `columns` of the leads with these ids that still exist, in the order given.
+async fn leads_with_ids(
+    client: &tokio_postgres::Client,
+    columns: &str,
+    ids: &[i64],
+) -> Result<Vec<Row>, StoreError> {
+    client
+        .query(
+            &format!(
+                "SELECT {columns} FROM \"CRN\" JOIN unnest($1::bigint[]) WITH ORDINALITY AS wanted(id, n) \
+                 USING (id) ORDER BY n"
+            ),
+            &[&ids],
+        )
+        .await
+        .map_err(unavailable)
+}
+
 fn record_from(row: &Row) -> LeadRecord {
     LeadRecord {
         id: row.get(0),

@@ -43,16 +43,7 @@ impl SqliteStore {
     }
 
     pub async fn lead_records(&self, ids: Vec<i64>) -> Result<Vec<LeadRecord>, StoreError> {
-        self.read(move |conn| {
-            let mut stmt =
-                conn.prepare_cached(&format!("SELECT {RECORD_COLUMNS} FROM \"CRN\" WHERE id = ?1"))?;
-            let mut records = Vec::with_capacity(ids.len());
-            for id in ids {
-                records.extend(stmt.query_row([id], record_from).optional()?);
-            }
-            Ok(records)
-        })
-        .await
+        self.read(move |conn| leads_with_ids(conn, RECORD_COLUMNS, ids, record_from)).await
     }
 
     pub async fn repeats(&self, lead_id: i64) -> Result<Vec<LeadRecord>, StoreError> {

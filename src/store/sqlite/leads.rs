@@ -41,18 +41,7 @@ impl SqliteStore {
     }
 
     pub async fn leads_by_ids(&self, ids: Vec<i64>) -> Result<Vec<Lead>, StoreError> {
-        self.read(move |conn| {
-            let mut stmt =
-                conn.prepare_cached(&format!("SELECT {LEAD_COLUMNS} FROM \"CRN\" WHERE id = ?1"))?;
-            let mut leads = Vec::with_capacity(ids.len());
-            for id in ids {
-                if let Some(lead) = stmt.query_row([id], lead_from).optional()? {
-                    leads.push(lead);
-                }
-            }
-            Ok(leads)
-        })
-        .await
+        self.read(move |conn| leads_with_ids(conn, LEAD_COLUMNS, ids, lead_from)).await
     }
 
     pub async fn leads_after(&self, after_id: i64, limit: u32) -> Result<Vec<LeadRecord>, StoreError> {

@@ -392,6 +392,21 @@ fn meta_get_or_insert(conn: &Connection, key: &str, value: &str) -> rusqlite::Re
     }
 }
 
+/// `columns` of the leads with these ids that still exist, in the order given, each made by `from`.
+fn leads_with_ids<T>(
+    conn: &Connection,
+    columns: &str,
+    ids: Vec<i64>,
+    from: fn(&rusqlite::Row) -> rusqlite::Result<T>,
+) -> rusqlite::Result<Vec<T>> {
+    let mut stmt = conn.prepare_cached(&format!("SELECT {columns} FROM \"CRN\" WHERE id = ?1"))?;
+    let mut leads = Vec::with_capacity(ids.len());
+    for id in ids {
+        leads.extend(stmt.query_row([id], from).optional()?);
+    }
+    Ok(leads)
+}
+
 fn record_from(row: &rusqlite::Row) -> rusqlite::Result<LeadRecord> {
     let claimed_until: Option<String> = row.get(21)?;
     let (wrote_again_at, wrote_again_comment): (Option<String>, Option<String>) =
