@@ -10,6 +10,7 @@ use crate::common;
 use common::TestDatabase;
 use jiff::{SignedDuration, Timestamp};
 use zayavka::inbox::{CallPlan, LeadRecord, Outcome, PROMISE, Search, Status};
+use zayavka::clock::Clock;
 use zayavka::lead::{Attribution, NewLead};
 use zayavka::notice::{Channel, Event};
 use zayavka::store::{
@@ -462,6 +463,36 @@ async fn a_search_finds_leads_by_the_phones_end_or_start_or_part_of_the_name() {
         limit: 1,
     };
     assert_eq!(ids(f.store.find_leads(query).await.unwrap()), vec![maryana], "the next page, newest first");
+}
+
+#[tokio::test]
+async fn a_number_is_found_repeated_and_erased_whatever_days_its_leads_came() {
+    // Leads are kept by their day as well as their number (SQLite's indexes, ADR 0060): the
+    // window of repeats crosses midnight, and a search or an erasure reaches every day.
+    let database = TestDatabase::new().await;
+    let (clock, hand) = Clock::manual("2026-03-01T23:30:00Z".parse().unwrap());
+    let store = Store::open(&database.settings_url()).await.unwrap().with_clock(clock);
+    let f = Fixture { store, database };
+    let insert = |lead: NewLead| {
+        let store = f.store.clone();
+        async move { store.insert(vec![lead], &context(&[]), None).await.unwrap().remove(0) }
+    };
+    let first = insert(lead("Ганна", "+380671234567")).await;
+    hand.advance_hours(1);
+    let repeat = insert(lead("Ганна", "+380671234567")).await;
+    assert_eq!(repeat.repeat_of, Some(first.lead.id), "sent again after midnight, within 24 hours");
+    hand.advance_hours(24 * 40);
+    let later = insert(lead("Ганна", "+380671234567")).await;
+    assert_eq!(later.repeat_of, None, "forty days on, a new first lead");
+    hand.advance_hours(24 * 300);
+    let other = f.add(lead("Петро", "+380501112233")).await;
+
+    let (first, later) = (first.lead.id, later.lead.id);
+    assert_eq!(f.list("067 123", Holder::Anyone).await, vec![later, first], "by the start, every day");
+    assert_eq!(f.list("4567", Holder::Anyone).await, vec![later, first], "by the end, every day");
+    assert_eq!(f.store.erase_phone("+380671234567").await.unwrap(), 3);
+    assert_eq!(f.list("", Holder::Anyone).await, vec![other]);
+    assert!(f.list("4567", Holder::Anyone).await.is_empty());
 }
 
 #[tokio::test]

@@ -92,7 +92,7 @@ impl SqliteStore {
     }
 
     pub async fn erase_phone(&self, phone_e164: String) -> Result<usize, StoreError> {
-        let erased = self.delete_leads("phone_e164 = ?1", phone_e164).await?;
+        let erased = self.delete_leads(PHONE_IN_ANY_DAY.as_str(), phone_e164).await?;
         self.checkpoint().await?;
         Ok(erased)
     }
@@ -247,9 +247,19 @@ fn delete_some(conn: &Connection, condition: &str, value: &str) -> rusqlite::Res
     Ok((gone.len(), finished))
 }
 
-/// The first lead of a phone since a time, of which a new lead is a repeat.
-const FIND_FIRST: &str = "SELECT id FROM \"CRN\" WHERE phone_e164 = ?1 AND created_at >= ?2 \
-     AND repeat_of IS NULL AND held IS NULL ORDER BY id LIMIT 1";
+/// The leads of the number `?1`, looked for in each day that has leads (ADR 0060).
+static PHONE_IN_ANY_DAY: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!(
+        "id IN ({LEAD_DAYS} SELECT id FROM lead_day CROSS JOIN \"CRN\" INDEXED BY \"CRN_day_phone\" \
+         ON substr(created_at, 1, 10) = lead_day.day AND phone_e164 = ?1)"
+    )
+});
+
+/// The first lead of a phone since a time (`?2`), of which a new lead is a repeat: looked for in
+/// the days of that window (`?3`, a JSON array of `YYYY-MM-DD`), the first key of its index.
+const FIND_FIRST: &str = "SELECT id FROM \"CRN\" INDEXED BY \"CRN_day_phone\" \
+     WHERE substr(created_at, 1, 10) IN (SELECT value FROM json_each(?3)) AND phone_e164 = ?1 \
+     AND created_at >= ?2 AND repeat_of IS NULL AND held IS NULL ORDER BY id LIMIT 1";
 const INSERT_LEAD: &str = "INSERT INTO \"CRN\" \
      (created_at, name, phone, phone_e164, confirmation, comment, policy_version, repeat_of, held, \
       utm_source, utm_medium, utm_campaign, utm_content, utm_term, referrer, next_call_at) \
@@ -267,7 +277,8 @@ fn insert_leads(
     // Same text format as created_at, so comparing the text compares the times.
     let duplicates_since = context.duplicate_window.and_then(|window| {
         let window = jiff::SignedDuration::try_from(window).ok()?;
-        Some(format!("{:.6}", now.checked_sub(window).ok()?))
+        let since = now.checked_sub(window).ok()?;
+        Some((format!("{since:.6}"), days_from(since, now)))
     });
     let mut find_first = conn.prepare_cached(FIND_FIRST)?;
     let mut insert = conn.prepare_cached(INSERT_LEAD)?;
@@ -279,8 +290,8 @@ fn insert_leads(
         let held = held_text(&lead.held);
         // A held lead stands alone: it must not make a person's real lead its repeat.
         let repeat_of: Option<i64> = match &duplicates_since {
-            Some(since) if held.is_none() => {
-                find_first.query_row(params![lead.phone_e164, since], |row| row.get(0)).optional()?
+            Some((since, days)) if held.is_none() => {
+                find_first.query_row(params![lead.phone_e164, since, days], |row| row.get(0)).optional()?
             }
             _ => None,
         };
@@ -323,6 +334,20 @@ fn insert_leads(
         .execute(params![idempotency.key, idempotency.fingerprint, ids, created_at])?;
     }
     Ok(stored)
+}
+
+/// The days (UTC) from `since`'s to `until`'s, as a JSON array of the `YYYY-MM-DD` that begins a
+/// `created_at` in them.
+fn days_from(since: jiff::Timestamp, until: jiff::Timestamp) -> String {
+    let utc = |at: jiff::Timestamp| at.to_zoned(jiff::tz::TimeZone::UTC).date();
+    let (mut day, last) = (utc(since), utc(until));
+    let mut days = Vec::new();
+    while day <= last {
+        days.push(format!("\"{day}\""));
+        let Ok(next) = day.tomorrow() else { break };
+        day = next;
+    }
+    format!("[{}]", days.join(","))
 }
 
 /// `lead_ids` as written by `insert_leads`.
