@@ -466,11 +466,11 @@ async fn a_search_finds_leads_by_the_phones_end_or_start_or_part_of_the_name() {
 }
 
 #[tokio::test]
-async fn a_number_is_found_repeated_and_erased_whatever_days_its_leads_came() {
-    // Leads are kept by their day as well as their number (SQLite's indexes, ADR 0060): the
-    // window of repeats crosses midnight, and a search or an erasure reaches every day.
+async fn a_number_is_found_repeated_and_erased_whatever_months_its_leads_came() {
+    // Leads are kept by their month as well as their number (SQLite's indexes, ADR 0060): the
+    // window of repeats crosses a month's end, and a search or an erasure reaches every month.
     let database = TestDatabase::new().await;
-    let (clock, hand) = Clock::manual("2026-03-01T23:30:00Z".parse().unwrap());
+    let (clock, hand) = Clock::manual("2026-03-31T23:30:00Z".parse().unwrap());
     let store = Store::open(&database.settings_url()).await.unwrap().with_clock(clock);
     let f = Fixture { store, database };
     let insert = |lead: NewLead| {
@@ -480,7 +480,7 @@ async fn a_number_is_found_repeated_and_erased_whatever_days_its_leads_came() {
     let first = insert(lead("Ганна", "+380671234567")).await;
     hand.advance_hours(1);
     let repeat = insert(lead("Ганна", "+380671234567")).await;
-    assert_eq!(repeat.repeat_of, Some(first.lead.id), "sent again after midnight, within 24 hours");
+    assert_eq!(repeat.repeat_of, Some(first.lead.id), "sent again in the next month, within 24 hours");
     hand.advance_hours(24 * 40);
     let later = insert(lead("Ганна", "+380671234567")).await;
     assert_eq!(later.repeat_of, None, "forty days on, a new first lead");
@@ -488,8 +488,8 @@ async fn a_number_is_found_repeated_and_erased_whatever_days_its_leads_came() {
     let other = f.add(lead("Петро", "+380501112233")).await;
 
     let (first, later) = (first.lead.id, later.lead.id);
-    assert_eq!(f.list("067 123", Holder::Anyone).await, vec![later, first], "by the start, every day");
-    assert_eq!(f.list("4567", Holder::Anyone).await, vec![later, first], "by the end, every day");
+    assert_eq!(f.list("067 123", Holder::Anyone).await, vec![later, first], "by the start, every month");
+    assert_eq!(f.list("4567", Holder::Anyone).await, vec![later, first], "by the end, every month");
     assert_eq!(f.store.erase_phone("+380671234567").await.unwrap(), 3);
     assert_eq!(f.list("", Holder::Anyone).await, vec![other]);
     assert!(f.list("4567", Holder::Anyone).await.is_empty());

@@ -194,25 +194,25 @@ fn list_sql(query: &LeadQuery) -> (String, Vec<Value>) {
     // read by time of sending from the cut-off down; the other lists by id.
     let (from, order, id) = if let Some(phone) = &query.phone {
         let (end, start) = crate::store::search::phone_ranges(phone);
-        // In each day that has leads (the indexes are keyed by the day first).
+        // In each month that has leads (the indexes are keyed by the month first).
         let mut found = vec![format!(
-            "SELECT id AS found_id FROM lead_day CROSS JOIN \"CRN\" INDEXED BY \"CRN_day_phone_reversed\" \
-             ON substr(created_at, 1, 10) = lead_day.day \
+            "SELECT id AS found_id FROM lead_month CROSS JOIN \"CRN\" INDEXED BY \"CRN_month_phone_reversed\" \
+             ON substr(created_at, 1, 7) = lead_month.month \
              AND zayavka_reverse(phone_e164) >= {} AND zayavka_reverse(phone_e164) < {}",
             bind(Value::Text(end.0)),
             bind(Value::Text(end.1))
         )];
         if let Some((from, to)) = start {
             found.push(format!(
-                "SELECT id FROM lead_day CROSS JOIN \"CRN\" INDEXED BY \"CRN_day_phone\" \
-                 ON substr(created_at, 1, 10) = lead_day.day AND phone_e164 >= {} AND phone_e164 < {}",
+                "SELECT id FROM lead_month CROSS JOIN \"CRN\" INDEXED BY \"CRN_month_phone\" \
+                 ON substr(created_at, 1, 7) = lead_month.month AND phone_e164 >= {} AND phone_e164 < {}",
                 bind(Value::Text(from)),
                 bind(Value::Text(to))
             ));
         }
         // CROSS JOIN keeps that order: the found numbers first, then their leads.
         let from = format!(
-            "({LEAD_DAYS} {}) AS found CROSS JOIN \"CRN\" ON \"CRN\".id = found.found_id",
+            "({LEAD_MONTHS} {}) AS found CROSS JOIN \"CRN\" ON \"CRN\".id = found.found_id",
             found.join(" UNION ")
         );
         (from, "\"CRN\".id DESC", "\"CRN\".id")

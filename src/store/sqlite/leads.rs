@@ -247,18 +247,18 @@ fn delete_some(conn: &Connection, condition: &str, value: &str) -> rusqlite::Res
     Ok((gone.len(), finished))
 }
 
-/// The leads of the number `?1`, looked for in each day that has leads (ADR 0060).
+/// The leads of the number `?1`, looked for in each month that has leads (ADR 0060).
 static PHONE_IN_ANY_DAY: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
     format!(
-        "id IN ({LEAD_DAYS} SELECT id FROM lead_day CROSS JOIN \"CRN\" INDEXED BY \"CRN_day_phone\" \
-         ON substr(created_at, 1, 10) = lead_day.day AND phone_e164 = ?1)"
+        "id IN ({LEAD_MONTHS} SELECT id FROM lead_month CROSS JOIN \"CRN\" INDEXED BY \"CRN_month_phone\" \
+         ON substr(created_at, 1, 7) = lead_month.month AND phone_e164 = ?1)"
     )
 });
 
 /// The first lead of a phone since a time (`?2`), of which a new lead is a repeat: looked for in
-/// the days of that window (`?3`, a JSON array of `YYYY-MM-DD`), the first key of its index.
-const FIND_FIRST: &str = "SELECT id FROM \"CRN\" INDEXED BY \"CRN_day_phone\" \
-     WHERE substr(created_at, 1, 10) IN (SELECT value FROM json_each(?3)) AND phone_e164 = ?1 \
+/// the months of that window (`?3`, a JSON array of `YYYY-MM`), the first key of its index.
+const FIND_FIRST: &str = "SELECT id FROM \"CRN\" INDEXED BY \"CRN_month_phone\" \
+     WHERE substr(created_at, 1, 7) IN (SELECT value FROM json_each(?3)) AND phone_e164 = ?1 \
      AND created_at >= ?2 AND repeat_of IS NULL AND held IS NULL ORDER BY id LIMIT 1";
 const INSERT_LEAD: &str = "INSERT INTO \"CRN\" \
      (created_at, name, phone, phone_e164, confirmation, comment, policy_version, repeat_of, held, \
@@ -278,7 +278,7 @@ fn insert_leads(
     let duplicates_since = context.duplicate_window.and_then(|window| {
         let window = jiff::SignedDuration::try_from(window).ok()?;
         let since = now.checked_sub(window).ok()?;
-        Some((format!("{since:.6}"), days_from(since, now)))
+        Some((format!("{since:.6}"), months_from(since, now)))
     });
     let mut find_first = conn.prepare_cached(FIND_FIRST)?;
     let mut insert = conn.prepare_cached(INSERT_LEAD)?;
@@ -290,8 +290,8 @@ fn insert_leads(
         let held = held_text(&lead.held);
         // A held lead stands alone: it must not make a person's real lead its repeat.
         let repeat_of: Option<i64> = match &duplicates_since {
-            Some((since, days)) if held.is_none() => {
-                find_first.query_row(params![lead.phone_e164, since, days], |row| row.get(0)).optional()?
+            Some((since, months)) if held.is_none() => {
+                find_first.query_row(params![lead.phone_e164, since, months], |row| row.get(0)).optional()?
             }
             _ => None,
         };
@@ -336,18 +336,18 @@ fn insert_leads(
     Ok(stored)
 }
 
-/// The days (UTC) from `since`'s to `until`'s, as a JSON array of the `YYYY-MM-DD` that begins a
+/// The months (UTC) from `since`'s to `until`'s, as a JSON array of the `YYYY-MM` that begins a
 /// `created_at` in them.
-fn days_from(since: jiff::Timestamp, until: jiff::Timestamp) -> String {
-    let utc = |at: jiff::Timestamp| at.to_zoned(jiff::tz::TimeZone::UTC).date();
-    let (mut day, last) = (utc(since), utc(until));
-    let mut days = Vec::new();
-    while day <= last {
-        days.push(format!("\"{day}\""));
-        let Ok(next) = day.tomorrow() else { break };
-        day = next;
+fn months_from(since: jiff::Timestamp, until: jiff::Timestamp) -> String {
+    let month = |at: jiff::Timestamp| at.to_zoned(jiff::tz::TimeZone::UTC).date().first_of_month();
+    let (mut month, last) = (month(since), month(until));
+    let mut months = Vec::new();
+    while month <= last {
+        months.push(format!("\"{:04}-{:02}\"", month.year(), month.month()));
+        let Ok(next) = month.checked_add(jiff::Span::new().months(1)) else { break };
+        month = next;
     }
-    format!("[{}]", days.join(","))
+    format!("[{}]", months.join(","))
 }
 
 /// `lead_ids` as written by `insert_leads`.

@@ -63,7 +63,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/sqlite/0022_first_call_on_the_lead.sql"),
     include_str!("../../../migrations/sqlite/0023_names_indexed_once_a_commit.sql"),
     include_str!("../../../migrations/sqlite/0024_promise_hours_revised.sql"),
-    include_str!("../../../migrations/sqlite/0025_phones_by_day.sql"),
+    include_str!("../../../migrations/sqlite/0025_phones_by_month.sql"),
 ];
 
 const RECORD_COLUMNS: &str = "id, created_at, name, phone, phone_e164, confirmation, comment, policy_version, \
@@ -76,16 +76,16 @@ const RECORD_COLUMNS: &str = "id, created_at, name, phone, phone_e164, confirmat
 
 const LEAD_COLUMNS: &str = "id, created_at, name, phone, confirmation, comment";
 
-/// `lead_day(day)`: the days (UTC, `YYYY-MM-DD`) that have leads, oldest first, each found by one
-/// seek in the day's phone index. A number's indexes are keyed by the day first (migration 0025,
-/// ADR 0060), so a read of a number over all time looks in each of these days.
-const LEAD_DAYS: &str = "WITH RECURSIVE lead_day(day) AS ( \
-     SELECT (SELECT substr(created_at, 1, 10) FROM \"CRN\" INDEXED BY \"CRN_day_phone\" \
-             ORDER BY substr(created_at, 1, 10) LIMIT 1) \
+/// `lead_month(month)`: the months (UTC, `YYYY-MM`) that have leads, oldest first, each found by
+/// one seek in the number's index. A number's indexes are keyed by the month first (migration
+/// 0025, ADR 0060), so a read of a number over all time looks in each of these months.
+const LEAD_MONTHS: &str = "WITH RECURSIVE lead_month(month) AS ( \
+     SELECT (SELECT substr(created_at, 1, 7) FROM \"CRN\" INDEXED BY \"CRN_month_phone\" \
+             ORDER BY substr(created_at, 1, 7) LIMIT 1) \
      UNION ALL \
-     SELECT (SELECT substr(created_at, 1, 10) FROM \"CRN\" INDEXED BY \"CRN_day_phone\" \
-             WHERE substr(created_at, 1, 10) > lead_day.day ORDER BY substr(created_at, 1, 10) LIMIT 1) \
-     FROM lead_day WHERE lead_day.day IS NOT NULL)";
+     SELECT (SELECT substr(created_at, 1, 7) FROM \"CRN\" INDEXED BY \"CRN_month_phone\" \
+             WHERE substr(created_at, 1, 7) > lead_month.month ORDER BY substr(created_at, 1, 7) LIMIT 1) \
+     FROM lead_month WHERE lead_month.month IS NOT NULL)";
 /// Most inserts waiting in the queue that one commit takes.
 const MAX_BATCH: usize = 512;
 /// Inserts that may wait for the writer before callers wait to enqueue.
