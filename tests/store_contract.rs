@@ -9,8 +9,8 @@ use crate::common;
 
 use common::TestDatabase;
 use jiff::{SignedDuration, Timestamp};
-use zayavka::inbox::{CallPlan, LeadRecord, Outcome, PROMISE, Search, Status};
 use zayavka::clock::Clock;
+use zayavka::inbox::{CallPlan, LeadRecord, Outcome, PROMISE, Search, Status};
 use zayavka::lead::{Attribution, NewLead};
 use zayavka::notice::{Channel, Event};
 use zayavka::store::{
