@@ -92,7 +92,7 @@ impl SqliteStore {
     }
 
     pub async fn erase_phone(&self, phone_e164: String) -> Result<usize, StoreError> {
-        let erased = self.delete_leads(PHONE_IN_ANY_DAY.as_str(), phone_e164).await?;
+        let erased = self.delete_leads(PHONE_IN_ANY_MONTH.as_str(), phone_e164).await?;
         self.checkpoint().await?;
         Ok(erased)
     }
@@ -248,7 +248,7 @@ fn delete_some(conn: &Connection, condition: &str, value: &str) -> rusqlite::Res
 }
 
 /// The leads of the number `?1`, looked for in each month that has leads (ADR 0060).
-static PHONE_IN_ANY_DAY: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+static PHONE_IN_ANY_MONTH: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
     format!(
         "id IN ({LEAD_MONTHS} SELECT id FROM lead_month CROSS JOIN \"CRN\" INDEXED BY \"CRN_month_phone\" \
          ON substr(created_at, 1, 7) = lead_month.month AND phone_e164 = ?1)"

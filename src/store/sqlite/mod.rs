@@ -86,6 +86,7 @@ const LEAD_MONTHS: &str = "WITH RECURSIVE lead_month(month) AS ( \
      SELECT (SELECT substr(created_at, 1, 7) FROM \"CRN\" INDEXED BY \"CRN_month_phone\" \
              WHERE substr(created_at, 1, 7) > lead_month.month ORDER BY substr(created_at, 1, 7) LIMIT 1) \
      FROM lead_month WHERE lead_month.month IS NOT NULL)";
+
 /// Most inserts waiting in the queue that one commit takes.
 const MAX_BATCH: usize = 512;
 /// Inserts that may wait for the writer before callers wait to enqueue.
