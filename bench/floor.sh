@@ -5,7 +5,9 @@
 # between them (what an insert costs before storage); medians and their ratios, in requests/s and
 # in the server's own CPU time per request (/proc/PID/stat, the work a load left behind included).
 #   bench/floor.sh [--seconds 5] [--conns 64] [--reps 3] [--baseline BIN] [--filled DATABASE_URL]
-#   (ZAYAVKA_BIN picks the binary)
+#                  [--engine sqlite|postgres]
+#   (ZAYAVKA_BIN picks the binary; with --engine postgres each new database is a schema of its own
+#   in BENCH_PG_URL, default postgres://postgres@127.0.0.1:5432/test)
 # With --baseline, BIN runs as a second server on a database of its own, its loads right after
 # the same loads of ZAYAVKA_BIN in every repetition: before and after, side by side.
 # With --filled, the same binary runs as one more server on that database (a year of leads from
@@ -17,7 +19,7 @@ need_wrk
 need_curl
 need_zayavka
 
-seconds=5 conns=64 reps=3 baseline= filled=
+seconds=5 conns=64 reps=3 baseline= filled= engine=sqlite
 while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) seconds=$2; shift 2 ;;
@@ -25,7 +27,9 @@ while [ $# -gt 0 ]; do
     --reps) reps=$2; shift 2 ;;
     --baseline) baseline=$2; shift 2 ;;
     --filled) filled=$2; shift 2 ;;
-    *) echo "usage: bench/floor.sh [--seconds N] [--conns N] [--reps N] [--baseline BIN] [--filled URL]" >&2
+    --engine) engine=$2; shift 2 ;;
+    *) echo "usage: bench/floor.sh [--seconds N] [--conns N] [--reps N] [--baseline BIN] [--filled URL]" \
+         "[--engine sqlite|postgres]" >&2
        exit 2 ;;
   esac
 done
@@ -33,12 +37,30 @@ done
 bin="${ZAYAVKA_BIN:-$REPO_DIR/target/release/zayavka}"
 mkdir -p "$BENCH_DIR/out"
 dir=$(mktemp -d "$BENCH_DIR/out/floor-XXXXXX")
-servers=()
-trap 'for pid in "${servers[@]}"; do kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; done; rm -rf "$dir"' EXIT
-start_zayavka "$bin" "sqlite://$dir/after.db" "$dir/after.log"
+servers=() schemas=()
+base="${BENCH_PG_URL:-postgres://postgres@127.0.0.1:5432/test}"
+cleanup() {
+  for pid in "${servers[@]}"; do kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; done
+  for schema in "${schemas[@]}"; do psql -q "$base" -c "DROP SCHEMA IF EXISTS $schema CASCADE" >/dev/null 2>&1; done
+  rm -rf "$dir"
+}
+trap cleanup EXIT
+# A new, empty database named $1 of the engine chosen: its URL in $url.
+new_database() {
+  if [ "$engine" = postgres ]; then
+    local schema="floor_${1}_$$"
+    psql -q "$base" -c "CREATE SCHEMA $schema"
+    schemas+=("$schema") url="$base?options=-csearch_path%3D$schema"
+  else
+    url="sqlite://$dir/$1.db"
+  fi
+}
+new_database after
+start_zayavka "$bin" "$url" "$dir/after.log"
 servers+=("$server") ports=("$port") names=(after)
 if [ -n "$baseline" ]; then
-  start_zayavka "$baseline" "sqlite://$dir/before.db" "$dir/before.log"
+  new_database before
+  start_zayavka "$baseline" "$url" "$dir/before.log"
   servers+=("$server") ports+=("$port") names+=(before)
 fi
 if [ -n "$filled" ]; then
