@@ -535,7 +535,6 @@ mod spread {
     fn sqlite(path: &std::path::Path, moves: &[(i64, Timestamp, SignedDuration)]) -> anyhow::Result<()> {
         let mut conn = rusqlite::Connection::open(path)?;
         conn.pragma_update(None, "journal_mode", "WAL")?;
-        zayavka::store::sqlite_functions(&conn)?;
         let tx = conn.transaction()?;
         tx.execute_batch(
             "DROP TRIGGER IF EXISTS counters_lead_insert; DROP TRIGGER IF EXISTS counters_lead_update; \

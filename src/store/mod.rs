@@ -98,12 +98,6 @@ enum Engine {
     Postgres(postgres::PostgresStore),
 }
 
-/// Adds to a SQLite connection of one's own (a test's, the year's fill) the functions that the
-/// schema's indexes and triggers call, so that it can change leads.
-pub fn sqlite_functions(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
-    sqlite::functions(conn)
-}
-
 impl Store {
     /// Opens a database that must exist already (operator commands: a typo in the path must not
     /// quietly create an empty database and export nothing).

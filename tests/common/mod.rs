@@ -122,7 +122,6 @@ impl TestDatabase {
         } else {
             let connection = rusqlite::Connection::open(self.dir.path().join("leads.db")).unwrap();
             connection.busy_timeout(std::time::Duration::from_secs(5)).unwrap();
-            zayavka::store::sqlite_functions(&connection).unwrap();
             connection.execute_batch(sql).map_err(|e| e.to_string())
         }
     }

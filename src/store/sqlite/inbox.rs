@@ -198,7 +198,7 @@ fn list_sql(query: &LeadQuery) -> (String, Vec<Value>) {
         let mut found = vec![format!(
             "SELECT id AS found_id FROM lead_month CROSS JOIN \"CRN\" INDEXED BY \"CRN_month_phone_reversed\" \
              ON substr(created_at, 1, 7) = lead_month.month \
-             AND zayavka_reverse(phone_e164) >= {} AND zayavka_reverse(phone_e164) < {}",
+             AND phone_reversed >= {} AND phone_reversed < {}",
             bind(Value::Text(end.0)),
             bind(Value::Text(end.1))
         )];

@@ -262,9 +262,9 @@ const FIND_FIRST: &str = "SELECT id FROM \"CRN\" INDEXED BY \"CRN_month_phone\" 
      AND created_at >= ?2 AND repeat_of IS NULL AND held IS NULL ORDER BY id LIMIT 1";
 const INSERT_LEAD: &str = "INSERT INTO \"CRN\" \
      (created_at, name, phone, phone_e164, confirmation, comment, policy_version, repeat_of, held, \
-      utm_source, utm_medium, utm_campaign, utm_content, utm_term, referrer, next_call_at) \
+      utm_source, utm_medium, utm_campaign, utm_content, utm_term, referrer, next_call_at, phone_reversed) \
      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, \
-      CASE WHEN ?8 IS NULL AND ?9 IS NULL THEN ?1 END) RETURNING id";
+      CASE WHEN ?8 IS NULL AND ?9 IS NULL THEN ?1 END, ?16) RETURNING id";
 
 fn insert_leads(
     conn: &Connection,
@@ -313,6 +313,7 @@ fn insert_leads(
                 source[3],
                 source[4],
                 source[5],
+                reversed(&lead.phone_e164),
             ],
             |row| row.get(0),
         )?;

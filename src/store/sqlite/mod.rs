@@ -231,12 +231,6 @@ fn configure(conn: &Connection) -> rusqlite::Result<()> {
     conn.pragma_update(None, "foreign_keys", "ON")?;
     // Erased leads are overwritten with zeros, not just unlinked (privacy: erasure means gone).
     conn.pragma_update(None, "secure_delete", "ON")?;
-    functions(conn)
-}
-
-/// The functions that the schema's indexes and triggers call: a connection that writes leads
-/// needs them.
-pub(super) fn functions(conn: &Connection) -> rusqlite::Result<()> {
     conn.create_scalar_function(
         "zayavka_fold",
         1,
@@ -244,15 +238,20 @@ pub(super) fn functions(conn: &Connection) -> rusqlite::Result<()> {
             | rusqlite::functions::FunctionFlags::SQLITE_DETERMINISTIC,
         |ctx| Ok(crate::inbox::fold(&ctx.get::<String>(0)?)),
     )?;
-    // The reversed number's index finds the numbers by their end (ADR 0039).
+    // The number reversed, by which a search finds the numbers by their end (ADR 0039, 0060):
+    // migrations 0021 and 0025 call it for the leads already kept, the insert for a new lead.
     conn.create_scalar_function(
         "zayavka_reverse",
         1,
         rusqlite::functions::FunctionFlags::SQLITE_UTF8
             | rusqlite::functions::FunctionFlags::SQLITE_DETERMINISTIC,
-        |ctx| Ok(ctx.get::<String>(0)?.chars().rev().collect::<String>()),
+        |ctx| Ok(reversed(&ctx.get::<String>(0)?)),
     )?;
     Ok(())
+}
+
+fn reversed(text: &str) -> String {
+    text.chars().rev().collect()
 }
 
 /// A time as the store keeps it: RFC 3339 in UTC with microseconds, so text order is time order.
