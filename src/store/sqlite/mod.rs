@@ -239,7 +239,7 @@ fn configure(conn: &Connection) -> rusqlite::Result<()> {
         |ctx| Ok(crate::inbox::fold(&ctx.get::<String>(0)?)),
     )?;
     // The number reversed, by which a search finds the numbers by their end (ADR 0039, 0060):
-    // migrations 0021 and 0025 call it for the leads already kept, the insert for a new lead.
+    // migrations 0021 and 0025 call it for the leads kept then; the insert writes `reversed` itself.
     conn.create_scalar_function(
         "zayavka_reverse",
         1,
@@ -250,6 +250,7 @@ fn configure(conn: &Connection) -> rusqlite::Result<()> {
     Ok(())
 }
 
+/// A number's digits from its end (`phone_reversed`), so that its end is the start of a key.
 fn reversed(text: &str) -> String {
     text.chars().rev().collect()
 }
