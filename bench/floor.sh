@@ -92,6 +92,9 @@ ratio = statistics.median(filled) / statistics.median(empty)
 verdict = "holds" if ratio >= 0.9 else "falls short"
 print(f"stored inserts into the filled database: {statistics.median(filled):,.0f}/s against "
       f"{statistics.median(empty):,.0f}/s into the empty one, {ratio:.2f}× (≥ 0.9×: {verdict})")
+# Each repetition's own ratio: the first ones after a start also pay for what the filled file left
+# undone (FTS5's pending merges of the name index, bench/RESULTS.md 29 Nov).
+print("  each repetition, filled / empty: " + ", ".join(f"{f / e:.2f}" for f, e in zip(filled, empty)))
 PY
 fi
 for i in "${!servers[@]}"; do
