@@ -194,20 +194,22 @@ fn list_sql(query: &LeadQuery) -> (String, Vec<Value>) {
     // read by time of sending from the cut-off down; the other lists by id.
     let (from, order, id) = if let Some(phone) = &query.phone {
         let (end, start) = crate::store::search::phone_ranges(phone);
-        // In each month that has leads (the indexes are keyed by the month first).
-        let mut found = vec![format!(
-            "SELECT id AS found_id FROM lead_month CROSS JOIN \"CRN\" INDEXED BY \"CRN_month_phone_reversed\" \
-             ON substr(created_at, 1, 7) = lead_month.month \
-             AND phone_reversed >= {} AND phone_reversed < {}",
-            bind(Value::Text(end.0)),
-            bind(Value::Text(end.1))
+        let mut found = vec![ids_in_each_month(
+            "CRN_month_phone_reversed",
+            &format!(
+                "phone_reversed >= {} AND phone_reversed < {}",
+                bind(Value::Text(end.0)),
+                bind(Value::Text(end.1))
+            ),
         )];
         if let Some((from, to)) = start {
-            found.push(format!(
-                "SELECT id FROM lead_month CROSS JOIN \"CRN\" INDEXED BY \"CRN_month_phone\" \
-                 ON substr(created_at, 1, 7) = lead_month.month AND phone_e164 >= {} AND phone_e164 < {}",
-                bind(Value::Text(from)),
-                bind(Value::Text(to))
+            found.push(ids_in_each_month(
+                "CRN_month_phone",
+                &format!(
+                    "phone_e164 >= {} AND phone_e164 < {}",
+                    bind(Value::Text(from)),
+                    bind(Value::Text(to))
+                ),
             ));
         }
         // CROSS JOIN keeps that order: the found numbers first, then their leads.

@@ -249,10 +249,7 @@ fn delete_some(conn: &Connection, condition: &str, value: &str) -> rusqlite::Res
 
 /// The leads of the number `?1`, looked for in each month that has leads (ADR 0060).
 static PHONE_IN_ANY_MONTH: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
-    format!(
-        "id IN ({LEAD_MONTHS} SELECT id FROM lead_month CROSS JOIN \"CRN\" INDEXED BY \"CRN_month_phone\" \
-         ON substr(created_at, 1, 7) = lead_month.month AND phone_e164 = ?1)"
-    )
+    format!("id IN ({LEAD_MONTHS} {})", ids_in_each_month("CRN_month_phone", "phone_e164 = ?1"))
 });
 
 /// The first lead of a phone since a time (`?2`), of which a new lead is a repeat: looked for in

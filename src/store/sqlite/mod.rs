@@ -87,6 +87,15 @@ const LEAD_MONTHS: &str = "WITH RECURSIVE lead_month(month) AS ( \
              WHERE substr(created_at, 1, 7) > lead_month.month ORDER BY substr(created_at, 1, 7) LIMIT 1) \
      FROM lead_month WHERE lead_month.month IS NOT NULL)";
 
+/// The ids (`found_id`, apart from the leads' own `id`) of the leads for which `condition` holds,
+/// read from `index` (one of a number's, keyed by the month first) in each of `LEAD_MONTHS`'s months.
+fn ids_in_each_month(index: &str, condition: &str) -> String {
+    format!(
+        "SELECT id AS found_id FROM lead_month CROSS JOIN \"CRN\" INDEXED BY \"{index}\" \
+         ON substr(created_at, 1, 7) = lead_month.month AND {condition}"
+    )
+}
+
 /// Most inserts waiting in the queue that one commit takes.
 const MAX_BATCH: usize = 512;
 /// Inserts that may wait for the writer before callers wait to enqueue.
