@@ -22,6 +22,7 @@ mod form;
 mod fuzz;
 mod instances;
 mod invisible;
+mod name_merges;
 mod notifications;
 mod notify;
 mod notify_watch;

@@ -319,7 +319,21 @@ fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
 
 fn write_loop(mut conn: Connection, mut jobs: mpsc::Receiver<Job>) {
     let mut batch = Vec::with_capacity(MAX_BATCH);
-    while let Some(first) = jobs.blocking_recv() {
+    // After a start and after each commit the name index may have merges left to do (ADR 0061).
+    let mut names_to_merge = true;
+    loop {
+        let first = match jobs.try_recv() {
+            Ok(job) => job,
+            Err(mpsc::error::TryRecvError::Disconnected) => break,
+            Err(mpsc::error::TryRecvError::Empty) if names_to_merge => {
+                names_to_merge = merge_names_a_step(&conn);
+                continue;
+            }
+            Err(mpsc::error::TryRecvError::Empty) => match jobs.blocking_recv() {
+                Some(job) => job,
+                None => break,
+            },
+        };
         batch.push(first);
         while batch.len() < MAX_BATCH {
             match jobs.try_recv() {
@@ -328,6 +342,7 @@ fn write_loop(mut conn: Connection, mut jobs: mpsc::Receiver<Job>) {
             }
         }
         commit_batch(&mut conn, batch.drain(..));
+        names_to_merge = true;
     }
     // A clean close checkpoints the WAL into the main file.
     if let Err((_, e)) = conn.close() {
@@ -372,6 +387,30 @@ fn index_queued_names(tx: &rusqlite::Transaction) -> rusqlite::Result<()> {
     .execute([])?;
     tx.prepare_cached("DELETE FROM names_to_index")?.execute([])?;
     Ok(())
+}
+
+/// Leaf pages of the name index that one merge step writes, in a transaction of its own: a few
+/// milliseconds, the most a write queued meanwhile waits for it.
+const NAME_MERGE_PAGES: i64 = 128;
+
+/// Merges the name index's segments a step while no write waits, so that a commit rarely has to
+/// (ADR 0061). Whether there may be more to merge: FTS5's `'merge'` changes at least two rows when it
+/// did some work (its documentation). A step does not wait for another process's write (the CLI's):
+/// merging then waits for the next commit, as it does after a failed step.
+fn merge_names_a_step(conn: &Connection) -> bool {
+    let before = conn.total_changes();
+    let merged = conn.busy_timeout(Duration::ZERO).and_then(|()| {
+        conn.prepare_cached("INSERT INTO lead_search (lead_search, rank) VALUES ('merge', ?1)")?
+            .execute([NAME_MERGE_PAGES])
+    });
+    match merged {
+        Ok(_) => conn.total_changes() - before >= 2,
+        Err(e) if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy) => false,
+        Err(e) => {
+            tracing::warn!(error = %e, "merging the name index's segments");
+            false
+        }
+    }
 }
 
 /// Runs `f` so that its failure undoes only its own writes.

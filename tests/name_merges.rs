@@ -1,0 +1,71 @@
+//! SQLite's trigram index of names is a pile of segments, one a commit, that FTS5 merges as it
+//! grows. The writer merges them while no write waits (ADR 0061), so that an insert rarely pays
+//! for merges left undone: by the commits before it, or by a bulk load such as the bench's year.
+//!
+//! Not run again on PostgreSQL: its trigram index (GIN) has no segments to merge.
+
+use crate::common;
+
+use std::time::{Duration, Instant};
+
+use common::TestDatabase;
+use zayavka::inbox::Search;
+use zayavka::lead::{Attribution, NewLead};
+use zayavka::store::{Holder, InsertContext, LeadQuery, Store};
+
+/// The segments the name index is made of now (each has at least one row in `lead_search_idx`).
+fn segments(database: &TestDatabase) -> i64 {
+    let connection = rusqlite::Connection::open(database.dir.path().join("leads.db")).unwrap();
+    connection.query_row("SELECT count(DISTINCT segid) FROM lead_search_idx", [], |row| row.get(0)).unwrap()
+}
+
+#[tokio::test]
+async fn the_name_index_left_unmerged_is_merged_while_no_write_waits() {
+    let database = TestDatabase::new().await;
+    let store = Store::open(&database.settings_url()).await.unwrap();
+    // FTS5's own merging inside a commit turned off: every commit's segment stays, as merges left
+    // undone would (FTS5 still merges by itself once a level holds 16).
+    database.execute("INSERT INTO lead_search (lead_search, rank) VALUES ('automerge', 0)").await;
+    let context = InsertContext {
+        channels: Vec::new().into(),
+        policy_version: "policy-1".into(),
+        duplicate_window: None,
+    };
+    let mut ids = Vec::new();
+    for n in 0..12 {
+        let lead = NewLead {
+            name: format!("Олена Коваленко {n}"),
+            phone: format!("+3806712345{n:02}"),
+            phone_e164: format!("+3806712345{n:02}"),
+            phone_in_plan: true,
+            confirmation: "Так".into(),
+            comment: None,
+            held: Vec::new(),
+            attribution: Attribution::default(),
+        };
+        // One insert a commit: twelve segments, unless the writer merges them between the commits.
+        ids.push(store.insert(vec![lead], &context, None).await.unwrap()[0].lead.id);
+    }
+
+    // FTS5 merges a level once it holds four segments (its `usermerge`): fewer than four are left.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while segments(&database) >= 4 {
+        assert!(Instant::now() < deadline, "still {} segments after 10 s", segments(&database));
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+
+    let (name_pattern, phone) = Search::parse("коваленко").patterns();
+    let query = LeadQuery {
+        name_pattern,
+        phone,
+        open_only: false,
+        created_before: None,
+        before_id: None,
+        held: false,
+        holder: Holder::Anyone,
+        limit: 50,
+    };
+    let found: Vec<i64> = store.find_leads(query).await.unwrap().iter().map(|record| record.id).collect();
+    ids.reverse();
+    assert_eq!(found, ids, "every name is found in the merged index, newest first");
+}
