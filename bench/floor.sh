@@ -55,6 +55,9 @@ new_database() {
     url="sqlite://$dir/$1.db"
   fi
 }
+# A filled file copied just before is still being written back to disk for about half a minute, and
+# that writeback would fall on the first repetition's syncs (bench/RESULTS.md, 29 Nov 17:00).
+if [ -n "$filled" ]; then sync; fi
 new_database after
 start_zayavka "$bin" "$url" "$dir/after.log"
 servers+=("$server") ports=("$port") names=(after)
