@@ -8,10 +8,8 @@ use crate::common;
 
 use std::time::{Duration, Instant};
 
-use common::TestDatabase;
-use zayavka::inbox::Search;
-use zayavka::lead::{Attribution, NewLead};
-use zayavka::store::{Holder, InsertContext, LeadQuery, Store};
+use common::{TestDatabase, found_leads, new_lead};
+use zayavka::store::{Holder, InsertContext, Store};
 
 /// The segments the name index is made of now (each has at least one row in `lead_search_idx`).
 fn segments(database: &TestDatabase) -> i64 {
@@ -33,16 +31,7 @@ async fn the_name_index_left_unmerged_is_merged_while_no_write_waits() {
     };
     let mut ids = Vec::new();
     for n in 0..12 {
-        let lead = NewLead {
-            name: format!("Олена Коваленко {n}"),
-            phone: format!("+3806712345{n:02}"),
-            phone_e164: format!("+3806712345{n:02}"),
-            phone_in_plan: true,
-            confirmation: "Так".into(),
-            comment: None,
-            held: Vec::new(),
-            attribution: Attribution::default(),
-        };
+        let lead = new_lead(&format!("Олена Коваленко {n}"), &format!("+3806712345{n:02}"));
         // One insert a commit: twelve segments, unless the writer merges them between the commits.
         ids.push(store.insert(vec![lead], &context, None).await.unwrap()[0].lead.id);
     }
@@ -54,18 +43,8 @@ async fn the_name_index_left_unmerged_is_merged_while_no_write_waits() {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
 
-    let (name_pattern, phone) = Search::parse("коваленко").patterns();
-    let query = LeadQuery {
-        name_pattern,
-        phone,
-        open_only: false,
-        created_before: None,
-        before_id: None,
-        held: false,
-        holder: Holder::Anyone,
-        limit: 50,
-    };
-    let found: Vec<i64> = store.find_leads(query).await.unwrap().iter().map(|record| record.id).collect();
+    let found: Vec<i64> =
+        found_leads(&store, "коваленко", Holder::Anyone).await.iter().map(|record| record.id).collect();
     ids.reverse();
     assert_eq!(found, ids, "every name is found in the merged index, newest first");
 }

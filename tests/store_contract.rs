@@ -7,10 +7,10 @@
 
 use crate::common;
 
-use common::TestDatabase;
+use common::{TestDatabase, new_lead as lead};
 use jiff::{SignedDuration, Timestamp};
 use zayavka::clock::Clock;
-use zayavka::inbox::{CallPlan, LeadRecord, Outcome, PROMISE, Search, Status};
+use zayavka::inbox::{CallPlan, LeadRecord, Outcome, PROMISE, Status};
 use zayavka::lead::{Attribution, NewLead};
 use zayavka::notice::{Channel, Event};
 use zayavka::store::{
@@ -47,19 +47,6 @@ fn time(text: &Option<String>) -> Timestamp {
     text.as_deref().expect("a time").parse().unwrap()
 }
 
-fn lead(name: &str, phone_e164: &str) -> NewLead {
-    NewLead {
-        name: name.into(),
-        phone: phone_e164.into(),
-        phone_e164: phone_e164.into(),
-        phone_in_plan: true,
-        confirmation: "Так".into(),
-        comment: None,
-        held: Vec::new(),
-        attribution: Attribution::default(),
-    }
-}
-
 fn held(name: &str, phone_e164: &str) -> NewLead {
     NewLead { held: vec!["no_proof"], ..lead(name, phone_e164) }
 }
@@ -89,18 +76,7 @@ impl Fixture {
 
     /// The call list's first leads, newest first, as `search` and `holder` pick them.
     async fn list(&self, search: &str, holder: Holder) -> Vec<i64> {
-        let (name_pattern, phone) = Search::parse(search).patterns();
-        let query = LeadQuery {
-            name_pattern,
-            phone,
-            open_only: false,
-            created_before: None,
-            before_id: None,
-            held: false,
-            holder,
-            limit: 50,
-        };
-        ids(self.store.find_leads(query).await.unwrap())
+        ids(common::found_leads(&self.store, search, holder).await)
     }
 
     async fn held_list(&self) -> Vec<i64> {

@@ -287,6 +287,41 @@ pub async fn newest_leads(store: &Store, held: bool, limit: u32) -> Vec<zayavka:
     store.find_leads(query).await.unwrap()
 }
 
+/// The call list's first 50 leads, newest first, as the inbox's search for `search` by `holder`
+/// asks the store.
+pub async fn found_leads(
+    store: &Store,
+    search: &str,
+    holder: zayavka::store::Holder,
+) -> Vec<zayavka::inbox::LeadRecord> {
+    let (name_pattern, phone) = zayavka::inbox::Search::parse(search).patterns();
+    let query = zayavka::store::LeadQuery {
+        name_pattern,
+        phone,
+        open_only: false,
+        created_before: None,
+        before_id: None,
+        held: false,
+        holder,
+        limit: 50,
+    };
+    store.find_leads(query).await.unwrap()
+}
+
+/// A lead as the form sends it: `name`, and `phone_e164` as typed too.
+pub fn new_lead(name: &str, phone_e164: &str) -> zayavka::lead::NewLead {
+    zayavka::lead::NewLead {
+        name: name.into(),
+        phone: phone_e164.into(),
+        phone_e164: phone_e164.into(),
+        phone_in_plan: true,
+        confirmation: "Так".into(),
+        comment: None,
+        held: Vec::new(),
+        attribution: zayavka::lead::Attribution::default(),
+    }
+}
+
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
