@@ -1,9 +1,11 @@
 //! A year of leads in realistic shape, written through the store's own paths (`Store::insert` and
 //! `Store::add_attempts` in batches, `Store::hand_to`, `Store::take`), then spread over the year:
 //! the store stamps every write with its clock, so the times are moved afterwards, lead by lead,
-//! each by its own shift (its calls, reach and next call move with it). On PostgreSQL a writer a
-//! core, each a store with a clock of its own, fill side by side. Shared by the `fill` example and
-//! the growth smoke test (tests/scale.rs).
+//! each by its own shift (its calls, reach and next call move with it). On SQLite the clock already
+//! runs through the year as the leads are written, so the move is a small one and the file is laid
+//! out as a year of arrivals lays it out. On PostgreSQL a writer a core, each a store with a clock
+//! of its own, fill side by side. Shared by the `fill` example and the growth smoke test
+//! (tests/scale.rs).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -124,7 +126,9 @@ const SOURCES: [(Option<&str>, Option<&str>); 6] = [
 pub async fn fill(url: &DatabaseUrl, shape: &Shape) -> anyhow::Result<Filled> {
     let mut filled = Filled::default();
     let mut rng = StdRng::seed_from_u64(shape.seed);
-    let writers = Writer::for_engine(url, Timestamp::now()).await?;
+    let now = Timestamp::now();
+    let year = Year { start: now - SignedDuration::from_hours(24 * shape.days), end: now, leads: shape.leads };
+    let writers = Writer::for_engine(url, now).await?;
     let store = &writers[0].leads;
     let mut operator_ids = Vec::new();
     store.add_operator(ADMIN.into(), "not a password hash".into(), Some(Role::Admin)).await?;
@@ -135,7 +139,8 @@ pub async fn fill(url: &DatabaseUrl, shape: &Shape) -> anyhow::Result<Filled> {
 
     // The leads, as many to a request as the API takes, many requests in flight: the writer takes
     // several in one commit, and each stays a small write (ADR 0045). A number always goes through
-    // the same writer, so that a person who sends again is found as a repeat.
+    // the same writer, so that a person who sends again is found as a repeat. On SQLite each
+    // request is stamped where its leads will stand in the year.
     let (started, cpu_before) = (Instant::now(), cpu_time()?);
     let context = InsertContext {
         channels: Arc::from(Vec::new()),
@@ -150,10 +155,11 @@ pub async fn fill(url: &DatabaseUrl, shape: &Shape) -> anyhow::Result<Filled> {
         leads.push((number % writers.len(), [lead]));
     }
     let requests = per_writer(leads, writers.len(), MAX_LEADS_PER_REQUEST);
-    let results: Vec<_> = stream::iter(requests)
-        .map(|(writer, leads)| {
-            let (store, context) = (writers[writer].leads.clone(), context.clone());
-            writers[writer].tick();
+    let in_year_order = matches!(url, DatabaseUrl::Sqlite(_));
+    let results: Vec<_> = stream::iter(requests.into_iter().enumerate())
+        .map(|(n, (writer, leads))| {
+            let sent = in_year_order.then(|| year.at(n * MAX_LEADS_PER_REQUEST));
+            let (store, context) = (writers[writer].leads_at(sent), context.clone());
             async move {
                 let held: Vec<bool> = leads.iter().map(|lead| !lead.held.is_empty()).collect();
                 let stored = store.insert(leads, &context, None).await?;
@@ -184,11 +190,7 @@ pub async fn fill(url: &DatabaseUrl, shape: &Shape) -> anyhow::Result<Filled> {
     }
 
     // Where each lead will stand in the year (by id, oldest first), and so what happened to it.
-    let now = Timestamp::now();
-    let start = now - SignedDuration::from_hours(24 * shape.days);
-    let span = now.duration_since(start).as_secs_f64();
-    let when =
-        |rank: usize| start + SignedDuration::from_secs_f64(span * (rank as f64 + 0.5) / rows.len() as f64);
+    let year = Year { leads: rows.len(), ..year };
     let started = Instant::now();
     let mut handed = Vec::new();
     let mut calls = Vec::new();
@@ -196,13 +198,14 @@ pub async fn fill(url: &DatabaseUrl, shape: &Shape) -> anyhow::Result<Filled> {
         if row.repeat || row.held {
             continue;
         }
-        let age = now.duration_since(when(rank));
+        let sent = year.at(rank);
+        let age = now.duration_since(sent);
         let operator = OPERATORS[rng.random_range(0..OPERATORS.len())];
         if rng.random_bool(0.1) {
             handed.push((row.id, operator_ids[rng.random_range(0..operator_ids.len())]));
         }
         calls.extend(
-            calls_for(&mut rng, age).into_iter().map(|outcome| (row.writer, row.id, operator, outcome)),
+            calls_for(&mut rng, age).into_iter().map(|outcome| (row.writer, row.id, sent, operator, outcome)),
         );
     }
     filled.handed = handed.len();
@@ -245,9 +248,9 @@ pub async fn fill(url: &DatabaseUrl, shape: &Shape) -> anyhow::Result<Filled> {
             }
             let runs = round.into_iter().zip(&writers).map(|(batches, writer)| {
                 stream::iter(batches)
-                    .map(|batch| {
-                        writer.tick();
-                        make_calls(writer.calls.clone(), batch)
+                    .map(|batch: Vec<Call>| {
+                        let store = writer.calls_at(in_year_order.then(|| batch[0].2));
+                        make_calls(store, batch)
                     })
                     .buffer_unordered(in_flight)
                     .collect::<Vec<Result<Vec<bool>, _>>>()
@@ -279,7 +282,7 @@ pub async fn fill(url: &DatabaseUrl, shape: &Shape) -> anyhow::Result<Filled> {
     // Spread over the year: each lead's times move by its own shift, its calls a little later.
     let started = Instant::now();
     let moves: Vec<(i64, Timestamp, SignedDuration)> =
-        rows.iter().enumerate().map(|(rank, row)| (row.id, when(rank), call_delay(&mut rng))).collect();
+        rows.iter().enumerate().map(|(rank, row)| (row.id, year.at(rank), call_delay(&mut rng))).collect();
     spread::spread(url, &moves).await?;
     filled.spread_time = started.elapsed();
 
@@ -345,7 +348,7 @@ async fn make_calls(store: Store, batch: Vec<Call>) -> Result<Vec<bool>, zayavka
     };
     let calls = batch
         .into_iter()
-        .map(|(_, lead_id, operator, outcome)| NewAttempt {
+        .map(|(_, lead_id, _, operator, outcome)| NewAttempt {
             lead_id,
             operator: operator.into(),
             outcome,
@@ -365,12 +368,29 @@ struct Row {
     writer: usize,
 }
 
-/// A call the fill makes: the writer that stored the lead, the lead, who called, how it went.
-type Call = (usize, i64, &'static str, Outcome);
+/// A call the fill makes: the writer that stored the lead, the lead and when it was sent, who
+/// called, how it went.
+type Call = (usize, i64, Timestamp, &'static str, Outcome);
+
+/// The year the fill spreads its leads over: evenly from `start` to `end`, by id, oldest first.
+#[derive(Clone, Copy)]
+struct Year {
+    start: Timestamp,
+    end: Timestamp,
+    leads: usize,
+}
+
+impl Year {
+    /// When the lead of `rank` was sent.
+    fn at(&self, rank: usize) -> Timestamp {
+        let span = self.end.duration_since(self.start).as_secs_f64();
+        self.start + SignedDuration::from_secs_f64(span * (rank as f64 + 0.5) / self.leads as f64)
+    }
+}
 
 /// One of the fill's writers: a store of its own whose clock runs from a moment of its own, its
 /// leads stamped from there and its calls half an hour later (the spread moves them all to their
-/// place in the year afterwards).
+/// place in the year afterwards), or, on SQLite, stamped where they stand in the year.
 struct Writer {
     leads: Store,
     calls: Store,
@@ -405,6 +425,29 @@ impl Writer {
             });
         }
         Ok(writers)
+    }
+
+    /// Its store for leads sent at `sent` (a clock of their own that stands there), or with no
+    /// such time at its own clock, moved on.
+    fn leads_at(&self, sent: Option<Timestamp>) -> Store {
+        match sent {
+            Some(sent) => self.leads.clone().with_clock(Clock::manual(sent).0),
+            None => {
+                self.tick();
+                self.leads.clone()
+            }
+        }
+    }
+
+    /// Its store for the calls to leads sent at `sent`, half an hour later, as `leads_at`.
+    fn calls_at(&self, sent: Option<Timestamp>) -> Store {
+        match sent {
+            Some(sent) => self.calls.clone().with_clock(Clock::manual(sent + SignedDuration::from_mins(30)).0),
+            None => {
+                self.tick();
+                self.calls.clone()
+            }
+        }
     }
 
     /// Moves the writer's clocks on as much as the real one since it started: equal times at
