@@ -127,7 +127,8 @@ pub async fn fill(url: &DatabaseUrl, shape: &Shape) -> anyhow::Result<Filled> {
     let mut filled = Filled::default();
     let mut rng = StdRng::seed_from_u64(shape.seed);
     let now = Timestamp::now();
-    let year = Year { start: now - SignedDuration::from_hours(24 * shape.days), end: now, leads: shape.leads };
+    let year =
+        Year { start: now - SignedDuration::from_hours(24 * shape.days), end: now, leads: shape.leads };
     let writers = Writer::for_engine(url, now).await?;
     let store = &writers[0].leads;
     let mut operator_ids = Vec::new();
@@ -442,7 +443,9 @@ impl Writer {
     /// Its store for the calls to leads sent at `sent`, half an hour later, as `leads_at`.
     fn calls_at(&self, sent: Option<Timestamp>) -> Store {
         match sent {
-            Some(sent) => self.calls.clone().with_clock(Clock::manual(sent + SignedDuration::from_mins(30)).0),
+            Some(sent) => {
+                self.calls.clone().with_clock(Clock::manual(sent + SignedDuration::from_mins(30)).0)
+            }
             None => {
                 self.tick();
                 self.calls.clone()
