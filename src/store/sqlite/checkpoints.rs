@@ -20,8 +20,8 @@ use rusqlite::wal::CheckpointMode;
 /// WAL pages written since the checkpointer was last woken that wake it again. Each checkpoint
 /// ends with an fsync of the database file, so one per commit would cost more than it saves. And
 /// a checkpoint writes each page once, however many commits changed it: in a large database the
-/// phone indexes' pages a new lead changes lie all over this month's part of them, and after
-/// SQLite's own 1,000 pages nearly each was written back once per commit (ADR 0063).
+/// phone indexes' pages a new lead changes lie all over this month's part of them, and with
+/// SQLite's own 1,000 pages nearly every change to one was written back on its own (ADR 0063).
 const CHECKPOINT_PAGES: c_int = 8000;
 
 /// WAL pages after a commit that make the writer copy what is left itself. A checkpoint beside
@@ -30,7 +30,7 @@ const CHECKPOINT_PAGES: c_int = 8000;
 /// Once the WAL is this long, the writer copies the last commits' pages, and its next write
 /// starts the WAL afresh. So that it has few to copy (its commits wait meanwhile), the
 /// checkpointer is woken after every commit in the last `CHECKPOINT_PAGES` before. Under a
-/// steady load the WAL file grows to this length (128 MB of 4 KiB pages) and is reused.
+/// steady load the WAL file grows to this length (131 MB of 4 KiB pages) and is reused.
 const CATCH_UP_PAGES: c_int = 4 * CHECKPOINT_PAGES;
 
 /// Starts the checkpointer for the database at `path` and hands the writer's commits to it.
