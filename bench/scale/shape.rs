@@ -160,7 +160,7 @@ pub async fn fill(url: &DatabaseUrl, shape: &Shape) -> anyhow::Result<Filled> {
     let results: Vec<_> = stream::iter(requests.into_iter().enumerate())
         .map(|(n, (writer, leads))| {
             let sent = in_year_order.then(|| year.at(n * MAX_LEADS_PER_REQUEST));
-            let (store, context) = (writers[writer].leads_at(sent), context.clone());
+            let (store, context) = (writers[writer].store_at(&writers[writer].leads, sent), context.clone());
             async move {
                 let held: Vec<bool> = leads.iter().map(|lead| !lead.held.is_empty()).collect();
                 let stored = store.insert(leads, &context, None).await?;
@@ -250,7 +250,8 @@ pub async fn fill(url: &DatabaseUrl, shape: &Shape) -> anyhow::Result<Filled> {
             let runs = round.into_iter().zip(&writers).map(|(batches, writer)| {
                 stream::iter(batches)
                     .map(|batch: Vec<Call>| {
-                        let store = writer.calls_at(in_year_order.then(|| batch[0].2));
+                        let made = in_year_order.then(|| batch[0].2 + CALLS_AFTER);
+                        let store = writer.store_at(&writer.calls, made);
                         make_calls(store, batch)
                     })
                     .buffer_unordered(in_flight)
@@ -373,6 +374,9 @@ struct Row {
 /// called, how it went.
 type Call = (usize, i64, Timestamp, &'static str, Outcome);
 
+/// How long after its lead the fill makes a call (the spread then moves it 0–120 h later).
+const CALLS_AFTER: SignedDuration = SignedDuration::from_mins(30);
+
 /// The year the fill spreads its leads over: evenly from `start` to `end`, by id, oldest first.
 #[derive(Clone, Copy)]
 struct Year {
@@ -428,27 +432,14 @@ impl Writer {
         Ok(writers)
     }
 
-    /// Its store for leads sent at `sent` (a clock of their own that stands there), or with no
-    /// such time at its own clock, moved on.
-    fn leads_at(&self, sent: Option<Timestamp>) -> Store {
-        match sent {
-            Some(sent) => self.leads.clone().with_clock(Clock::manual(sent).0),
+    /// `store` (its leads' or its calls') for a write made at `at`, on a clock of its own that
+    /// stands there; or with no such time on its own clock, moved on.
+    fn store_at(&self, store: &Store, at: Option<Timestamp>) -> Store {
+        match at {
+            Some(at) => store.clone().with_clock(Clock::manual(at).0),
             None => {
                 self.tick();
-                self.leads.clone()
-            }
-        }
-    }
-
-    /// Its store for the calls to leads sent at `sent`, half an hour later, as `leads_at`.
-    fn calls_at(&self, sent: Option<Timestamp>) -> Store {
-        match sent {
-            Some(sent) => {
-                self.calls.clone().with_clock(Clock::manual(sent + SignedDuration::from_mins(30)).0)
-            }
-            None => {
-                self.tick();
-                self.calls.clone()
+                store.clone()
             }
         }
     }
@@ -458,7 +449,7 @@ impl Writer {
     fn tick(&self) {
         let elapsed = SignedDuration::try_from(self.started.elapsed()).expect("a fill's length");
         self.hands[0].set(self.at + elapsed);
-        self.hands[1].set(self.at + elapsed + SignedDuration::from_mins(30));
+        self.hands[1].set(self.at + elapsed + CALLS_AFTER);
     }
 }
 
