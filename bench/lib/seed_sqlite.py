@@ -4,6 +4,12 @@ sqlite3 shell does not have (`zayavka_reverse` for the reversed number, `zayavka
 name search, the server's lower case for these names), and with the names the inserts queued
 indexed before the commit (migration 0023; the writer's `index_queued_names`).
 
+The name index is then merged into one segment (FTS5's 'optimize'). A server's writer merges its
+segments while it has nothing else to write (ADR 0061). After one bulk load, once the server's
+first commits added segments beside the loaded ones, its merge steps held inserts for 60-90 ms in
+`purge.sh`'s first ten seconds, which a year written by the server does not show
+(bench/RESULTS.md, 29 Nov 22:48-22:53).
+
     python3 bench/lib/seed_sqlite.py DATABASE < statement.sql
 """
 
@@ -24,4 +30,6 @@ db.execute(
     SELECT queued.id, zayavka_fold(lead.name) FROM names_to_index AS queued JOIN "CRN" AS lead USING (id)"""
 )
 db.execute("DELETE FROM names_to_index")
+db.commit()
+db.execute("INSERT INTO lead_search (lead_search) VALUES ('optimize')")
 db.commit()
