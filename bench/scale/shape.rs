@@ -205,9 +205,13 @@ pub async fn fill(url: &DatabaseUrl, shape: &Shape) -> anyhow::Result<Filled> {
         if rng.random_bool(0.1) {
             handed.push((row.id, operator_ids[rng.random_range(0..operator_ids.len())]));
         }
-        calls.extend(
-            calls_for(&mut rng, age).into_iter().map(|outcome| (row.writer, row.id, sent, operator, outcome)),
-        );
+        calls.extend(calls_for(&mut rng, age).into_iter().map(|outcome| Call {
+            writer: row.writer,
+            lead_id: row.id,
+            sent,
+            operator,
+            outcome,
+        }));
     }
     filled.handed = handed.len();
     filled.calls = calls.len();
@@ -228,7 +232,9 @@ pub async fn fill(url: &DatabaseUrl, shape: &Shape) -> anyhow::Result<Filled> {
     // side by side.
     let (in_flight, leads_per_batch) =
         if matches!(url, DatabaseUrl::Sqlite(_)) { (64, 20) } else { (1, 1_000) };
-    let lead_calls = calls.chunk_by(|a, b| a.1 == b.1).map(|of_lead| (of_lead[0].0, of_lead.iter().copied()));
+    let lead_calls = calls
+        .chunk_by(|a, b| a.lead_id == b.lead_id)
+        .map(|of_lead| (of_lead[0].writer, of_lead.iter().copied()));
     let batches = per_writer(lead_calls, writers.len(), leads_per_batch);
     // In rounds, each a tenth of the calls made before it (10,000 at least): after each,
     // PostgreSQL's statistics are taken again in the background while the next round is made, as
@@ -250,7 +256,7 @@ pub async fn fill(url: &DatabaseUrl, shape: &Shape) -> anyhow::Result<Filled> {
             let runs = round.into_iter().zip(&writers).map(|(batches, writer)| {
                 stream::iter(batches)
                     .map(|batch: Vec<Call>| {
-                        let made = in_year_order.then(|| batch[0].2 + CALLS_AFTER);
+                        let made = in_year_order.then(|| batch[0].sent + CALLS_AFTER);
                         let store = writer.store_at(&writer.calls, made);
                         make_calls(store, batch)
                     })
@@ -350,7 +356,7 @@ async fn make_calls(store: Store, batch: Vec<Call>) -> Result<Vec<bool>, zayavka
     };
     let calls = batch
         .into_iter()
-        .map(|(_, lead_id, _, operator, outcome)| NewAttempt {
+        .map(|Call { lead_id, operator, outcome, .. }| NewAttempt {
             lead_id,
             operator: operator.into(),
             outcome,
@@ -370,9 +376,17 @@ struct Row {
     writer: usize,
 }
 
-/// A call the fill makes: the writer that stored the lead, the lead and when it was sent, who
-/// called, how it went.
-type Call = (usize, i64, Timestamp, &'static str, Outcome);
+/// A call the fill makes.
+#[derive(Clone, Copy)]
+struct Call {
+    /// The writer that stored the lead.
+    writer: usize,
+    lead_id: i64,
+    /// When the lead was sent (its place in the year).
+    sent: Timestamp,
+    operator: &'static str,
+    outcome: Outcome,
+}
 
 /// How long after its lead the fill makes a call (the spread then moves it 0–120 h later).
 const CALLS_AFTER: SignedDuration = SignedDuration::from_mins(30);
