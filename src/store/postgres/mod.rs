@@ -112,10 +112,16 @@ impl PostgresStore {
     pub async fn open(url: &str) -> anyhow::Result<PostgresStore> {
         let mut config: tokio_postgres::Config =
             url.parse().map_err(|e| anyhow::anyhow!("ZAYAVKA_DATABASE_URL: not a PostgreSQL URL: {e}"))?;
-        // A table or row lock held elsewhere waits at most LOCK_WAIT. First, so that an `options`
-        // in the URL can still set its own.
-        let options =
-            format!("-c lock_timeout={}ms {}", LOCK_WAIT.as_millis(), config.get_options().unwrap_or(""));
+        // A table or row lock held elsewhere waits at most LOCK_WAIT. JIT compilation is off: our
+        // statements are short, and on a table without statistics (autovacuum off or behind, a
+        // restore) the planner's guess passed `jit_above_cost` and compiled each insert again,
+        // at a third of the rate (ADR 0064). First, so that an `options` in the URL can still set
+        // its own.
+        let options = format!(
+            "-c lock_timeout={}ms -c jit=off {}",
+            LOCK_WAIT.as_millis(),
+            config.get_options().unwrap_or("")
+        );
         config.options(options.trim_end());
         // A connection whose peer vanished (a failover, a cut network) is noticed within about a
         // minute rather than the system's two hours.
@@ -306,5 +312,47 @@ impl PostgresStore {
             };
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fresh schema of the PostgreSQL database the tests use (`ZAYAVKA_TEST_POSTGRES_URL`), and
+    /// the URL that opens it with `options` added.
+    async fn schema_url(options: &str) -> (tokio_postgres::Client, String, String) {
+        let base = std::env::var("ZAYAVKA_TEST_POSTGRES_URL")
+            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
+        let (client, connection) = tokio_postgres::connect(&base, NoTls).await.unwrap();
+        tokio::spawn(connection);
+        let _ = client.batch_execute("CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public").await;
+        let schema = format!("unit_{}_{}", std::process::id(), rand::random::<u32>());
+        client.batch_execute(&format!("CREATE SCHEMA {schema}")).await.unwrap();
+        let separator = if base.contains('?') { '&' } else { '?' };
+        let url = format!("{base}{separator}options=-csearch_path%3D{schema}{options}");
+        (client, schema, url)
+    }
+
+    async fn setting(store: &PostgresStore, name: &str) -> String {
+        let client = store.client().await.unwrap();
+        client.query_one(&format!("SHOW {name}"), &[]).await.unwrap().get(0)
+    }
+
+    /// Each session waits at most LOCK_WAIT for a lock and never JIT-compiles a statement, unless
+    /// the URL's own `options` say otherwise.
+    #[tokio::test]
+    async fn sessions_wait_for_locks_briefly_and_compile_nothing_unless_the_url_says_so() {
+        let (client, schema, url) = schema_url("").await;
+        let store = PostgresStore::open(&url).await.unwrap();
+        assert_eq!(setting(&store, "lock_timeout").await, "5s");
+        assert_eq!(setting(&store, "jit").await, "off");
+        store.close().await;
+
+        let store = PostgresStore::open(&format!("{url}%20-cjit%3Don%20-clock_timeout%3D2s")).await.unwrap();
+        assert_eq!(setting(&store, "jit").await, "on");
+        assert_eq!(setting(&store, "lock_timeout").await, "2s");
+        store.close().await;
+        client.batch_execute(&format!("DROP SCHEMA {schema} CASCADE")).await.unwrap();
     }
 }
