@@ -115,8 +115,8 @@ impl PostgresStore {
         // A table or row lock held elsewhere waits at most LOCK_WAIT. JIT compilation is off: our
         // statements are short, and on a table without statistics (autovacuum off or behind, a
         // restore) the planner's guess passed `jit_above_cost` and compiled each insert again,
-        // at a third to a half of the rate (ADR 0064). First, so that an `options` in the URL can still set
-        // its own.
+        // at a third to a half of the rate (ADR 0064). First, so that an `options` in the URL
+        // can still set its own.
         let options = format!(
             "-c lock_timeout={}ms -c jit=off {}",
             LOCK_WAIT.as_millis(),
