@@ -174,19 +174,19 @@ fn list_sql(query: &LeadQuery) -> (String, Vec<Value>) {
             bind(Value::Text(text(now)))
         )),
     }
-    let mut phrases = Vec::new();
+    let mut trigrams = None;
     if let Some(pattern) = &query.name_pattern {
         conditions.push(format!(
             "zayavka_fold(\"CRN\".name) LIKE {} ESCAPE '\\'",
             bind(Value::Text(pattern.clone()))
         ));
-        phrases.extend(trigram_phrase("name", pattern));
+        trigrams = trigrams_of(pattern);
     }
     let by_sending = query.created_before.is_some()
         && query.open_only
         && !query.held
         && query.phone.is_none()
-        && phrases.is_empty();
+        && trigrams.is_none();
     // Where the page is read from, in its order, and the id that pages it. A phone search reads
     // the found numbers first (the ranges of the reversed number's index for its end, of the
     // number's for its start); a name's part of three characters or more takes its candidates
@@ -218,8 +218,8 @@ fn list_sql(query: &LeadQuery) -> (String, Vec<Value>) {
             found.join(" UNION ")
         );
         (from, "\"CRN\".id DESC", "\"CRN\".id")
-    } else if !phrases.is_empty() {
-        conditions.push(format!("lead_search MATCH {}", bind(Value::Text(phrases.join(" AND ")))));
+    } else if let Some(trigrams) = &trigrams {
+        conditions.push(format!("lead_search MATCH {}", bind(Value::Text(trigrams.clone()))));
         (
             "lead_search JOIN \"CRN\" ON \"CRN\".id = lead_search.rowid".to_owned(),
             "lead_search.rowid DESC",
@@ -248,7 +248,7 @@ fn list_sql(query: &LeadQuery) -> (String, Vec<Value>) {
     }
     let limit = bind(Value::Integer(query.limit.into()));
     let conditions = conditions.join(" AND ");
-    let sql = if query.phone.is_none() && phrases.is_empty() {
+    let sql = if query.phone.is_none() && trigrams.is_none() {
         format!("SELECT {RECORD_COLUMNS} FROM {from} WHERE {conditions} ORDER BY {order} LIMIT {limit}")
     } else {
         // The page's ids first: the search table, and the found numbers, have columns of the same names.
@@ -260,9 +260,14 @@ fn list_sql(query: &LeadQuery) -> (String, Vec<Value>) {
     (sql, values)
 }
 
-/// `column : "text"` for FTS5, if `pattern` is `%text%` (a part anywhere) and the part has the
-/// three characters a trigram needs.
-fn trigram_phrase(column: &str, pattern: &str) -> Option<String> {
-    let part = crate::store::search::like_part(pattern)?;
-    (part.chars().count() >= 3).then(|| format!("{column} : \"{}\"", part.replace('"', "\"\"")))
+/// The names that hold each trigram of the part, `"abc" AND "bcd" AND …` for FTS5, if `pattern` is
+/// `%text%` (a part anywhere) of three characters or more. The name index keeps no positions
+/// (migration 0026, ADR 0065), so the trigrams are not asked for as a phrase: the LIKE decides.
+fn trigrams_of(pattern: &str) -> Option<String> {
+    let part: Vec<char> = crate::store::search::like_part(pattern)?.chars().collect();
+    let trigrams: Vec<String> = part
+        .windows(3)
+        .map(|trigram| format!("\"{}\"", String::from_iter(trigram).replace('"', "\"\"")))
+        .collect();
+    (!trigrams.is_empty()).then(|| trigrams.join(" AND "))
 }

@@ -430,7 +430,7 @@ mod tests {
         let (found, queued) = store
             .read(|conn| {
                 let found: Vec<i64> = conn
-                    .prepare("SELECT rowid FROM lead_search WHERE lead_search MATCH 'коваленко'")?
+                    .prepare("SELECT rowid FROM lead_search WHERE lead_search MATCH '\"ков\" AND \"нко\"'")?
                     .query_map([], |row| row.get(0))?
                     .collect::<Result<_, _>>()?;
                 let queued: i64 =

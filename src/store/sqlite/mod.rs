@@ -64,6 +64,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/sqlite/0023_names_indexed_once_a_commit.sql"),
     include_str!("../../../migrations/sqlite/0024_promise_hours_revised.sql"),
     include_str!("../../../migrations/sqlite/0025_phones_by_month.sql"),
+    include_str!("../../../migrations/sqlite/0026_name_index_without_positions.sql"),
 ];
 
 const RECORD_COLUMNS: &str = "id, created_at, name, phone, phone_e164, confirmation, comment, policy_version, \
