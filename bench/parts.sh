@@ -29,7 +29,7 @@ call_desk='DROP INDEX "CRN_next_call_at"; DROP INDEX "CRN_to_call"; DROP INDEX "
   DROP INDEX "CRN_to_call_sent";'
 counters='DROP TRIGGER counters_lead_insert;'
 names='DROP TRIGGER lead_search_insert;'
-reversed='DROP INDEX "CRN_phone_reversed";'
+reversed='DROP INDEX "CRN_month_phone_reversed";'
 variants=(
   "whole schema|"
   "without the counters' insert trigger|$counters"
