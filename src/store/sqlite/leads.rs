@@ -187,9 +187,10 @@ impl SqliteStore {
             if finished {
                 return Ok(deleted);
             }
-            // The one writer is left as long again to the inserts (and their commits and the WAL's
-            // checkpoints) before the next write: a long purge takes at most half of it.
-            tokio::time::sleep(started.elapsed()).await;
+            // The one writer is left twice as long to the inserts (and their commits and the WAL's
+            // checkpoints) before the next write: a long purge takes at most a third of it, which
+            // since the name index lost its positions deletes more than half did before (ADR 0065).
+            tokio::time::sleep(started.elapsed() * 2).await;
         }
     }
 }
