@@ -4,7 +4,7 @@
 -- positions FTS5 kept with every entry were never needed (`detail = 'none'`), nor each name's
 -- length in trigrams, a row per lead that only ranking reads (`columnsize = 0`). The positions
 -- made each trigram's list about three times longer, and FTS5 merges a trigram's list in one
--- step: for a trigram in most names ("енк", "нко" of "-енко") a step held the writer 60–80 ms at
+-- step: for a trigram in most names ("енк", "нко" of "-енко") a step held the writer 68–82 ms at
 -- 2 M leads. Erasure is unchanged: `secure-delete` takes a deleted name's entries out of the
 -- segments at once.
 --
