@@ -174,14 +174,13 @@ fn list_sql(query: &LeadQuery) -> (String, Vec<Value>) {
             bind(Value::Text(text(now)))
         )),
     }
-    let mut trigrams = None;
     if let Some(pattern) = &query.name_pattern {
         conditions.push(format!(
             "zayavka_fold(\"CRN\".name) LIKE {} ESCAPE '\\'",
             bind(Value::Text(pattern.clone()))
         ));
-        trigrams = trigrams_of(pattern);
     }
+    let trigrams = query.name_pattern.as_deref().and_then(trigrams_of);
     let by_sending = query.created_before.is_some()
         && query.open_only
         && !query.held
