@@ -12,6 +12,9 @@ use sha2::{Digest, Sha256};
 
 use crate::config::Settings;
 
+mod open_end;
+pub use open_end::OpenEnd;
+
 #[derive(RustEmbed)]
 #[folder = "web/dist/"]
 #[exclude = "*.br"]
@@ -28,6 +31,9 @@ struct DistCompressed;
 /// Filled in per day on the pages that show today's date.
 const TODAY_TOKEN: &str = "__ZAYAVKA_TODAY__";
 
+/// The value of the form's proof field (`web/src/form/proof-field.ts`), filled in per answer.
+pub const PROOF_TOKEN: &str = "__ZAYAVKA_PROOF__";
+
 /// One response body in every encoding the server offers. The compressed forms are made on first
 /// use: brotli at its best quality takes 10–25 ms a page, about 100 ms for all of them, which a
 /// start need not wait for (nor a test that serves no page).
@@ -38,6 +44,9 @@ pub struct Body {
     brotli: OnceLock<Bytes>,
     pub etag: String,
     pub content_type: &'static str,
+    /// On a page with the lead form: the page split where the value of the form's proof field
+    /// goes, for the answers that fill it in (`http::pages`).
+    pub open_end: Option<OpenEnd>,
 }
 
 impl Body {
@@ -51,7 +60,25 @@ impl Body {
         let etag = format!("\"{}\"", &hex(&Sha256::digest(&identity))[..32]);
         let ready =
             |twin: Option<Vec<u8>>| twin.map_or_else(OnceLock::new, |bytes| Bytes::from(bytes).into());
-        Body { identity: identity.into(), gzip: ready(gzip), brotli: ready(brotli), etag, content_type }
+        Body {
+            identity: identity.into(),
+            gzip: ready(gzip),
+            brotli: ready(brotli),
+            etag,
+            content_type,
+            open_end: None,
+        }
+    }
+
+    /// A page with the lead form: open where its proof field's value goes. Its own bytes, which
+    /// `zayavka build-static` writes, leave the field empty.
+    fn form_page(html: String) -> Body {
+        let Some(slot) = html.find(PROOF_TOKEN) else {
+            return Body::new(html.into_bytes(), HTML, None, None);
+        };
+        let without = [&html[..slot], &html[slot + PROOF_TOKEN.len()..]].concat();
+        let open_end = OpenEnd::new(without.as_bytes(), slot);
+        Body { open_end: Some(open_end), ..Body::new(without.into_bytes(), HTML, None, None) }
     }
 
     pub fn gzip(&self) -> &Bytes {
@@ -66,15 +93,24 @@ impl Body {
 /// A page whose HTML may need today's date, built once per day.
 pub struct Page {
     template: String,
+    /// It shows the lead form, so its bodies are open for the form's proof (`Body::form_page`).
+    form: bool,
     fixed: Option<Arc<Body>>,
     dated: Mutex<Option<(String, Arc<Body>)>>,
 }
 
 impl Page {
-    fn new(html: String) -> Page {
-        let fixed = (!html.contains(TODAY_TOKEN))
-            .then(|| Arc::new(Body::new(html.clone().into_bytes(), HTML, None, None)));
-        Page { template: html, fixed, dated: Mutex::new(None) }
+    /// `form`: the page shows the lead form.
+    fn new(html: String, form: bool) -> Page {
+        let fixed = (!html.contains(TODAY_TOKEN)).then(|| Arc::new(Page::body_of(html.clone(), form)));
+        Page { template: html, form, fixed, dated: Mutex::new(None) }
+    }
+
+    fn body_of(html: String, form: bool) -> Body {
+        match form {
+            true => Body::form_page(html),
+            false => Body::new(html.into_bytes(), HTML, None, None),
+        }
     }
 
     /// The page as served on the day of `now`.
@@ -88,7 +124,7 @@ impl Page {
             Some((day, body)) if *day == date => body.clone(),
             _ => {
                 let html = self.template.replace(TODAY_TOKEN, &date);
-                let body = Arc::new(Body::new(html.into_bytes(), HTML, None, None));
+                let body = Arc::new(Page::body_of(html, self.form));
                 *dated = Some((date, body.clone()));
                 body
             }
@@ -188,14 +224,14 @@ impl Site {
             .routes
             .iter()
             .map(|route| {
-                let page = Page::new(filled(&route.file)?);
+                let page = Page::new(filled(&route.file)?, route.form);
                 Ok(Arc::new(Route { path: route.path.clone(), page, form: route.form }))
             })
             .collect::<anyhow::Result<_>>()?;
-        let not_found = Page::new(filled(&pages.not_found)?);
-        let error = Page::new(filled(&pages.error)?);
+        let not_found = Page::new(filled(&pages.not_found)?, false);
+        let error = Page::new(filled(&pages.error)?, false);
         let form_refused = filled(&pages.form_refused)?;
-        let admin = Page::new(filled("admin.html")?);
+        let admin = Page::new(filled("admin.html")?, false);
         // The policy's text is the built page with the retention period it states.
         let policy_text = raw_page(&pages.policy)? + &days_uk(settings.retention_days);
         let policy_version = hex(&Sha256::digest(policy_text.as_bytes()))[..16].to_owned();

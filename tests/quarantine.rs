@@ -238,6 +238,95 @@ async fn the_form_without_javascript_carries_the_pages_proof_and_a_filled_honeyp
     assert_eq!(app.stored().await.len(), 3, "nothing that passed validation was dropped");
 }
 
+/// The value of the landing page's proof field, as the answer's encoding carried it.
+fn proof_field_of(answer: &common::Answer) -> String {
+    use std::io::Read;
+    let mut html = Vec::new();
+    match answer.header("content-encoding") {
+        "br" => brotli::BrotliDecompress(&mut &answer.body[..], &mut html).unwrap(),
+        "gzip" => _ = flate2::read::GzDecoder::new(&answer.body[..]).read_to_end(&mut html).unwrap(),
+        _ => html = answer.body.to_vec(),
+    }
+    let html = String::from_utf8(html).unwrap();
+    let field = r#"<input type="hidden" form="lead-form" name="zayavka_proof" value=""#;
+    let at = html.find(field).expect("the landing page carries the form's proof field") + field.len();
+    html[at..].split('"').next().unwrap().to_owned()
+}
+
+/// A browser that keeps no cookie and runs no script: the landing page writes its proof into the
+/// form, in every encoding, and the form sends it back (ADR 0066).
+#[tokio::test]
+async fn a_browser_that_keeps_no_cookie_sends_the_proof_the_page_wrote_into_the_form() {
+    let app = test_app_with(defaults).await;
+    let mut proofs = Vec::new();
+    for encoding in ["br", "gzip", "identity"] {
+        let page = app
+            .call(Request::get("/").header("accept-encoding", encoding).body(Body::empty()).unwrap())
+            .await;
+        assert_eq!(page.status, StatusCode::OK);
+        let proof = proof_field_of(&page);
+        let cookie = page.header("set-cookie").split(';').next().unwrap().to_owned();
+        assert_eq!(cookie, format!("zayavka_proof={proof}"), "the form's proof is the cookie's");
+        proofs.push(proof);
+    }
+    // A visitor whose cookie came back gets the same proof in the form: the fill time still counts.
+    let again = app
+        .call(
+            Request::get("/")
+                .header("cookie", format!("zayavka_proof={}", proofs[0]))
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await;
+    assert_eq!(proof_field_of(&again), proofs[0]);
+    assert_eq!(again.headers.get("set-cookie"), None);
+
+    let form = |body: String| {
+        Request::post("/leads")
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(Body::from(body))
+            .unwrap()
+    };
+    let fields = |phone: &str, proof: &str| {
+        format!("name=Olena&phone={phone}&confirmation=%D0%A2%D0%B0%D0%BA&agreed=on&zayavka_proof={proof}")
+    };
+    app.clock.advance_minutes(1);
+    let answer = app.call(form(fields("0671234561", &proofs[1]))).await;
+    assert_eq!(answer.status, StatusCode::SEE_OTHER);
+    assert_eq!(app.stored().await.last().unwrap().held, None, "a person without cookies is called");
+
+    // A refused form carries the visitor's proof on to the next try.
+    let refused = app.call(form("name=&phone=0671234562&zayavka_proof=".to_owned() + &proofs[2])).await;
+    assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(proof_field_of(&refused), proofs[2]);
+
+    let answer = app.call(form(fields("0671234563", "1000.AAAA.BBBB"))).await;
+    assert_eq!(answer.status, StatusCode::SEE_OTHER);
+    assert_eq!(app.stored().await.last().unwrap().held, codes(&["forged_proof"]));
+    let answer = app.call(form(fields("0671234564", ""))).await;
+    assert_eq!(answer.status, StatusCode::SEE_OTHER);
+    assert_eq!(app.stored().await.last().unwrap().held, codes(&["no_proof"]));
+}
+
+/// A copy of the landing page revalidated within the half-day it was served in is reused (304);
+/// after it, the page comes anew, so a proof in a reused copy is never past its day.
+#[tokio::test]
+async fn a_revalidated_landing_page_never_holds_a_proof_past_its_day() {
+    let app = test_app_with(defaults).await;
+    let page = app.get("/").await;
+    let etag = page.header("etag").to_owned();
+    let revalidate = || Request::get("/").header("if-none-match", &etag).body(Body::empty()).unwrap();
+    assert_eq!(app.call(revalidate()).await.status, StatusCode::NOT_MODIFIED);
+    app.clock.advance_hours(12);
+    let fresh = app.call(revalidate()).await;
+    assert_eq!(fresh.status, StatusCode::OK);
+    let proof = proof_field_of(&fresh);
+    assert!(matches!(
+        app.state.proof_key.check(Some(&proof), app.state.clock.unix_seconds()),
+        zayavka::abuse::ProofCheck::Valid { age_seconds: 0 }
+    ));
+}
+
 #[tokio::test]
 async fn proof_is_served_to_any_origin_and_never_cached() {
     let app = test_app_with(defaults).await;

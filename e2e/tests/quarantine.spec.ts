@@ -137,10 +137,8 @@ test.describe('people are never held', () => {
       server,
       browserLog,
     }) => {
-      // Known gap: without JavaScript the page-load proof travels only in the cookie, so a person who
-      // blocks cookies and scripts sends no proof and is held as no_proof (stored, to be released in
-      // the inbox). It needs the proof in the no-JavaScript form itself (a server-filled hidden field).
-      test.fail(!javaScriptEnabled, 'no proof reaches the server without both cookies and JavaScript');
+      // Without JavaScript the proof travels in the form itself, in the field the server fills in
+      // (docs/decisions/0066).
       await withCookiesBlocked(
         (profile) =>
           playwright.chromium.launchPersistentContext(profile, {

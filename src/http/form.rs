@@ -18,12 +18,13 @@ use axum::{Extension, Router};
 use bytes::Bytes;
 use serde::Deserialize;
 
-use super::client::ClientInfo;
+use super::client::{ClientInfo, request_cookie};
 use super::pages::{Encoding, preferred_encoding};
-use super::submit;
+use super::{proof, submit};
+use crate::abuse;
 use crate::http::AppState;
 use crate::lead::{self, Attribution, Field, LeadInput, Problem};
-use crate::site::escape_html;
+use crate::site::{PROOF_TOKEN, escape_html};
 
 pub fn router() -> Router<AppState> {
     Router::new().route("/leads", post(submit)).layer(DefaultBodyLimit::max(super::rest::MAX_BODY_BYTES))
@@ -46,6 +47,10 @@ pub struct LeadForm {
     /// The honeypot: invisible to people, filled in by bots (and by some password managers).
     #[serde(default)]
     website: String,
+    /// The page-load proof the page wrote into the form (ADR 0066), for a browser that keeps no
+    /// cookie; empty on a page `zayavka build-static` wrote.
+    #[serde(default)]
+    zayavka_proof: String,
     /// Hidden fields the page may carry: where the visitor came from (`lead::attribution::KEYS`).
     #[serde(flatten)]
     attribution: std::collections::HashMap<String, String>,
@@ -112,7 +117,8 @@ async fn submit(
             // same either way.
             let mut leads = vec![lead];
             // A form without JavaScript cannot do the proof of work: its proof is only the page's.
-            let sender = submit::sender(&state, &headers, !form.website.is_empty(), false);
+            let form_proof = Some(form.zayavka_proof.as_str()).filter(|proof| !proof.is_empty());
+            let sender = submit::sender(&state, &headers, form_proof, !form.website.is_empty(), false);
             submit::weigh(&state, &client, &sender, &mut leads).await;
             return match submit::store(&state, leads, None).await {
                 Ok(_) => Redirect::to(&state.settings.redirect_url).into_response(),
@@ -206,7 +212,12 @@ fn refusal(
     refused: &Refusal,
     form: &LeadForm,
 ) -> Response {
-    let html = fill_refusal(&state.site.form_refused, refused, form).into_bytes();
+    // The page's proof goes on with the form (the visitor's own, while it is good for the next
+    // try), for a browser that keeps no cookie (ADR 0066).
+    let cookie = request_cookie(request, abuse::PROOF_COOKIE);
+    let proof =
+        proof::for_page(state, cookie.as_deref().into_iter().chain([form.zayavka_proof.as_str()])).proof;
+    let html = fill_refusal(&state.site.form_refused, refused, form, &proof).into_bytes();
     let (encoding, body) = match preferred_encoding(request) {
         Encoding::Brotli => (Some("br"), brotli_fast(&html)),
         Encoding::Gzip => (Some("gzip"), gzip_fast(&html)),
@@ -253,8 +264,9 @@ fn echoed(entry: &str, max_chars: usize) -> &str {
 
 /// `form-refused.html` for one refusal: only the live region's case and the marked fields' messages
 /// kept, the marks and the focus on the first marked field (else on the live region), the choices
-/// as the visitor left them, and the entries HTML-escaped (attribute values and textarea text).
-fn fill_refusal(template: &str, refused: &Refusal, form: &LeadForm) -> String {
+/// as the visitor left them, the entries HTML-escaped (attribute values and textarea text), and
+/// the page-load proof in the form.
+fn fill_refusal(template: &str, refused: &Refusal, form: &LeadForm, proof: &str) -> String {
     let marked = |field: &str| refused.fields.iter().any(|(f, _)| *f == field);
     let first = refused.fields.first().map_or("alert", |(field, _)| *field);
     let html = keep_paragraphs(template, |key| {
@@ -291,6 +303,7 @@ fn fill_refusal(template: &str, refused: &Refusal, form: &LeadForm) -> String {
             ("__ZAYAVKA_FORM_NAME__", escape_html(echoed(&form.name, lead::MAX_NAME_CHARS))),
             ("__ZAYAVKA_FORM_PHONE__", escape_html(echoed(&form.phone, lead::MAX_PHONE_CHARS))),
             ("__ZAYAVKA_FORM_COMMENT__", comment),
+            (PROOF_TOKEN, escape_html(proof)),
         ],
     )
 }

@@ -18,10 +18,13 @@ use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::get;
 use axum::{Extension, Router};
 
+use bytes::Bytes;
+
 use super::client::{ClientInfo, request_cookie};
+use super::proof;
 use crate::abuse;
 use crate::http::AppState;
-use crate::site::{Body, Page, Route, Site};
+use crate::site::{Body, Page, Route, Site, escape_html};
 
 const HTML_CACHE: &str = "no-cache";
 const IMMUTABLE: &str = "public, max-age=31536000, immutable";
@@ -41,24 +44,35 @@ pub fn router(site: &Site) -> Router<AppState> {
     router.fallback(file_or_not_found)
 }
 
-/// A page at its path. The page with the form also hands the browser a page-load proof in a cookie
-/// (the form without JavaScript sends it back), keeping a valid one so a second tab does not
-/// shorten the fill time, and renewing one past half its life so it cannot expire while the
-/// visitor types.
+/// A page at its path. The page with the form also hands the browser a page-load proof
+/// (`proof::for_page`): in a cookie, which the form sends back, and in the form's hidden field, for
+/// a browser that keeps no cookie (ADR 0066).
 fn route_page(route: &Route, state: &AppState, client: &ClientInfo, headers: &HeaderMap) -> Response {
-    let mut response = page(&route.page, state, headers);
-    if !route.form {
-        return response;
-    }
-    let now = state.clock.unix_seconds();
+    let body = route.page.body(state.clock.now());
+    let Some(open_end) = &body.open_end else {
+        return send(&body, headers, StatusCode::OK, HTML_CACHE);
+    };
     let held = request_cookie(headers, abuse::PROOF_COOKIE);
-    let fresh = matches!(
-        state.proof_key.check(held.as_deref(), now),
-        abuse::ProofCheck::Valid { age_seconds } if age_seconds < abuse::PROOF_LIFETIME.as_secs() as i64 / 2
+    let handed = proof::for_page(state, held.as_deref());
+    // The ETag names the half-day the answer was made in: a copy revalidated (304) within it
+    // holds a proof at most a day old, so still valid.
+    let half_days = state.clock.unix_seconds().div_euclid(abuse::PROOF_LIFETIME.as_secs() as i64 / 2);
+    let etag = format!("{}-{half_days}\"", body.etag.trim_end_matches('"'));
+    let proof = escape_html(&handed.proof);
+    let mut response = send_with(
+        &etag,
+        body.content_type,
+        || match preferred_encoding(headers) {
+            Encoding::Brotli => (Some("br"), open_end.brotli(&proof).into()),
+            Encoding::Gzip => (Some("gzip"), open_end.gzip(&proof).into()),
+            Encoding::Identity => (None, open_end.identity(&proof).into()),
+        },
+        headers,
+        StatusCode::OK,
+        HTML_CACHE,
     );
-    if !fresh {
-        let proof = state.proof_key.issue(now);
-        response.headers_mut().insert(header::SET_COOKIE, abuse::proof_cookie(&proof, client.https));
+    if handed.issued {
+        response.headers_mut().insert(header::SET_COOKIE, abuse::proof_cookie(&handed.proof, client.https));
     }
     response
 }
@@ -127,25 +141,37 @@ pub fn error_page(state: &AppState) -> Response {
 }
 
 fn send(body: &Body, request: &HeaderMap, status: StatusCode, cache: &'static str) -> Response {
-    let etag = HeaderValue::from_str(&body.etag).expect("an etag is ASCII");
-    let mut response = if status == StatusCode::OK && matches_etag(request, &body.etag) {
+    let bytes = || match preferred_encoding(request) {
+        Encoding::Brotli => (Some("br"), body.brotli().clone()),
+        Encoding::Gzip => (Some("gzip"), body.gzip().clone()),
+        Encoding::Identity => (None, body.identity.clone()),
+    };
+    send_with(&body.etag, body.content_type, bytes, request, status, cache)
+}
+
+/// An answer of `bytes` (its encoding and body, made only when not a 304) under `etag`.
+fn send_with(
+    etag: &str,
+    content_type: &'static str,
+    bytes: impl FnOnce() -> (Option<&'static str>, Bytes),
+    request: &HeaderMap,
+    status: StatusCode,
+    cache: &'static str,
+) -> Response {
+    let mut response = if status == StatusCode::OK && matches_etag(request, etag) {
         StatusCode::NOT_MODIFIED.into_response()
     } else {
-        let (encoding, bytes) = match preferred_encoding(request) {
-            Encoding::Brotli => (Some("br"), body.brotli().clone()),
-            Encoding::Gzip => (Some("gzip"), body.gzip().clone()),
-            Encoding::Identity => (None, body.identity.clone()),
-        };
+        let (encoding, bytes) = bytes();
         let mut response = (status, bytes).into_response();
         let headers = response.headers_mut();
-        headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(body.content_type));
+        headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
         if let Some(encoding) = encoding {
             headers.insert(header::CONTENT_ENCODING, HeaderValue::from_static(encoding));
         }
         response
     };
     let headers = response.headers_mut();
-    headers.insert(header::ETAG, etag);
+    headers.insert(header::ETAG, HeaderValue::from_str(etag).expect("an etag is ASCII"));
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
     headers.insert(header::VARY, HeaderValue::from_static("Accept-Encoding"));
     response

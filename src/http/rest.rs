@@ -278,7 +278,8 @@ async fn insert_checked(
         return Err(ApiError::NotSingleRow(leads.len()));
     }
     // Looking automated holds a lead for review; the answer is the same either way.
-    submit::weigh(state, client, &submit::sender(state, headers, false, client.https), &mut leads).await;
+    submit::weigh(state, client, &submit::sender(state, headers, None, false, client.https), &mut leads)
+        .await;
     let stored = submit::store(state, leads, idempotency).await?;
     let leads: Vec<Lead> = stored.into_iter().map(|row| row.lead).collect();
     respond(StatusCode::CREATED, &leads, &answer)

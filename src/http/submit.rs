@@ -17,29 +17,47 @@ pub async fn check_rate(state: &AppState, client: &ClientInfo, leads: u32) -> Re
     intake::check_rate(state.services(), state.intake(), client.ip, leads).await
 }
 
-/// Reads the page-load proof (the `X-Zayavka-Proof` header a script of ours sends, else the
-/// cookie the page set) and its proof of work (`X-Zayavka-Work`), the `X-Zayavka-Flags` our script
-/// sends (`honeypot`, `webdriver`), the form's own honeypot and the user agent. `work_due`: the
-/// page's script does the work here (the JSON insert over HTTPS, where browsers have WebCrypto);
-/// wrong work holds a lead anywhere.
-pub fn sender(state: &AppState, headers: &HeaderMap, honeypot_filled: bool, work_due: bool) -> Sender {
+/// Reads the page-load proof (the first valid one of the `X-Zayavka-Proof` header a script of ours
+/// sends, the cookie the page set and `form_proof`, the one the page wrote into the form; else the
+/// first of them there is) and its proof of work (`X-Zayavka-Work`), the `X-Zayavka-Flags` our script sends (`honeypot`, `webdriver`), the
+/// form's own honeypot and the user agent. `work_due`: the page's script does the work here (the
+/// JSON insert over HTTPS, where browsers have WebCrypto); wrong work holds a lead anywhere.
+pub fn sender(
+    state: &AppState,
+    headers: &HeaderMap,
+    form_proof: Option<&str>,
+    honeypot_filled: bool,
+    work_due: bool,
+) -> Sender {
     let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
-    let proof =
-        text("x-zayavka-proof").map(str::to_owned).or_else(|| request_cookie(headers, abuse::PROOF_COOKIE));
+    let now = state.clock.unix_seconds();
+    let given: Vec<String> = [
+        text("x-zayavka-proof").map(str::to_owned),
+        request_cookie(headers, abuse::PROOF_COOKIE),
+        form_proof.map(str::to_owned),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    // A cookie left from an earlier page does not outweigh the fresh proof in the form.
+    let proof = given
+        .iter()
+        .find(|proof| matches!(state.proof_key.check(Some(proof), now), ProofCheck::Valid { .. }))
+        .or(given.first());
     let flags: Vec<&str> = text("x-zayavka-flags").unwrap_or("").split_whitespace().collect();
     let mut signals = Vec::new();
     let mut valid_proof = None;
-    match state.proof_key.check(proof.as_deref(), state.clock.unix_seconds()) {
+    match state.proof_key.check(proof.map(String::as_str), now) {
         ProofCheck::Valid { age_seconds } => {
             if age_seconds < i64::from(state.settings.min_fill_seconds) {
                 signals.push(Signal::TooFast);
             }
-            match (text("x-zayavka-work"), proof.as_deref()) {
+            match (text("x-zayavka-work"), proof) {
                 (Some(work), Some(proof)) if abuse::work_done(proof, work) => {}
                 (None, _) if !work_due => {}
                 _ => signals.push(Signal::NoWork),
             }
-            valid_proof = proof;
+            valid_proof = proof.cloned();
         }
         ProofCheck::Missing => signals.push(Signal::NoProof),
         ProofCheck::Forged => signals.push(Signal::ForgedProof),

@@ -9,7 +9,10 @@ import { describe, expect, it, vi } from 'vitest';
 import { CONFIG_KEYS, TOKENS } from './config';
 import { uk } from './content/uk';
 import { PAGES, pagesManifest, prerenderAll, readManifest, type Manifest } from './entry-server';
+import { LEAD_FORM_ID } from './components/LeadForm';
+import { PROOF_FIELD } from './form/proof-field';
 import { REFUSAL_TOKENS } from './form/refusal';
+import { showsForm } from './pages';
 
 const src = dirname(fileURLToPath(import.meta.url));
 const template = readFileSync(join(src, '..', 'index.html'), 'utf8');
@@ -142,7 +145,9 @@ describe('prerenderAll', () => {
           expect(doc.querySelectorAll('script[src], link[rel="modulepreload"]')).toHaveLength(0);
           const loaders = [...doc.querySelectorAll('script[type="module"]')];
           expect(loaders).toHaveLength(1);
-          expect(doc.body.lastElementChild).toBe(loaders[0]);
+          // Only the form's proof field comes after it (renderPage).
+          const last = doc.body.lastElementChild;
+          expect(showsForm(page) ? last?.previousElementSibling : last).toBe(loaders[0]);
           const loader = loaders[0].textContent ?? '';
           expect(loader).toContain(JSON.stringify([src, ...preload]));
           expect(loader).toContain("getEntriesByName('first-contentful-paint')");
@@ -154,6 +159,18 @@ describe('prerenderAll', () => {
           expect(doc.getElementById('zayavka-texts')).toBeNull();
         });
       }
+
+      it("carries the form's proof field, for the server to fill, outside what React hydrates", () => {
+        const form = doc.getElementById(LEAD_FORM_ID) as HTMLFormElement | null;
+        const fields = doc.querySelectorAll(`input[name="${PROOF_FIELD.name}"]`);
+        expect(fields).toHaveLength(showsForm(page) ? 1 : 0);
+        expect(html.includes(PROOF_FIELD.token)).toBe(showsForm(page));
+        if (form === null) return;
+        const field = form.elements.namedItem(PROOF_FIELD.name) as HTMLInputElement;
+        expect(field.type).toBe('hidden');
+        expect(field.value).toBe(PROOF_FIELD.token);
+        expect(doc.getElementById('root')?.contains(field)).toBe(false);
+      });
 
       it('has the header brand and the footer with three disclosures and the copyright', () => {
         const body = show(html);

@@ -3,10 +3,12 @@
 import { renderToString } from 'react-dom/server';
 import { App } from './App';
 import { ErrorScreen } from './components/ErrorScreen';
+import { LEAD_FORM_ID } from './components/LeadForm';
 import { ConfigContext, TOKENS, configScript, type Config } from './config';
 import { pageTitle, uk } from './content/uk';
+import { proofFieldHtml } from './form/proof-field';
 import { RefusalTemplate } from './form/refusal';
-import { PAGES, pagesManifest, type PageFile } from './pages';
+import { PAGES, pagesManifest, showsForm, type PageFile } from './pages';
 import { TextsContext, textsScript } from './texts';
 
 // `uk`: the prerender checks that no visitor text ended up in a script (they travel in the pages).
@@ -124,8 +126,9 @@ export function scriptTags({ src, preload }: PageScripts): string {
 /**
  * One page's HTML: the template with the title and description, all CSS in one <style> in the head
  * (one round trip paints the page; the server hashes this element for its CSP), the app markup,
- * the config data block and, on a page with a script, its texts block and the loader of its scripts
- * (the server hashes it too). No other inline script and no style attributes.
+ * the config data block, on a page with a script its texts block and the loader of its scripts (the
+ * server hashes it too), and on a page with the lead form the form's proof field
+ * (form/proof-field.ts). No other inline script and no style attributes.
  */
 export function renderPage(
   template: string,
@@ -146,7 +149,11 @@ export function renderPage(
       page.entry === null ? configScript(pageConfig) : `${configScript(pageConfig)}\n    ${textsScript(uk, page.texts)}`,
     )
     .replace(DEV_SCRIPT_LINE, (_, indent: string) =>
-      page.entry === null ? '' : `${indent}${scriptTags(scripts(page.entry))}\n`,
+      [
+        ...(page.entry === null ? [] : [`${indent}${scriptTags(scripts(page.entry))}\n`]),
+        // Last, so that the server sends only the bytes after its value uncompressed.
+        ...(showsForm(page) ? [`${indent}${proofFieldHtml(LEAD_FORM_ID)}\n`] : []),
+      ].join(''),
     );
 }
 

@@ -102,6 +102,11 @@ export interface PagesManifest {
   policy: string;
 }
 
+/** Whether a page shows the lead form: its script needs the form's texts, or it is the refusal page. */
+export function showsForm(page: PageFile): boolean {
+  return page.texts.includes('form') || page.serves === 'form-refused';
+}
+
 export function pagesManifest(pages: readonly PageFile[] = PAGES): PagesManifest {
   const only = (what: string, found: readonly PageFile[]) => {
     if (found.length !== 1) throw new Error(`PAGES must have exactly one ${what}, not ${found.length}`);
@@ -109,10 +114,7 @@ export function pagesManifest(pages: readonly PageFile[] = PAGES): PagesManifest
   };
   const servingCase = (serves: Serves) => only(`page serving ${serves}`, pages.filter((p) => p.serves === serves));
   return {
-    // A page shows the form exactly when its script needs the form's texts.
-    routes: pages.flatMap((p) =>
-      p.serves.startsWith('/') ? [{ path: p.serves, file: p.file, form: p.texts.includes('form') }] : [],
-    ),
+    routes: pages.flatMap((p) => (p.serves.startsWith('/') ? [{ path: p.serves, file: p.file, form: showsForm(p) }] : [])),
     notFound: servingCase('not-found'),
     formRefused: servingCase('form-refused'),
     error: servingCase('error'),
