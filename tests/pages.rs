@@ -13,7 +13,9 @@ async fn public_routes_are_prerendered_ukrainian_html() {
         let page = app.get(path).await;
         assert_eq!(page.status, StatusCode::OK, "{path}");
         assert_eq!(page.header("content-type"), "text/html; charset=utf-8");
-        assert_eq!(page.header("cache-control"), "no-cache");
+        // The page with the form carries the visitor's own page-load proof (ADR 0066).
+        let cache = if path == "/" { "private, no-cache" } else { "no-cache" };
+        assert_eq!(page.header("cache-control"), cache, "{path}");
         let html = page.text();
         assert!(html.contains("<html lang=\"uk\""), "{path}");
         assert!(!html.contains("__ZAYAVKA_"), "{path} still has a settings token");

@@ -1,6 +1,7 @@
 //! The visitor's pages and the build's files. What each path gets:
 //! - a page's path (`/`, `/thank-you`, `/privacy-policy`, as the web build lists them in
-//!   `pages.json`): its prerendered HTML, 200, revalidated (`no-cache`);
+//!   `pages.json`): its prerendered HTML, 200, revalidated (`no-cache`; the page with the form
+//!   also `private`, as it carries the visitor's page-load proof);
 //! - `/assets/…` (hashed by the build): the file with its type, cached for a year, `immutable`;
 //! - another file of the build (`/favicon.svg`): the file, revalidated;
 //! - a path with a trailing slash: a permanent redirect to the path without it, when that path
@@ -27,6 +28,8 @@ use crate::http::AppState;
 use crate::site::{Body, Page, Route, Site, escape_html};
 
 const HTML_CACHE: &str = "no-cache";
+/// The page with the form carries a proof of its own per visitor: no shared cache keeps it.
+const FORM_PAGE_CACHE: &str = "private, no-cache";
 const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 
 /// The routes of `site`'s pages, and the build's files and the not-found page for every other path.
@@ -69,7 +72,7 @@ fn route_page(route: &Route, state: &AppState, client: &ClientInfo, headers: &He
         },
         headers,
         StatusCode::OK,
-        HTML_CACHE,
+        FORM_PAGE_CACHE,
     );
     if handed.issued {
         response.headers_mut().insert(header::SET_COOKIE, abuse::proof_cookie(&handed.proof, client.https));
