@@ -6,7 +6,9 @@
 # Each window's rate and p99; the target is p99 <= 50 ms while the purge runs (ADR 0029).
 # --windows K stops after K windows during the purge (and runs none after it): SQLite purges a
 # few hundred old leads a second (ADR 0046), so a million take about an hour.
-#   bench/purge.sh [--old N] [--conns 16] [--windows K] [--engine sqlite|postgres|both]
+# --no-purge is the control: the same seed and the same load, with a retention of ten years, so
+# nothing is purged (run it with --windows K).
+#   bench/purge.sh [--old N] [--conns 16] [--windows K] [--no-purge] [--engine sqlite|postgres|both]
 #   ZAYAVKA_BIN picks the binary; BENCH_PG_URL the PostgreSQL database (default: the local `test`)
 set -euo pipefail
 source "$(dirname "$0")/lib/setup.sh"
@@ -16,16 +18,18 @@ need_zayavka
 command -v sqlite3 >/dev/null 2>&1 || _apt_install sqlite3
 command -v psql >/dev/null 2>&1 || _apt_install postgresql-client
 
-old=1000000 recent=100000 conns=16 seconds=5 engines="sqlite postgres" windows=0
+old=1000000 recent=100000 conns=16 seconds=5 engines="sqlite postgres" windows=0 retention=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --old) old=$2; shift 2 ;;
     --conns) conns=$2; shift 2 ;;
     --windows) windows=$2; shift 2 ;;
+    --no-purge) retention=(ZAYAVKA_RETENTION_DAYS=3650); shift ;;
     --engine) engines=$([ "$2" = both ] && echo "sqlite postgres" || echo "$2"); shift 2 ;;
-    *) echo "usage: bench/purge.sh [--old N] [--conns N] [--windows K] [--engine sqlite|postgres|both]" >&2; exit 2 ;;
+    *) echo "usage: bench/purge.sh [--old N] [--conns N] [--windows K] [--no-purge] [--engine sqlite|postgres|both]" >&2; exit 2 ;;
   esac
 done
+[ ${#retention[@]} = 0 ] || [ "$windows" -gt 0 ] || { echo "bench/purge.sh: --no-purge needs --windows K" >&2; exit 2; }
 bin="${ZAYAVKA_BIN:-$REPO_DIR/target/release/zayavka}"
 base="${BENCH_PG_URL:-postgres://postgres@127.0.0.1:5432/test}"
 schema="bench_purge_$$"
@@ -84,7 +88,7 @@ for engine in $engines; do
 
   # The server's first hourly chores run at its start: the purge begins now.
   started=$(date +%s.%N)
-  start_zayavka "$bin" "$url" "$dir/server.log"
+  start_zayavka "$bin" "$url" "$dir/server.log" "${retention[@]}"
   during=() window=0
   while left=$(old_left) && [ "$left" -gt 0 ] && { [ "$windows" = 0 ] || [ "$window" -lt "$windows" ]; }; do
     during+=("$(wrk_load -s "$BENCH_DIR/lib/wrk-post.lua" "http://127.0.0.1:$port/rest/v1/CRN" \

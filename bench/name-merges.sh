@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# When the name index's merges hold the writer (issue 32, target 3): purge.sh's seed (one bulk
+# load, then 'optimize'), then a stream of small commits each followed by merge steps, as the
+# server's writer does; prints the commits after which a step took over 15 ms (lib/name_merges.py).
+#   bench/name-merges.sh [--seeded 1100000] [--commits 20000] [--per-commit 16]
+set -euo pipefail
+source "$(dirname "$0")/lib/setup.sh"
+need_bench_venv
+
+seeded=1100000 commits=20000 per_commit=16
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --seeded) seeded=$2; shift 2 ;;
+    --commits) commits=$2; shift 2 ;;
+    --per-commit) per_commit=$2; shift 2 ;;
+    *) echo "usage: bench/name-merges.sh [--seeded N] [--commits N] [--per-commit N]" >&2; exit 2 ;;
+  esac
+done
+mkdir -p "$BENCH_DIR/out"
+dir=$(mktemp -d "$BENCH_DIR/out/name-merges-XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+"$BENCH_DIR/.venv/bin/python" "$BENCH_DIR/lib/name_merges.py" "$dir/names.db" "$seeded" "$commits" "$per_commit"
