@@ -308,6 +308,24 @@ async fn a_browser_that_keeps_no_cookie_sends_the_proof_the_page_wrote_into_the_
     assert_eq!(app.stored().await.last().unwrap().held, codes(&["no_proof"]));
 }
 
+/// A cookie left from an earlier day does not outweigh the page's fresh proof in the form.
+#[tokio::test]
+async fn a_stale_cookie_does_not_outweigh_the_fresh_proof_in_the_form() {
+    let app = test_app_with(defaults).await;
+    let fresh = proof_field_of(&app.get("/").await);
+    app.clock.advance_minutes(1);
+    let body = format!(
+        "name=Olena&phone=0671234571&confirmation=%D0%A2%D0%B0%D0%BA&agreed=on&zayavka_proof={fresh}"
+    );
+    let request = Request::post("/leads")
+        .header("content-type", "application/x-www-form-urlencoded")
+        .header("cookie", format!("zayavka_proof={}", proof(&app, 2 * 24 * 3600)))
+        .body(Body::from(body))
+        .unwrap();
+    assert_eq!(app.call(request).await.status, StatusCode::SEE_OTHER);
+    assert_eq!(app.stored().await.last().unwrap().held, None);
+}
+
 /// A copy of the landing page revalidated within the half-day it was served in is reused (304);
 /// after it, the page comes anew, so a proof in a reused copy is never past its day.
 #[tokio::test]

@@ -19,9 +19,10 @@ pub async fn check_rate(state: &AppState, client: &ClientInfo, leads: u32) -> Re
 
 /// Reads the page-load proof (the first valid one of the `X-Zayavka-Proof` header a script of ours
 /// sends, the cookie the page set and `form_proof`, the one the page wrote into the form; else the
-/// first of them there is) and its proof of work (`X-Zayavka-Work`), the `X-Zayavka-Flags` our script sends (`honeypot`, `webdriver`), the
-/// form's own honeypot and the user agent. `work_due`: the page's script does the work here (the
-/// JSON insert over HTTPS, where browsers have WebCrypto); wrong work holds a lead anywhere.
+/// first of them there is) and its proof of work (`X-Zayavka-Work`), the `X-Zayavka-Flags` our
+/// script sends (`honeypot`, `webdriver`), the form's own honeypot and the user agent. `work_due`:
+/// the page's script does the work here (the JSON insert over HTTPS, where browsers have
+/// WebCrypto); wrong work holds a lead anywhere.
 pub fn sender(
     state: &AppState,
     headers: &HeaderMap,
