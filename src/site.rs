@@ -77,8 +77,8 @@ impl Body {
             return Body::new(html.into_bytes(), HTML, None, None);
         };
         let without = [&html[..slot], &html[slot + PROOF_TOKEN.len()..]].concat();
-        let open_end = OpenEnd::new(without.as_bytes(), slot);
-        Body { open_end: Some(open_end), ..Body::new(without.into_bytes(), HTML, None, None) }
+        let body = Body::new(without.into_bytes(), HTML, None, None);
+        Body { open_end: Some(OpenEnd::new(body.identity.clone(), slot)), ..body }
     }
 
     pub fn gzip(&self) -> &Bytes {
@@ -158,9 +158,8 @@ struct RouteFile {
 /// A page served at its own path (`/`, `/thank-you`, …).
 pub struct Route {
     pub path: String,
+    /// A page with the lead form hands the browser a page-load proof (`Body::open_end`).
     pub page: Page,
-    /// It shows the lead form, so its answer hands the browser a page-load proof.
-    pub form: bool,
 }
 
 pub struct Site {
@@ -225,7 +224,7 @@ impl Site {
             .iter()
             .map(|route| {
                 let page = Page::new(filled(&route.file)?, route.form);
-                Ok(Arc::new(Route { path: route.path.clone(), page, form: route.form }))
+                Ok(Arc::new(Route { path: route.path.clone(), page }))
             })
             .collect::<anyhow::Result<_>>()?;
         let not_found = Page::new(filled(&pages.not_found)?, false);

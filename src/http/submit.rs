@@ -32,23 +32,24 @@ pub fn sender(
 ) -> Sender {
     let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
     let now = state.clock.unix_seconds();
-    let given: Vec<String> = [
-        text("x-zayavka-proof").map(str::to_owned),
-        request_cookie(headers, abuse::PROOF_COOKIE),
-        form_proof.map(str::to_owned),
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
-    // A cookie left from an earlier page does not outweigh the fresh proof in the form.
-    let proof = given
-        .iter()
-        .find(|proof| matches!(state.proof_key.check(Some(proof), now), ProofCheck::Valid { .. }))
-        .or(given.first());
+    let cookie = request_cookie(headers, abuse::PROOF_COOKIE);
+    // A cookie left from an earlier page does not outweigh the fresh proof in the form. Each
+    // proof is checked once, up to the first valid one.
+    let mut first = None;
+    let mut chosen = None;
+    for given in [text("x-zayavka-proof"), cookie.as_deref(), form_proof].into_iter().flatten() {
+        let check = state.proof_key.check(Some(given), now);
+        first.get_or_insert((given, check));
+        if matches!(check, ProofCheck::Valid { .. }) {
+            chosen = Some((given, check));
+            break;
+        }
+    }
+    let (proof, check) = chosen.or(first).map_or((None, ProofCheck::Missing), |(p, c)| (Some(p), c));
     let flags: Vec<&str> = text("x-zayavka-flags").unwrap_or("").split_whitespace().collect();
     let mut signals = Vec::new();
     let mut valid_proof = None;
-    match state.proof_key.check(proof.map(String::as_str), now) {
+    match check {
         ProofCheck::Valid { age_seconds } => {
             if age_seconds < i64::from(state.settings.min_fill_seconds) {
                 signals.push(Signal::TooFast);
@@ -58,7 +59,7 @@ pub fn sender(
                 (None, _) if !work_due => {}
                 _ => signals.push(Signal::NoWork),
             }
-            valid_proof = proof.cloned();
+            valid_proof = proof.map(str::to_owned);
         }
         ProofCheck::Missing => signals.push(Signal::NoProof),
         ProofCheck::Forged => signals.push(Signal::ForgedProof),

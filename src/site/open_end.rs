@@ -10,8 +10,9 @@ use std::sync::OnceLock;
 
 use bytes::Bytes;
 
-/// A page split at its slot: the head before it, the end after it, and the head compressed and
-/// left open (each made on first use, as `Body`'s compressed forms are).
+/// A page split at its slot: the head before it, the end after it (both views of the page's own
+/// bytes), and the head compressed and left open (each made on first use, as `Body`'s compressed
+/// forms are).
 #[derive(Debug)]
 pub struct OpenEnd {
     head: Bytes,
@@ -22,10 +23,10 @@ pub struct OpenEnd {
 
 impl OpenEnd {
     /// `html` split at `slot`, a byte offset where the filled text goes.
-    pub fn new(html: &[u8], slot: usize) -> OpenEnd {
+    pub fn new(html: Bytes, slot: usize) -> OpenEnd {
         OpenEnd {
-            head: Bytes::copy_from_slice(&html[..slot]),
-            end: Bytes::copy_from_slice(&html[slot..]),
+            head: html.slice(..slot),
+            end: html.slice(slot..),
             brotli: OnceLock::new(),
             gzip: OnceLock::new(),
         }
@@ -133,7 +134,7 @@ mod tests {
     fn every_encoding_decodes_to_the_page_with_its_slot_filled() {
         let html = page();
         let slot = html.windows(7).rposition(|w| w == b"</body>").unwrap();
-        let open = OpenEnd::new(&html, slot);
+        let open = OpenEnd::new(Bytes::from(html.clone()), slot);
         for filled in ["<input type=\"hidden\" name=\"a\" value=\"1.b.c\">", "", &"ї".repeat(40_000)] {
             let expected = [&html[..slot], filled.as_bytes(), &html[slot..]].concat();
             assert_eq!(open.identity(filled), expected);
@@ -152,7 +153,7 @@ mod tests {
     fn the_head_is_compressed_as_well_as_the_whole_page_would_be() {
         let html = page();
         let slot = html.windows(7).rposition(|w| w == b"</body>").unwrap();
-        let open = OpenEnd::new(&html, slot);
+        let open = OpenEnd::new(Bytes::from(html.clone()), slot);
         let filled = "<input type=\"hidden\" name=\"a\" value=\"1.b.c\">";
         let whole = [&html[..slot], filled.as_bytes(), &html[slot..]].concat();
         let best = crate::site::compress_brotli(&whole).len();
