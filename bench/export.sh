@@ -12,6 +12,7 @@ set -euo pipefail
 source "$(dirname "$0")/lib/setup.sh"
 need_curl
 need_zayavka
+need_bench_venv
 command -v psql >/dev/null 2>&1 || _apt_install postgresql-client
 
 leads=2000000 reps=3 engines="sqlite postgres"
@@ -46,7 +47,7 @@ mb() { awk -v key="$1:" '$1 == key { printf "%.1f", $2 / 1024 }' "/proc/$server/
 # and attribution, one in ten held, one in five reached, one in seven a repeat of the lead before.
 seed_sqlite() {
   # Through Python: the schema calls functions the sqlite3 shell does not have.
-  python3 "$BENCH_DIR/lib/seed_sqlite.py" "$1" <<SQL
+  "$BENCH_DIR/.venv/bin/python" "$BENCH_DIR/lib/seed_sqlite.py" "$1" <<SQL
 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $leads)
     INSERT INTO "CRN" (created_at, name, phone, phone_e164, confirmation, comment, policy_version, status,
       reached_at, repeat_of, held, utm_source, utm_medium, referrer)

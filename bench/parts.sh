@@ -28,7 +28,7 @@ call_desk='DROP INDEX "CRN_next_call_at"; DROP INDEX "CRN_to_call"; DROP INDEX "
   DROP INDEX "CRN_call_order"; DROP INDEX "CRN_to_escalate"; DROP INDEX "CRN_call_back_to_tell";
   DROP INDEX "CRN_to_call_sent";'
 counters='DROP TRIGGER counters_lead_insert;'
-names='DROP TRIGGER lead_search_insert;'
+names='DROP TRIGGER lead_names_insert;'
 reversed='DROP INDEX "CRN_month_phone_reversed";'
 variants=(
   "whole schema|"

@@ -15,6 +15,7 @@ source "$(dirname "$0")/lib/setup.sh"
 need_wrk
 need_curl
 need_zayavka
+need_bench_venv
 command -v sqlite3 >/dev/null 2>&1 || _apt_install sqlite3
 command -v psql >/dev/null 2>&1 || _apt_install postgresql-client
 
@@ -47,7 +48,7 @@ total=$((old + recent))
 # Lead i was sent 200 days ago plus i seconds for the old ones, i seconds ago for the recent ones;
 # one in seven is a repeat of the lead before.
 seed_sqlite() {
-  python3 "$BENCH_DIR/lib/seed_sqlite.py" "$1" <<SQL
+  "$BENCH_DIR/.venv/bin/python" "$BENCH_DIR/lib/seed_sqlite.py" "$1" <<SQL
 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $total)
     INSERT INTO "CRN" (created_at, name, phone, phone_e164, confirmation, comment, policy_version, repeat_of)
     SELECT strftime('%Y-%m-%dT%H:%M:%f000Z', 'now',

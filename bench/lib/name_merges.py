@@ -1,15 +1,17 @@
 """The name index's merge steps under a stream of small commits, after a bulk seed (issue 32,
-target 3; bench/name-merges.sh). An FTS5 table made as migration 0026 makes `lead_search`
-(trigrams, no positions, no lengths, secure-delete) gets SEEDED names in one transaction and an
-'optimize', as bench/purge.sh seeds its database (lib/seed_sqlite.py). Then COMMITS commits of
-PER_COMMIT names each, and after each commit merge steps of 128 pages until FTS5 has nothing left,
-as the server's writer merges while no write waits (ADR 0061). The names are purge.sh's: "Давня
-Олена N" seeded, "Олена" inserted (lib/wrk-post.lua).
+target 3; bench/name-merges.sh). The index is made as the server makes it: FTS5 tables of trigrams
+without positions or lengths, with secure-delete, each holding a part of PART_IDS rowids
+(`lead_names_<rowid / PART_IDS>`, migration 0027); PART_IDS 0 makes the one index of every name
+that migration 0026 made. SEEDED names go in in one transaction and each part is 'optimize'd, as
+bench/purge.sh seeds its database (lib/seed_sqlite.py). Then COMMITS commits of PER_COMMIT names
+each, and after each commit merge steps of 128 pages on the part it wrote until FTS5 has nothing
+left, as the server's writer merges while no write waits (ADR 0061). The names are purge.sh's:
+"Давня Олена N" seeded, "Олена" inserted (lib/wrk-post.lua).
 
 Prints each commit after which a merge step took over 15 ms: how many steps it took, their sum
 and the longest. SQLite is pysqlite3-binary's (3.51), near the server's bundled one.
 
-    python3 bench/lib/name_merges.py DATABASE SEEDED COMMITS PER_COMMIT
+    python3 bench/lib/name_merges.py DATABASE SEEDED COMMITS PER_COMMIT PART_IDS
 """
 
 import sys
@@ -17,25 +19,34 @@ import time
 
 import pysqlite3 as sqlite3
 
-path, seeded, commits, per_commit = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+path, seeded, commits, per_commit, part_ids = sys.argv[1], *map(int, sys.argv[2:6])
 db = sqlite3.connect(path, isolation_level=None)
 db.execute("PRAGMA journal_mode = WAL")
 # Not the server's FULL: the steps' own work is timed here, not this disk's syncs.
 db.execute("PRAGMA synchronous = OFF")
-db.execute(
-    "CREATE VIRTUAL TABLE lead_search USING fts5("
-    "name, content = '', tokenize = 'trigram', detail = 'none', columnsize = 0)"
-)
-db.execute("INSERT INTO lead_search (lead_search, rank) VALUES ('secure-delete', 1)")
+made = set()
 
 
-def merge_until_done():
+def table(rowid):
+    """The table that holds `rowid`, made as the writer makes a part."""
+    name = f"lead_names_{rowid // part_ids}" if part_ids else "lead_search"
+    if name not in made:
+        db.execute(
+            f"CREATE VIRTUAL TABLE {name} USING fts5("
+            "name, content = '', tokenize = 'trigram', detail = 'none', columnsize = 0)"
+        )
+        db.execute(f"INSERT INTO {name} ({name}, rank) VALUES ('secure-delete', 1)")
+        made.add(name)
+    return name
+
+
+def merge_until_done(name):
     """The writer's idle merging: 'merge' steps of 128 pages until one changes fewer than two rows."""
     steps = []
     while True:
         before = db.total_changes
         start = time.perf_counter()
-        db.execute("INSERT INTO lead_search (lead_search, rank) VALUES ('merge', 128)")
+        db.execute(f"INSERT INTO {name} ({name}, rank) VALUES ('merge', 128)")
         steps.append((time.perf_counter() - start) * 1000)
         if db.total_changes - before < 2:
             return steps
@@ -43,23 +54,26 @@ def merge_until_done():
 
 start = time.perf_counter()
 db.execute("BEGIN")
-db.executemany(
-    "INSERT INTO lead_search (rowid, name) VALUES (?, ?)",
-    ((i, f"давня олена {i}") for i in range(1, seeded + 1)),
-)
+for rowid in range(1, seeded + 1):
+    db.execute(f"INSERT INTO {table(rowid)} (rowid, name) VALUES (?, ?)", (rowid, f"давня олена {rowid}"))
 db.execute("COMMIT")
-db.execute("INSERT INTO lead_search (lead_search) VALUES ('optimize')")
-print(f"seeded {seeded:,} names in {time.perf_counter() - start:.1f} s (SQLite {sqlite3.sqlite_version})")
+for name in made:
+    db.execute(f"INSERT INTO {name} ({name}) VALUES ('optimize')")
+shape = f"parts of {part_ids:,} ids" if part_ids else "one index"
+print(f"seeded {seeded:,} names ({shape}) in {time.perf_counter() - start:.1f} s (SQLite {sqlite3.sqlite_version})")
 
 rowid = seeded + 1
 all_steps = []
 for commit in range(1, commits + 1):
+    written = set()
     db.execute("BEGIN")
     for _ in range(per_commit):
-        db.execute("INSERT INTO lead_search (rowid, name) VALUES (?, 'олена')", (rowid,))
+        name = table(rowid)
+        db.execute(f"INSERT INTO {name} (rowid, name) VALUES (?, 'олена')", (rowid,))
+        written.add(name)
         rowid += 1
     db.execute("COMMIT")
-    steps = merge_until_done()
+    steps = [step for name in sorted(written) for step in merge_until_done(name)]
     all_steps += steps
     if max(steps) > 15:
         print(
@@ -70,4 +84,5 @@ slow = sorted(s for s in all_steps if s > 15)
 print(
     f"{commits:,} commits of {per_commit}: {len(all_steps):,} merge steps, {len(slow)} over 15 ms"
     + (f" ({', '.join(f'{s:.0f}' for s in slow[-5:])} ms the longest)" if slow else "")
+    + f"; the longest step {max(all_steps):.1f} ms, the median {sorted(all_steps)[len(all_steps) // 2]:.2f} ms"
 )

@@ -126,7 +126,7 @@ impl TestDatabase {
         }
     }
 
-    /// The bytes of SQLite's trigram index of names (its segments, where a deleted row's entries
+    /// The bytes of SQLite's trigram index of names (its parts' segments, where a deleted row's entries
     /// stay unless they are removed at once); `None` on PostgreSQL, whose GIN index keeps the
     /// trigrams hashed (non-ASCII) and loses a deleted row's entries at vacuum.
     pub async fn name_index_bytes(&self) -> Option<Vec<u8>> {
@@ -134,9 +134,16 @@ impl TestDatabase {
             return None;
         }
         let connection = rusqlite::Connection::open(self.dir.path().join("leads.db")).unwrap();
-        let mut blocks = connection.prepare("SELECT block FROM lead_search_data").unwrap();
-        let blocks = blocks.query_map([], |row| row.get::<_, Option<Vec<u8>>>(0)).unwrap();
-        Some(blocks.flat_map(|block| block.unwrap().unwrap_or_default()).collect())
+        let mut parts = connection.prepare("SELECT part FROM lead_name_parts").unwrap();
+        let parts: Vec<i64> = parts.query_map([], |row| row.get(0)).unwrap().map(Result::unwrap).collect();
+        let mut bytes = Vec::new();
+        for part in parts {
+            let mut blocks =
+                connection.prepare(&format!("SELECT block FROM lead_names_{part}_data")).unwrap();
+            let blocks = blocks.query_map([], |row| row.get::<_, Option<Vec<u8>>>(0)).unwrap();
+            bytes.extend(blocks.flat_map(|block| block.unwrap().unwrap_or_default()));
+        }
+        Some(bytes)
     }
 
     /// Takes the leads table on a connection of the test's own, the way each engine can, until

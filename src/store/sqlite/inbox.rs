@@ -9,10 +9,23 @@ use crate::store::{Holder, NewAttempt};
 impl SqliteStore {
     pub async fn find_leads(&self, query: LeadQuery) -> Result<Vec<LeadRecord>, StoreError> {
         self.read(move |conn| {
-            let (sql, values) = list_sql(&query);
-            let mut stmt = conn.prepare_cached(&sql)?;
-            let rows = stmt.query_map(rusqlite::params_from_iter(values), record_from)?;
-            rows.collect()
+            let by_name =
+                query.phone.is_none() && query.name_pattern.as_deref().and_then(trigrams_of).is_some();
+            if !by_name {
+                return list_page(conn, &query, None, query.limit);
+            }
+            // The name index's parts newest first, each read until the page is full, in one
+            // snapshot: no part is dropped between the list of parts and its read.
+            let snapshot = conn.unchecked_transaction()?;
+            let mut found = Vec::new();
+            for part in names::parts_below(&snapshot, query.before_id)? {
+                let left = query.limit.saturating_sub(u32::try_from(found.len()).unwrap_or(u32::MAX));
+                if left == 0 {
+                    break;
+                }
+                found.extend(list_page(&snapshot, &query, Some(part), left)?);
+            }
+            Ok(found)
         })
         .await
     }
@@ -135,12 +148,26 @@ fn execute_cached(conn: &Connection, sql: &str, params: impl rusqlite::Params) -
     conn.prepare_cached(sql)?.execute(params)
 }
 
+/// Up to `limit` leads of the list `query` asks for; a search by a name's part reads the name
+/// index's `names_part`.
+fn list_page(
+    conn: &Connection,
+    query: &LeadQuery,
+    names_part: Option<i64>,
+    limit: u32,
+) -> rusqlite::Result<Vec<LeadRecord>> {
+    let (sql, values) = list_sql(query, names_part, limit);
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let rows = stmt.query_map(rusqlite::params_from_iter(values), record_from)?;
+    rows.collect()
+}
+
 /// The list's query for this shape of `query`, with only the conditions it asks for written out,
 /// so that the planner reads the index made for them (a condition switched off by a parameter
 /// hides its index): the leads to call, an operator's leads to call, the held leads, the overdue
-/// leads from the cut-off down, the phone indexes' ranges, or the trigram index of names, newest
-/// first, stopping at the page's end.
-fn list_sql(query: &LeadQuery) -> (String, Vec<Value>) {
+/// leads from the cut-off down, the phone indexes' ranges, or a part of the trigram index of names
+/// (`names_part`), newest first, stopping at the page's end.
+fn list_sql(query: &LeadQuery, names_part: Option<i64>, limit: u32) -> (String, Vec<Value>) {
     let mut values = Vec::new();
     let mut bind = |value: Value| {
         values.push(value);
@@ -180,7 +207,7 @@ fn list_sql(query: &LeadQuery) -> (String, Vec<Value>) {
             bind(Value::Text(pattern.clone()))
         ));
     }
-    let trigrams = query.name_pattern.as_deref().and_then(trigrams_of);
+    let trigrams = query.name_pattern.as_deref().and_then(trigrams_of).zip(names_part);
     let by_sending = query.created_before.is_some()
         && query.open_only
         && !query.held
@@ -216,25 +243,30 @@ fn list_sql(query: &LeadQuery) -> (String, Vec<Value>) {
             "({LEAD_MONTHS} {}) AS found CROSS JOIN \"CRN\" ON \"CRN\".id = found.found_id",
             found.join(" UNION ")
         );
-        (from, "\"CRN\".id DESC", "\"CRN\".id")
-    } else if let Some(trigrams) = &trigrams {
-        conditions.push(format!("lead_search MATCH {}", bind(Value::Text(trigrams.clone()))));
+        (from, "\"CRN\".id DESC".to_owned(), "\"CRN\".id".to_owned())
+    } else if let Some((trigrams, part)) = &trigrams {
+        let names = names::table(*part);
+        conditions.push(format!("{names} MATCH {}", bind(Value::Text(trigrams.clone()))));
         (
-            "lead_search JOIN \"CRN\" ON \"CRN\".id = lead_search.rowid".to_owned(),
-            "lead_search.rowid DESC",
-            "lead_search.rowid",
+            format!("{names} JOIN \"CRN\" ON \"CRN\".id = {names}.rowid"),
+            format!("{names}.rowid DESC"),
+            format!("{names}.rowid"),
         )
     } else if by_sending {
         (
             "\"CRN\" INDEXED BY \"CRN_to_call_sent\"".to_owned(),
-            "\"CRN\".created_at DESC, \"CRN\".id DESC",
-            "\"CRN\".id",
+            "\"CRN\".created_at DESC, \"CRN\".id DESC".to_owned(),
+            "\"CRN\".id".to_owned(),
         )
     } else if matches!(query.holder, Holder::Operator { .. }) && !query.held && query.open_only {
         // Without statistics SQLite may take the index of every lead ever handed to the operator.
-        ("\"CRN\" INDEXED BY \"CRN_to_call_by\"".to_owned(), "\"CRN\".id DESC", "\"CRN\".id")
+        (
+            "\"CRN\" INDEXED BY \"CRN_to_call_by\"".to_owned(),
+            "\"CRN\".id DESC".to_owned(),
+            "\"CRN\".id".to_owned(),
+        )
     } else {
-        ("\"CRN\"".to_owned(), "\"CRN\".id DESC", "\"CRN\".id")
+        ("\"CRN\"".to_owned(), "\"CRN\".id DESC".to_owned(), "\"CRN\".id".to_owned())
     };
     if let Some(before_id) = query.before_id {
         let before_id = bind(Value::Integer(before_id));
@@ -245,7 +277,7 @@ fn list_sql(query: &LeadQuery) -> (String, Vec<Value>) {
             format!("{id} < {before_id}")
         });
     }
-    let limit = bind(Value::Integer(query.limit.into()));
+    let limit = bind(Value::Integer(limit.into()));
     let conditions = conditions.join(" AND ");
     let sql = if query.phone.is_none() && trigrams.is_none() {
         format!("SELECT {RECORD_COLUMNS} FROM {from} WHERE {conditions} ORDER BY {order} LIMIT {limit}")

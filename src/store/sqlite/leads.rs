@@ -412,7 +412,7 @@ mod tests {
     }
 
     /// A write's names reach the trigram index at its commit, once, and the name of a lead deleted
-    /// in the write that stored it never does (migration 0023).
+    /// in the write that stored it never does (migrations 0023, 0027).
     #[tokio::test]
     async fn names_are_indexed_at_the_commit_and_a_lead_gone_before_it_is_not() {
         let dir = tempfile::tempdir().unwrap();
@@ -431,7 +431,7 @@ mod tests {
         let (found, queued) = store
             .read(|conn| {
                 let found: Vec<i64> = conn
-                    .prepare("SELECT rowid FROM lead_search WHERE lead_search MATCH '\"ков\" AND \"нко\"'")?
+                    .prepare("SELECT rowid FROM lead_names_0 WHERE lead_names_0 MATCH '\"ков\" AND \"нко\"'")?
                     .query_map([], |row| row.get(0))?
                     .collect::<Result<_, _>>()?;
                 let queued: i64 =
@@ -444,7 +444,10 @@ mod tests {
         // The index is whole: FTS5 checks its segments against themselves.
         store
             .write(|conn| {
-                conn.execute("INSERT INTO lead_search (lead_search, rank) VALUES ('integrity-check', 0)", [])
+                conn.execute(
+                    "INSERT INTO lead_names_0 (lead_names_0, rank) VALUES ('integrity-check', 0)",
+                    [],
+                )
             })
             .await
             .unwrap();

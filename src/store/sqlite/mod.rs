@@ -12,12 +12,14 @@ mod closed_days;
 mod counters;
 mod inbox;
 mod leads;
+mod names;
 mod operators;
 mod outages;
 mod outbox;
 mod promise;
 mod second_factor;
 
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Mutex;
 use std::thread::JoinHandle;
@@ -65,6 +67,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/sqlite/0024_promise_hours_revised.sql"),
     include_str!("../../../migrations/sqlite/0025_phones_by_month.sql"),
     include_str!("../../../migrations/sqlite/0026_name_index_without_positions.sql"),
+    include_str!("../../../migrations/sqlite/0027_name_index_in_parts.sql"),
 ];
 
 const RECORD_COLUMNS: &str = "id, created_at, name, phone, phone_e164, confirmation, comment, policy_version, \
@@ -131,6 +134,11 @@ impl SqliteStore {
         // (issue 32). The reader keeps planning by values.
         writer.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
         migrate(&mut writer).with_context(|| format!("cannot migrate {}", path.display()))?;
+        // Names a migration queued (0027 queues every lead's) are indexed before the store answers.
+        let tx = writer.transaction()?;
+        names::index_queued(&tx)
+            .and_then(|_| tx.commit())
+            .with_context(|| format!("cannot index the names in {}", path.display()))?;
         counters::keep_counters(&mut writer)
             .with_context(|| format!("cannot count the leads in {}", path.display()))?;
         // Each write of a batch runs in a savepoint, and each of its statements in one more: the
@@ -320,14 +328,25 @@ fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
 
 fn write_loop(mut conn: Connection, mut jobs: mpsc::Receiver<Job>) {
     let mut batch = Vec::with_capacity(MAX_BATCH);
-    // After a start and after each commit the name index may have merges left to do (ADR 0061).
-    let mut names_to_merge = true;
+    // The parts of the name index that may have merges left to do (ADR 0061, 0067): after a start
+    // any of them, after a commit those it wrote names into. The newest part is merged first.
+    let mut names_to_merge: BTreeSet<i64> = names::parts_below(&conn, None)
+        .unwrap_or_else(|e| {
+            tracing::warn!(error = %e, "listing the name index's parts");
+            Vec::new()
+        })
+        .into_iter()
+        .collect();
     loop {
         let first = match jobs.try_recv() {
             Ok(job) => job,
             Err(mpsc::error::TryRecvError::Disconnected) => break,
-            Err(mpsc::error::TryRecvError::Empty) if names_to_merge => {
-                names_to_merge = merge_names_a_step(&conn);
+            Err(mpsc::error::TryRecvError::Empty) if !names_to_merge.is_empty() => {
+                if let Some(part) = names_to_merge.last().copied()
+                    && !names::merge_a_step(&conn, part)
+                {
+                    names_to_merge.remove(&part);
+                }
                 continue;
             }
             Err(mpsc::error::TryRecvError::Empty) => match jobs.blocking_recv() {
@@ -342,8 +361,12 @@ fn write_loop(mut conn: Connection, mut jobs: mpsc::Receiver<Job>) {
                 Err(_) => break,
             }
         }
-        commit_batch(&mut conn, batch.drain(..));
-        names_to_merge = true;
+        if let Some(changed) = commit_batch(&mut conn, batch.drain(..)) {
+            names_to_merge.extend(changed.indexed);
+            for part in changed.dropped {
+                names_to_merge.remove(&part);
+            }
+        }
     }
     // A clean close checkpoints the WAL into the main file.
     if let Err((_, e)) = conn.close() {
@@ -352,8 +375,8 @@ fn write_loop(mut conn: Connection, mut jobs: mpsc::Receiver<Job>) {
 }
 
 /// Runs every job in one transaction, each in its own savepoint, and answers them all only after
-/// the commit (or with the commit's error).
-fn commit_batch(conn: &mut Connection, batch: std::vec::Drain<'_, Job>) {
+/// the commit (or with the commit's error). What the commit changed in the name index's parts.
+fn commit_batch(conn: &mut Connection, batch: std::vec::Drain<'_, Job>) -> Option<names::Changed> {
     // LOCK_WAIT counts from when a write was queued: the batch waits only what is left of its
     // oldest write's, so a write queued behind a batch that waited does not wait that long again.
     let oldest = batch.as_slice().first().map_or(Duration::ZERO, |job| job.queued_at.elapsed());
@@ -365,54 +388,18 @@ fn commit_batch(conn: &mut Connection, batch: std::vec::Drain<'_, Job>) {
         Err(e) => {
             tracing::error!(error = %e, "cannot start a database write");
             batch.for_each(|job| (job.run)(Err(&e))(Err(&e)));
-            return;
+            return None;
         }
     };
     let deliveries: Vec<Deliver> = batch.map(|job| (job.run)(Ok(&mut tx))).collect();
-    let committed = index_queued_names(&tx).and_then(|()| tx.commit());
+    let committed = names::index_queued(&tx).and_then(|changed| tx.commit().map(|()| changed));
     if let Err(e) = &committed {
         tracing::error!(error = %e, "database commit failed");
     }
     for deliver in deliveries {
         deliver(committed.as_ref().map(|_| ()));
     }
-}
-
-/// Puts the names the batch's inserts queued into the trigram index in one statement, outside
-/// every savepoint, so that FTS5 writes one segment at the commit (migration 0023, ADR 0047).
-fn index_queued_names(tx: &rusqlite::Transaction) -> rusqlite::Result<()> {
-    tx.prepare_cached(
-        "INSERT INTO lead_search (rowid, name) \
-         SELECT queued.id, zayavka_fold(lead.name) FROM names_to_index AS queued JOIN \"CRN\" AS lead USING (id)",
-    )?
-    .execute([])?;
-    tx.prepare_cached("DELETE FROM names_to_index")?.execute([])?;
-    Ok(())
-}
-
-/// Leaf pages of the name index that one merge step writes, in a transaction of its own: about 8 ms
-/// at 2 M leads (more when a step meets a trigram most names share), which a write queued meanwhile
-/// waits.
-const NAME_MERGE_PAGES: i64 = 128;
-
-/// Merges the name index's segments a step while no write waits, so that a commit rarely has to
-/// (ADR 0061). Whether there may be more to merge: FTS5's `'merge'` changes at least two rows when it
-/// did some work (its documentation). A step does not wait for another process's write (the CLI's):
-/// merging then waits for the next commit, as it does after a failed step.
-fn merge_names_a_step(conn: &Connection) -> bool {
-    let before = conn.total_changes();
-    let merged = conn.busy_timeout(Duration::ZERO).and_then(|()| {
-        conn.prepare_cached("INSERT INTO lead_search (lead_search, rank) VALUES ('merge', ?1)")?
-            .execute([NAME_MERGE_PAGES])
-    });
-    match merged {
-        Ok(_) => conn.total_changes() - before >= 2,
-        Err(e) if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy) => false,
-        Err(e) => {
-            tracing::warn!(error = %e, "merging the name index's segments");
-            false
-        }
-    }
+    committed.ok()
 }
 
 /// Runs `f` so that its failure undoes only its own writes.

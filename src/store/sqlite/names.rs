@@ -1,0 +1,276 @@
+//! The trigram index of names, in parts of `PART_IDS` lead ids (migration 0027, ADR 0067).
+//!
+//! FTS5 merges a trigram's whole list of names in one step, and the writer waits for the step. In
+//! one index of every name, a trigram most names share made that step longer as the table grew;
+//! in a part it is bounded by the part's size. Each part is an FTS5 table of its own, made when
+//! its first name comes and dropped once none of its leads is left. The triggers only queue (a
+//! trigger cannot name a table known at run time): the writer indexes what they queued just
+//! before each commit, so a commit writes one segment in each part it touches (ADR 0047).
+
+use rusqlite::{Connection, OptionalExtension};
+
+/// Lead ids a part holds: lead `id` is in part `id / PART_IDS`. A merge step's length grows with
+/// the names of its part: after a bulk load of 100,000 names and 320,000 more in commits of 16,
+/// no step took over 15 ms; of 300,000, 28 ms; of 1.1 M, 117-128 ms (bench/name-merges.sh).
+pub(super) const PART_IDS: i64 = 100_000;
+
+/// The FTS5 table of a part.
+pub(super) fn table(part: i64) -> String {
+    format!("lead_names_{part}")
+}
+
+/// The parts a write changed: those that got new names (and so a segment to merge), and those
+/// dropped with their last lead.
+#[derive(Default)]
+pub(super) struct Changed {
+    pub indexed: Vec<i64>,
+    pub dropped: Vec<i64>,
+}
+
+/// Takes the names of the leads deleted since the last commit out of their parts, and puts the
+/// names queued since then into theirs: one statement a part, outside every savepoint, so that
+/// FTS5 writes one segment a part at the commit.
+pub(super) fn index_queued(conn: &Connection) -> rusqlite::Result<Changed> {
+    let mut changed = Changed::default();
+    for part in queued_parts(conn, "names_to_unindex")? {
+        if !exists(conn, part)? {
+            continue; // never made: its leads were deleted before a commit indexed them
+        }
+        let (from, to) = (part * PART_IDS, (part + 1) * PART_IDS);
+        let lead_left = conn
+            .prepare_cached("SELECT 1 FROM \"CRN\" WHERE id >= ?1 AND id < ?2 LIMIT 1")?
+            .query_row([from, to], |_| Ok(()))
+            .optional()?;
+        if lead_left.is_none() {
+            // `secure_delete` overwrites the part's pages as they are freed.
+            conn.execute_batch(&format!("DROP TABLE {}", table(part)))?;
+            conn.prepare_cached("DELETE FROM lead_name_parts WHERE part = ?1")?.execute([part])?;
+            changed.dropped.push(part);
+        } else {
+            let table = table(part);
+            conn.prepare_cached(&format!(
+                "INSERT INTO {table} ({table}, rowid, name) \
+                 SELECT 'delete', id, name FROM names_to_unindex WHERE id >= ?1 AND id < ?2"
+            ))?
+            .execute([from, to])?;
+        }
+    }
+    conn.prepare_cached("DELETE FROM names_to_unindex")?.execute([])?;
+    for part in queued_parts(conn, "names_to_index")? {
+        if !exists(conn, part)? {
+            make(conn, part)?;
+        }
+        conn.prepare_cached(&format!(
+            "INSERT INTO {} (rowid, name) SELECT queued.id, zayavka_fold(lead.name) \
+             FROM names_to_index AS queued JOIN \"CRN\" AS lead USING (id) WHERE queued.id >= ?1 AND queued.id < ?2",
+            table(part)
+        ))?
+        .execute([part * PART_IDS, (part + 1) * PART_IDS])?;
+        changed.indexed.push(part);
+    }
+    conn.prepare_cached("DELETE FROM names_to_index")?.execute([])?;
+    Ok(changed)
+}
+
+/// The parts of the ids in `queue` (one of the triggers' queues).
+fn queued_parts(conn: &Connection, queue: &str) -> rusqlite::Result<Vec<i64>> {
+    conn.prepare_cached(&format!("SELECT DISTINCT id / {PART_IDS} FROM {queue}"))?
+        .query_map([], |row| row.get(0))?
+        .collect()
+}
+
+fn exists(conn: &Connection, part: i64) -> rusqlite::Result<bool> {
+    conn.prepare_cached("SELECT 1 FROM lead_name_parts WHERE part = ?1")?
+        .query_row([part], |_| Ok(()))
+        .optional()
+        .map(|found| found.is_some())
+}
+
+/// Makes a part as migration 0026 made the one index: which names hold a trigram, without
+/// positions or lengths (ADR 0065), and a deleted name's entries taken out at once.
+fn make(conn: &Connection, part: i64) -> rusqlite::Result<()> {
+    let table = table(part);
+    conn.execute_batch(&format!(
+        "CREATE VIRTUAL TABLE {table} USING fts5(\
+             name, content = '', tokenize = 'trigram', detail = 'none', columnsize = 0); \
+         INSERT INTO {table} ({table}, rank) VALUES ('secure-delete', 1);"
+    ))?;
+    conn.prepare_cached("INSERT INTO lead_name_parts (part) VALUES (?1)")?.execute([part])?;
+    Ok(())
+}
+
+/// The parts that hold ids below `before_id` (all of them without it), newest first.
+pub(super) fn parts_below(conn: &Connection, before_id: Option<i64>) -> rusqlite::Result<Vec<i64>> {
+    let last = before_id.map_or(i64::MAX, |id| (id - 1).div_euclid(PART_IDS));
+    conn.prepare_cached("SELECT part FROM lead_name_parts WHERE part <= ?1 ORDER BY part DESC")?
+        .query_map([last], |row| row.get(0))?
+        .collect()
+}
+
+/// Leaf pages that one merge step writes, in a transaction of its own: a few ms (more when a step
+/// meets a trigram most names of the part share), which a write queued meanwhile waits.
+const MERGE_PAGES: i64 = 128;
+
+/// Merges a step of `part`'s segments (ADR 0061); whether there may be more. FTS5's `'merge'`
+/// changes at least two rows when it did some work (its documentation). A step does not wait for
+/// another process's write (the CLI's): merging then waits for the next commit, as it does after a
+/// failed step.
+pub(super) fn merge_a_step(conn: &Connection, part: i64) -> bool {
+    let before = conn.total_changes();
+    let table = table(part);
+    let merged = conn.busy_timeout(std::time::Duration::ZERO).and_then(|()| {
+        conn.prepare_cached(&format!("INSERT INTO {table} ({table}, rank) VALUES ('merge', ?1)"))?
+            .execute([MERGE_PAGES])
+    });
+    match merged {
+        Ok(_) => conn.total_changes() - before >= 2,
+        Err(e) if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy) => false,
+        Err(e) => {
+            tracing::warn!(error = %e, part, "merging the name index's segments");
+            false
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::SqliteStore;
+    use super::*;
+    use crate::store::{Holder, LeadQuery};
+
+    /// Stores a lead with id `id` (and so in part `id / PART_IDS`), named `name`.
+    fn add(conn: &Connection, id: i64, name: &str) -> rusqlite::Result<()> {
+        conn.execute(
+            "INSERT INTO \"CRN\" (id, created_at, name, phone, phone_e164, confirmation, policy_version) \
+             VALUES (?1, '2026-12-01T10:00:00.000000Z', ?2, '067', ?3, 'Так', 'policy')",
+            rusqlite::params![id, name, format!("+38067{id:07}")],
+        )
+        .map(drop)
+    }
+
+    fn by_name(part: &str, before_id: Option<i64>, limit: u32) -> LeadQuery {
+        LeadQuery {
+            name_pattern: Some(format!("%{part}%")),
+            phone: None,
+            open_only: false,
+            created_before: None,
+            before_id,
+            held: false,
+            holder: Holder::Anyone,
+            limit,
+        }
+    }
+
+    async fn found(store: &SqliteStore, query: LeadQuery) -> Vec<i64> {
+        store.find_leads(query).await.unwrap().iter().map(|record| record.id).collect()
+    }
+
+    async fn parts(store: &SqliteStore) -> Vec<i64> {
+        store.read(|conn| parts_below(conn, None)).await.unwrap()
+    }
+
+    /// A search reads the parts newest first and pages across them; a part goes with its last
+    /// lead, and a deleted name leaves the part it was in, whichever part the commit wrote into.
+    #[tokio::test]
+    async fn names_are_found_across_parts_and_a_part_goes_with_its_last_lead() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(&dir.path().join("leads.db")).unwrap();
+        store
+            .write(|conn| {
+                for id in [7, 99_999, 100_000, 250_001] {
+                    add(conn, id, &format!("Олена Коваленко {id}"))?;
+                }
+                add(conn, 250_002, "Марія Шевчук")
+            })
+            .await
+            .unwrap();
+        assert_eq!(parts(&store).await, [2, 1, 0]);
+        assert_eq!(found(&store, by_name("коваленко", None, 3)).await, [250_001, 100_000, 99_999]);
+        assert_eq!(found(&store, by_name("коваленко", Some(99_999), 3)).await, [7]);
+        assert_eq!(found(&store, by_name("коваленко", Some(100_001), 50)).await, [100_000, 99_999, 7]);
+
+        // Part 1's only lead and one of part 0's go in one write, beside a new lead of part 2.
+        store
+            .write(|conn| {
+                conn.execute("DELETE FROM \"CRN\" WHERE id IN (100000, 7)", [])?;
+                add(conn, 250_003, "Ганна Коваленко")
+            })
+            .await
+            .unwrap();
+        assert_eq!(parts(&store).await, [2, 0]);
+        assert_eq!(found(&store, by_name("коваленко", None, 50)).await, [250_003, 250_001, 99_999]);
+        let tables: i64 = store
+            .read(|conn| {
+                conn.query_row(
+                    "SELECT count(*) FROM sqlite_master WHERE name LIKE 'lead_names_1%'",
+                    [],
+                    |row| row.get(0),
+                )
+            })
+            .await
+            .unwrap();
+        assert_eq!(tables, 0, "part 1's tables are dropped");
+        // Each part left is whole: FTS5 checks its segments against the ids and names given to it.
+        for part in [0, 2] {
+            let table = table(part);
+            store
+                .write(move |conn| {
+                    conn.execute(
+                        &format!("INSERT INTO {table} ({table}, rank) VALUES ('integrity-check', 0)"),
+                        [],
+                    )
+                })
+                .await
+                .unwrap();
+        }
+        let queued: i64 = store
+            .read(|conn| {
+                conn.query_row(
+                    "SELECT (SELECT count(*) FROM names_to_index) + (SELECT count(*) FROM names_to_unindex)",
+                    [],
+                    |row| row.get(0),
+                )
+            })
+            .await
+            .unwrap();
+        assert_eq!(queued, 0);
+    }
+
+    /// A database of the one index (migration 0026) opens with its names in parts, found as before.
+    #[tokio::test]
+    async fn the_one_index_of_names_becomes_parts_when_the_store_opens() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("leads.db");
+        let conn = Connection::open(&path).unwrap();
+        super::super::configure(&conn).unwrap();
+        for sql in &super::super::MIGRATIONS[..26] {
+            conn.execute_batch(sql).unwrap();
+        }
+        conn.pragma_update(None, "user_version", 26).unwrap();
+        for id in [3, 140_000] {
+            add(&conn, id, &format!("Олена Коваленко {id}")).unwrap();
+        }
+        // Indexed as the writer did then: the queue into the one index.
+        conn.execute_batch(
+            "INSERT INTO lead_search (rowid, name) SELECT queued.id, zayavka_fold(lead.name) \
+             FROM names_to_index AS queued JOIN \"CRN\" AS lead USING (id); DELETE FROM names_to_index;",
+        )
+        .unwrap();
+        drop(conn);
+
+        let store = SqliteStore::open(&path).unwrap();
+        assert_eq!(parts(&store).await, [1, 0]);
+        assert_eq!(found(&store, by_name("олена", None, 50)).await, [140_000, 3]);
+        let old: i64 = store
+            .read(|conn| {
+                conn.query_row(
+                    "SELECT count(*) FROM sqlite_master WHERE name LIKE 'lead_search%'",
+                    [],
+                    |row| row.get(0),
+                )
+            })
+            .await
+            .unwrap();
+        assert_eq!(old, 0, "the one index is gone");
+    }
+}
