@@ -224,6 +224,7 @@ fn delete_some(conn: &Connection, condition: &str, value: &str) -> rusqlite::Res
                 if let Some(created_at) = delete.query_row([id], |row| row.get(0)).optional()? {
                     gone.push(*id);
                     sent.push(created_at);
+                    super::names::unindex_deleted(conn)?;
                 }
                 if started.elapsed() >= DELETE_WRITE_TIME {
                     break 'write false;

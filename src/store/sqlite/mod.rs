@@ -134,10 +134,7 @@ impl SqliteStore {
         // (issue 32). The reader keeps planning by values.
         writer.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
         migrate(&mut writer).with_context(|| format!("cannot migrate {}", path.display()))?;
-        // Names a migration queued (0027 queues every lead's) are indexed before the store answers.
-        let tx = writer.transaction()?;
-        names::index_queued(&tx)
-            .and_then(|_| tx.commit())
+        names::index_left_queued(&mut writer)
             .with_context(|| format!("cannot index the names in {}", path.display()))?;
         counters::keep_counters(&mut writer)
             .with_context(|| format!("cannot count the leads in {}", path.display()))?;
@@ -361,11 +358,8 @@ fn write_loop(mut conn: Connection, mut jobs: mpsc::Receiver<Job>) {
                 Err(_) => break,
             }
         }
-        if let Some(changed) = commit_batch(&mut conn, batch.drain(..)) {
-            names_to_merge.extend(changed.indexed);
-            for part in changed.dropped {
-                names_to_merge.remove(&part);
-            }
+        if let Some(indexed) = commit_batch(&mut conn, batch.drain(..)) {
+            names_to_merge.extend(indexed);
         }
     }
     // A clean close checkpoints the WAL into the main file.
@@ -375,8 +369,8 @@ fn write_loop(mut conn: Connection, mut jobs: mpsc::Receiver<Job>) {
 }
 
 /// Runs every job in one transaction, each in its own savepoint, and answers them all only after
-/// the commit (or with the commit's error). What the commit changed in the name index's parts.
-fn commit_batch(conn: &mut Connection, batch: std::vec::Drain<'_, Job>) -> Option<names::Changed> {
+/// the commit (or with the commit's error). The name index's parts the commit wrote names into.
+fn commit_batch(conn: &mut Connection, batch: std::vec::Drain<'_, Job>) -> Option<Vec<i64>> {
     // LOCK_WAIT counts from when a write was queued: the batch waits only what is left of its
     // oldest write's, so a write queued behind a batch that waited does not wait that long again.
     let oldest = batch.as_slice().first().map_or(Duration::ZERO, |job| job.queued_at.elapsed());
@@ -392,7 +386,7 @@ fn commit_batch(conn: &mut Connection, batch: std::vec::Drain<'_, Job>) -> Optio
         }
     };
     let deliveries: Vec<Deliver> = batch.map(|job| (job.run)(Ok(&mut tx))).collect();
-    let committed = names::index_queued(&tx).and_then(|changed| tx.commit().map(|()| changed));
+    let committed = names::index_queued(&tx).and_then(|indexed| tx.commit().map(|()| indexed));
     if let Err(e) = &committed {
         tracing::error!(error = %e, "database commit failed");
     }

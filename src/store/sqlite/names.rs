@@ -19,19 +19,50 @@ pub(super) fn table(part: i64) -> String {
     format!("lead_names_{part}")
 }
 
-/// The parts a write changed: those that got new names (and so a segment to merge), and those
-/// dropped with their last lead.
-#[derive(Default)]
-pub(super) struct Changed {
-    pub indexed: Vec<i64>,
-    pub dropped: Vec<i64>,
-}
-
 /// Takes the names of the leads deleted since the last commit out of their parts, and puts the
 /// names queued since then into theirs: one statement a part, outside every savepoint, so that
-/// FTS5 writes one segment a part at the commit.
-pub(super) fn index_queued(conn: &Connection) -> rusqlite::Result<Changed> {
-    let mut changed = Changed::default();
+/// FTS5 writes one segment a part at the commit. The parts that got names, and so a segment to
+/// merge.
+pub(super) fn index_queued(conn: &Connection) -> rusqlite::Result<Vec<i64>> {
+    unindex_deleted(conn)?;
+    let mut indexed = Vec::new();
+    for part in queued_parts(conn, "names_to_index")? {
+        if !exists(conn, part)? {
+            make(conn, part)?;
+        }
+        conn.prepare_cached(&format!(
+            "INSERT INTO {} (rowid, name) SELECT queued.id, zayavka_fold(lead.name) \
+             FROM names_to_index AS queued JOIN \"CRN\" AS lead USING (id) WHERE queued.id >= ?1 AND queued.id < ?2",
+            table(part)
+        ))?
+        .execute([part * PART_IDS, (part + 1) * PART_IDS])?;
+        indexed.push(part);
+    }
+    conn.prepare_cached("DELETE FROM names_to_index")?.execute([])?;
+    Ok(indexed)
+}
+
+/// Indexes what is left queued when the store opens (migration 0027 queues every lead), before it
+/// answers. Only then does it write, so that a second store opened on a file in use (the CLI
+/// beside the server) does not wait for the first one's writes.
+pub(super) fn index_left_queued(conn: &mut Connection) -> rusqlite::Result<()> {
+    let queued: bool = conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM names_to_index) OR EXISTS (SELECT 1 FROM names_to_unindex)",
+        [],
+        |row| row.get(0),
+    )?;
+    if queued {
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        index_queued(&tx)?;
+        tx.commit()?;
+    }
+    Ok(())
+}
+
+/// Takes the names of the leads deleted since the last call out of their parts, and drops a part
+/// once none of its leads is left. A purge calls it after each delete, so that the time its
+/// writes take counts this work too (ADR 0046).
+pub(super) fn unindex_deleted(conn: &Connection) -> rusqlite::Result<()> {
     for part in queued_parts(conn, "names_to_unindex")? {
         if !exists(conn, part)? {
             continue; // never made: its leads were deleted before a commit indexed them
@@ -45,7 +76,6 @@ pub(super) fn index_queued(conn: &Connection) -> rusqlite::Result<Changed> {
             // `secure_delete` overwrites the part's pages as they are freed.
             conn.execute_batch(&format!("DROP TABLE {}", table(part)))?;
             conn.prepare_cached("DELETE FROM lead_name_parts WHERE part = ?1")?.execute([part])?;
-            changed.dropped.push(part);
         } else {
             let table = table(part);
             conn.prepare_cached(&format!(
@@ -56,20 +86,7 @@ pub(super) fn index_queued(conn: &Connection) -> rusqlite::Result<Changed> {
         }
     }
     conn.prepare_cached("DELETE FROM names_to_unindex")?.execute([])?;
-    for part in queued_parts(conn, "names_to_index")? {
-        if !exists(conn, part)? {
-            make(conn, part)?;
-        }
-        conn.prepare_cached(&format!(
-            "INSERT INTO {} (rowid, name) SELECT queued.id, zayavka_fold(lead.name) \
-             FROM names_to_index AS queued JOIN \"CRN\" AS lead USING (id) WHERE queued.id >= ?1 AND queued.id < ?2",
-            table(part)
-        ))?
-        .execute([part * PART_IDS, (part + 1) * PART_IDS])?;
-        changed.indexed.push(part);
-    }
-    conn.prepare_cached("DELETE FROM names_to_index")?.execute([])?;
-    Ok(changed)
+    Ok(())
 }
 
 /// The parts of the ids in `queue` (one of the triggers' queues).
@@ -119,11 +136,15 @@ pub(super) fn merge_a_step(conn: &Connection, part: i64) -> bool {
     let before = conn.total_changes();
     let table = table(part);
     let merged = conn.busy_timeout(std::time::Duration::ZERO).and_then(|()| {
+        if !exists(conn, part)? {
+            return Ok(false); // dropped with its last lead
+        }
         conn.prepare_cached(&format!("INSERT INTO {table} ({table}, rank) VALUES ('merge', ?1)"))?
             .execute([MERGE_PAGES])
+            .map(|_| true)
     });
     match merged {
-        Ok(_) => conn.total_changes() - before >= 2,
+        Ok(there) => there && conn.total_changes() - before >= 2,
         Err(e) if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy) => false,
         Err(e) => {
             tracing::warn!(error = %e, part, "merging the name index's segments");
