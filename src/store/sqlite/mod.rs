@@ -238,7 +238,13 @@ impl SqliteStore {
     }
 }
 
+/// Statements a connection keeps prepared. rusqlite's 16 were too few for the writer once the name
+/// index's parts had statements of their own: under a purge, the inserts' statements, whose
+/// triggers are costly to prepare, were prepared again batch after batch (ADR 0067).
+const PREPARED_STATEMENTS: usize = 64;
+
 fn configure(conn: &Connection) -> rusqlite::Result<()> {
+    conn.set_prepared_statement_cache_capacity(PREPARED_STATEMENTS);
     conn.busy_timeout(LOCK_WAIT)?;
     conn.pragma_update(None, "journal_mode", "WAL")?;
     // FULL: the WAL is fsync'd at every commit, so an acknowledged lead survives power loss.

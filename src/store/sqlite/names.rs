@@ -30,16 +30,23 @@ pub(super) fn index_queued(conn: &Connection) -> rusqlite::Result<Vec<i64>> {
         if !exists(conn, part)? {
             make(conn, part)?;
         }
-        conn.prepare_cached(&format!(
-            "INSERT INTO {} (rowid, name) SELECT queued.id, zayavka_fold(lead.name) \
-             FROM names_to_index AS queued JOIN \"CRN\" AS lead USING (id) WHERE queued.id >= ?1 AND queued.id < ?2",
-            table(part)
-        ))?
-        .execute([part * PART_IDS, (part + 1) * PART_IDS])?;
+        conn.prepare_cached(&index_part_sql(part))?.execute([part * PART_IDS, (part + 1) * PART_IDS])?;
         indexed.push(part);
     }
     conn.prepare_cached("DELETE FROM names_to_index")?.execute([])?;
     Ok(indexed)
+}
+
+/// Indexes the queued names of the ids from `?1` up to `?2` (a part's) into the part. CROSS JOIN
+/// keeps the queue the outer loop: left to choose, SQLite read the leads of the whole range and
+/// looked each up in the queue, so each commit read every lead of the newest part (ADR 0067).
+fn index_part_sql(part: i64) -> String {
+    format!(
+        "INSERT INTO {} (rowid, name) SELECT queued.id, zayavka_fold(lead.name) \
+         FROM names_to_index AS queued CROSS JOIN \"CRN\" AS lead ON lead.id = queued.id \
+         WHERE queued.id >= ?1 AND queued.id < ?2",
+        table(part)
+    )
 }
 
 /// Indexes what is left queued when the store opens (migration 0027 queues every lead), before it
@@ -255,6 +262,30 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(queued, 0);
+    }
+
+    /// A commit reads its queued names and their leads, not every lead of the part.
+    #[test]
+    fn a_part_is_indexed_from_the_queue() {
+        let dir = tempfile::tempdir().unwrap();
+        drop(SqliteStore::open(&dir.path().join("leads.db")).unwrap());
+        let conn = Connection::open(dir.path().join("leads.db")).unwrap();
+        super::super::configure(&conn).unwrap();
+        make(&conn, 0).unwrap();
+        let plan: Vec<String> = conn
+            .prepare(&format!("EXPLAIN QUERY PLAN {}", index_part_sql(0)))
+            .unwrap()
+            .query_map([0, PART_IDS], |row| row.get(3))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(
+            plan,
+            [
+                "SEARCH queued USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)",
+                "SEARCH lead USING INTEGER PRIMARY KEY (rowid=?)"
+            ]
+        );
     }
 
     /// A database of the one index (migration 0026) opens with its names in parts, found as before.
