@@ -12,20 +12,28 @@ impl SqliteStore {
             let by_name =
                 query.phone.is_none() && query.name_pattern.as_deref().and_then(trigrams_of).is_some();
             if !by_name {
-                return list_page(conn, &query, None, query.limit);
+                let (sql, values) = list_sql(&query, None, query.limit);
+                let mut stmt = conn.prepare_cached(&sql)?;
+                let rows = stmt.query_map(rusqlite::params_from_iter(values), record_from)?;
+                return rows.collect();
             }
-            // The name index's parts newest first, each read until the page is full, in one
-            // snapshot: no part is dropped between the list of parts and its read.
+            // The name index's parts newest first, each read for the ids of its matches until the
+            // page is full, then the page's leads, in one snapshot: no part is dropped between the
+            // list of parts and its read. Only the ids come from each part: a statement that reads
+            // a lead's record costs a fifth of a millisecond to start, even when it finds nothing.
             let snapshot = conn.unchecked_transaction()?;
-            let mut found = Vec::new();
+            let mut found: Vec<i64> = Vec::new();
             for part in names::parts_below(&snapshot, query.before_id)? {
                 let left = query.limit.saturating_sub(u32::try_from(found.len()).unwrap_or(u32::MAX));
                 if left == 0 {
                     break;
                 }
-                found.extend(list_page(&snapshot, &query, Some(part), left)?);
+                let (sql, values) = list_sql(&query, Some(part), left);
+                let mut stmt = snapshot.prepare_cached(&sql)?;
+                let ids = stmt.query_map(rusqlite::params_from_iter(values), |row| row.get(0))?;
+                found.extend(ids.collect::<Result<Vec<i64>, _>>()?);
             }
-            Ok(found)
+            leads_with_ids(&snapshot, RECORD_COLUMNS, found, record_from)
         })
         .await
     }
@@ -148,25 +156,11 @@ fn execute_cached(conn: &Connection, sql: &str, params: impl rusqlite::Params) -
     conn.prepare_cached(sql)?.execute(params)
 }
 
-/// Up to `limit` leads of the list `query` asks for; a search by a name's part reads the name
-/// index's `names_part`.
-fn list_page(
-    conn: &Connection,
-    query: &LeadQuery,
-    names_part: Option<i64>,
-    limit: u32,
-) -> rusqlite::Result<Vec<LeadRecord>> {
-    let (sql, values) = list_sql(query, names_part, limit);
-    let mut stmt = conn.prepare_cached(&sql)?;
-    let rows = stmt.query_map(rusqlite::params_from_iter(values), record_from)?;
-    rows.collect()
-}
-
 /// The list's query for this shape of `query`, with only the conditions it asks for written out,
 /// so that the planner reads the index made for them (a condition switched off by a parameter
 /// hides its index): the leads to call, an operator's leads to call, the held leads, the overdue
 /// leads from the cut-off down, the phone indexes' ranges, or a part of the trigram index of names
-/// (`names_part`), newest first, stopping at the page's end.
+/// (`names_part`), newest first, stopping at the page's end. From a part it reads the ids only.
 fn list_sql(query: &LeadQuery, names_part: Option<i64>, limit: u32) -> (String, Vec<Value>) {
     let mut values = Vec::new();
     let mut bind = |value: Value| {
@@ -279,10 +273,12 @@ fn list_sql(query: &LeadQuery, names_part: Option<i64>, limit: u32) -> (String, 
     }
     let limit = bind(Value::Integer(limit.into()));
     let conditions = conditions.join(" AND ");
-    let sql = if query.phone.is_none() && trigrams.is_none() {
+    let sql = if trigrams.is_some() {
+        format!("SELECT {id} FROM {from} WHERE {conditions} ORDER BY {order} LIMIT {limit}")
+    } else if query.phone.is_none() {
         format!("SELECT {RECORD_COLUMNS} FROM {from} WHERE {conditions} ORDER BY {order} LIMIT {limit}")
     } else {
-        // The page's ids first: the search table, and the found numbers, have columns of the same names.
+        // The page's ids first: the found numbers have columns of the same names as the leads.
         format!(
             "SELECT {RECORD_COLUMNS} FROM \"CRN\" WHERE id IN \
              (SELECT {id} FROM {from} WHERE {conditions} ORDER BY {order} LIMIT {limit}) ORDER BY id DESC"
