@@ -10,8 +10,9 @@
 use rusqlite::{Connection, OptionalExtension};
 
 /// Lead ids a part holds: lead `id` is in part `id / PART_IDS`. A merge step's length grows with
-/// the names of its part: after a bulk load of 100,000 names and 320,000 more in commits of 16,
-/// no step took over 15 ms; of 300,000, 28 ms; of 1.1 M, 117-128 ms (bench/name-merges.sh).
+/// the names of its part: after a bulk load of 1.1 M names in parts and 320,000 more in commits
+/// of 16, no step took over 14 ms; in one index, 48-51 ms, and 117-128 ms on a slower machine
+/// (bench/name-merges.sh, bench/RESULTS.md of 2 Dec).
 pub(super) const PART_IDS: i64 = 100_000;
 
 /// The FTS5 table of a part.
