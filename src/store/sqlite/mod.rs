@@ -332,7 +332,8 @@ fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
 fn write_loop(mut conn: Connection, mut jobs: mpsc::Receiver<Job>) {
     let mut batch = Vec::with_capacity(MAX_BATCH);
     // The parts of the name index that may have merges left to do (ADR 0061, 0067): after a start
-    // any of them, after a commit those it wrote names into. The newest part is merged first.
+    // any of them, after a commit those it wrote names into and the part it closed. The newest part
+    // is merged first.
     let mut names_to_merge: BTreeSet<i64> = names::parts_below(&conn, None)
         .unwrap_or_else(|e| {
             tracing::warn!(error = %e, "listing the name index's parts");
@@ -375,7 +376,7 @@ fn write_loop(mut conn: Connection, mut jobs: mpsc::Receiver<Job>) {
 }
 
 /// Runs every job in one transaction, each in its own savepoint, and answers them all only after
-/// the commit (or with the commit's error). The name index's parts the commit wrote names into.
+/// the commit (or with the commit's error). The name index's parts the commit left merges in.
 fn commit_batch(conn: &mut Connection, batch: std::vec::Drain<'_, Job>) -> Option<Vec<i64>> {
     // LOCK_WAIT counts from when a write was queued: the batch waits only what is left of its
     // oldest write's, so a write queued behind a batch that waited does not wait that long again.
