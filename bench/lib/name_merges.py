@@ -5,7 +5,8 @@ without positions or lengths, with secure-delete, each holding a part of PART_ID
 that migration 0026 made. SEEDED names go in in one transaction and each part is 'optimize'd, as
 bench/purge.sh seeds its database (lib/seed_sqlite.py). Then COMMITS commits of PER_COMMIT names
 each, and after each commit merge steps of 128 pages on the part it wrote until FTS5 has nothing
-left, as the server's writer merges while no write waits (ADR 0061). The names are purge.sh's:
+left, as the server's writer merges while no write waits (ADR 0061); when a commit made a part,
+steps of -32 pages on the part before it until it is one segment (ADR 0068). The names are purge.sh's:
 "Давня Олена N" seeded, "Олена" inserted (lib/wrk-post.lua).
 
 Prints each commit after which a merge step took over 15 ms: how many steps it took, their sum
@@ -40,13 +41,14 @@ def table(rowid):
     return name
 
 
-def merge_until_done(name):
-    """The writer's idle merging: 'merge' steps of 128 pages until one changes fewer than two rows."""
+def merge_until_done(name, pages=128):
+    """The writer's idle merging: 'merge' steps of `pages` until one changes fewer than two rows (a
+    negative number for a closed part: every level into one segment)."""
     steps = []
     while True:
         before = db.total_changes
         start = time.perf_counter()
-        db.execute(f"INSERT INTO {name} ({name}, rank) VALUES ('merge', 128)")
+        db.execute(f"INSERT INTO {name} ({name}, rank) VALUES ('merge', ?)", (pages,))
         steps.append((time.perf_counter() - start) * 1000)
         if db.total_changes - before < 2:
             return steps
@@ -66,6 +68,7 @@ rowid = seeded + 1
 all_steps = []
 for commit in range(1, commits + 1):
     written = set()
+    made_before = set(made)
     db.execute("BEGIN")
     for _ in range(per_commit):
         name = table(rowid)
@@ -74,6 +77,12 @@ for commit in range(1, commits + 1):
         rowid += 1
     db.execute("COMMIT")
     steps = [step for name in sorted(written) for step in merge_until_done(name)]
+    closed = [f"lead_names_{int(name.rsplit('_', 1)[1]) - 1}" for name in made - made_before if part_ids]
+    for name in (name for name in closed if name in made):
+        closed_steps = merge_until_done(name, -32)
+        print(f"after commit {commit:,}: {name} closed, merged into one segment in {len(closed_steps)} "
+              f"steps, {sum(closed_steps):.0f} ms in all, the longest {max(closed_steps):.1f} ms")
+        steps += closed_steps
     all_steps += steps
     if max(steps) > 15:
         print(
