@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # When the name index's merges hold the writer (issue 32, target 3): purge.sh's seed (one bulk
 # load, then 'optimize'), then a stream of small commits each followed by merge steps, as the
-# server's writer does; prints the commits after which a step took over 15 ms (lib/name_merges.py).
+# server's writer does; prints the commits after which a step took over 15 ms, and the merging of
+# each part a commit closed into one segment (ADR 0068; lib/name_merges.py).
 # The index is in parts of 100,000 ids, as the server's (migration 0027); --part-ids 0 makes the
 # one index of every name before it.
 #   bench/name-merges.sh [--seeded 1100000] [--commits 20000] [--per-commit 16] [--part-ids 100000]
