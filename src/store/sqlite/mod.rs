@@ -236,8 +236,10 @@ impl SqliteStore {
 
 /// Statements a connection keeps prepared. A name search asks each part of the name index with a
 /// statement of its own (21 parts at 2 M leads): with rusqlite's 16, a search that found nothing
-/// prepared each of them again, 5.8 instead of 4.3 ms before it read ids only (ADR 0067).
-const PREPARED_STATEMENTS: usize = 64;
+/// prepared each of them again, 5.8 instead of 4.3 ms before it read ids only (ADR 0067). With
+/// 64, past about 50 parts it prepared them again, and pushed out every other read's statement:
+/// 1.8-3.0 ms at 81 parts. 256 keeps about 200 parts, 20 M leads kept (ADR 0068).
+const PREPARED_STATEMENTS: usize = 256;
 
 fn configure(conn: &Connection) -> rusqlite::Result<()> {
     conn.set_prepared_statement_cache_capacity(PREPARED_STATEMENTS);
