@@ -552,20 +552,22 @@ impl SqliteStore {
 mod tests {
     use super::*;
 
-    /// A statement that binds a LIKE pattern, as a name search does, runs again without being
-    /// prepared again.
+    /// A statement that binds a LIKE pattern and a LIMIT, as a name search's does, runs again
+    /// without being prepared again.
     #[test]
-    fn a_bound_like_pattern_does_not_prepare_its_statement_again() {
+    fn a_bound_like_pattern_or_limit_does_not_prepare_its_statement_again() {
         let conn = Connection::open_in_memory().unwrap();
         configure(&conn).unwrap();
         let mut stmt = conn
-            .prepare("SELECT count(*) FROM (SELECT ?1 AS name) WHERE zayavka_fold(name) LIKE ?2 ESCAPE '\\'")
+            .prepare(
+                "SELECT name FROM (SELECT ?1 AS name) WHERE zayavka_fold(name) LIKE ?2 ESCAPE '\\' LIMIT ?3",
+            )
             .unwrap();
-        for (name, pattern, matches) in
-            [("Олена", "%лен%", true), ("Марія", "%лен%", false), ("Марія", "%рі%", true)]
+        for (name, pattern, limit, matches) in
+            [("Олена", "%лен%", 50, true), ("Марія", "%лен%", 50, false), ("Марія", "%рі%", 1, true)]
         {
-            let found: i64 = stmt.query_row([name, pattern], |row| row.get(0)).unwrap();
-            assert_eq!(found == 1, matches, "{name} {pattern}");
+            let found = stmt.exists(rusqlite::params![name, pattern, limit]).unwrap();
+            assert_eq!(found, matches, "{name} {pattern}");
         }
         assert_eq!(stmt.get_status(rusqlite::StatementStatus::RePrepare), 0);
     }
