@@ -219,6 +219,20 @@ mod tests {
         store.read(|conn| parts_below(conn, None)).await.unwrap()
     }
 
+    /// Fails unless `part` is whole: FTS5 checks its segments against the ids and names given to it.
+    async fn assert_whole(store: &SqliteStore, part: i64) {
+        let table = table(part);
+        store
+            .write(move |conn| {
+                conn.execute(
+                    &format!("INSERT INTO {table} ({table}, rank) VALUES ('integrity-check', 0)"),
+                    [],
+                )
+            })
+            .await
+            .unwrap();
+    }
+
     /// The one number `sql` reads.
     async fn number(store: &SqliteStore, sql: &'static str) -> i64 {
         store.read(move |conn| conn.query_row(sql, [], |row| row.get(0))).await.unwrap()
@@ -257,18 +271,8 @@ mod tests {
         let tables =
             number(&store, "SELECT count(*) FROM sqlite_master WHERE name LIKE 'lead_names_1%'").await;
         assert_eq!(tables, 0, "part 1's tables are dropped");
-        // Each part left is whole: FTS5 checks its segments against the ids and names given to it.
         for part in [0, 2] {
-            let table = table(part);
-            store
-                .write(move |conn| {
-                    conn.execute(
-                        &format!("INSERT INTO {table} ({table}, rank) VALUES ('integrity-check', 0)"),
-                        [],
-                    )
-                })
-                .await
-                .unwrap();
+            assert_whole(&store, part).await;
         }
         let queued = number(
             &store,
@@ -299,15 +303,7 @@ mod tests {
         }
         let expected: Vec<i64> = (1..=9).rev().collect();
         assert_eq!(found(&store, by_name("коваленко", None, 50)).await, expected);
-        store
-            .write(|conn| {
-                conn.execute(
-                    "INSERT INTO lead_names_0 (lead_names_0, rank) VALUES ('integrity-check', 0)",
-                    [],
-                )
-            })
-            .await
-            .unwrap();
+        assert_whole(&store, 0).await;
     }
 
     /// A commit reads its queued names and their leads, not every lead of the part.
