@@ -8,7 +8,7 @@ use bytes::Bytes;
 use rust_xlsxwriter::{Workbook, Worksheet};
 use tokio::sync::mpsc;
 
-use crate::store::{ExportedLead, Store};
+use crate::store::{ExportedLead, Store, StoreError};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -18,9 +18,9 @@ pub enum Format {
     Xlsx,
 }
 
-/// Leads read from the database per page (by the primary key), so memory stays flat however many
-/// there are; each page becomes one chunk of the file.
-const PAGE: u32 = 1000;
+/// Ids read from the database per page (a span of the primary key, so a page holds at most this
+/// many leads), so memory stays flat however many there are; each page becomes one chunk of the file.
+const PAGE: i64 = 1000;
 /// Chunks made ahead of their reader: a slow download slows the reading rather than piling pages
 /// up in memory (ADR 0029).
 const CHUNKS_AHEAD: usize = 2;
@@ -109,18 +109,65 @@ async fn send_pages(
     encode: fn(&[ExportedLead], &mut Vec<u8>) -> anyhow::Result<()>,
     chunks: &mpsc::Sender<anyhow::Result<Bytes>>,
 ) -> anyhow::Result<()> {
-    let mut after = 0;
-    loop {
-        let page = store.export_page(after, PAGE).await?;
+    let mut pages = Pages::start(store).await?;
+    while let Some(page) = pages.next().await? {
         encode(&page, &mut chunk)?;
         if !chunk.is_empty() && chunks.send(Ok(Bytes::from(std::mem::take(&mut chunk)))).await.is_err() {
             // Nobody reads any more (the download was cancelled).
             return Ok(());
         }
-        match page.last() {
-            Some(last) if page.len() == PAGE as usize => after = last.id,
-            _ => return Ok(()),
+    }
+    Ok(())
+}
+
+/// The leads a page of ids at a time, oldest first, with `READS_AHEAD` pages read side by side:
+/// a page's ids are known before the page before it is read, so the database (PostgreSQL's
+/// processes, or SQLite on a blocking thread) works on the next pages while this one is written.
+/// The span is taken at the start: a lead stored during the export is left to the next one.
+struct Pages {
+    store: Store,
+    /// The ids not yet asked for: above `.0`, up to `.1`.
+    unread: (i64, i64),
+    reading: std::collections::VecDeque<tokio::task::JoinHandle<Result<Vec<ExportedLead>, StoreError>>>,
+}
+
+/// Pages read ahead of the one being written: each holds at most `PAGE` leads in memory.
+const READS_AHEAD: usize = 2;
+
+impl Pages {
+    async fn start(store: &Store) -> anyhow::Result<Pages> {
+        let unread = match store.export_span().await? {
+            Some((lowest, highest)) => (lowest - 1, highest),
+            None => (0, 0),
+        };
+        Ok(Pages { store: store.clone(), unread, reading: std::collections::VecDeque::new() })
+    }
+
+    /// The next page with leads in it, or `None` after the last one.
+    async fn next(&mut self) -> anyhow::Result<Option<Vec<ExportedLead>>> {
+        loop {
+            while self.reading.len() < READS_AHEAD && self.unread.0 < self.unread.1 {
+                let (after, through) = (self.unread.0, self.unread.1.min(self.unread.0 + PAGE));
+                let store = self.store.clone();
+                self.reading.push_back(tokio::spawn(async move { store.export_page(after, through).await }));
+                self.unread.0 = through;
+            }
+            let Some(reading) = self.reading.pop_front() else {
+                return Ok(None);
+            };
+            let page = reading.await??;
+            // Ids left unused (erased leads, a sequence's gaps) leave a page short or empty.
+            if !page.is_empty() {
+                return Ok(Some(page));
+            }
         }
+    }
+}
+
+impl Drop for Pages {
+    /// A cancelled download reads no page it would not send.
+    fn drop(&mut self) {
+        self.reading.iter().for_each(tokio::task::JoinHandle::abort);
     }
 }
 
@@ -289,15 +336,11 @@ async fn for_each_page(
     store: &Store,
     mut f: impl FnMut(&[ExportedLead]) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
-    let mut after = 0;
-    loop {
-        let page = store.export_page(after, PAGE).await?;
-        let Some(last) = page.last() else {
-            return Ok(());
-        };
-        after = last.id;
+    let mut pages = Pages::start(store).await?;
+    while let Some(page) = pages.next().await? {
         f(&page)?;
     }
+    Ok(())
 }
 
 fn csv_cells(lead: &ExportedLead) -> [Cow<'_, str>; 18] {

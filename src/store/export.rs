@@ -27,11 +27,21 @@ pub struct ExportedLead {
 }
 
 impl Store {
-    /// Up to `limit` leads with an id above `after_id`, oldest first: a page of an export.
-    pub async fn export_page(&self, after_id: i64, limit: u32) -> Result<Vec<ExportedLead>, StoreError> {
+    /// The lowest and the highest id of the leads kept (`None` when there are none): the span an
+    /// export reads, a page of ids at a time.
+    pub async fn export_span(&self) -> Result<Option<(i64, i64)>, StoreError> {
         match &*self.engine {
-            Engine::Sqlite(s) => s.export_page(after_id, limit).await,
-            Engine::Postgres(p) => p.export_page(after_id, limit).await,
+            Engine::Sqlite(s) => s.export_span().await,
+            Engine::Postgres(p) => p.export_span().await,
+        }
+    }
+
+    /// The leads with an id above `after_id` and up to `through_id`, oldest first: a page of an
+    /// export. Its bounds do not depend on the page before, so pages can be read side by side.
+    pub async fn export_page(&self, after_id: i64, through_id: i64) -> Result<Vec<ExportedLead>, StoreError> {
+        match &*self.engine {
+            Engine::Sqlite(s) => s.export_page(after_id, through_id).await,
+            Engine::Postgres(p) => p.export_page(after_id, through_id).await,
         }
     }
 }

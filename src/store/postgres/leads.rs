@@ -508,7 +508,13 @@ impl PostgresStore {
         Ok(rows.iter().map(record_from).collect())
     }
 
-    pub async fn export_page(&self, after_id: i64, limit: u32) -> Result<Vec<ExportedLead>, StoreError> {
+    pub async fn export_span(&self) -> Result<Option<(i64, i64)>, StoreError> {
+        let client = self.client().await?;
+        let row = client.query_one("SELECT min(id), max(id) FROM \"CRN\"", &[]).await.map_err(unavailable)?;
+        Ok(row.get::<_, Option<i64>>(0).zip(row.get::<_, Option<i64>>(1)))
+    }
+
+    pub async fn export_page(&self, after_id: i64, through_id: i64) -> Result<Vec<ExportedLead>, StoreError> {
         let client = self.client().await?;
         let rows = client
             .query(
@@ -520,9 +526,9 @@ impl PostgresStore {
                     ", policy_version, repeat_of, held, utm_source, utm_medium, utm_campaign, utm_content, \
                      utm_term, referrer, ",
                     text_time!("first_call_at"),
-                    " FROM \"CRN\" WHERE id > $1 ORDER BY id LIMIT $2"
+                    " FROM \"CRN\" WHERE id > $1 AND id <= $2 ORDER BY id"
                 ),
-                &[&after_id, &i64::from(limit)],
+                &[&after_id, &through_id],
             )
             .await
             .map_err(unavailable)?;

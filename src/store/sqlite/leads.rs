@@ -55,14 +55,23 @@ impl SqliteStore {
         .await
     }
 
-    pub async fn export_page(&self, after_id: i64, limit: u32) -> Result<Vec<ExportedLead>, StoreError> {
+    pub async fn export_span(&self) -> Result<Option<(i64, i64)>, StoreError> {
+        self.read(|conn| {
+            conn.query_row("SELECT min(id), max(id) FROM \"CRN\"", [], |row| {
+                Ok(row.get::<_, Option<i64>>(0)?.zip(row.get::<_, Option<i64>>(1)?))
+            })
+        })
+        .await
+    }
+
+    pub async fn export_page(&self, after_id: i64, through_id: i64) -> Result<Vec<ExportedLead>, StoreError> {
         self.read(move |conn| {
             let mut stmt = conn.prepare_cached(
                 "SELECT id, created_at, name, phone, confirmation, comment, status, reached_at, policy_version, \
                  repeat_of, held, utm_source, utm_medium, utm_campaign, utm_content, utm_term, referrer, \
-                 first_call_at FROM \"CRN\" WHERE id > ?1 ORDER BY id LIMIT ?2",
+                 first_call_at FROM \"CRN\" WHERE id > ?1 AND id <= ?2 ORDER BY id",
             )?;
-            let rows = stmt.query_map(params![after_id, limit], |row| {
+            let rows = stmt.query_map(params![after_id, through_id], |row| {
                 Ok(ExportedLead {
                     id: row.get(0)?,
                     created_at: row.get(1)?,
