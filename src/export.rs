@@ -123,7 +123,7 @@ async fn send_pages(
 /// The leads a page of ids at a time, oldest first, with `READS_AHEAD` pages read side by side:
 /// a page's ids are known before the page before it is read, so the database (PostgreSQL's
 /// processes, or SQLite on a blocking thread) works on the next pages while this one is written.
-/// The span is taken at the start: a lead stored during the export is left to the next one.
+/// The span is taken at the start, so a lead stored during the export may be left to the next one.
 struct Pages {
     store: Store,
     /// The ids not yet asked for: above `.0`, up to `.1`.
