@@ -126,8 +126,10 @@ async fn send_pages(
 /// The span is taken at the start, so a lead stored during the export may be left to the next one.
 struct Pages {
     store: Store,
-    /// The ids not yet asked for: above `.0`, up to `.1`.
-    unread: (i64, i64),
+    /// The highest id a page has been asked for so far.
+    asked_through: i64,
+    /// The highest id kept when the export started: the last page ends there.
+    last_id: i64,
     reading: std::collections::VecDeque<tokio::task::JoinHandle<Result<Vec<ExportedLead>, StoreError>>>,
 }
 
@@ -136,21 +138,21 @@ const READS_AHEAD: usize = 2;
 
 impl Pages {
     async fn start(store: &Store) -> anyhow::Result<Pages> {
-        let unread = match store.export_span().await? {
+        let (asked_through, last_id) = match store.export_span().await? {
             Some((lowest, highest)) => (lowest - 1, highest),
             None => (0, 0),
         };
-        Ok(Pages { store: store.clone(), unread, reading: std::collections::VecDeque::new() })
+        Ok(Pages { store: store.clone(), asked_through, last_id, reading: std::collections::VecDeque::new() })
     }
 
     /// The next page with leads in it, or `None` after the last one.
     async fn next(&mut self) -> anyhow::Result<Option<Vec<ExportedLead>>> {
         loop {
-            while self.reading.len() < READS_AHEAD && self.unread.0 < self.unread.1 {
-                let (after, through) = (self.unread.0, self.unread.1.min(self.unread.0 + PAGE));
+            while self.reading.len() < READS_AHEAD && self.asked_through < self.last_id {
+                let (after, through) = (self.asked_through, self.last_id.min(self.asked_through + PAGE));
                 let store = self.store.clone();
                 self.reading.push_back(tokio::spawn(async move { store.export_page(after, through).await }));
-                self.unread.0 = through;
+                self.asked_through = through;
             }
             let Some(reading) = self.reading.pop_front() else {
                 return Ok(None);
@@ -253,8 +255,9 @@ async fn xlsx_workbook(store: &Store) -> anyhow::Result<Workbook> {
     }
     sheet.set_freeze_panes(1, 0)?;
     let mut row = 0;
-    for_each_page(store, |leads| {
-        for lead in leads {
+    let mut pages = Pages::start(store).await?;
+    while let Some(page) = pages.next().await? {
+        for lead in &page {
             row += 1;
             anyhow::ensure!(
                 row <= XLSX_MAX_LEADS,
@@ -262,9 +265,7 @@ async fn xlsx_workbook(store: &Store) -> anyhow::Result<Workbook> {
             );
             xlsx_row(sheet, row, lead, &text).context("writing a row of the Excel export")?;
         }
-        Ok(())
-    })
-    .await?;
+    }
     Ok(workbook)
 }
 
@@ -329,18 +330,6 @@ impl Write for ChunkSender {
     fn flush(&mut self) -> std::io::Result<()> {
         Ok(())
     }
-}
-
-/// Runs `f` on each page of leads, oldest first.
-async fn for_each_page(
-    store: &Store,
-    mut f: impl FnMut(&[ExportedLead]) -> anyhow::Result<()>,
-) -> anyhow::Result<()> {
-    let mut pages = Pages::start(store).await?;
-    while let Some(page) = pages.next().await? {
-        f(&page)?;
-    }
-    Ok(())
 }
 
 fn csv_cells(lead: &ExportedLead) -> [Cow<'_, str>; 18] {
