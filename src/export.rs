@@ -8,7 +8,7 @@ use bytes::Bytes;
 use rust_xlsxwriter::{Workbook, Worksheet};
 use tokio::sync::mpsc;
 
-use crate::store::{ExportedLead, Store, StoreError};
+use crate::store::{ExportedLead, Store};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -102,23 +102,19 @@ pub fn chunks(store: Store, format: Format) -> mpsc::Receiver<anyhow::Result<Byt
     receiver
 }
 
-/// Sends `start` and each page's rows as `encode` writes them, a chunk per page.
+/// Sends `start`, then each page's rows as `encode` writes them, a chunk per page.
 async fn send_pages(
     store: &Store,
-    mut chunk: Vec<u8>,
-    encode: fn(&[ExportedLead], &mut Vec<u8>) -> anyhow::Result<()>,
+    start: Vec<u8>,
+    encode: fn(Vec<ExportedLead>) -> anyhow::Result<Vec<u8>>,
     chunks: &mpsc::Sender<anyhow::Result<Bytes>>,
 ) -> anyhow::Result<()> {
-    let mut pages = Pages::start(store).await?;
-    while let Some(page) = pages.next().await? {
-        encode(&page, &mut chunk)?;
-        if chunk.is_empty() {
-            continue;
-        }
-        // The next chunk room for a page like this one and a quarter more: pages differ little, so
-        // it is rarely grown (and copied) while it is written.
-        let next = Vec::with_capacity(chunk.len() + chunk.len() / 4);
-        if chunks.send(Ok(Bytes::from(std::mem::replace(&mut chunk, next)))).await.is_err() {
+    if !start.is_empty() && chunks.send(Ok(Bytes::from(start))).await.is_err() {
+        return Ok(());
+    }
+    let mut pages = Pages::start(store, encode).await?;
+    while let Some(chunk) = pages.next().await? {
+        if chunks.send(Ok(Bytes::from(chunk))).await.is_err() {
             // Nobody reads any more (the download was cancelled).
             return Ok(());
         }
@@ -126,53 +122,68 @@ async fn send_pages(
     Ok(())
 }
 
-/// The leads a page of ids at a time, oldest first, with `READS_AHEAD` pages read side by side:
-/// a page's ids are known before the page before it is read, so the database (PostgreSQL's
-/// processes, or SQLite on a blocking thread) works on the next pages while this one is written.
+/// The leads a page of ids at a time, oldest first, each page made into a `T` by `prepare`, with
+/// `READS_AHEAD` pages read and prepared side by side: a page's ids are known before the page
+/// before it is read, so the database (PostgreSQL's processes, or SQLite on a blocking thread)
+/// works on the next pages, and the other core encodes one, while this one is written.
 /// The span is taken at the start, so a lead stored during the export may be left to the next one.
-struct Pages {
+struct Pages<T> {
     store: Store,
     /// The highest id a page has been asked for so far.
     asked_through: i64,
     /// The highest id kept when the export started: the last page ends there.
     last_id: i64,
-    reading: std::collections::VecDeque<tokio::task::JoinHandle<Result<Vec<ExportedLead>, StoreError>>>,
+    /// What a page becomes on the task that reads it: a chunk of the file, or the leads themselves.
+    prepare: fn(Vec<ExportedLead>) -> anyhow::Result<T>,
+    /// A page with no leads in it is `None`.
+    reading: std::collections::VecDeque<tokio::task::JoinHandle<anyhow::Result<Option<T>>>>,
 }
 
 /// Pages read ahead of the one being written: each holds at most `PAGE` leads in memory.
 const READS_AHEAD: usize = 2;
 
-impl Pages {
-    async fn start(store: &Store) -> anyhow::Result<Pages> {
+impl<T: Send + 'static> Pages<T> {
+    async fn start(
+        store: &Store,
+        prepare: fn(Vec<ExportedLead>) -> anyhow::Result<T>,
+    ) -> anyhow::Result<Pages<T>> {
         let (asked_through, last_id) = match store.export_span().await? {
             Some((lowest, highest)) => (lowest - 1, highest),
             None => (0, 0),
         };
-        Ok(Pages { store: store.clone(), asked_through, last_id, reading: std::collections::VecDeque::new() })
+        Ok(Pages {
+            store: store.clone(),
+            asked_through,
+            last_id,
+            prepare,
+            reading: std::collections::VecDeque::new(),
+        })
     }
 
-    /// The next page with leads in it, or `None` after the last one.
-    async fn next(&mut self) -> anyhow::Result<Option<Vec<ExportedLead>>> {
+    /// The next page with leads in it, prepared, or `None` after the last one.
+    async fn next(&mut self) -> anyhow::Result<Option<T>> {
         loop {
             while self.reading.len() < READS_AHEAD && self.asked_through < self.last_id {
                 let (after, through) = (self.asked_through, self.last_id.min(self.asked_through + PAGE));
-                let store = self.store.clone();
-                self.reading.push_back(tokio::spawn(async move { store.export_page(after, through).await }));
+                let (store, prepare) = (self.store.clone(), self.prepare);
+                self.reading.push_back(tokio::spawn(async move {
+                    let page = store.export_page(after, through).await?;
+                    // Ids left unused (erased leads, a sequence's gaps) leave a page short or empty.
+                    if page.is_empty() { Ok(None) } else { prepare(page).map(Some) }
+                }));
                 self.asked_through = through;
             }
             let Some(reading) = self.reading.pop_front() else {
                 return Ok(None);
             };
-            let page = reading.await??;
-            // Ids left unused (erased leads, a sequence's gaps) leave a page short or empty.
-            if !page.is_empty() {
-                return Ok(Some(page));
+            if let Some(prepared) = reading.await?? {
+                return Ok(Some(prepared));
             }
         }
     }
 }
 
-impl Drop for Pages {
+impl<T> Drop for Pages<T> {
     /// A cancelled download reads no page it would not send.
     fn drop(&mut self) {
         self.reading.iter().for_each(tokio::task::JoinHandle::abort);
@@ -187,13 +198,12 @@ fn csv_start() -> anyhow::Result<Vec<u8>> {
     Ok(writer.into_inner().map_err(|e| e.into_error())?)
 }
 
-fn csv_rows(leads: &[ExportedLead], chunk: &mut Vec<u8>) -> anyhow::Result<()> {
-    let mut writer = csv_writer(std::mem::take(chunk));
-    for lead in leads {
+fn csv_rows(leads: Vec<ExportedLead>) -> anyhow::Result<Vec<u8>> {
+    let mut writer = csv_writer(Vec::new());
+    for lead in &leads {
         writer.write_record(csv_cells(lead).iter().map(|cell| cell.as_bytes()))?;
     }
-    *chunk = writer.into_inner().map_err(|e| e.into_error())?;
-    Ok(())
+    Ok(writer.into_inner().map_err(|e| e.into_error())?)
 }
 
 /// Where Excel's list separator is `;` (uk-UA), a cell holding `;` is quoted as one holding a
@@ -202,8 +212,9 @@ fn csv_writer(chunk: Vec<u8>) -> csv::Writer<Vec<u8>> {
     csv::WriterBuilder::new().comment(Some(b';')).from_writer(chunk)
 }
 
-fn jsonl_rows(leads: &[ExportedLead], chunk: &mut Vec<u8>) -> anyhow::Result<()> {
-    for lead in leads {
+fn jsonl_rows(leads: Vec<ExportedLead>) -> anyhow::Result<Vec<u8>> {
+    let mut chunk = Vec::new();
+    for lead in &leads {
         let line = JsonLine {
             id: lead.id,
             created_at: &lead.created_at,
@@ -219,10 +230,10 @@ fn jsonl_rows(leads: &[ExportedLead], chunk: &mut Vec<u8>) -> anyhow::Result<()>
             attribution: &lead.attribution,
             first_attempt_at: lead.first_attempt_at.as_deref(),
         };
-        serde_json::to_writer(&mut *chunk, &line)?;
+        serde_json::to_writer(&mut chunk, &line)?;
         chunk.push(b'\n');
     }
-    Ok(())
+    Ok(chunk)
 }
 
 /// The workbook, built in full first (its sheet goes to a temporary file, `xlsx_workbook`), then
@@ -261,7 +272,7 @@ async fn xlsx_workbook(store: &Store) -> anyhow::Result<Workbook> {
     }
     sheet.set_freeze_panes(1, 0)?;
     let mut row = 0;
-    let mut pages = Pages::start(store).await?;
+    let mut pages = Pages::start(store, Ok).await?;
     while let Some(page) = pages.next().await? {
         for lead in &page {
             row += 1;
