@@ -391,7 +391,7 @@ pub fn neutralise_formula(cell: &str) -> Cow<'_, str> {
     neutralise_pieces(cell)
 }
 
-/// `neutralise_formula` for a cell with separators, a character at a time.
+/// `neutralise_formula` the careful way, a character at a time: for the cells the scan did not pass.
 fn neutralise_pieces(cell: &str) -> Cow<'_, str> {
     // Copied only once an apostrophe is needed.
     let mut safe: Option<String> = None;
