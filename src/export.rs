@@ -139,7 +139,7 @@ struct Pages<T> {
     reading: std::collections::VecDeque<tokio::task::JoinHandle<anyhow::Result<Option<T>>>>,
 }
 
-/// Pages read ahead of the one being written: each holds at most `PAGE` leads in memory.
+/// Pages read ahead of the one being written: each holds at most `PAGE` leads and their chunk.
 const READS_AHEAD: usize = 2;
 
 impl<T: Send + 'static> Pages<T> {

@@ -296,8 +296,7 @@ mod tests {
         let mut last_id = 0;
         loop {
             last_id += 1;
-            let id = last_id;
-            store.write(move |conn| add(conn, id, &format!("Олена Коваленко {id}"))).await.unwrap();
+            store.write(move |conn| add(conn, last_id, &format!("Олена Коваленко {last_id}"))).await.unwrap();
             if last_id > 4 && (2..=3).contains(&number(&store, segments).await) {
                 break;
             }
