@@ -44,7 +44,7 @@ async fn no_operator_read_grows_with_the_table() {
     }
     small_store.close().await;
     large_store.close().await;
-    let (before, after) = (medians(before), medians(after));
+    let (before, after) = (fastest(before), fastest(after));
     let slack = Duration::from_micros(500);
     // Known and bounded (bench/RESULTS.md; ADR 0044, 0051): the promise figures count every lead
     // of their 30 days, kept in memory and read again only for the hours that changed: they grow
@@ -54,23 +54,20 @@ async fn no_operator_read_grows_with_the_table() {
     let grown: Vec<String> = before
         .iter()
         .zip(&after)
-        .filter(|(small, _)| !bounded.contains(&small.request))
-        .filter(|(small, large)| large.median > small.median * 3 + slack)
-        .map(|(small, large)| {
-            format!("{}: {:?} at 5 k, {:?} at 50 k", small.request, small.median, large.median)
-        })
+        .filter(|((request, _), _)| !bounded.contains(request))
+        .filter(|((_, small), (_, large))| *large > *small * 3 + slack)
+        .map(|((request, small), (_, large))| format!("{request}: {small:?} at 5 k, {large:?} at 50 k"))
         .collect();
     assert!(grown.is_empty(), "grew with the table: {grown:#?}");
 }
 
-/// Each request's median over passes of `reads::measure`.
-fn medians(passes: Vec<Vec<reads::Timed>>) -> Vec<reads::Timed> {
+/// Each request's fastest pass of `reads::measure`. A busy moment of the machine only adds time,
+/// so the fastest pass is the nearest to the read's own cost: with medians, CI's PostgreSQL step
+/// (beside ESLint, Vitest and the benchmark smoke, the cores 95 % busy) once saw `list mine` take
+/// 1.18 ms at 5 k and 4.06 ms at 50 k, a read the 2 M benchmark finds flat.
+fn fastest(passes: Vec<Vec<reads::Timed>>) -> Vec<(&'static str, Duration)> {
     (0..passes[0].len())
-        .map(|i| {
-            let mut times: Vec<Duration> = passes.iter().map(|pass| pass[i].median).collect();
-            times.sort();
-            reads::Timed { request: passes[0][i].request, median: times[times.len() / 2] }
-        })
+        .map(|i| (passes[0][i].request, passes.iter().map(|pass| pass[i].median).min().expect("nine passes")))
         .collect()
 }
 
