@@ -84,10 +84,19 @@ async fn time_limit(
 }
 
 /// Prometheus text: counts only, never a name or a phone. The outbox figures are read at each
-/// scrape, so every instance reports the queue they share.
+/// scrape, so every instance reports the queue they share. Counts read before and after a submit
+/// would still tell whether that phone was seen before (`zayavka_leads_repeated_total`), so only
+/// a scraper on this machine or a private network, asking straight, gets them; to anyone else,
+/// and to whatever a proxy passes on, `/metrics` is a page that does not exist.
 async fn metrics(
     axum::extract::State(state): axum::extract::State<AppState>,
-) -> impl axum::response::IntoResponse {
+    axum::Extension(client): axum::Extension<client::ClientInfo>,
+    headers: axum::http::HeaderMap,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    if !client::from_inside(client.ip, &headers) {
+        return pages::not_found_page(&state, &headers);
+    }
     let queues = state
         .store
         .outbox_queues()
@@ -100,4 +109,5 @@ async fn metrics(
         [(axum::http::header::CONTENT_TYPE, "application/openmetrics-text; version=1.0.0; charset=utf-8")],
         state.metrics.render(),
     )
+        .into_response()
 }

@@ -150,6 +150,33 @@ async fn metrics_count_refusals_by_reason_and_never_hold_personal_data() {
     assert!(!text.contains("Олена") && !text.contains("0674000001"));
 }
 
+/// `/metrics` read before and after a submit would tell whether that phone was sent before
+/// (`zayavka_leads_repeated_total`): from outside, or through a proxy, it is a page that does not
+/// exist, as any unknown path is.
+#[tokio::test]
+async fn metrics_answer_only_a_scraper_inside() {
+    let app = test_app().await;
+    let metrics_from = |ip: [u8; 4], forwarded: bool| {
+        let mut request = Request::get("/metrics");
+        if forwarded {
+            request = request.header("x-forwarded-for", "203.0.113.7");
+        }
+        let peer = std::net::SocketAddr::from((ip, 40000));
+        request.extension(axum::extract::ConnectInfo(peer)).body(Body::empty()).unwrap()
+    };
+    let unknown = app.get("/no-such-page").await;
+    for (ip, forwarded) in [([203, 0, 113, 7], false), ([127, 0, 0, 1], true), ([10, 0, 0, 5], true)] {
+        let answer = app.call(metrics_from(ip, forwarded)).await;
+        assert_eq!(answer.status, StatusCode::NOT_FOUND, "{ip:?}, forwarded: {forwarded}");
+        assert_eq!(answer.body, unknown.body);
+    }
+    for ip in [[127, 0, 0, 1], [10, 0, 0, 5], [172, 17, 0, 1]] {
+        let answer = app.call(metrics_from(ip, false)).await;
+        assert_eq!(answer.status, StatusCode::OK, "{ip:?}");
+        assert!(answer.text().contains("zayavka_leads_repeated_total"));
+    }
+}
+
 /// A bounded flood on loopback from one address: the limiter holds it, and a second address still
 /// gets through.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

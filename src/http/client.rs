@@ -69,9 +69,39 @@ pub fn client_info(peer: Option<IpAddr>, headers: &HeaderMap, trusted: &[IpNet])
     ClientInfo { ip, https }
 }
 
+/// Headers a proxy adds to a request it passes on.
+const FORWARDING: [&str; 4] = ["x-forwarded-for", "x-forwarded-proto", "forwarded", "x-real-ip"];
+
+/// Whether a request from `client` (`client_info`'s address) came from this machine or a private
+/// network, straight to zayavka: loopback, private (RFC 1918), link-local or IPv6 unique-local,
+/// and without a header a proxy adds to what it passes on.
+pub fn from_inside(client: IpAddr, headers: &HeaderMap) -> bool {
+    let inside = match client.to_canonical() {
+        IpAddr::V4(ip) => ip.is_loopback() || ip.is_private() || ip.is_link_local(),
+        IpAddr::V6(ip) => ip.is_loopback() || ip.is_unique_local() || ip.is_unicast_link_local(),
+    };
+    inside && !FORWARDING.iter().any(|name| headers.contains_key(*name))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_request_from_inside_sent_straight_counts_as_from_inside() {
+        let client = |ip: &str| ip.parse::<IpAddr>().unwrap();
+        let none = HeaderMap::new();
+        for inside in
+            ["127.0.0.1", "::1", "::ffff:127.0.0.1", "10.1.2.3", "172.17.0.2", "192.168.1.5", "fd00::7"]
+        {
+            assert!(from_inside(client(inside), &none), "{inside}");
+        }
+        for outside in ["203.0.113.9", "2001:db8::1", "::ffff:8.8.8.8", "100.64.0.1"] {
+            assert!(!from_inside(client(outside), &none), "{outside}");
+        }
+        // Passed on by a proxy on this machine: the proxy's client may be anyone.
+        assert!(!from_inside(client("127.0.0.1"), &headers("127.0.0.1", "http")));
+    }
 
     fn headers(xff: &str, proto: &str) -> HeaderMap {
         let mut headers = HeaderMap::new();
