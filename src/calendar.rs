@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 
 use jiff::civil::{Date, Time};
-use jiff::{SignedDuration, Timestamp, Zoned};
+use jiff::{SignedDuration, Timestamp};
 
 use crate::notice::{WorkingHours, operators_zone};
 
@@ -55,15 +55,23 @@ impl Calendar {
     }
 }
 
-/// The step of the minute-by-minute walk through working time.
+/// The step of the minute-by-minute walks over a few hours (the working time left before a
+/// closure, the end of the last working day before one).
 const STEP: SignedDuration = SignedDuration::from_mins(1);
 
-/// How far ahead a walk looks for working time before giving up (a calendar closed for good).
-const HORIZON: SignedDuration = SignedDuration::from_hours(24 * 60);
+/// How many jumps a walk through working time makes before giving up. Each jump skips a closed
+/// day or the hours off between two working stretches, or ends a stretch, so only a calendar
+/// closed for decades runs out: a walk costs jumps, not minutes, however far it goes.
+const MAX_JUMPS: usize = 100_000;
 
 /// Without working hours, a "morning" and an "afternoon" are these Kyiv times.
 const MORNING: Time = Time::constant(9, 0, 0, 0);
 const AFTERNOON: Time = Time::constant(14, 0, 0, 0);
+
+/// The instant `time` of Kyiv day `day` (a time the clocks skip reads as the one after it).
+fn kyiv_time(day: Date, time: Time) -> Option<Timestamp> {
+    Some(day.to_datetime(time).to_zoned(operators_zone()).ok()?.timestamp())
+}
 
 impl Calendar {
     /// Whether the team works at `at`.
@@ -77,42 +85,83 @@ impl Calendar {
     pub fn after_working_hours(&self, from: Timestamp, hours: u32) -> Option<Timestamp> {
         let mut left = SignedDuration::from_hours(i64::from(hours));
         let mut at = from;
-        while left > SignedDuration::ZERO {
-            if at.duration_since(from) > HORIZON {
-                return None;
+        for _ in 0..MAX_JUMPS {
+            at = self.next_working(at)?;
+            let until = self.working_until(at)?;
+            let stretch = until.duration_since(at);
+            if left < stretch {
+                return at.checked_add(left).ok();
             }
-            if self.works_at(at) {
-                left -= STEP;
+            left -= stretch;
+            at = until;
+            if left.is_zero() {
+                // Ending at a working stretch's end means "when the team can call next".
+                return self.next_working(at);
             }
-            at = at.checked_add(STEP).ok()?;
         }
-        // Ending on the first minute after a working stretch means "at its end": move to the
-        // next working minute, when the team can call.
-        self.next_working(at)
+        None
     }
 
-    /// The first working minute at or after `from`.
+    /// The first working moment at or after `from`.
     pub fn next_working(&self, from: Timestamp) -> Option<Timestamp> {
         let mut at = from;
-        while !self.works_at(at) {
-            if at.duration_since(from) > HORIZON {
-                return None;
+        for _ in 0..MAX_JUMPS {
+            let day = at.to_zoned(operators_zone()).date();
+            if self.closed.contains(day) {
+                at = kyiv_time(day.tomorrow().ok()?, Time::midnight())?;
+                continue;
             }
-            at = at.checked_add(STEP).ok()?;
+            let Some(hours) = self.hours else { return Some(at) };
+            if hours.contains(at) {
+                return Some(at);
+            }
+            // Off hours: on to the next start of the working hours.
+            at = match kyiv_time(day, hours.start)? {
+                start if start > at => start,
+                _ => kyiv_time(day.tomorrow().ok()?, hours.start)?,
+            };
         }
-        Some(at)
+        None
+    }
+
+    /// Where the working stretch that holds `at` ends: when the hours end, or at midnight, after
+    /// which the next day may be closed.
+    fn working_until(&self, at: Timestamp) -> Option<Timestamp> {
+        let day = at.to_zoned(operators_zone()).date();
+        let midnight = kyiv_time(day.tomorrow().ok()?, Time::midnight())?;
+        let end = match self.hours {
+            Some(hours) => kyiv_time(day, hours.end)?,
+            None => midnight,
+        };
+        Some(if end > at { end.min(midnight) } else { midnight })
+    }
+
+    /// `span` back from `now`, the closed days in between not counted: how far back a scan of
+    /// what came due looks, so that what came due on days off is caught when the team is back.
+    pub fn back_over_closures(&self, now: Timestamp, span: SignedDuration) -> Timestamp {
+        let zone = operators_zone();
+        let today = now.to_zoned(zone.clone()).date();
+        let mut closed = 0;
+        loop {
+            let from = now - span - SignedDuration::from_hours(24 * closed);
+            // Each closed day found widens the window, which may find more: at most once a day.
+            let within = self.closed.0.range(from.to_zoned(zone.clone()).date()..=today).count() as i64;
+            if within <= closed {
+                return from;
+            }
+            closed = within;
+        }
     }
 
     /// The first time of day `time` after `from` on a day the team works, or, where that time
     /// falls outside the hours, the first working minute after it.
     fn next_at_time_of_day(&self, from: Timestamp, time: Time) -> Option<Timestamp> {
-        let zone = operators_zone();
-        let mut day = from.to_zoned(zone.clone()).date();
-        for _ in 0..HORIZON.as_hours() / 24 {
+        let mut day = from.to_zoned(operators_zone()).date();
+        for _ in 0..MAX_JUMPS {
             if !self.closed.contains(day) {
-                let at: Zoned = day.to_datetime(time).to_zoned(zone.clone()).ok()?;
-                if at.timestamp() > from {
-                    return self.next_working(at.timestamp());
+                let at = kyiv_time(day, time)?;
+                if at > from {
+                    return self.next_working(at);
                 }
             }
             day = day.tomorrow().ok()?;
@@ -240,8 +289,8 @@ pub enum RetryStep {
 }
 
 /// When an unanswered lead is tried again: the first step after the first unanswered call, the
-/// second after the second, and so on. After the last, the lead is due again at once, offered as
-/// unreachable: closing it is a person's decision.
+/// second after the second, and so on. After the last, the lead is due again as soon as the team
+/// works, offered as unreachable: closing it is a person's decision.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Cadence(pub Vec<RetryStep>);
 
@@ -344,6 +393,47 @@ mod tests {
         assert_eq!(calendar.after_working_hours(kyiv("2026-11-23T23:00"), 2), Some(kyiv("2026-11-25T01:00")));
         assert_eq!(calendar.next_morning(kyiv("2026-11-23T10:00")), Some(kyiv("2026-11-25T09:00")));
         assert_eq!(calendar.next_afternoon(kyiv("2026-11-23T10:00")), Some(kyiv("2026-11-23T14:00")));
+    }
+
+    #[test]
+    fn a_walk_through_working_time_goes_as_far_as_it_must() {
+        // An hour a day: 72 working hours are 72 working days away, past any fixed horizon.
+        let short_days =
+            Calendar { hours: WorkingHours::parse("09:00-10:00"), closed: ClosedDays::default() };
+        assert_eq!(
+            short_days.after_working_hours(kyiv("2026-11-23T09:30"), 72),
+            Some(kyiv("2027-02-03T09:30"))
+        );
+        // Closed for a hundred days: the first working minute after them.
+        let days: Vec<String> = (0..100)
+            .map(|n| kyiv("2026-12-01T12:00").to_zoned(operators_zone()).date() + jiff::Span::new().days(n))
+            .map(|d| d.to_string())
+            .collect();
+        let closed = office(&days.join(","));
+        assert_eq!(closed.next_working(kyiv("2026-11-30T19:00")), Some(kyiv("2027-03-11T09:00")));
+        assert_eq!(closed.after_working_hours(kyiv("2026-11-30T17:00"), 2), Some(kyiv("2027-03-11T10:00")));
+        assert_eq!(closed.next_morning(kyiv("2026-11-30T17:00")), Some(kyiv("2027-03-11T09:00")));
+        // Hours across midnight: 22:00–06:00, and a closed day takes its own night's hours.
+        let nights = Calendar {
+            hours: WorkingHours::parse("22:00-06:00"),
+            closed: ClosedDays::parse("2026-11-24").unwrap(),
+        };
+        assert_eq!(nights.after_working_hours(kyiv("2026-11-23T23:00"), 2), Some(kyiv("2026-11-25T01:00")));
+        assert_eq!(nights.after_working_hours(kyiv("2026-11-25T05:00"), 2), Some(kyiv("2026-11-25T23:00")));
+        // Between two working days without hours, midnight is no stop.
+        let always = Calendar::default();
+        assert_eq!(always.after_working_hours(kyiv("2026-11-23T23:00"), 2), Some(kyiv("2026-11-24T01:00")));
+    }
+
+    #[test]
+    fn a_scan_looks_back_over_the_closed_days() {
+        let span = SignedDuration::from_hours(72);
+        let monday = kyiv("2027-01-04T09:00");
+        assert_eq!(office("").back_over_closures(monday, span), monday - span);
+        // Three days closed inside the 72 hours: three more days back, and one closed day
+        // found only then counts as well.
+        let long = office("2026-12-29,2027-01-01,2027-01-02,2027-01-03");
+        assert_eq!(long.back_over_closures(monday, span), monday - SignedDuration::from_hours(72 + 4 * 24));
     }
 
     #[test]

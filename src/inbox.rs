@@ -258,11 +258,13 @@ impl Outcome {
 
 /// When a lead is due for a call again after a recorded call, decided above the store: the time
 /// the operator asked for, else the retry cadence's next step for that many unanswered calls,
-/// else (the cadence used up) at once, offered as unreachable. A call that closes the lead (the
-/// person reached, or given up on) leaves nothing to schedule.
+/// else (the cadence used up) as soon as the team works, offered as unreachable. A call that
+/// closes the lead (the person reached, or given up on) leaves nothing to schedule.
 #[derive(Debug, Clone)]
 pub struct CallPlan {
-    pub now: Timestamp,
+    /// The first working moment from the call on (the call's own time while the team works):
+    /// when the lead is due once the cadence has no step left for it.
+    pub at_once: Timestamp,
     /// "Передзвонити о …": the time the person asked for (kept even outside working hours).
     pub call_back_at: Option<Timestamp>,
     /// After an unanswered call: the next try for 1, 2, … unanswered calls so far.
@@ -280,7 +282,7 @@ impl CallPlan {
             return Some(at);
         }
         let step = usize::try_from(unanswered - 1).ok();
-        Some(step.and_then(|step| self.retries.get(step).copied().flatten()).unwrap_or(self.now))
+        Some(step.and_then(|step| self.retries.get(step).copied().flatten()).unwrap_or(self.at_once))
     }
 }
 
@@ -437,13 +439,14 @@ mod tests {
     }
 
     #[test]
-    fn the_next_call_is_the_asked_time_else_the_cadence_else_now_and_none_once_closed() {
+    fn the_next_call_is_the_asked_time_else_the_cadence_else_when_the_team_works_and_none_once_closed() {
         let now: Timestamp = "2026-11-23T08:00:00Z".parse().unwrap();
         let step = |hours| Some(now + SignedDuration::from_hours(hours));
-        let plan = CallPlan { now, call_back_at: None, retries: vec![step(2), step(20)] };
+        let at_once = now + SignedDuration::from_hours(1);
+        let plan = CallPlan { at_once, call_back_at: None, retries: vec![step(2), step(20)] };
         assert_eq!(plan.next_call_at(Outcome::NoAnswer, 1), step(2));
         assert_eq!(plan.next_call_at(Outcome::NoAnswer, 2), step(20));
-        assert_eq!(plan.next_call_at(Outcome::NoAnswer, 3), Some(now), "the cadence used up: due at once");
+        assert_eq!(plan.next_call_at(Outcome::NoAnswer, 3), Some(at_once), "the cadence used up");
         assert_eq!(plan.next_call_at(Outcome::Interested, 1), None);
         assert_eq!(plan.next_call_at(Outcome::Unreachable, 3), None);
         let asked = CallPlan { call_back_at: step(30), ..plan };

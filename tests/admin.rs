@@ -321,6 +321,11 @@ async fn newest_first_and_search_by_phone_in_any_format_or_by_name() {
     let next = first["next_before_id"].as_i64().unwrap();
     assert_eq!(operator.list(&app, &format!("limit=2&before_id={next}")).await, [ivan, olena]);
     assert_eq!(operator.get(&app, "/admin/api/leads?filter=later").await.status, StatusCode::BAD_REQUEST);
+    // Longer than any name: refused with the reason, not searched a term per three letters.
+    let long = operator.get(&app, &format!("/admin/api/leads?q={}", url_encode(&"я".repeat(101)))).await;
+    assert_eq!(long.status, StatusCode::BAD_REQUEST);
+    assert!(long.json()["error"].as_str().unwrap().contains("задовгий"), "{}", long.text());
+    assert_eq!(operator.list(&app, &format!("q={}", url_encode(&"я".repeat(100)))).await, [0i64; 0]);
 }
 
 fn url_encode(text: &str) -> String {

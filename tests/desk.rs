@@ -72,6 +72,13 @@ async fn a_lead_of_the_call_list_is_due_at_once_and_a_held_one_once_released() {
     let held = submit(&app, "067 000 01 01").await;
     assert_eq!(lead(&app, &operator, held).await["next_call_at"], Value::Null);
     assert!(due(&app, &operator).await.is_empty());
+    // Nobody calls it before it is released, not even for a call-back (the inbox offers none).
+    let tomorrow = app.state.clock.now() + jiff::SignedDuration::from_hours(24);
+    let asked = json!({ "outcome": "no_answer", "call_back_at": tomorrow.to_string() });
+    let refused = call(&app, &operator, held, asked).await;
+    assert_eq!(refused.status, StatusCode::CONFLICT, "{}", refused.text());
+    assert!(refused.json()["error"].as_str().unwrap().contains("на перевірці"), "{}", refused.text());
+    assert_eq!(lead(&app, &operator, held).await["status"], "new");
     let released = operator.post(&app, &format!("/admin/api/leads/{held}/release"), json!({})).await;
     assert_eq!(released.status, StatusCode::OK, "{}", released.text());
     let at = next_call_at(&released.json()["lead"]).expect("due once in the call list");
@@ -105,6 +112,10 @@ async fn call_backs_that_came_due_come_first_then_the_nearest_deadline() {
     }
     assert_eq!(due(&app, &operator).await, [oldest, newer], "not before their time; a repeat is not a call");
     assert_eq!(lead(&app, &operator, repeat).await["next_call_at"], Value::Null);
+    // A repeat's calls go on the person's first lead.
+    let on_the_repeat = call(&app, &operator, repeat, json!({ "outcome": "no_answer" })).await;
+    assert_eq!(on_the_repeat.status, StatusCode::CONFLICT, "{}", on_the_repeat.text());
+    assert!(on_the_repeat.json()["error"].as_str().unwrap().contains("першій заявці"));
 
     // Their times come (the later-asked one's first): they lead the list, earliest first.
     app.clock.advance_minutes(125);
@@ -142,12 +153,33 @@ async fn an_unanswered_call_is_tried_again_by_the_cadence_never_on_a_closed_day(
     let local = next_call_at(&second.json()["lead"]).unwrap().to_zoned(zayavka::notice::operators_zone());
     assert_eq!((local.date(), local.hour(), local.minute()), (today.tomorrow().unwrap(), 9, 0), "{local}");
 
-    // The cadence is used up: due again at once, for a person to decide (never closed by itself).
+    // The cadence is used up: due again at once, the team working, for a person to decide (never
+    // closed by itself).
     come_due(&app, next_call_at(&second.json()["lead"]).unwrap());
     let third = call(&app, &operator, id, json!({ "outcome": "no_answer" })).await.json();
     assert_eq!(third["lead"]["status"], "attempt_3");
     assert!(next_call_at(&third["lead"]).unwrap() <= app.state.clock.now());
     assert_eq!(due(&app, &operator).await, [id]);
+}
+
+#[tokio::test]
+async fn the_cadence_used_up_on_a_closed_day_waits_for_the_team() {
+    let today = kyiv_date(Timestamp::now());
+    let closed = today.to_string();
+    let (app, operator) = desk(move |s| {
+        s.closed_days = zayavka::calendar::ClosedDays::parse(&closed).unwrap();
+        s.retry_cadence = zayavka::calendar::Cadence::parse("2h").unwrap();
+    })
+    .await;
+    let id = submit(&app, "067 000 03 02").await;
+    let first = call(&app, &operator, id, json!({ "outcome": "no_answer" })).await;
+    assert_eq!(first.status, StatusCode::CREATED, "{}", first.text());
+    // Unanswered again the same (closed) day: no step is left, so the lead is due when the team
+    // is back, tomorrow's first minute (no working hours), not at once.
+    let second = call(&app, &operator, id, json!({ "outcome": "no_answer" })).await.json();
+    let midnight = today.tomorrow().unwrap().to_zoned(zayavka::notice::operators_zone()).unwrap().timestamp();
+    assert_eq!(next_call_at(&second["lead"]), Some(midnight), "{second}");
+    assert!(due(&app, &operator).await.is_empty(), "not on the closed day");
 }
 
 #[tokio::test]

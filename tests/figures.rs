@@ -87,7 +87,7 @@ async fn scene(store: &Store, clock: &ClockHand, database: &TestDatabase, now: T
     let call = async |id: i64, operator: &str, outcome: Outcome, after: SignedDuration| {
         let sent = store.lead(id).await.unwrap().unwrap().created_at.parse::<Timestamp>().unwrap();
         clock.set(sent + after);
-        let plan = CallPlan { now: sent + after, call_back_at: None, retries: vec![None] };
+        let plan = CallPlan { at_once: sent + after, call_back_at: None, retries: vec![None] };
         assert!(store.add_attempt(id, operator.into(), outcome, String::new(), plan).await.unwrap());
     };
     let a = add(person("+380671110001", Some("google"), None, false), now - days(10)).await;
@@ -209,7 +209,7 @@ async fn the_figures_kept_between_requests_follow_each_change_of_a_lead() {
         .find(|lead| lead.phone_e164 == "+380671110005")
         .unwrap()
         .id;
-    let plan = CallPlan { now, call_back_at: None, retries: vec![None] };
+    let plan = CallPlan { at_once: now, call_back_at: None, retries: vec![None] };
     assert!(store.add_attempt(e, OLENA.into(), Outcome::NoAnswer, String::new(), plan).await.unwrap());
     let called = figures::promise(&store, now, Viewer::Everyone).await.unwrap();
     assert_eq!((called.overall.attempted, called.overall.first_attempt_median_minutes), (5, Some(60)));

@@ -113,7 +113,7 @@ async fn the_counters_kept_through_every_write_are_what_the_rows_say() {
     assert!(store.purge_leads(Timestamp::now() - SignedDuration::from_hours(24 * 300)).await.unwrap() > 0);
     for id in [held[0].id, held[0].id + 5, held[0].id + 6] {
         let now = Timestamp::now();
-        let plan = zayavka::inbox::CallPlan { now, call_back_at: None, retries: vec![None] };
+        let plan = zayavka::inbox::CallPlan { at_once: now, call_back_at: None, retries: vec![None] };
         let outcome = zayavka::inbox::Outcome::Interested;
         store.add_attempt(id, shape::OPERATORS[1].into(), outcome, String::new(), plan).await.unwrap();
     }

@@ -116,7 +116,7 @@ fn ids(records: Vec<LeadRecord>) -> Vec<i64> {
 
 /// A call that schedules nothing of its own: the store's default applies.
 fn plain(now: Timestamp) -> CallPlan {
-    CallPlan { now, call_back_at: None, retries: Vec::new() }
+    CallPlan { at_once: now, call_back_at: None, retries: Vec::new() }
 }
 
 #[tokio::test]

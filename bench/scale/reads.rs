@@ -134,7 +134,7 @@ pub async fn measure(store: &Store, runs: usize) -> anyhow::Result<Vec<Timed>> {
         async move {
             for id in ids {
                 let now = Timestamp::now();
-                let plan = CallPlan { now, call_back_at: None, retries: vec![None] };
+                let plan = CallPlan { at_once: now, call_back_at: None, retries: vec![None] };
                 store.add_attempt(id, OPERATORS[1].into(), Outcome::NoAnswer, String::new(), plan).await?;
             }
             Ok(())
@@ -179,7 +179,11 @@ pub async fn measure(store: &Store, runs: usize) -> anyhow::Result<Vec<Timed>> {
 /// The fill's first operator records that lead `id` did not answer, to be tried again in two hours.
 async fn call(store: &Store, id: i64) -> Result<(), zayavka::store::StoreError> {
     let now = Timestamp::now();
-    let plan = CallPlan { now, call_back_at: None, retries: vec![Some(now + SignedDuration::from_hours(2))] };
+    let plan = CallPlan {
+        at_once: now,
+        call_back_at: None,
+        retries: vec![Some(now + SignedDuration::from_hours(2))],
+    };
     store.add_attempt(id, OPERATORS[0].into(), Outcome::NoAnswer, String::new(), plan).await.map(drop)
 }
 

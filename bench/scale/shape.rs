@@ -346,7 +346,7 @@ fn per_writer<T, U: IntoIterator<Item = T>>(
 async fn make_calls(store: Store, batch: Vec<Call>) -> Result<Vec<bool>, zayavka::store::StoreError> {
     let now = store.clock().now();
     let plan = |outcome: Outcome| CallPlan {
-        now,
+        at_once: now,
         call_back_at: (outcome == Outcome::CallBack).then(|| now + SignedDuration::from_hours(20)),
         retries: vec![
             Some(now + SignedDuration::from_hours(2)),

@@ -38,12 +38,19 @@ pub enum CallRefusal {
     NoteTooLong,
     #[error("no such lead")]
     NoSuchLead,
+    /// Held for review: released to the call list before anyone calls.
+    #[error("the lead is held")]
+    Held,
+    /// A repeat: its calls go on the person's first lead.
+    #[error("the lead is a repeat")]
+    Repeat,
     #[error(transparent)]
     Store(#[from] StoreError),
 }
 
 /// Records a call to lead `id` at `now`: its outcome moves the lead on, an unanswered call
 /// schedules the next try by the retry cadence (working time only), and the trail says who called.
+/// Only a lead of the call list is called, as the inbox offers it: not a held lead, nor a repeat.
 pub async fn record_call(
     services: Services<'_>,
     id: i64,
@@ -70,19 +77,26 @@ pub async fn record_call(
     }
     // The cadence's times (a walk through working time) only where a retry is to be scheduled.
     let settings = services.settings;
-    let retries = if outcome == Outcome::NoAnswer && call_back_at.is_none() {
+    let plan = if outcome == Outcome::NoAnswer && call_back_at.is_none() {
         let calendar = services.store.calendar(settings.settings_calendar(), now).await?;
-        settings.retry_cadence.retries_after(&calendar, now)
+        let at_once = calendar.next_working(now).unwrap_or(now);
+        CallPlan { at_once, call_back_at, retries: settings.retry_cadence.retries_after(&calendar, now) }
     } else {
-        Vec::new()
+        CallPlan { at_once: now, call_back_at, retries: Vec::new() }
     };
-    let plan = CallPlan { now, call_back_at, retries };
     let note = crate::lead::clean::multi_line(&note);
     if note.chars().count() > MAX_NOTE_CHARS {
         return Err(CallRefusal::NoteTooLong);
     }
     if !services.store.add_attempt(id, actor.name.clone(), outcome, note, plan).await? {
-        return Err(CallRefusal::NoSuchLead);
+        let lead = services.store.lead(id).await?.ok_or(CallRefusal::NoSuchLead)?;
+        return Err(if lead.held.is_some() {
+            CallRefusal::Held
+        } else if lead.repeat_of.is_some() {
+            CallRefusal::Repeat
+        } else {
+            CallRefusal::NoSuchLead
+        });
     }
     let detail = Some(outcome.as_str().to_owned());
     services.store.audit(actor.did(Action::RecordedCall, Some(id), detail)).await?;

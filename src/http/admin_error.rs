@@ -57,6 +57,8 @@ pub enum AdminError {
     NotAClosedDay,
     /// 409: the lead or account is not in a state for this, as the sentence says.
     Conflict(&'static str),
+    /// 409: the lead is held for review, to be released before anyone takes or calls it.
+    LeadHeld,
     /// 413
     TooLarge,
     /// 415
@@ -99,7 +101,7 @@ impl AdminError {
             | AdminError::NoSuchAccount
             | AdminError::NotificationGone
             | AdminError::NotAClosedDay => StatusCode::NOT_FOUND,
-            AdminError::Conflict(_) => StatusCode::CONFLICT,
+            AdminError::Conflict(_) | AdminError::LeadHeld => StatusCode::CONFLICT,
             AdminError::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             AdminError::NotJson => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             AdminError::TooManyLogins(_) | AdminError::TryLater(..) => StatusCode::TOO_MANY_REQUESTS,
@@ -126,6 +128,7 @@ impl AdminError {
             AdminError::NotAnAdmin => "Це може зробити лише адміністратор.",
             AdminError::NotFound => "Не знайдено.",
             AdminError::LeadNotFound => "Заявку не знайдено (можливо, її видалено).",
+            AdminError::LeadHeld => "Ця заявка на перевірці: спершу передайте її в роботу.",
             AdminError::NoSuchAccount => "Такого облікового запису немає.",
             AdminError::NotificationGone => {
                 "Цього сповіщення вже немає в черзі: його надіслано або відкинуто."

@@ -75,9 +75,7 @@ async fn assign(
 fn refused(refusal: ClaimRefusal) -> AdminError {
     match refusal {
         ClaimRefusal::NoSuchLead => AdminError::LeadNotFound,
-        ClaimRefusal::NotTakeable(TakeRefusal::Held) => {
-            AdminError::Conflict("Ця заявка на перевірці: спершу передайте її в роботу.")
-        }
+        ClaimRefusal::NotTakeable(TakeRefusal::Held) => AdminError::LeadHeld,
         ClaimRefusal::NotTakeable(TakeRefusal::Closed) => AdminError::Conflict("Ця заявка вже закрита."),
         // Taken by a colleague a moment ago (or so): the lead's page shows who.
         ClaimRefusal::NotTakeable(TakeRefusal::Taken) => {

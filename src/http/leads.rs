@@ -121,6 +121,10 @@ async fn list_page(
             ));
         }
     };
+    // Longer than any name could be: refused before it becomes a search term per three letters.
+    if query.q.chars().count() > crate::lead::MAX_NAME_CHARS {
+        return Err(AdminError::BadRequest("Пошук задовгий: не більше 100 символів."));
+    }
     let (name_pattern, phone) = Search::parse(&query.q).patterns();
     let search = match (&name_pattern, &phone) {
         (Some(_), _) => ", search by name",
@@ -211,6 +215,10 @@ async fn add_attempt(
         CallRefusal::CallBackWithoutTime => AdminError::BadRequest("Вкажіть, о котрій передзвонити."),
         CallRefusal::NoteTooLong => AdminError::BadRequest("Нотатка задовга: не більше 1000 символів."),
         CallRefusal::NoSuchLead => AdminError::LeadNotFound,
+        CallRefusal::Held => AdminError::LeadHeld,
+        CallRefusal::Repeat => {
+            AdminError::Conflict("Це повторна заявка: дзвінки записуйте в першій заявці цієї людини.")
+        }
         CallRefusal::Store(e) => AdminError::Database(e),
     })?;
     tracing::info!(id, outcome = outcome.as_str(), operator = session.operator_id, "inbox: call logged");

@@ -434,12 +434,16 @@ fn waiting(finished: &[Delivery], pending: bool, room: usize) -> bool {
     !finished.is_empty() || (pending && room > 0)
 }
 
+/// How far past the 48 hours the scans of what came due look back, in the team's days.
+const DAY: SignedDuration = SignedDuration::from_hours(24);
+
 /// Which open leads to notify about at `now`, as windows of their arrival time: a reminder for
 /// those `remind_after` into their 48 hours, a notice for those past them, and, in the last
 /// working hours before days off, a reminder for every lead whose 48 hours end before the team
 /// is back. Out of working time, nothing: the next scan at work catches up, as each window looks
-/// back a day only (a server that was off for weeks does not flood the channels with notices
-/// about long-closed days). Each lead gets each notice once (the outbox keeps one per lead).
+/// back a day past the 48 hours, closed days not counted (`Calendar::back_over_closures`), and no
+/// further: a server that was off for weeks does not flood the channels with notices about
+/// long-past deadlines. Each lead gets each notice once (the outbox keeps one per lead).
 fn deadline_scans(
     calendar: &Calendar,
     now: Timestamp,
@@ -449,10 +453,9 @@ fn deadline_scans(
         return Vec::new();
     }
     let promise = crate::inbox::PROMISE;
-    let day = SignedDuration::from_hours(24);
     let mut scans = vec![
         (Event::Reminder, now - promise, now - remind_after),
-        (Event::Overdue, now - promise - day, now - promise),
+        (Event::Overdue, calendar.back_over_closures(now, promise + DAY), now - promise),
     ];
     if let Some(closure) = calendar.closure_ahead(now) {
         scans.push((Event::Reminder, now - promise, closure.reopens + RISK_AFTER_REOPENING - promise));
@@ -476,8 +479,9 @@ pub async fn escalate(store: &Store, settings: &Settings, now: Timestamp) -> Res
 }
 
 /// Which arrivals to escalate at `now`: those sent more than `after` ago, looking back past the
-/// 48 hours by a day at most (as `deadline_scans` does). Only while the team works, so that the
-/// admins hear of it when someone can act; none when escalation is off.
+/// 48 hours by a day, closed days not counted, as `deadline_scans` does: a lead whose time came on
+/// days off is escalated when the team is back. Only while the team works, so that the admins
+/// hear of it when someone can act; none when escalation is off.
 fn escalation_window(
     calendar: &Calendar,
     now: Timestamp,
@@ -486,7 +490,7 @@ fn escalation_window(
     let after = after?;
     calendar
         .works_at(now)
-        .then(|| (now - crate::inbox::PROMISE - SignedDuration::from_hours(24), now - after))
+        .then(|| (calendar.back_over_closures(now, crate::inbox::PROMISE + DAY), now - after))
 }
 
 /// An error with its causes ("error sending request: connection refused"): reqwest's own text
@@ -572,6 +576,17 @@ mod tests {
         assert_eq!(window.0, morning - SignedDuration::from_hours(72));
         assert_eq!(escalation_window(&calendar, kyiv("2026-12-30T20:00"), after), None, "at night: later");
         assert_eq!(escalation_window(&calendar, morning, None), None, "switched off");
+        // Back on Monday after three closed days: a lead sent on Thursday at 21:30, whose day
+        // came on the closed Friday, is still looked at (and so is its deadline's notice).
+        let long_weekend =
+            calendar.also_closed(["2027-01-01", "2027-01-02", "2027-01-03"].map(|d| d.parse().unwrap()));
+        let monday = kyiv("2027-01-04T09:00");
+        let (from, to) = escalation_window(&long_weekend, monday, after).unwrap();
+        let sent = kyiv("2026-12-31T21:30");
+        assert!(from < sent && sent < to, "{from} .. {to}");
+        assert!(from > monday - SignedDuration::from_hours(24 * 7), "no further than the closure: {from}");
+        let overdue = deadline_scans(&long_weekend, monday, SignedDuration::from_hours(24))[1];
+        assert_eq!((overdue.0, overdue.1), (Event::Overdue, from));
     }
 
     #[test]

@@ -138,7 +138,8 @@ impl Store {
 
     /// Logs a call and moves the lead's status on (`Outcome::status_after`) and its next call
     /// (`CallPlan::next_call_at`); a call by the operator who took the lead ends their claim (a
-    /// lead handed to them stays theirs). `false` if there is no such lead.
+    /// lead handed to them stays theirs). `false` if there is no such lead of the call list: none,
+    /// a held one or a repeat.
     pub async fn add_attempt(
         &self,
         lead_id: i64,
@@ -152,7 +153,7 @@ impl Store {
     }
 
     /// Logs many calls in one transaction, in their order, leaving each lead as its calls one
-    /// after the other with `add_attempt` would; for each, `false` if there is no such lead.
+    /// after the other with `add_attempt` would; for each, `false` as `add_attempt` gives it.
     pub async fn add_attempts(&self, calls: Vec<NewAttempt>) -> Result<Vec<bool>, StoreError> {
         dispatch!(self, add_attempts(calls, self.clock.now()))
     }

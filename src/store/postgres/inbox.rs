@@ -101,12 +101,14 @@ impl PostgresStore {
         let mut ids: Vec<i64> = calls.iter().map(|call| call.lead_id).collect();
         ids.sort_unstable();
         ids.dedup();
-        // With each lead, who holds it for a time (a take), whose call ends the claim.
+        // With each lead, who holds it for a time (a take), whose call ends the claim. Only a lead
+        // of the call list is called: not a held one (released first), nor a repeat (its calls go
+        // on the person's first lead).
         let found: HashMap<i64, Option<String>> = tx
             .query(
                 "SELECT l.id, o.email FROM \"CRN\" AS l \
                  LEFT JOIN operators AS o ON o.id = l.claimed_by AND l.claimed_until IS NOT NULL \
-                 WHERE l.id = ANY($1) ORDER BY l.id FOR UPDATE OF l",
+                 WHERE l.id = ANY($1) AND l.held IS NULL AND l.repeat_of IS NULL ORDER BY l.id FOR UPDATE OF l",
                 &[&ids],
             )
             .await
@@ -163,12 +165,11 @@ impl PostgresStore {
         }
         // Before the calls are inserted: the lead then already holds its first call (the earliest
         // by time, then id, as the counters' trigger keeps it), so the trigger does not write
-        // each lead a second time. Only a lead of the call list is due for calls: not a held one,
-        // nor a repeat.
+        // each lead a second time.
         tx.execute(
             "UPDATE \"CRN\" AS l SET status = v.status, \
              reached_at = CASE WHEN v.reached AND l.reached_at IS NULL THEN to_timestamp($2) ELSE l.reached_at END, \
-             next_call_at = CASE WHEN l.held IS NULL AND l.repeat_of IS NULL THEN to_timestamp(v.next) END, \
+             next_call_at = to_timestamp(v.next), \
              call_back = v.next IS NOT NULL, \
              first_call_at = CASE WHEN l.first_call_at IS NULL OR l.first_call_at > to_timestamp($2) \
                THEN to_timestamp($2) ELSE l.first_call_at END, \

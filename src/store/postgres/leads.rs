@@ -582,9 +582,9 @@ impl PostgresStore {
         let tx = client.transaction().await.map_err(unavailable)?;
         let released = tx
             .execute(
-                // Released into the call list, a first lead is due at once.
+                // Released into the call list, a first lead is due at once, ordered by its deadline.
                 &format!(
-                    "UPDATE \"CRN\" SET held = NULL, \
+                    "UPDATE \"CRN\" SET held = NULL, call_back = false, \
                      next_call_at = CASE WHEN repeat_of IS NULL AND status IN ({open}) \
                      THEN to_timestamp($2) END WHERE id = $1 AND held IS NOT NULL",
                     open = open_statuses_sql()

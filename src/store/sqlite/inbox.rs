@@ -107,15 +107,17 @@ impl SqliteStore {
     }
 }
 
-/// Logs one call (`Store::add_attempt`); `false` if there is no such lead.
+/// Logs one call (`Store::add_attempt`); `false` if there is no such lead of the call list.
 fn add_attempt(conn: &Connection, call: NewAttempt, now: &str) -> rusqlite::Result<bool> {
     let NewAttempt { lead_id, operator, outcome, note, plan } = call;
     // Cached statements: each fires the counters' triggers, whose programs are costly to prepare.
-    let exists = conn
-        .prepare_cached("SELECT 1 FROM \"CRN\" WHERE id = ?1")?
+    // Only a lead of the call list is called: not a held one (released first), nor a repeat
+    // (its calls go on the person's first lead).
+    let callable = conn
+        .prepare_cached("SELECT 1 FROM \"CRN\" WHERE id = ?1 AND held IS NULL AND repeat_of IS NULL")?
         .query_row([lead_id], |_| Ok(()))
         .optional()?;
-    if exists.is_none() {
+    if callable.is_none() {
         return Ok(false);
     }
     execute_cached(
@@ -126,12 +128,11 @@ fn add_attempt(conn: &Connection, call: NewAttempt, now: &str) -> rusqlite::Resu
     let unanswered: i64 = conn
         .prepare_cached("SELECT count(*) FROM call_attempts WHERE lead_id = ?1 AND outcome = 'no_answer'")?
         .query_row([lead_id], |row| row.get(0))?;
-    // Only a lead of the call list is due for calls: not a held one, nor a repeat.
     execute_cached(
         conn,
         "UPDATE \"CRN\" SET status = ?2, \
          reached_at = CASE WHEN ?3 AND reached_at IS NULL THEN ?4 ELSE reached_at END, \
-         next_call_at = CASE WHEN held IS NULL AND repeat_of IS NULL THEN ?5 END, call_back = ?5 IS NOT NULL \
+         next_call_at = ?5, call_back = ?5 IS NOT NULL \
          WHERE id = ?1",
         params![
             lead_id,

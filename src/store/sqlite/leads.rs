@@ -130,10 +130,10 @@ impl SqliteStore {
     ) -> Result<bool, StoreError> {
         let now = text(now);
         self.write(move |conn| {
-            // Released into the call list, a first lead is due at once.
+            // Released into the call list, a first lead is due at once, ordered by its deadline.
             let released = conn.execute(
                 &format!(
-                    "UPDATE \"CRN\" SET held = NULL, \
+                    "UPDATE \"CRN\" SET held = NULL, call_back = 0, \
                      next_call_at = CASE WHEN repeat_of IS NULL AND status IN ({open}) \
                      THEN ?2 END WHERE id = ?1 AND held IS NOT NULL",
                     open = open_statuses_sql()
