@@ -369,7 +369,10 @@ async fn each_call_moves_the_status_on_and_the_log_keeps_it() {
 
     let unknown = operator.post(&app, &path, json!({ "outcome": "maybe" })).await;
     assert_eq!(unknown.status, StatusCode::BAD_REQUEST);
-    assert_eq!(unknown.json()["error"], "Оберіть результат дзвінка.");
+    assert!(unknown.json()["error"].as_str().unwrap().starts_with("Такого результату дзвінка немає"));
+    let none = operator.post(&app, &path, json!({ "note": "без результату" })).await;
+    assert_eq!(none.status, StatusCode::BAD_REQUEST);
+    assert_eq!(none.json()["error"], "Оберіть результат дзвінка.");
     let long = operator.post(&app, &path, json!({ "outcome": "no_answer", "note": "я".repeat(1001) })).await;
     assert_eq!(long.status, StatusCode::BAD_REQUEST);
     let missing =

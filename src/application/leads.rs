@@ -26,8 +26,10 @@ pub struct Call {
 /// Why a call was not recorded.
 #[derive(Debug, thiserror::Error)]
 pub enum CallRefusal {
-    #[error("no outcome, or an unknown one")]
+    #[error("no outcome")]
     NoOutcome,
+    #[error("an unknown outcome")]
+    UnknownOutcome,
     #[error("the call-back is more than 90 days ahead")]
     CallBackTooFar,
     #[error("a call-back for a call that closes the lead")]
@@ -65,7 +67,7 @@ pub async fn record_call(
     let outcome = match (outcome, call_back_at) {
         (None, Some(_)) => Outcome::CallBack,
         (Some(name), _) => {
-            Outcome::ALL.into_iter().find(|o| o.as_str() == name).ok_or(CallRefusal::NoOutcome)?
+            Outcome::ALL.into_iter().find(|o| o.as_str() == name).ok_or(CallRefusal::UnknownOutcome)?
         }
         (None, None) => return Err(CallRefusal::NoOutcome),
     };

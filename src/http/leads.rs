@@ -209,6 +209,9 @@ async fn add_attempt(
     let outcome = recorded.await.map_err(|refusal| match refusal {
         CallRefusal::CallBackTooFar => AdminError::BadRequest("Передзвонити можна не пізніше ніж за 90 днів."),
         CallRefusal::NoOutcome => AdminError::BadRequest("Оберіть результат дзвінка."),
+        CallRefusal::UnknownOutcome => {
+            AdminError::BadRequest("Такого результату дзвінка немає: оновіть сторінку й оберіть зі списку.")
+        }
         CallRefusal::CallBackOnClosed => AdminError::BadRequest(
             "Час передзвону вказують для заявки, що лишається відкритою: «Не відповіли» або «Просить передзвонити».",
         ),
