@@ -127,15 +127,21 @@ async fn call_backs_that_came_due_come_first_then_the_nearest_deadline() {
     assert_eq!(due(&app, &operator).await, [asked_later, asked_earlier, newer]);
 }
 
-#[tokio::test]
-async fn an_unanswered_call_is_tried_again_by_the_cadence_never_on_a_closed_day() {
+/// A desk closed today (Kyiv), with this retry cadence, and today's date.
+async fn desk_closed_today(cadence: &str) -> (TestApp, SignedIn, jiff::civil::Date) {
     let today = kyiv_date(Timestamp::now());
-    let closed = today.to_string();
+    let cadence = zayavka::calendar::Cadence::parse(cadence).unwrap();
     let (app, operator) = desk(move |s| {
-        s.closed_days = zayavka::calendar::ClosedDays::parse(&closed).unwrap();
-        s.retry_cadence = zayavka::calendar::Cadence::parse("2h,morning").unwrap();
+        s.closed_days = zayavka::calendar::ClosedDays::parse(&today.to_string()).unwrap();
+        s.retry_cadence = cadence;
     })
     .await;
+    (app, operator, today)
+}
+
+#[tokio::test]
+async fn an_unanswered_call_is_tried_again_by_the_cadence_never_on_a_closed_day() {
+    let (app, operator, today) = desk_closed_today("2h,morning").await;
     let id = submit(&app, "067 000 03 01").await;
 
     // Today is closed: two working hours are counted from tomorrow's midnight (no working hours).
@@ -164,13 +170,7 @@ async fn an_unanswered_call_is_tried_again_by_the_cadence_never_on_a_closed_day(
 
 #[tokio::test]
 async fn the_cadence_used_up_on_a_closed_day_waits_for_the_team() {
-    let today = kyiv_date(Timestamp::now());
-    let closed = today.to_string();
-    let (app, operator) = desk(move |s| {
-        s.closed_days = zayavka::calendar::ClosedDays::parse(&closed).unwrap();
-        s.retry_cadence = zayavka::calendar::Cadence::parse("2h").unwrap();
-    })
-    .await;
+    let (app, operator, today) = desk_closed_today("2h").await;
     let id = submit(&app, "067 000 03 02").await;
     let first = call(&app, &operator, id, json!({ "outcome": "no_answer" })).await;
     assert_eq!(first.status, StatusCode::CREATED, "{}", first.text());
