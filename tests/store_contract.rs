@@ -245,6 +245,38 @@ async fn a_repeat_within_the_window_is_linked_to_the_first_lead_and_not_notified
 }
 
 #[tokio::test]
+async fn a_repeat_of_a_lead_someone_holds_tells_them_once_with_its_insert() {
+    let f = fixture().await;
+    let channels = [Channel::Telegram, Channel::Webhook];
+    let send = |name: &str, phone: &str| {
+        let (store, lead) = (f.store.clone(), lead(name, phone));
+        async move { store.insert(vec![lead], &context(&channels), None).await.unwrap().remove(0) }
+    };
+    let (ganna, petro) =
+        (send("Ганна", "+380671234567").await.lead.id, send("Петро", "+380501112233").await.lead.id);
+    assert_eq!(f.claim(&channels).await.len(), 4, "each first lead told as new");
+    send("Ганна знову", "+380671234567").await;
+    assert!(f.claim(&channels).await.is_empty(), "nobody holds Ганна's lead: nobody to tell");
+
+    let olena = f.operator(OLENA).await;
+    let t = now();
+    assert!(f.store.take(ganna, olena, t + minutes(30), t).await.unwrap());
+    // Petro's lead was taken an hour ago for 30 minutes: nobody holds it now.
+    assert!(f.store.take(petro, olena, t - minutes(30), t - minutes(60)).await.unwrap());
+    let (again, also) =
+        (send("Ганна втретє", "+380671234567").await, send("Петро знову", "+380501112233").await);
+    assert_eq!((again.repeat_of, also.repeat_of), (Some(ganna), Some(petro)));
+    let mut told = f.claim(&channels).await;
+    told.sort_unstable_by_key(|job| job.2.name());
+    assert_eq!(
+        told,
+        [(ganna, Event::WroteAgain, Channel::Telegram), (ganna, Event::WroteAgain, Channel::Webhook)]
+    );
+    send("Ганна вчетверте", "+380671234567").await;
+    assert!(f.claim(&channels).await.is_empty(), "told once per lead");
+}
+
+#[tokio::test]
 async fn a_held_lead_waits_apart_until_released_once() {
     let f = fixture().await;
     let channels = [Channel::Email];

@@ -138,9 +138,10 @@ pub async fn store(
                 services.wake_notifier();
                 intake.hand_outs.queue(call_list);
             }
-            let repeated = stored.iter().zip(&held).filter(|(_, held)| held.is_empty());
-            for first in repeated.filter_map(|(row, _)| row.repeat_of) {
-                tell_holder(services, first).await;
+            // A repeat of a lead someone holds queued a "wrote again" notice with it.
+            let repeats = stored.iter().any(|row| row.repeat_of.is_some());
+            if repeats && !intake.insert_context.channels.is_empty() {
+                services.wake_notifier();
             }
             Ok(stored)
         }
@@ -150,19 +151,5 @@ pub async fn store(
             tracing::error!(error = %e, "storing a lead failed");
             Err(e)
         }
-    }
-}
-
-/// The person wrote again about lead `first`: whoever holds it (open) is told, once per lead. The
-/// repeat is stored already, so a failure here is logged and the submit still succeeds.
-async fn tell_holder(services: Services<'_>, first: i64) {
-    let channels = services.settings.notify.channels();
-    if channels.is_empty() {
-        return;
-    }
-    match services.store.queue_wrote_again(first, channels, services.clock.now()).await {
-        Ok(0) => {}
-        Ok(_) => services.wake_notifier(),
-        Err(e) => tracing::warn!(error = %e, id = first, "telling the holder that the person wrote again"),
     }
 }

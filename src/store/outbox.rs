@@ -110,17 +110,6 @@ impl Store {
         dispatch!(self, escalate(channels, from, to, now))
     }
 
-    /// A repeat of lead `lead_id` arrived: queues `Event::WroteAgain` on every channel if the lead
-    /// is open and someone holds it at `now`, once per lead. Returns how many were queued.
-    pub async fn queue_wrote_again(
-        &self,
-        lead_id: i64,
-        channels: Arc<[Channel]>,
-        now: jiff::Timestamp,
-    ) -> Result<usize, StoreError> {
-        dispatch!(self, queue_wrote_again(lead_id, channels, now))
-    }
-
     /// Tells, once per scheduled time, that the time a call set for the next one (the time the
     /// person asked for, or the retry after no answer) has come: the leads whose `next_call_at`
     /// lies in `[since, now]` and was not told yet are marked told and get `Event::CallBackDue` on

@@ -20,8 +20,10 @@ const BATCH_TIME_LIMIT: std::time::Duration = std::time::Duration::from_secs(15)
 /// The insert of many leads, one statement for all (ADR 0050): the rows come as arrays, one
 /// element a lead, in the order the leads arrived. Each lead's duplicate lookup is its first part
 /// and the outbox rows its last. A repeat's first lead was notified already and a held lead is
-/// notified once released: the statement writes outbox rows for neither, and neither is due for
-/// a call; a lead of the call list is due at once. The lookup sees only rows stored before the
+/// notified once released: neither gets a `new` row, and neither is due for a call; a lead of the
+/// call list is due at once. A repeat tells whoever holds its first lead, if open, that the person
+/// wrote again (once per lead), here rather than after the answer, so that a repeat's answer costs
+/// no more writes than a first lead's. The lookup sees only rows stored before the
 /// statement: a phone twice among the leads is written in two statements (`runs`). A number is
 /// compared in byte order (`COLLATE "C"`), so that its one index, the phone search's, serves it
 /// (ADR 0055).
@@ -29,8 +31,10 @@ const BATCH_TIME_LIMIT: std::time::Duration = std::time::Duration::from_secs(15)
 /// The ids are drawn in the order the rows are inserted, which is the leads' order (`ORDER BY
 /// n`), so the answers, in id order, are in the leads' order too, and the k-th new id is the
 /// k-th lead's (its channels: `$16` names the lead of each channel in `$17`).
-const INSERT_LEADS: &str = concat!(
-    "WITH input AS ( \
+static INSERT_LEADS: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!(
+        concat!(
+            "WITH input AS ( \
        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], \
          $7::float8[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], \
          $14::text[], $15::float8[]) WITH ORDINALITY \
@@ -56,11 +60,23 @@ const INSERT_LEADS: &str = concat!(
        INSERT INTO outbox (lead_id, event, channel, created_at, next_attempt_at) \
        SELECT numbered.id, 'new', channel.name, numbered.created_at, numbered.created_at \
        FROM numbered JOIN unnest($16::int8[], $17::text[]) AS channel(n, name) USING (n) \
-       WHERE numbered.repeat_of IS NULL AND numbered.held IS NULL) \
+       WHERE numbered.repeat_of IS NULL AND numbered.held IS NULL), \
+     told AS ( \
+       INSERT INTO outbox (lead_id, event, channel, created_at, next_attempt_at) \
+       SELECT first.id, '{wrote_again}', channel.name, numbered.created_at, numbered.created_at \
+       FROM numbered JOIN unnest($16::int8[], $17::text[]) AS channel(n, name) USING (n) \
+       JOIN \"CRN\" AS first ON first.id = numbered.repeat_of \
+       WHERE first.status IN ({open}) AND first.claimed_by IS NOT NULL \
+       AND (first.claimed_until IS NULL OR first.claimed_until > numbered.created_at) \
+       ON CONFLICT (lead_id, event, channel) DO NOTHING) \
      SELECT id, ",
-    text_time!("created_at"),
-    ", name, phone, confirmation, comment, repeat_of FROM new ORDER BY id"
-);
+            text_time!("created_at"),
+            ", name, phone, confirmation, comment, repeat_of FROM new ORDER BY id"
+        ),
+        wrote_again = Event::WroteAgain.name(),
+        open = open_statuses_sql(),
+    )
+});
 
 /// Two instances taking the same phone at once: a lock on each phone, held until commit, makes the
 /// second see the first's row. Taken in one order (of the keys) so that two batches never wait
@@ -319,7 +335,7 @@ async fn write_leads(
     values: &[LeadValues<'_>],
 ) -> Result<Vec<Row>, tokio_postgres::Error> {
     let lock = tx.prepare_cached(LOCK_PHONES).await?;
-    let insert = tx.prepare_cached(INSERT_LEADS).await?;
+    let insert = tx.prepare_cached(&INSERT_LEADS).await?;
     let phones: Vec<&str> = values.iter().filter(|v| v.window.is_some()).map(|v| v.phone).collect();
     let columns: Vec<LeadColumns> = runs(values).map(LeadColumns::of).collect();
     let params: Vec<_> = columns.iter().map(LeadColumns::params).collect();

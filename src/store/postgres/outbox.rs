@@ -110,31 +110,6 @@ impl PostgresStore {
         Ok(rows.len())
     }
 
-    pub async fn queue_wrote_again(
-        &self,
-        lead_id: i64,
-        channels: std::sync::Arc<[Channel]>,
-        now: jiff::Timestamp,
-    ) -> Result<usize, StoreError> {
-        let client = self.client().await?;
-        let channels = channel_names(&channels);
-        let queued = client
-            .execute(
-                &format!(
-                    "INSERT INTO outbox (lead_id, event, channel, created_at, next_attempt_at) \
-                     SELECT id, $2, channel, to_timestamp($4), to_timestamp($4) FROM \"CRN\", unnest($3::text[]) AS channel \
-                     WHERE id = $1 AND status IN ({}) AND claimed_by IS NOT NULL \
-                     AND (claimed_until IS NULL OR claimed_until > to_timestamp($4)) \
-                     ON CONFLICT (lead_id, event, channel) DO NOTHING",
-                    open_statuses_sql()
-                ),
-                &[&lead_id, &Event::WroteAgain.name(), &channels, &seconds(now)],
-            )
-            .await
-            .map_err(unavailable)?;
-        Ok(queued as usize)
-    }
-
     pub async fn queue_call_backs(
         &self,
         channels: std::sync::Arc<[Channel]>,

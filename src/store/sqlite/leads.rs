@@ -273,6 +273,19 @@ const INSERT_LEAD: &str = "INSERT INTO \"CRN\" \
       utm_source, utm_medium, utm_campaign, utm_content, utm_term, referrer, next_call_at, phone_reversed) \
      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, \
       CASE WHEN ?8 IS NULL AND ?9 IS NULL THEN ?1 END, ?16) RETURNING id";
+/// A repeat's "wrote again" notice on one channel (`?3`), in the insert's own transaction, so that
+/// a repeat's answer costs no more writes than a first lead's: only for an open first lead (`?1`)
+/// someone holds at `?2`, once per lead.
+static QUEUE_WROTE_AGAIN: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!(
+        "INSERT INTO outbox (lead_id, event, channel, created_at, next_attempt_at) \
+         SELECT id, '{}', ?3, ?2, ?2 FROM \"CRN\" WHERE id = ?1 AND status IN ({}) \
+         AND claimed_by IS NOT NULL AND (claimed_until IS NULL OR claimed_until > ?2) \
+         ON CONFLICT (lead_id, event, channel) DO NOTHING",
+        Event::WroteAgain.name(),
+        open_statuses_sql()
+    )
+});
 
 fn insert_leads(
     conn: &Connection,
@@ -293,6 +306,7 @@ fn insert_leads(
     let mut queue = conn.prepare_cached(
         "INSERT INTO outbox (lead_id, event, channel, created_at, next_attempt_at) VALUES (?1, 'new', ?2, ?3, ?3)",
     )?;
+    let mut queue_wrote_again = conn.prepare_cached(&QUEUE_WROTE_AGAIN)?;
     let mut stored = Vec::with_capacity(leads.len());
     for lead in leads {
         let held = held_text(&lead.held);
@@ -325,10 +339,19 @@ fn insert_leads(
             ],
             |row| row.get(0),
         )?;
-        // A repeat's first lead was notified already; a held lead is notified once released.
-        if repeat_of.is_none() && held.is_none() {
-            for channel in context.channels.iter() {
-                queue.execute(params![id, channel.name(), created_at])?;
+        // A repeat's first lead was notified already: its holder is told the person wrote again.
+        // A held lead is notified once released.
+        match repeat_of {
+            None if held.is_none() => {
+                for channel in context.channels.iter() {
+                    queue.execute(params![id, channel.name(), created_at])?;
+                }
+            }
+            None => {}
+            Some(first) => {
+                for channel in context.channels.iter() {
+                    queue_wrote_again.execute(params![first, created_at, channel.name()])?;
+                }
             }
         }
         stored.push(Stored { lead: lead.stored_as(id, created_at.clone()), repeat_of });

@@ -110,30 +110,6 @@ impl SqliteStore {
         .await
     }
 
-    pub async fn queue_wrote_again(
-        &self,
-        lead_id: i64,
-        channels: std::sync::Arc<[Channel]>,
-        now: jiff::Timestamp,
-    ) -> Result<usize, StoreError> {
-        self.write(move |conn| {
-            let mut stmt = conn.prepare_cached(&format!(
-                "INSERT INTO outbox (lead_id, event, channel, created_at, next_attempt_at) \
-                 SELECT id, ?2, ?3, ?4, ?4 FROM \"CRN\" WHERE id = ?1 AND status IN ({}) \
-                 AND claimed_by IS NOT NULL AND (claimed_until IS NULL OR claimed_until > ?4) \
-                 ON CONFLICT (lead_id, event, channel) DO NOTHING",
-                open_statuses_sql()
-            ))?;
-            let mut queued = 0;
-            for channel in channels.iter() {
-                queued +=
-                    stmt.execute(params![lead_id, Event::WroteAgain.name(), channel.name(), text(now)])?;
-            }
-            Ok(queued)
-        })
-        .await
-    }
-
     pub async fn queue_call_backs(
         &self,
         channels: std::sync::Arc<[Channel]>,
