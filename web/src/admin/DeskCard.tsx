@@ -47,8 +47,12 @@ export function DeskCard({
   onRecorded: (recorded: Recorded) => void;
 }) {
   const shown = recorded?.answer.lead ?? lead;
-  const stillDue = shown.open && !nextCallText(shown, now);
-  if (recorded && !stillDue) return <SettledCard lead={shown} now={now} outcome={recorded.outcome} />;
+  // A recorded call is judged at the server's time in its own answer: the list's clock, redrawn
+  // only every half minute, can lag behind the call, and would read "due at the call's time" as
+  // a next call still to come.
+  const at = recorded ? Math.max(now, parseTime(recorded.answer.now)) : now;
+  const stillDue = shown.open && !nextCallText(shown, at);
+  if (recorded && !stillDue) return <SettledCard lead={shown} now={at} outcome={recorded.outcome} />;
   const left = timeLeft(shown, now);
   return (
     <li className="lead desk-card" data-open="true" data-overdue={isOverdue(shown, now) ? 'true' : undefined}>
