@@ -1,4 +1,5 @@
-//! `zayavka leads export`: every lead, oldest first, as CSV, JSON Lines or an Excel workbook.
+//! Every lead, oldest first, as CSV, JSON Lines or an Excel workbook, made a chunk at a time
+//! (`application::export` audits and hands it out).
 
 use std::borrow::Cow;
 use std::io::Write;
@@ -16,6 +17,17 @@ pub enum Format {
     Jsonl,
     /// An Excel workbook: every cell typed as text or a number, so nothing in it is a formula.
     Xlsx,
+}
+
+impl Format {
+    /// The file's extension, which the audit trail names the export by.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Format::Csv => "csv",
+            Format::Jsonl => "jsonl",
+            Format::Xlsx => "xlsx",
+        }
+    }
 }
 
 /// Ids read from the database per page (a span of the primary key, so a page holds at most this
@@ -69,16 +81,6 @@ struct JsonLine<'a> {
     #[serde(flatten)]
     attribution: &'a crate::lead::Attribution,
     first_attempt_at: Option<&'a str>,
-}
-
-/// `zayavka leads export`: the file written to `out` as `chunks` makes it.
-pub async fn export(store: &Store, format: Format, mut out: impl Write + Send) -> anyhow::Result<()> {
-    let mut chunks = chunks(store.clone(), format);
-    while let Some(chunk) = chunks.recv().await {
-        out.write_all(&chunk?)?;
-    }
-    out.flush()?;
-    Ok(())
 }
 
 /// Every lead, oldest first, as the file's bytes in chunks, for the command line and the inbox's

@@ -465,9 +465,32 @@ async fn the_export_is_the_cli_file_with_status_and_consent() {
     assert!(row.contains(",new,,"), "{row}");
     assert!(row.ends_with(&format!("{},,,,,,,,,", app.state.site.policy_version)), "{row}");
 
-    let mut cli = Vec::new();
-    zayavka::export::export(&app.state.store, zayavka::export::Format::Csv, &mut cli).await.unwrap();
+    let cli = common::exported_at_the_command_line(&app, zayavka::export::Format::Csv).await;
     assert_eq!(answer.body.as_ref(), cli.as_slice());
+}
+
+/// However an export is asked for and however it ends, the trail has it once a chunk can leave: a
+/// command-line export cut off after its first chunk (a closed pipe, a full disk) is recorded,
+/// with who ran it.
+#[tokio::test]
+async fn an_export_cut_off_after_its_first_chunk_is_in_the_audit_trail() {
+    let app = test_app().await;
+    submit(&app, "Олена", "067 123 45 67").await;
+    let actor = zayavka::application::Actor { name: "command line (olena)".into(), address: None };
+    let format = zayavka::export::Format::Csv;
+    let mut export =
+        zayavka::application::export::export(app.state.services(), format, &actor).await.unwrap();
+    let first = export.next().await.unwrap().unwrap();
+    assert!(first.starts_with("\u{FEFF}id,created_at,".as_bytes()), "the file's start");
+    drop(export);
+
+    let trail = app.state.store.audit_page(None, 10).await.unwrap();
+    let exports: Vec<_> = trail
+        .iter()
+        .filter(|e| e.action == "exported")
+        .map(|e| (e.actor.as_str(), e.detail.as_deref(), e.address.as_deref()))
+        .collect();
+    assert_eq!(exports, [("command line (olena)", Some("csv"), None)]);
 }
 
 /// More leads than one page: the inbox sends the file as it reads it (the body comes in several
@@ -507,8 +530,7 @@ async fn an_export_of_many_leads_is_streamed_page_by_page_and_is_the_cli_file() 
     }
     assert!(chunks >= 3, "2,500 leads came in {chunks} chunk(s)");
 
-    let mut cli = Vec::new();
-    zayavka::export::export(&app.state.store, zayavka::export::Format::Csv, &mut cli).await.unwrap();
+    let cli = common::exported_at_the_command_line(&app, zayavka::export::Format::Csv).await;
     assert_eq!(bytes, cli);
     let text = String::from_utf8(bytes).unwrap();
     let ids: Vec<i64> =

@@ -309,14 +309,12 @@ async fn attribution_columns_are_stored_and_exported() {
     let plain = stored.iter().find(|l| l.name == "Ігор").unwrap();
     assert_eq!(plain.attribution, Default::default());
 
-    let mut jsonl = Vec::new();
-    zayavka::export::export(&app.state.store, zayavka::export::Format::Jsonl, &mut jsonl).await.unwrap();
+    let jsonl = common::exported(&app.state.store, zayavka::export::Format::Jsonl).await;
     let first: serde_json::Value =
         serde_json::from_str(std::str::from_utf8(&jsonl).unwrap().lines().next().unwrap()).unwrap();
     assert_eq!(first["utm_medium"], "cpc");
     assert_eq!(first["referrer"], "l.facebook.com");
-    let mut csv = Vec::new();
-    zayavka::export::export(&app.state.store, zayavka::export::Format::Csv, &mut csv).await.unwrap();
+    let csv = common::exported(&app.state.store, zayavka::export::Format::Csv).await;
     let csv = String::from_utf8(csv).unwrap();
     let header = csv.lines().next().unwrap();
     assert!(

@@ -750,8 +750,7 @@ async fn an_export_writes_every_lead_once_in_order_across_the_ids_of_erased_ones
     insert(others(700)).await;
     assert_eq!(f.store.erase_phone("+380501112233").await.unwrap(), 2_000);
 
-    let mut file = Vec::new();
-    zayavka::export::export(&f.store, zayavka::export::Format::Jsonl, &mut file).await.unwrap();
+    let file = common::exported(&f.store, zayavka::export::Format::Jsonl).await;
     let lines: Vec<serde_json::Value> =
         String::from_utf8(file).unwrap().lines().map(|line| serde_json::from_str(line).unwrap()).collect();
     let ids: Vec<i64> = lines.iter().map(|line| line["id"].as_i64().unwrap()).collect();

@@ -13,11 +13,13 @@
 //! - [`housekeeping`]: retention, unreleased held leads, expired keys and sessions;
 //! - [`notifications`]: a failing channel's notifications sent again or dropped;
 //! - [`closed_days`]: the days off admins keep in the inbox, on top of the settings';
+//! - [`export`]: every lead as a file, audited before any of it leaves;
 //! - [`figures`]: how the 48-hour promise is kept, overall, per operator and per source.
 
 pub mod accounts;
 pub mod claims;
 pub mod closed_days;
+pub mod export;
 pub mod figures;
 pub mod hand_out;
 pub mod housekeeping;

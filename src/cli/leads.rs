@@ -1,13 +1,14 @@
 //! `zayavka leads …`: export, erase, purge, release, figures.
 
+use std::io::Write as _;
+
 use super::{LeadsCommand, command_line, services};
 use crate::application::figures::{self, PromiseFigures, PromiseRow, Viewer};
-use crate::application::{housekeeping, leads};
+use crate::application::{export, housekeeping, leads};
 use crate::config::Settings;
-use crate::export::{Format, export};
+use crate::export::Format;
 use crate::metrics::Metrics;
 use crate::store::Store;
-use crate::team::Action;
 
 pub async fn run(settings: &Settings, command: LeadsCommand) -> anyhow::Result<()> {
     match command {
@@ -24,11 +25,18 @@ async fn export_leads(settings: &Settings, format: Format) -> anyhow::Result<()>
         anyhow::bail!("a workbook is binary: send it to a file, `--format xlsx > leads.xlsx`");
     }
     let store = Store::open_existing(&settings.database_url).await?;
-    let mut result = export(&store, format, std::io::stdout()).await;
-    if result.is_ok() {
-        let detail = Some(format!("{format:?}").to_lowercase());
-        result = store.audit(command_line().did(Action::Exported, None, detail)).await.map_err(Into::into);
-    }
+    let metrics = Metrics::default();
+    let written = async {
+        let mut export =
+            export::export(services(&store, settings, &metrics), format, &command_line()).await?;
+        let mut out = std::io::stdout().lock();
+        while let Some(chunk) = export.next().await {
+            out.write_all(&chunk?)?;
+        }
+        out.flush()?;
+        anyhow::Ok(())
+    };
+    let result = written.await;
     store.close().await;
     result
 }

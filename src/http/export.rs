@@ -1,8 +1,8 @@
-//! The inbox's downloads: every lead as CSV or as an Excel workbook, audited, streamed a chunk at a
-//! time as `export::chunks` makes them (ADR 0029). The request's time limit covers the answer's
-//! head, which waits for the first chunk (so a database that is down still gets the error answer,
-//! not an empty file); after it, each chunk must follow the one before within that same limit, so
-//! a long download goes on as long as it keeps writing.
+//! The inbox's downloads: every lead as CSV or as an Excel workbook, as `application::export`
+//! audits and makes it, streamed a chunk at a time (ADR 0029). The request's time limit covers the
+//! answer's head, which waits for the first chunk (so a database that is down still gets the error
+//! answer, not an empty file); after it, each chunk must follow the one before within that same
+//! limit, so a long download goes on as long as it keeps writing.
 
 use axum::body::Body;
 use axum::extract::State;
@@ -10,17 +10,14 @@ use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Extension, Router};
-use bytes::Bytes;
-use futures_util::StreamExt as _;
 
 use super::REQUEST_TIME_LIMIT;
 use super::admin_error::AdminError;
 use super::client::ClientInfo;
-use super::inbox_api::{AdminOnly, audit_entry};
+use super::inbox_api::{AdminOnly, actor};
+use crate::application::export::{self, Export, ExportError};
 use crate::export::Format;
 use crate::http::AppState;
-use crate::store::Session;
-use crate::team::Action;
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -33,8 +30,8 @@ async fn export_csv(
     Extension(client): Extension<ClientInfo>,
     AdminOnly(session): AdminOnly,
 ) -> Result<Response, AdminError> {
-    let body = streamed(&state, Format::Csv).await?;
-    exported(&state, &session, &client, "csv", "text/csv; charset=utf-8", body).await
+    let export = export::export(state.services(), Format::Csv, &actor(&session, &client)).await?;
+    Ok(download(&state, Format::Csv, "text/csv; charset=utf-8", export))
 }
 
 /// The same leads and audit entry as the CSV, as an Excel workbook streamed while it is zipped.
@@ -43,23 +40,17 @@ async fn export_xlsx(
     Extension(client): Extension<ClientInfo>,
     AdminOnly(session): AdminOnly,
 ) -> Result<Response, AdminError> {
-    let body = streamed(&state, Format::Xlsx).await?;
-    exported(&state, &session, &client, "xlsx", XLSX_CONTENT_TYPE, body).await
+    let export = export::export(state.services(), Format::Xlsx, &actor(&session, &client)).await?;
+    Ok(download(&state, Format::Xlsx, XLSX_CONTENT_TYPE, export))
 }
 
-/// The export's body once its first chunk is there. A later failure, or a chunk that does not come
-/// within `REQUEST_TIME_LIMIT`, ends the body unfinished, so the browser does not keep a cut file.
-async fn streamed(state: &AppState, format: Format) -> Result<Body, AdminError> {
-    let mut chunks = crate::export::chunks(state.store.clone(), format);
-    let first = match chunks.recv().await {
-        Some(Ok(chunk)) => Some(chunk),
-        Some(Err(e)) => return Err(AdminError::ExportFailed(e)),
-        None => None,
-    };
-    let rest = futures_util::stream::unfold(Some(chunks), |chunks| async move {
-        let mut chunks = chunks?;
-        let stopped = match tokio::time::timeout(REQUEST_TIME_LIMIT, chunks.recv()).await {
-            Ok(Some(Ok(chunk))) => return Some((Ok(chunk), Some(chunks))),
+/// The export as `zayavky-DATE.EXTENSION`. A later failure, or a chunk that does not come within
+/// `REQUEST_TIME_LIMIT`, ends the body unfinished, so the browser does not keep a cut file.
+fn download(state: &AppState, format: Format, content_type: &'static str, export: Export) -> Response {
+    let body = futures_util::stream::unfold(Some(export), |export| async move {
+        let mut export = export?;
+        let stopped = match tokio::time::timeout(REQUEST_TIME_LIMIT, export.next()).await {
+            Ok(Some(Ok(chunk))) => return Some((Ok(chunk), Some(export))),
             Ok(None) => return None,
             Ok(Some(Err(e))) => e,
             Err(_) => anyhow::anyhow!("no chunk within {}s", REQUEST_TIME_LIMIT.as_secs()),
@@ -67,32 +58,28 @@ async fn streamed(state: &AppState, format: Format) -> Result<Body, AdminError> 
         tracing::warn!(error = %stopped, "inbox: an export stopped before its end");
         Some((Err(stopped), None))
     });
-    let first = futures_util::stream::iter(first.map(Ok::<Bytes, anyhow::Error>));
-    Ok(Body::from_stream(first.chain(rest)))
-}
-
-/// An export's answer, `zayavky-DATE.EXTENSION`, with its audit entry (the format as its detail).
-async fn exported(
-    state: &AppState,
-    session: &Session,
-    client: &ClientInfo,
-    extension: &str,
-    content_type: &'static str,
-    body: Body,
-) -> Result<Response, AdminError> {
-    tracing::info!(operator = session.operator_id, "inbox: leads exported");
-    let detail = Some(extension.to_owned());
-    state.store.audit(audit_entry(session, client, Action::Exported, None, detail)).await?;
-    let filename =
-        format!("attachment; filename=\"zayavky-{}.{extension}\"", state.clock.now().strftime("%Y-%m-%d"));
-    Ok((
+    let filename = format!(
+        "attachment; filename=\"zayavky-{}.{}\"",
+        state.clock.now().strftime("%Y-%m-%d"),
+        format.extension()
+    );
+    (
         [
             (header::CONTENT_TYPE, HeaderValue::from_static(content_type)),
             (header::CONTENT_DISPOSITION, HeaderValue::from_str(&filename).expect("ASCII")),
         ],
-        body,
+        Body::from_stream(body),
     )
-        .into_response())
+        .into_response()
+}
+
+impl From<ExportError> for AdminError {
+    fn from(e: ExportError) -> AdminError {
+        match e {
+            ExportError::Failed(e) => AdminError::ExportFailed(e),
+            ExportError::Store(e) => AdminError::Database(e),
+        }
+    }
 }
 
 const XLSX_CONTENT_TYPE: &str = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";

@@ -278,6 +278,29 @@ pub struct Server {
     pub database_url: String,
 }
 
+/// Every lead as `format`, the chunks every export is made of put together (nothing audited).
+pub async fn exported(store: &Store, format: zayavka::export::Format) -> Vec<u8> {
+    let mut chunks = zayavka::export::chunks(store.clone(), format);
+    let mut file = Vec::new();
+    while let Some(chunk) = chunks.recv().await {
+        file.extend_from_slice(&chunk.unwrap());
+    }
+    file
+}
+
+/// Every lead as `format`, exported as `zayavka leads export` does it: through the use case, for
+/// someone at the command line.
+pub async fn exported_at_the_command_line(app: &TestApp, format: zayavka::export::Format) -> Vec<u8> {
+    let actor = zayavka::application::Actor { name: "command line".into(), address: None };
+    let mut export =
+        zayavka::application::export::export(app.state.services(), format, &actor).await.unwrap();
+    let mut file = Vec::new();
+    while let Some(chunk) = export.next().await {
+        file.extend_from_slice(&chunk.unwrap());
+    }
+    file
+}
+
 /// The newest leads of the call list, or the held ones, whoever has them, as the inbox's list
 /// without a filter asks the store.
 pub async fn newest_leads(store: &Store, held: bool, limit: u32) -> Vec<zayavka::inbox::LeadRecord> {
