@@ -630,6 +630,7 @@ async fn erasing_a_phone_removes_every_lead_call_and_notification_of_that_person
 
     let bad = operator.post(&app, "/admin/api/erase", json!({ "phone": "not a phone" })).await;
     assert_eq!(bad.status, StatusCode::BAD_REQUEST);
+    assert!(bad.text().contains("Це не схоже на номер телефону."), "{}", bad.text());
     let erased = operator.post(&app, "/admin/api/erase", json!({ "phone": "(067) 555-44-33" })).await;
     assert_eq!(erased.status, StatusCode::OK, "{}", erased.text());
     assert_eq!(erased.json()["erased"], 3);

@@ -120,10 +120,21 @@ pub async fn release(services: Services<'_>, id: i64, actor: &Actor) -> Result<b
     Ok(true)
 }
 
-/// Deletes every lead of the person with this phone (E.164), with their calls and queued
-/// notifications; the trail keeps how many went. Returns that number.
-pub async fn erase(services: Services<'_>, phone_e164: &str, actor: &Actor) -> Result<usize, StoreError> {
-    let erased = services.store.erase_phone(phone_e164).await?;
+/// Why a person's leads were not erased.
+#[derive(Debug, thiserror::Error)]
+pub enum EraseRefusal {
+    /// The text read as no phone number: nothing is erased, rather than a guess.
+    #[error("not a phone number")]
+    NotAPhone,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Deletes every lead of the person with this phone (as typed: read the way a visitor's is), with
+/// their calls and queued notifications; the trail keeps how many went. Returns that number.
+pub async fn erase(services: Services<'_>, phone: &str, actor: &Actor) -> Result<usize, EraseRefusal> {
+    let phone_e164 = crate::lead::normalise_phone(phone).ok_or(EraseRefusal::NotAPhone)?;
+    let erased = services.store.erase_phone(&phone_e164).await?;
     let detail = Some(format!("{erased} lead(s)"));
     services.store.audit(actor.did(Action::Erased, None, detail)).await?;
     Ok(erased)

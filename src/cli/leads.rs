@@ -42,14 +42,15 @@ async fn export_leads(settings: &Settings, format: Format) -> anyhow::Result<()>
 }
 
 async fn erase(settings: &Settings, phone: &str) -> anyhow::Result<()> {
-    let Some(e164) = crate::lead::normalise_phone(phone) else {
-        anyhow::bail!("'{phone}' does not look like a phone number");
-    };
     let store = Store::open_existing(&settings.database_url).await?;
     let metrics = Metrics::default();
-    let result = leads::erase(services(&store, settings, &metrics), &e164, &command_line()).await;
+    let result = leads::erase(services(&store, settings, &metrics), phone, &command_line()).await;
     store.close().await;
-    eprintln!("zayavka: {} lead(s) erased", result?);
+    match result {
+        Ok(erased) => eprintln!("zayavka: {erased} lead(s) erased"),
+        Err(leads::EraseRefusal::NotAPhone) => anyhow::bail!("'{phone}' does not look like a phone number"),
+        Err(leads::EraseRefusal::Store(e)) => return Err(e.into()),
+    }
     Ok(())
 }
 

@@ -258,9 +258,13 @@ async fn erase(
     request: Request,
 ) -> Result<Json<Erased>, AdminError> {
     let Erase { phone } = read_json(request).await?;
-    let e164 = crate::lead::normalise_phone(&phone)
-        .ok_or(AdminError::BadRequest("Це не схоже на номер телефону."))?;
-    let erased = leads::erase(state.services(), &e164, &actor(&session, &client)).await?;
+    let erased =
+        leads::erase(state.services(), &phone, &actor(&session, &client)).await.map_err(|refusal| {
+            match refusal {
+                leads::EraseRefusal::NotAPhone => AdminError::BadRequest("Це не схоже на номер телефону."),
+                leads::EraseRefusal::Store(e) => AdminError::Database(e),
+            }
+        })?;
     tracing::info!(erased, operator = session.operator_id, "inbox: a person's leads erased");
     Ok(Json(Erased { erased }))
 }
