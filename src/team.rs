@@ -80,10 +80,12 @@ pub enum Action {
     AddedClosedDay,
     /// An admin took a day off that list: `detail` is the date.
     RemovedClosedDay,
+    /// An account's password was set anew (`zayavka admin passwd`): `detail` is the account.
+    ChangedPassword,
 }
 
 impl Action {
-    pub const ALL: [Action; 20] = [
+    pub const ALL: [Action; 21] = [
         Action::SignedIn,
         Action::SignInFailed,
         Action::OpenedLead,
@@ -104,6 +106,7 @@ impl Action {
         Action::DroppedNotification,
         Action::AddedClosedDay,
         Action::RemovedClosedDay,
+        Action::ChangedPassword,
     ];
 
     pub fn name(self) -> &'static str {
@@ -128,6 +131,7 @@ impl Action {
             Action::RecordedCall => "recorded_call",
             Action::AddedClosedDay => "added_closed_day",
             Action::RemovedClosedDay => "removed_closed_day",
+            Action::ChangedPassword => "changed_password",
         }
     }
 

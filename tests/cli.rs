@@ -406,6 +406,14 @@ async fn operator_accounts_from_the_command_line() {
     assert!(operator.password_hash.starts_with("$argon2id$"));
     assert!(zayavka::auth::verify_password(Some(&operator.password_hash), "second password!"));
     assert!(!zayavka::auth::verify_password(Some(&operator.password_hash), "first password!"));
+    // The trail has the change of password, by the command line, and no change for "nobody".
+    let trail = store.audit_page(None, 10).await.unwrap();
+    let changed: Vec<_> = trail
+        .iter()
+        .filter(|e| e.action == "changed_password")
+        .map(|e| (e.actor.starts_with("command line"), e.detail.as_deref(), e.address.as_deref()))
+        .collect();
+    assert_eq!(changed, [(true, Some("op@example.org"), None)]);
     store.close().await;
 }
 

@@ -40,3 +40,4 @@ mod stranger;
 mod supabase_schema;
 mod team;
 mod visitor_texts;
+mod wire_types;

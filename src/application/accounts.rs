@@ -75,9 +75,17 @@ pub async fn set_up_first(
 }
 
 /// Sets the account's password; its sessions end. `false` if there is no such account.
-pub async fn set_password(services: Services<'_>, account: NewAccount) -> Result<bool, StoreError> {
+pub async fn set_password(
+    services: Services<'_>,
+    account: NewAccount,
+    actor: &Actor,
+) -> Result<bool, StoreError> {
     let NewAccount { email, password_hash } = account;
-    services.store.set_password(email, password_hash).await
+    if !services.store.set_password(email.clone(), password_hash).await? {
+        return Ok(false);
+    }
+    services.store.audit(actor.did(Action::ChangedPassword, None, Some(email))).await?;
+    Ok(true)
 }
 
 /// Gives the account (by e-mail, normalised here) another role; its sessions end. The last admin

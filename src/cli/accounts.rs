@@ -50,7 +50,7 @@ async fn passwd(settings: &Settings, account: Account) -> anyhow::Result<()> {
     let email = account.email.clone();
     let store = Store::open_existing(&settings.database_url).await?;
     let metrics = Metrics::default();
-    let result = accounts::set_password(services(&store, settings, &metrics), account).await;
+    let result = accounts::set_password(services(&store, settings, &metrics), account, &command_line()).await;
     store.close().await;
     if !result? {
         anyhow::bail!("there is no operator {email}; use `zayavka admin add-user {email}`");

@@ -87,6 +87,7 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   dropped_notification: 'Сповіщення відкинуто',
   added_closed_day: 'Додано вихідний день',
   removed_closed_day: 'Прибрано вихідний день',
+  changed_password: 'Змінено пароль',
 };
 
 /** An action the server may add later still shows, as its code, rather than nothing. */
