@@ -23,7 +23,8 @@ use zayavka::store::{Account, Attempt, AuditRecord, ChannelQueue, PendingNotific
 use zayavka::team::{Action, Role};
 
 const FILE: &str = "web/src/admin/generated/wire.ts";
-const REGENERATE: &str = "make types (ZAYAVKA_WRITE_TYPES=1 cargo test --profile fast --test integration wire_types::)";
+const REGENERATE: &str =
+    "make types (ZAYAVKA_WRITE_TYPES=1 cargo test --profile fast --test integration wire_types::)";
 
 /// Every type of the inbox's API, in the file's order: the answers, then what they are made of.
 fn wire(cfg: &Config) -> Vec<Declared> {
