@@ -3,6 +3,7 @@
 // `fetch` by recorded answers shaped as docs/admin-api.md says.
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { LeadView } from './api';
 import {
   ATTEMPT_1,
   CSRF,
@@ -515,6 +516,7 @@ describe('a lead', () => {
     const taps = await screen.findByRole('group', { name: 'Записати результат одним натисканням' });
     expect(within(taps).getAllByRole('button').map((button) => button.textContent)).toEqual([
       'Не відповіли',
+      'Передзвонити о …',
       'Зацікавлені',
       'Не зацікавлені',
       'Не відповідає умовам',
@@ -531,6 +533,33 @@ describe('a lead', () => {
     expect(posts.map((post) => post.body)).toEqual([{ outcome: 'no_answer', note: 'Зайнято' }]);
     expect(posts[0].headers.get('X-CSRF-Token')).toBe(CSRF);
     await waitFor(() => expect(screen.getByRole('status').textContent).toBe('Дзвінок записано.'));
+    expect(screen.getByRole('textbox', { name: 'Нотатка' })).toHaveProperty('value', '');
+  });
+
+  it('records "Передзвонити о …" from the lead\'s page too, with the note being written', async () => {
+    const later: LeadView = { ...LEAD_OPEN, status: 'attempt_1', next_call_at: '2026-11-22T16:30:00.000000Z' };
+    const server = fakeServer({
+      ...signedInRoutes(),
+      'POST /admin/api/leads/42/attempts': () => json(leadDetail(later, [ATTEMPT_1]), 201),
+    });
+    openInbox('/admin/leads/42');
+    const taps = await screen.findByRole('group', { name: 'Записати результат одним натисканням' });
+    fireEvent.change(screen.getByRole('textbox', { name: 'Нотатка' }), { target: { value: 'Після роботи' } });
+    fireEvent.click(within(taps).getByRole('button', { name: 'Передзвонити о …' }));
+    const field = within(taps).getByLabelText('Передзвонити о (за київським часом)');
+    await waitFor(() => expect(document.activeElement).toBe(field));
+
+    fireEvent.change(field, { target: { value: '2026-11-22T05:00' } });
+    fireEvent.click(within(taps).getByRole('button', { name: 'Записати час дзвінка' }));
+    expect(within(taps).getByRole('alert').textContent).toBe('Цей час уже минув: вкажіть пізніший.');
+    expect(server.calls('POST /admin/api/leads/42/attempts')).toEqual([]);
+
+    fireEvent.change(field, { target: { value: '2026-11-22T18:30' } });
+    fireEvent.click(within(taps).getByRole('button', { name: 'Записати час дзвінка' }));
+    expect(await screen.findByText('Наступний дзвінок: 22.11.2026, 18:30')).toBeTruthy();
+    expect(server.calls('POST /admin/api/leads/42/attempts').map((post) => post.body)).toEqual([
+      { outcome: 'call_back', note: 'Після роботи', call_back_at: '2026-11-22T16:30:00.000Z' },
+    ]);
     expect(screen.getByRole('textbox', { name: 'Нотатка' })).toHaveProperty('value', '');
   });
 

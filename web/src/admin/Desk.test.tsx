@@ -176,6 +176,8 @@ describe('"Передзвонити о …"', () => {
     fireEvent.click(toggle);
     expect(toggle.getAttribute('aria-expanded')).toBe('true');
     const field = within(card(42)).getByLabelText('Передзвонити о (за київським часом)');
+    // Opened, the field has the focus: a keyboard goes straight to the time.
+    await waitFor(() => expect(document.activeElement).toBe(field));
     expect(field.getAttribute('type')).toBe('datetime-local');
     // Not before now (06:02 in Kyiv at NOW).
     expect(field.getAttribute('min')).toBe('2026-11-22T06:02');
@@ -186,7 +188,12 @@ describe('"Передзвонити о …"', () => {
     // A time already past: said, nothing sent.
     fireEvent.change(field, { target: { value: '2026-11-22T05:00' } });
     fireEvent.click(within(card(42)).getByRole('button', { name: 'Записати час дзвінка' }));
-    expect(within(card(42)).getByRole('alert').textContent).toBe('Цей час уже минув: вкажіть пізніший.');
+    const refused = within(card(42)).getByRole('alert');
+    expect(refused.textContent).toBe('Цей час уже минув: вкажіть пізніший.');
+    // Said of the field, which keeps the focus for the next try.
+    expect(field.getAttribute('aria-invalid')).toBe('true');
+    expect(field.getAttribute('aria-describedby')).toBe(refused.id);
+    expect(document.activeElement).toBe(field);
     expect(server.calls('POST /admin/api/leads/42/attempts')).toEqual([]);
 
     fireEvent.click(within(card(42)).getByRole('button', { name: 'Нотатка до дзвінка' }));

@@ -1,6 +1,7 @@
-import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { Link, useLocation } from 'react-router';
 import { errorText, type LeadDetail, type LeadView, type Outcome, type Received } from './api';
+import { CALL_BACK_LABEL, CallBackForm } from './CallBack';
 import { ClaimMarker } from './Claims';
 import { useInbox } from './context';
 import { readDraft, saveDraft } from './drafts';
@@ -9,8 +10,6 @@ import {
   OUTCOME_LABELS,
   commentStart,
   isOverdue,
-  kyivInputValue,
-  kyivToInstant,
   nextCallText,
   outcomeLabel,
   parseTime,
@@ -118,11 +117,11 @@ function CardOutcomes({
   const [note, setNote] = useState(() => readDraft(lead.id).note);
   const [noteOpen, setNoteOpen] = useState(note !== '');
   const [callBackOpen, setCallBackOpen] = useState(false);
-  const [callBackAt, setCallBackAt] = useState('');
   const [pending, setPending] = useState(false);
   // A second tap before the first answer is the same call, not another.
   const busy = useRef(false);
-  const [failure, setFailure] = useState<string | null>(null);
+  // Said under the time field for a call-back, under the buttons for a tap.
+  const [failure, setFailure] = useState<{ from: 'tap' | 'call-back'; message: string } | null>(null);
 
   function changeNote(text: string) {
     setNote(text);
@@ -131,6 +130,7 @@ function CardOutcomes({
 
   async function record(outcome: string, send: () => Promise<Received<LeadDetail>>) {
     if (busy.current) return;
+    const from = outcome === 'call_back' ? 'call-back' : 'tap';
     busy.current = true;
     setPending(true);
     setFailure(null);
@@ -140,7 +140,7 @@ function CardOutcomes({
       onRecorded({ answer, outcome });
       notify('Дзвінок записано.', pathname);
     } catch (caught) {
-      setFailure(errorText(caught));
+      setFailure({ from, message: errorText(caught) });
     } finally {
       busy.current = false;
       setPending(false);
@@ -151,19 +151,6 @@ function CardOutcomes({
     void record(outcome, () => client.recordAttempt(lead.id, outcome, note));
   }
 
-  function callBack(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const at = kyivToInstant(callBackAt);
-    if (at === null) {
-      setFailure('Вкажіть, коли передзвонити.');
-      return;
-    }
-    if (parseTime(at) <= now) {
-      setFailure('Цей час уже минув: вкажіть пізніший.');
-      return;
-    }
-    void record('call_back', () => client.recordCallBack(lead.id, at, note));
-  }
 
   const [noAnswer, ...closing] = OUTCOMES;
   const outcomeButton = (value: Outcome) => (
@@ -188,26 +175,19 @@ function CardOutcomes({
           aria-controls={callBackId}
           onClick={() => setCallBackOpen((open) => !open)}
         >
-          Передзвонити о …
+          {CALL_BACK_LABEL}
         </button>
         {closing.map(outcomeButton)}
       </div>
-      <div id={callBackId} hidden={!callBackOpen}>
-        <form className="call-back" onSubmit={callBack} noValidate>
-          <label className="field">
-            <span>Передзвонити о (за київським часом)</span>
-            <input
-              type="datetime-local"
-              value={callBackAt}
-              min={kyivInputValue(now)}
-              onChange={(event) => setCallBackAt(event.target.value)}
-            />
-          </label>
-          <button type="submit" className="button primary" aria-disabled={pending ? 'true' : undefined}>
-            Записати час дзвінка
-          </button>
-        </form>
-      </div>
+      <CallBackForm
+        id={callBackId}
+        open={callBackOpen}
+        now={now}
+        pending={pending}
+        error={failure?.from === 'call-back' ? failure.message : null}
+        onTime={(at) => void record('call_back', () => client.recordCallBack(lead.id, at, note))}
+        onInvalid={(message) => setFailure({ from: 'call-back', message })}
+      />
       <button
         type="button"
         className="link-button"
@@ -223,9 +203,9 @@ function CardOutcomes({
           <textarea rows={2} maxLength={1000} value={note} onChange={(event) => changeNote(event.target.value)} />
         </label>
       </div>
-      {failure && (
+      {failure?.from === 'tap' && (
         <p role="alert" className="error">
-          {failure}
+          {failure.message}
         </p>
       )}
     </div>

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router';
 import {
   ApiError,
@@ -10,6 +10,7 @@ import {
   type Outcome,
   type Received,
 } from './api';
+import { CALL_BACK_LABEL, CallBackForm } from './CallBack';
 import { useRefreshWhenShown, useServerNow } from './clock';
 import { useInbox } from './context';
 import { type CallDraft, readDraft, saveDraft } from './drafts';
@@ -204,7 +205,7 @@ function CallCard({ lead, now, recorder }: { lead: LeadView; now: number; record
         <dd className="note">{lead.comment ?? '—'}</dd>
       </dl>
       {lead.open && <LeadMarks lead={lead} />}
-      {recorder && <QuickOutcomes recorder={recorder} />}
+      {recorder && <QuickOutcomes recorder={recorder} now={now} />}
     </section>
   );
 }
@@ -260,8 +261,11 @@ function useCallDraft(leadId: number) {
   return [draft, setDraft] as const;
 }
 
-/** Where a call was recorded from: the outcome buttons at the top, or the form with its note. */
-type RecordedFrom = 'tap' | 'form';
+/**
+ * Where a call was recorded from: the outcome buttons at the top, "Передзвонити о …" beside them,
+ * or the form with its note.
+ */
+type RecordedFrom = 'tap' | 'call-back' | 'form';
 
 /**
  * Records calls on a lead, from either place: one at a time, with the note being written (if any);
@@ -275,17 +279,13 @@ function useCallRecorder(leadId: number, onRecorded: (answer: Received<LeadDetai
   const busy = useRef(false);
   const [failure, setFailure] = useState<{ from: RecordedFrom; message: string } | null>(null);
 
-  async function record(outcome: Outcome | null, from: RecordedFrom) {
+  async function send(from: RecordedFrom, call: () => Promise<Received<LeadDetail>>) {
     if (busy.current) return;
-    if (!outcome) {
-      setFailure({ from, message: 'Виберіть результат дзвінка.' });
-      return;
-    }
     busy.current = true;
     setPending(true);
     setFailure(null);
     try {
-      const answer = await client.recordAttempt(leadId, outcome, draft.note);
+      const answer = await call();
       setDraft({ outcome: null, note: '' });
       onRecorded(answer);
     } catch (caught) {
@@ -296,7 +296,25 @@ function useCallRecorder(leadId: number, onRecorded: (answer: Received<LeadDetai
     }
   }
 
-  return { draft, setDraft, pending, failure, record };
+  function record(outcome: Outcome | null, from: 'tap' | 'form') {
+    if (busy.current) return;
+    if (!outcome) {
+      setFailure({ from, message: 'Виберіть результат дзвінка.' });
+      return;
+    }
+    void send(from, () => client.recordAttempt(leadId, outcome, draft.note));
+  }
+
+  /** The person asked to be called at `at`: the lead stays open, due then. */
+  function recordCallBack(at: string) {
+    void send('call-back', () => client.recordCallBack(leadId, at, draft.note));
+  }
+
+  function refuse(from: RecordedFrom, message: string) {
+    setFailure({ from, message });
+  }
+
+  return { draft, setDraft, pending, failure, record, recordCallBack, refuse };
 }
 
 type CallRecorder = ReturnType<typeof useCallRecorder>;
@@ -306,26 +324,49 @@ type CallRecorder = ReturnType<typeof useCallRecorder>;
  * to the eye and to focus while a call is sent (a disabled button would drop the focus); a tap
  * then does nothing.
  */
-function QuickOutcomes({ recorder }: { recorder: CallRecorder }) {
-  const { pending, failure, record } = recorder;
+function QuickOutcomes({ recorder, now }: { recorder: CallRecorder; now: number }) {
+  const { pending, failure, record, recordCallBack, refuse } = recorder;
+  const callBackId = useId();
+  const [callBackOpen, setCallBackOpen] = useState(false);
+  const [noAnswer, ...closing] = OUTCOMES;
+  const outcomeButton = (value: Outcome) => (
+    <button
+      key={value}
+      type="button"
+      className="button"
+      aria-disabled={pending ? 'true' : undefined}
+      onClick={() => record(value, 'tap')}
+    >
+      {OUTCOME_LABELS[value]}
+    </button>
+  );
   return (
     <div className="quick-outcomes" role="group" aria-labelledby="quick-heading">
       <p id="quick-heading" className="quick-heading">
         Записати результат одним натисканням
       </p>
       <div className="quick-buttons">
-        {OUTCOMES.map((value) => (
-          <button
-            key={value}
-            type="button"
-            className="button"
-            aria-disabled={pending ? 'true' : undefined}
-            onClick={() => record(value, 'tap')}
-          >
-            {OUTCOME_LABELS[value]}
-          </button>
-        ))}
+        {outcomeButton(noAnswer)}
+        <button
+          type="button"
+          className="button"
+          aria-expanded={callBackOpen}
+          aria-controls={callBackId}
+          onClick={() => setCallBackOpen((open) => !open)}
+        >
+          {CALL_BACK_LABEL}
+        </button>
+        {closing.map(outcomeButton)}
       </div>
+      <CallBackForm
+        id={callBackId}
+        open={callBackOpen}
+        now={now}
+        pending={pending}
+        error={failure?.from === 'call-back' ? failure.message : null}
+        onTime={recordCallBack}
+        onInvalid={(message) => refuse('call-back', message)}
+      />
       {failure?.from === 'tap' && (
         <p role="alert" className="error">
           {failure.message}
@@ -346,7 +387,7 @@ function AttemptForm({ recorder }: { recorder: CallRecorder }) {
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    void record(outcome, 'form');
+    record(outcome, 'form');
   }
 
   return (
