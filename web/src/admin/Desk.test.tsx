@@ -1,8 +1,9 @@
 // @vitest-environment jsdom
 // The call desk (/admin): "Кому дзвонити зараз" in the server's order, a call's outcome one tap on
 // its card, "Передзвонити о …" in Kyiv time, the figures folded away, and the header bar's menu.
-import { fireEvent, screen, waitFor, within } from '@testing-library/react';
-import { describe, expect, it } from 'vitest';
+import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { describe, expect, it, vi } from 'vitest';
+import { REFRESH_SHOWN_MS } from './clock';
 import type { LeadView } from './api';
 import {
   CSRF,
@@ -118,6 +119,29 @@ describe('"Кому дзвонити зараз"', () => {
     await waitFor(() => expect(screen.getByRole('status').textContent).toBe('Дзвінок записано.'));
     // The next lead's call is right there.
     expect(within(card(42)).getByRole('link', { name: /^Подзвонити / })).toBeTruthy();
+  });
+
+  it('once the minute\'s refresh takes away the card just recorded, the focus is on the next lead, not the page', async () => {
+    // Fake time that still moves on by itself, so that findBy and waitFor keep polling.
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    const retried: LeadView = { ...LEAD_OPEN, status: 'attempt_1', next_call_at: '2026-11-22T06:02:30.000000Z' };
+    let called = false;
+    fakeServer({
+      ...deskRoutes(),
+      'GET /admin/api/leads': () => json(leadPage(called ? [LEAD_OVERDUE] : [LEAD_OPEN, LEAD_OVERDUE])),
+      'POST /admin/api/leads/42/attempts': () => {
+        called = true;
+        return json(leadDetail(retried, []), 201);
+      },
+    });
+    openInbox('/admin');
+    await screen.findByRole('list', { name: DUE });
+    fireEvent.click(outcome(42, 'Не відповіли'));
+    await focusMovesTo(() => card(42).querySelector('p'));
+
+    await act(async () => vi.advanceTimersByTime(REFRESH_SHOWN_MS));
+    await waitFor(() => expect(screen.queryByRole('link', { name: 'Заявка №42' })).toBeNull());
+    await focusMovesTo(() => within(card(41)).getByRole('link', { name: 'Заявка №41' }));
   });
 
   it('a closing outcome says the lead is closed', async () => {

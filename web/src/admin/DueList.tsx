@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import { errorText, isAbort, type LeadPage, type Received } from './api';
 import { useRefreshWhenShown, useRefreshWhileShown, useServerNow } from './clock';
@@ -10,7 +10,9 @@ import { LoadError } from './LoadError';
  * "Кому дзвонити зараз": the open leads to call now, in the server's order (call-backs that came
  * due first, then the nearest deadline; `filter=due`). Asked for again every minute while shown
  * and when the page is shown again, without dimming the cards being worked; a call recorded here
- * keeps its card, shrunk to what was recorded, until then.
+ * keeps its card, shrunk to what was recorded, until then. Should the refresh take away the card
+ * that had the focus (a call just recorded), the focus goes to the first card's lead, not to the
+ * top of the page.
  */
 export function DueList() {
   const { client } = useInbox();
@@ -19,11 +21,15 @@ export function DueList() {
   const [recorded, setRecorded] = useState<ReadonlyMap<number, Recorded>>(new Map());
   const [retry, setRetry] = useState(0);
   const again = () => setRetry((n) => n + 1);
+  const list = useRef<HTMLOListElement>(null);
+  // Whether the focus was on a card when the answer came.
+  const focusWasOnACard = useRef(false);
 
   useEffect(() => {
     const controller = new AbortController();
     client.leads({ q: '', filter: 'due' }, controller.signal).then(
       (answer) => {
+        focusWasOnACard.current = list.current?.contains(document.activeElement) ?? false;
         setPage(answer);
         setRecorded(new Map());
         setError(null);
@@ -34,6 +40,12 @@ export function DueList() {
     );
     return () => controller.abort();
   }, [client, retry]);
+  useEffect(() => {
+    if (!focusWasOnACard.current) return;
+    focusWasOnACard.current = false;
+    const focused = document.activeElement;
+    if (!focused || focused === document.body) list.current?.querySelector<HTMLElement>('.desk-link')?.focus();
+  }, [page]);
   useRefreshWhenShown(again);
   useRefreshWhileShown(again);
   const now = useServerNow(page);
@@ -51,7 +63,7 @@ export function DueList() {
         </div>
       )}
       {page && now !== null && page.leads.length > 0 && (
-        <ol className="leads" aria-label="Кому дзвонити зараз, по черзі">
+        <ol ref={list} className="leads" aria-label="Кому дзвонити зараз, по черзі">
           {page.leads.map((lead) => (
             <DeskCard
               key={lead.id}
