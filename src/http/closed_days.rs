@@ -113,7 +113,11 @@ fn refused(refusal: DayRefusal) -> AdminError {
         DayRefusal::Past => {
             AdminError::BadRequest("Цей день уже минув (за київським часом): оберіть сьогодні або пізніше.")
         }
-        DayRefusal::TooFar => AdminError::BadRequest("Вихідний можна додати не більш як на рік уперед."),
+        DayRefusal::TooFar => {
+            const _: () =
+                assert!(crate::calendar::DAYS_AHEAD_TO_CLOSE == 366, "the sentence below says a year");
+            AdminError::BadRequest("Вихідний можна додати не більш як на рік уперед.")
+        }
         DayRefusal::NoteTooLong => {
             const _: () = assert!(MAX_NOTE_CHARS == 100, "the sentence below names the limit");
             AdminError::BadRequest("Примітка задовга: не більше 100 символів.")

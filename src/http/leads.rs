@@ -123,6 +123,7 @@ async fn list_page(
     };
     // Longer than any name could be: refused before it becomes a search term per three letters.
     if query.q.chars().count() > crate::lead::MAX_NAME_CHARS {
+        const _: () = assert!(crate::lead::MAX_NAME_CHARS == 100, "the sentence below names the limit");
         return Err(AdminError::BadRequest("Пошук задовгий: не більше 100 символів."));
     }
     let (name_pattern, phone) = Search::parse(&query.q).patterns();
@@ -207,7 +208,10 @@ async fn add_attempt(
     let actor = actor(&session, &client);
     let recorded = leads::record_call(state.services(), id, call, &actor, state.clock.now());
     let outcome = recorded.await.map_err(|refusal| match refusal {
-        CallRefusal::CallBackTooFar => AdminError::BadRequest("Передзвонити можна не пізніше ніж за 90 днів."),
+        CallRefusal::CallBackTooFar => {
+            const _: () = assert!(leads::CALL_BACK_WITHIN.as_secs() == 90 * 24 * 3600, "the sentence below names the limit");
+            AdminError::BadRequest("Передзвонити можна не пізніше ніж за 90 днів.")
+        }
         CallRefusal::NoOutcome => AdminError::BadRequest("Оберіть результат дзвінка."),
         CallRefusal::UnknownOutcome => {
             AdminError::BadRequest("Такого результату дзвінка немає: оновіть сторінку й оберіть зі списку.")
@@ -216,7 +220,10 @@ async fn add_attempt(
             "Час передзвону вказують для заявки, що лишається відкритою: «Не відповіли» або «Просить передзвонити».",
         ),
         CallRefusal::CallBackWithoutTime => AdminError::BadRequest("Вкажіть, о котрій передзвонити."),
-        CallRefusal::NoteTooLong => AdminError::BadRequest("Нотатка задовга: не більше 1000 символів."),
+        CallRefusal::NoteTooLong => {
+            const _: () = assert!(leads::MAX_NOTE_CHARS == 1000, "the sentence below names the limit");
+            AdminError::BadRequest("Нотатка задовга: не більше 1000 символів.")
+        }
         CallRefusal::NoSuchLead => AdminError::LeadNotFound,
         CallRefusal::Held => AdminError::LeadHeld,
         CallRefusal::Repeat => {

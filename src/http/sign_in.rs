@@ -217,6 +217,7 @@ pub async fn new_account(email: &str, password: String) -> Result<accounts::NewA
             AdminError::BadRequest("Це не схоже на адресу електронної пошти.")
         }
         AccountError::Invalid(NewAccountError::ShortPassword) => {
+            const _: () = assert!(auth::MIN_PASSWORD_CHARS == 10, "the sentence below names the limit");
             AdminError::BadRequest("Пароль має містити щонайменше 10 символів.")
         }
         AccountError::Hashing(e) => AdminError::Hashing(e),

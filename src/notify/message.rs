@@ -85,7 +85,11 @@ impl Message {
         let deadline = kyiv_time(&deadline_at);
         let title = match event {
             Event::Reminder => format!("Нагадування: заявка №{} чекає на дзвінок", lead.id),
-            Event::Overdue => format!("Прострочено: заявка №{} без дзвінка понад 48 годин", lead.id),
+            Event::Overdue => {
+                const _: () =
+                    assert!(crate::inbox::PROMISE.as_secs() == 48 * 3600, "the title names the promise");
+                format!("Прострочено: заявка №{} без дзвінка понад 48 годин", lead.id)
+            }
             Event::New => format!("Нова заявка №{}", lead.id),
             Event::Escalated => {
                 let hours = settings.escalate_after.map_or(0, |after| after.as_hours());
