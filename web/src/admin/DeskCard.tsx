@@ -1,12 +1,10 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import { Link, useLocation } from 'react-router';
 import { errorText, type LeadDetail, type LeadView, type Outcome, type Received } from './api';
-import { CALL_BACK_LABEL, CallBackForm } from './CallBack';
 import { ClaimMarker } from './Claims';
 import { useInbox } from './context';
 import { readDraft, saveDraft } from './drafts';
 import {
-  OUTCOMES,
   OUTCOME_LABELS,
   commentStart,
   isOverdue,
@@ -18,6 +16,7 @@ import {
 } from './format';
 import { RepeatMarker } from './LeadList';
 import { LeadMarks } from './LeadMarks';
+import { OutcomeButtons } from './OutcomeButtons';
 import { CallButton } from './Phone';
 
 /** What a card shows once a call is recorded on it: the lead as the server answered, and how. */
@@ -113,10 +112,8 @@ function CardOutcomes({
   const { client, notify } = useInbox();
   const { pathname } = useLocation();
   const noteId = useId();
-  const callBackId = useId();
   const [note, setNote] = useState(() => readDraft(lead.id).note);
   const [noteOpen, setNoteOpen] = useState(note !== '');
-  const [callBackOpen, setCallBackOpen] = useState(false);
   const [pending, setPending] = useState(false);
   // A second tap before the first answer is the same call, not another.
   const busy = useRef(false);
@@ -152,41 +149,16 @@ function CardOutcomes({
   }
 
 
-  const [noAnswer, ...closing] = OUTCOMES;
-  const outcomeButton = (value: Outcome) => (
-    <button
-      key={value}
-      type="button"
-      className="button"
-      aria-disabled={pending ? 'true' : undefined}
-      onClick={() => tap(value)}
-    >
-      {OUTCOME_LABELS[value]}
-    </button>
-  );
   return (
     <div className="card-outcomes">
-      <div className="quick-buttons" role="group" aria-label={`Результат дзвінка: заявка №${lead.id}`}>
-        {outcomeButton(noAnswer)}
-        <button
-          type="button"
-          className="button"
-          aria-expanded={callBackOpen}
-          aria-controls={callBackId}
-          onClick={() => setCallBackOpen((open) => !open)}
-        >
-          {CALL_BACK_LABEL}
-        </button>
-        {closing.map(outcomeButton)}
-      </div>
-      <CallBackForm
-        id={callBackId}
-        open={callBackOpen}
+      <OutcomeButtons
+        label={`Результат дзвінка: заявка №${lead.id}`}
         now={now}
         pending={pending}
-        error={failure?.from === 'call-back' ? failure.message : null}
-        onTime={(at) => void record('call_back', () => client.recordCallBack(lead.id, at, note))}
-        onInvalid={(message) => setFailure({ from: 'call-back', message })}
+        callBackError={failure?.from === 'call-back' ? failure.message : null}
+        onOutcome={tap}
+        onCallBack={(at) => void record('call_back', () => client.recordCallBack(lead.id, at, note))}
+        onInvalidTime={(message) => setFailure({ from: 'call-back', message })}
       />
       <button
         type="button"

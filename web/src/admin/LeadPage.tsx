@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router';
 import {
   ApiError,
@@ -10,7 +10,6 @@ import {
   type Outcome,
   type Received,
 } from './api';
-import { CALL_BACK_LABEL, CallBackForm } from './CallBack';
 import { useRefreshWhenShown, useServerNow } from './clock';
 import { useInbox } from './context';
 import { type CallDraft, readDraft, saveDraft } from './drafts';
@@ -31,6 +30,7 @@ import { FROM_HELD, HeldReasons, ReleaseButton } from './Held';
 import { LeadMarks } from './LeadMarks';
 import { LoadError } from './LoadError';
 import { NotFound } from './NotFound';
+import { OutcomeButtons } from './OutcomeButtons';
 import { CallButton, PhoneLink } from './Phone';
 
 /**
@@ -319,53 +319,21 @@ function useCallRecorder(leadId: number, onRecorded: (answer: Received<LeadDetai
 
 type CallRecorder = ReturnType<typeof useCallRecorder>;
 
-/**
- * After the call, its outcome in one tap, right under the call button. The buttons stay enabled
- * to the eye and to focus while a call is sent (a disabled button would drop the focus); a tap
- * then does nothing.
- */
+/** After the call, its outcome in one tap (`OutcomeButtons`), right under the call button. */
 function QuickOutcomes({ recorder, now }: { recorder: CallRecorder; now: number }) {
   const { pending, failure, record, recordCallBack, refuse } = recorder;
-  const callBackId = useId();
-  const [callBackOpen, setCallBackOpen] = useState(false);
-  const [noAnswer, ...closing] = OUTCOMES;
-  const outcomeButton = (value: Outcome) => (
-    <button
-      key={value}
-      type="button"
-      className="button"
-      aria-disabled={pending ? 'true' : undefined}
-      onClick={() => record(value, 'tap')}
-    >
-      {OUTCOME_LABELS[value]}
-    </button>
-  );
   return (
     <div className="quick-outcomes" role="group" aria-labelledby="quick-heading">
       <p id="quick-heading" className="quick-heading">
         Записати результат одним натисканням
       </p>
-      <div className="quick-buttons">
-        {outcomeButton(noAnswer)}
-        <button
-          type="button"
-          className="button"
-          aria-expanded={callBackOpen}
-          aria-controls={callBackId}
-          onClick={() => setCallBackOpen((open) => !open)}
-        >
-          {CALL_BACK_LABEL}
-        </button>
-        {closing.map(outcomeButton)}
-      </div>
-      <CallBackForm
-        id={callBackId}
-        open={callBackOpen}
+      <OutcomeButtons
         now={now}
         pending={pending}
-        error={failure?.from === 'call-back' ? failure.message : null}
-        onTime={recordCallBack}
-        onInvalid={(message) => refuse('call-back', message)}
+        callBackError={failure?.from === 'call-back' ? failure.message : null}
+        onOutcome={(outcome) => record(outcome, 'tap')}
+        onCallBack={recordCallBack}
+        onInvalidTime={(message) => refuse('call-back', message)}
       />
       {failure?.from === 'tap' && (
         <p role="alert" className="error">

@@ -1,8 +1,72 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
-import { kyivInputValue, kyivToInstant, parseTime } from './format';
+import type { Outcome } from './api';
+import { OUTCOMES, OUTCOME_LABELS, kyivInputValue, kyivToInstant, parseTime } from './format';
 
-/** The words of "Передзвонити о …", where a card or a lead's page offers it. */
-export const CALL_BACK_LABEL = 'Передзвонити о …';
+/**
+ * A call's outcome, each one tap, for a desk card and a lead's page alike: "Не відповіли", then
+ * "Передзвонити о …" (which opens the time the person asked for), then the outcomes that close the
+ * lead. The buttons stay enabled to the eye and to focus while a call is sent (a disabled button
+ * would drop the focus); a tap then does nothing. `label` names the buttons as a group where
+ * nothing around them does.
+ */
+export function OutcomeButtons({
+  label,
+  now,
+  pending,
+  callBackError,
+  onOutcome,
+  onCallBack,
+  onInvalidTime,
+}: {
+  label?: string;
+  now: number;
+  pending: boolean;
+  callBackError: string | null;
+  onOutcome: (outcome: Outcome) => void;
+  onCallBack: (at: string) => void;
+  onInvalidTime: (message: string) => void;
+}) {
+  const callBackId = useId();
+  const [callBackOpen, setCallBackOpen] = useState(false);
+  const [noAnswer, ...closing] = OUTCOMES;
+  const outcomeButton = (value: Outcome) => (
+    <button
+      key={value}
+      type="button"
+      className="button"
+      aria-disabled={pending ? 'true' : undefined}
+      onClick={() => onOutcome(value)}
+    >
+      {OUTCOME_LABELS[value]}
+    </button>
+  );
+  return (
+    <>
+      <div className="quick-buttons" role={label ? 'group' : undefined} aria-label={label}>
+        {outcomeButton(noAnswer)}
+        <button
+          type="button"
+          className="button"
+          aria-expanded={callBackOpen}
+          aria-controls={callBackId}
+          onClick={() => setCallBackOpen((open) => !open)}
+        >
+          Передзвонити о …
+        </button>
+        {closing.map(outcomeButton)}
+      </div>
+      <CallBackForm
+        id={callBackId}
+        open={callBackOpen}
+        now={now}
+        pending={pending}
+        error={callBackError}
+        onTime={onCallBack}
+        onInvalid={onInvalidTime}
+      />
+    </>
+  );
+}
 
 /**
  * "Передзвонити о …": the time the person asked to be called, read as Kyiv time whatever the
@@ -10,7 +74,7 @@ export const CALL_BACK_LABEL = 'Передзвонити о …';
  * goes straight from the toggle to it. A time that will not do is said under the field and tied
  * to it (`error`: this form's own check, or the server's answer about the time).
  */
-export function CallBackForm({
+function CallBackForm({
   id,
   open,
   now,
