@@ -6,6 +6,7 @@
 //! on the terminal).
 //!
 //! - [`intake`]: a submit's leads weighed, stored and handed out;
+//! - [`reading`]: a page of the lead list, the calls due now, one lead, each read audited;
 //! - [`leads`]: a call recorded, a held lead released, a person's leads erased;
 //! - [`claims`]: a lead taken, given back, handed to someone;
 //! - [`hand_out`]: round-robin, new leads handed out in turn;
@@ -26,6 +27,7 @@ pub mod housekeeping;
 pub mod intake;
 pub mod leads;
 pub mod notifications;
+pub mod reading;
 
 use crate::clock::Clock;
 use crate::config::Settings;

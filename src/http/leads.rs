@@ -13,12 +13,12 @@ use ts_rs::TS;
 
 use super::admin_error::AdminError;
 use super::client::ClientInfo;
-use super::inbox_api::{AdminOnly, SignedIn, actor, audit_entry, read_json, time};
+use super::inbox_api::{AdminOnly, SignedIn, actor, read_json, time};
 use crate::application::leads::{self, Call, CallRefusal};
+use crate::application::reading::{self, Filter, LeadShown, PageAsked, PageRefusal};
 use crate::http::AppState;
-use crate::inbox::{LeadRecord, LeadView, PROMISE, Search};
-use crate::store::{Attempt, Holder, LeadQuery, Session};
-use crate::team::Action;
+use crate::inbox::{LeadRecord, LeadView};
+use crate::store::Attempt;
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -74,97 +74,38 @@ async fn list_leads(
     query: Result<Query<ListQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Json<LeadPage>, AdminError> {
     let Query(query) = query.map_err(|_| AdminError::BadRequest("Некоректні параметри пошуку."))?;
+    let filter = Filter::from_name(query.filter.as_deref().unwrap_or("all"))
+        .ok_or(AdminError::BadRequest("Невідомий фільтр: due, all, open, overdue, mine, free або held."))?;
+    let asked =
+        PageAsked { filter, search: &query.q, before_id: query.before_id, limit: query.limit.unwrap_or(50) };
     let now = state.clock.now();
-    let filter = query.filter.as_deref().unwrap_or("all");
-    let limit = query.limit.unwrap_or(50).clamp(1, 200);
-    let (leads, next_before_id, search) = if filter == "due" {
-        // The calls to make now, in their order: one list, not pages of a newest-first one.
-        if !query.q.trim().is_empty() || query.before_id.is_some() {
-            return Err(AdminError::BadRequest("Черга дзвінків не поєднується з пошуком і сторінками."));
-        }
-        (state.store.due_leads(now, limit).await?, None, "")
-    } else {
-        list_page(&state, &session, &query, filter, now, limit).await?
-    };
-    // Reading the list is reading leads: the trail says which were shown (ids, never the search's
-    // text, which may be a name or a phone), so paging through it is no quieter than an export.
-    if !leads.is_empty() {
-        let ids: Vec<String> = leads.iter().map(|lead| lead.id.to_string()).collect();
-        let detail = format!("{filter}{search}: {}", ids.join(" "));
-        state.store.audit(audit_entry(&session, &client, Action::ListedLeads, None, Some(detail))).await?;
-    }
-    let calendar = state.store.calendar(state.settings.settings_calendar(), now).await?;
-    let leads: Vec<LeadView> = leads.into_iter().map(|lead| LeadView::new(lead, now, &calendar)).collect();
-    Ok(Json(LeadPage { now: time(now), leads, next_before_id }))
+    let actor = actor(&session, &client);
+    let page = reading::list(state.services(), asked, session.operator_id, &actor, now).await.map_err(
+        |refusal| match refusal {
+            PageRefusal::DueIsOneList => {
+                AdminError::BadRequest("Черга дзвінків не поєднується з пошуком і сторінками.")
+            }
+            PageRefusal::SearchTooLong => {
+                const _: () =
+                    assert!(crate::lead::MAX_NAME_CHARS == 100, "the sentence below names the limit");
+                AdminError::BadRequest("Пошук задовгий: не більше 100 символів.")
+            }
+            PageRefusal::Store(e) => AdminError::Database(e),
+        },
+    )?;
+    Ok(Json(LeadPage { now: time(now), leads: page.leads, next_before_id: page.next_before_id }))
 }
 
-/// A page of the newest-first list under `filter`, the id to ask the next page before, and how
-/// the search read the text (for the audit trail).
-async fn list_page(
-    state: &AppState,
-    session: &Session,
-    query: &ListQuery,
-    filter: &str,
-    now: Timestamp,
-    limit: u32,
-) -> Result<(Vec<LeadRecord>, Option<i64>, &'static str), AdminError> {
-    let (open_only, created_before, held, holder) = match filter {
-        "all" => (false, None, false, Holder::Anyone),
-        "open" => (true, None, false, Holder::Anyone),
-        "overdue" => (true, Some(now - PROMISE), false, Holder::Anyone),
-        "mine" => (true, None, false, Holder::Operator { id: session.operator_id, now }),
-        "free" => (true, None, false, Holder::Nobody { now }),
-        "held" => (false, None, true, Holder::Anyone),
-        _ => {
-            return Err(AdminError::BadRequest(
-                "Невідомий фільтр: due, all, open, overdue, mine, free або held.",
-            ));
-        }
-    };
-    // Longer than any name could be: refused before it becomes a search term per three letters.
-    if query.q.chars().count() > crate::lead::MAX_NAME_CHARS {
-        const _: () = assert!(crate::lead::MAX_NAME_CHARS == 100, "the sentence below names the limit");
-        return Err(AdminError::BadRequest("Пошук задовгий: не більше 100 символів."));
-    }
-    let (name_pattern, phone) = Search::parse(&query.q).patterns();
-    let search = match (&name_pattern, &phone) {
-        (Some(_), _) => ", search by name",
-        (_, Some(_)) => ", search by phone",
-        _ => "",
-    };
-    let leads = state
-        .store
-        .find_leads(LeadQuery {
-            name_pattern,
-            phone,
-            open_only,
-            created_before,
-            before_id: query.before_id,
-            limit: limit + 1,
-            held,
-            holder,
-        })
-        .await?;
-    let (leads, next_before_id) = one_page(leads, limit, |lead| lead.id);
-    Ok((leads, next_before_id, search))
-}
-
-/// A page of a newest-first list read with `limit + 1` rows: the first `limit`, and the id to ask
-/// the next page before (`None` when nothing is left).
-pub fn one_page<T>(mut rows: Vec<T>, limit: u32, id: impl Fn(&T) -> i64) -> (Vec<T>, Option<i64>) {
-    let more = rows.len() > limit as usize;
-    rows.truncate(limit as usize);
-    let next_before_id = if more { rows.last().map(id) } else { None };
-    (rows, next_before_id)
-}
-
+/// Lead `id` as an action on it answers: the lead, its calls and repeats, at the server's time.
 pub async fn lead_answer(state: &AppState, id: i64) -> Result<LeadDetail, AdminError> {
-    let lead = state.store.lead(id).await?.ok_or(AdminError::LeadNotFound)?;
-    let attempts = state.store.attempts(id).await?;
-    let repeats = state.store.repeats(id).await?;
     let now = state.clock.now();
-    let calendar = state.store.calendar(state.settings.settings_calendar(), now).await?;
-    Ok(LeadDetail { now: time(now), lead: LeadView::new(lead, now, &calendar), attempts, repeats })
+    let shown = reading::lead(state.services(), id, now).await?.ok_or(AdminError::LeadNotFound)?;
+    Ok(detail(shown, now))
+}
+
+fn detail(shown: LeadShown, now: Timestamp) -> LeadDetail {
+    let LeadShown { lead, attempts, repeats } = shown;
+    LeadDetail { now: time(now), lead, attempts, repeats }
 }
 
 async fn lead(
@@ -173,9 +114,9 @@ async fn lead(
     SignedIn(session): SignedIn,
     Path(id): Path<i64>,
 ) -> Result<Json<LeadDetail>, AdminError> {
-    let answer = lead_answer(&state, id).await?;
-    state.store.audit(audit_entry(&session, &client, Action::OpenedLead, Some(id), None)).await?;
-    Ok(Json(answer))
+    let now = state.clock.now();
+    let opened = reading::open(state.services(), id, &actor(&session, &client), now).await?;
+    Ok(Json(detail(opened.ok_or(AdminError::LeadNotFound)?, now)))
 }
 
 #[derive(Deserialize)]
