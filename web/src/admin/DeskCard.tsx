@@ -148,7 +148,6 @@ function CardOutcomes({
     void record(outcome, () => client.recordAttempt(lead.id, outcome, note));
   }
 
-
   return (
     <div className="card-outcomes">
       <OutcomeButtons
