@@ -92,13 +92,12 @@ pub async fn list(
 ) -> Result<Page, PageRefusal> {
     let store = services.store;
     let limit = asked.limit.clamp(1, PAGE_MOST);
-    let (leads, next_before_id, search) = if asked.filter == Filter::Due {
-        if !asked.search.trim().is_empty() || asked.before_id.is_some() {
+    let (leads, next_before_id, search) = match newest_first_terms(asked.filter, reader, now) {
+        Some(terms) => newest_first(services, &asked, terms, limit).await?,
+        None if !asked.search.trim().is_empty() || asked.before_id.is_some() => {
             return Err(PageRefusal::DueIsOneList);
         }
-        (store.due_leads(now, limit).await?, None, "")
-    } else {
-        newest_first(services, &asked, reader, now, limit).await?
+        None => (store.due_leads(now, limit).await?, None, ""),
     };
     if !leads.is_empty() {
         let ids: Vec<String> = leads.iter().map(|lead| lead.id.to_string()).collect();
@@ -110,23 +109,31 @@ pub async fn list(
     Ok(Page { leads, next_before_id })
 }
 
-/// A page of the newest-first list, the id to ask the next page before, and how the search read
-/// the text (for the audit trail).
-async fn newest_first(
-    services: Services<'_>,
-    asked: &PageAsked<'_>,
-    reader: i64,
-    now: Timestamp,
-    limit: u32,
-) -> Result<(Vec<LeadRecord>, Option<i64>, &'static str), PageRefusal> {
-    let (open_only, created_before, held, holder) = match asked.filter {
-        Filter::Due | Filter::All => (false, None, false, Holder::Anyone),
+/// Which leads a newest-first list holds under `filter`: open only, sent before a time, held,
+/// whose. `None` for the calls due, which are not such a list.
+fn newest_first_terms(filter: Filter, reader: i64, now: Timestamp) -> Option<Terms> {
+    Some(match filter {
+        Filter::Due => return None,
+        Filter::All => (false, None, false, Holder::Anyone),
         Filter::Open => (true, None, false, Holder::Anyone),
         Filter::Overdue => (true, Some(now - PROMISE), false, Holder::Anyone),
         Filter::Mine => (true, None, false, Holder::Operator { id: reader, now }),
         Filter::Free => (true, None, false, Holder::Nobody { now }),
         Filter::Held => (false, None, true, Holder::Anyone),
-    };
+    })
+}
+
+/// `LeadQuery`'s `open_only`, `created_before`, `held` and `holder`.
+type Terms = (bool, Option<Timestamp>, bool, Holder);
+
+/// A page of the newest-first list, the id to ask the next page before, and how the search read
+/// the text (for the audit trail).
+async fn newest_first(
+    services: Services<'_>,
+    asked: &PageAsked<'_>,
+    (open_only, created_before, held, holder): Terms,
+    limit: u32,
+) -> Result<(Vec<LeadRecord>, Option<i64>, &'static str), PageRefusal> {
     if asked.search.chars().count() > crate::lead::MAX_NAME_CHARS {
         return Err(PageRefusal::SearchTooLong);
     }

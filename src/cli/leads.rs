@@ -46,11 +46,11 @@ async fn erase(settings: &Settings, phone: &str) -> anyhow::Result<()> {
     let metrics = Metrics::default();
     let result = leads::erase(services(&store, settings, &metrics), phone, &command_line()).await;
     store.close().await;
-    match result {
-        Ok(erased) => eprintln!("zayavka: {erased} lead(s) erased"),
-        Err(leads::EraseRefusal::NotAPhone) => anyhow::bail!("'{phone}' does not look like a phone number"),
-        Err(leads::EraseRefusal::Store(e)) => return Err(e.into()),
-    }
+    let erased = result.map_err(|refusal| match refusal {
+        leads::EraseRefusal::NotAPhone => anyhow::anyhow!("'{phone}' does not look like a phone number"),
+        leads::EraseRefusal::Store(e) => e.into(),
+    })?;
+    eprintln!("zayavka: {erased} lead(s) erased");
     Ok(())
 }
 

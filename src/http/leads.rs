@@ -150,7 +150,10 @@ async fn add_attempt(
     let recorded = leads::record_call(state.services(), id, call, &actor, state.clock.now());
     let outcome = recorded.await.map_err(|refusal| match refusal {
         CallRefusal::CallBackTooFar => {
-            const _: () = assert!(leads::CALL_BACK_WITHIN.as_secs() == 90 * 24 * 3600, "the sentence below names the limit");
+            const _: () = assert!(
+                leads::CALL_BACK_WITHIN.as_secs() == 90 * 24 * 3600,
+                "the sentence below names the limit"
+            );
             AdminError::BadRequest("Передзвонити можна не пізніше ніж за 90 днів.")
         }
         CallRefusal::NoOutcome => AdminError::BadRequest("Оберіть результат дзвінка."),

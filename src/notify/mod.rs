@@ -434,14 +434,17 @@ fn waiting(finished: &[Delivery], pending: bool, room: usize) -> bool {
     !finished.is_empty() || (pending && room > 0)
 }
 
-/// How far past the 48 hours the scans of what came due look back, in the team's days.
-const DAY: SignedDuration = SignedDuration::from_hours(24);
+/// Where the scans of what came due start looking at `now`: a day past the 48 hours, closed days
+/// not counted, and no further.
+fn scans_look_back_to(calendar: &Calendar, now: Timestamp) -> Timestamp {
+    calendar.back_over_closures(now, crate::inbox::PROMISE + SignedDuration::from_hours(24))
+}
 
 /// Which open leads to notify about at `now`, as windows of their arrival time: a reminder for
 /// those `remind_after` into their 48 hours, a notice for those past them, and, in the last
 /// working hours before days off, a reminder for every lead whose 48 hours end before the team
 /// is back. Out of working time, nothing: the next scan at work catches up, as each window looks
-/// back a day past the 48 hours, closed days not counted (`Calendar::back_over_closures`), and no
+/// back a day past the 48 hours, closed days not counted (`scans_look_back_to`), and no
 /// further: a server that was off for weeks does not flood the channels with notices about
 /// long-past deadlines. Each lead gets each notice once (the outbox keeps one per lead).
 fn deadline_scans(
@@ -455,7 +458,7 @@ fn deadline_scans(
     let promise = crate::inbox::PROMISE;
     let mut scans = vec![
         (Event::Reminder, now - promise, now - remind_after),
-        (Event::Overdue, calendar.back_over_closures(now, promise + DAY), now - promise),
+        (Event::Overdue, scans_look_back_to(calendar, now), now - promise),
     ];
     if let Some(closure) = calendar.closure_ahead(now) {
         scans.push((Event::Reminder, now - promise, closure.reopens + RISK_AFTER_REOPENING - promise));
@@ -488,9 +491,7 @@ fn escalation_window(
     after: Option<SignedDuration>,
 ) -> Option<(Timestamp, Timestamp)> {
     let after = after?;
-    calendar
-        .works_at(now)
-        .then(|| (calendar.back_over_closures(now, crate::inbox::PROMISE + DAY), now - after))
+    calendar.works_at(now).then(|| (scans_look_back_to(calendar, now), now - after))
 }
 
 /// An error with its causes ("error sending request: connection refused"): reqwest's own text
