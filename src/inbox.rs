@@ -118,6 +118,10 @@ pub struct LeadRecord {
     /// than by the lead's arrival: such call-backs come first in the list of calls due.
     #[serde(skip)]
     pub call_back: bool,
+    /// The last call went unanswered and the retry cadence had no step left for it
+    /// (`CallPlan::retries_used_up`): the lead is due for a person to close it as unreachable or
+    /// agree on a time.
+    pub retries_used_up: bool,
     /// When the lead was reported to the admins because nobody had called it in time (RFC 3339,
     /// UTC): at most once.
     pub escalated_at: Option<String>,
@@ -281,8 +285,20 @@ impl CallPlan {
         if let Some(at) = self.call_back_at {
             return Some(at);
         }
-        let step = usize::try_from(unanswered - 1).ok();
-        Some(step.and_then(|step| self.retries.get(step).copied().flatten()).unwrap_or(self.at_once))
+        Some(self.retry(unanswered).flatten().unwrap_or(self.at_once))
+    }
+
+    /// Whether this call leaves the lead due because the cadence has no step left for `unanswered`
+    /// calls and nobody asked for a time: the inbox then says to close it as unreachable or agree
+    /// on a time (kept with the lead as `retries_used_up`).
+    pub fn retries_used_up(&self, outcome: Outcome, unanswered: i64) -> bool {
+        outcome == Outcome::NoAnswer && self.call_back_at.is_none() && self.retry(unanswered).is_none()
+    }
+
+    /// The cadence's step for `unanswered` calls: `None` past its last step, `Some(None)` for a
+    /// step the calendar could not place.
+    fn retry(&self, unanswered: i64) -> Option<Option<Timestamp>> {
+        usize::try_from(unanswered - 1).ok().and_then(|step| self.retries.get(step).copied())
     }
 }
 
@@ -447,11 +463,18 @@ mod tests {
         assert_eq!(plan.next_call_at(Outcome::NoAnswer, 1), step(2));
         assert_eq!(plan.next_call_at(Outcome::NoAnswer, 2), step(20));
         assert_eq!(plan.next_call_at(Outcome::NoAnswer, 3), Some(at_once), "the cadence used up");
+        assert!(!plan.retries_used_up(Outcome::NoAnswer, 2));
+        assert!(plan.retries_used_up(Outcome::NoAnswer, 3));
+        let unplaced = CallPlan { retries: vec![step(2), None], ..plan.clone() };
+        assert_eq!(unplaced.next_call_at(Outcome::NoAnswer, 2), Some(at_once));
+        assert!(!unplaced.retries_used_up(Outcome::NoAnswer, 2), "a step the calendar could not place");
         assert_eq!(plan.next_call_at(Outcome::Interested, 1), None);
         assert_eq!(plan.next_call_at(Outcome::Unreachable, 3), None);
         let asked = CallPlan { call_back_at: step(30), ..plan };
         assert_eq!(asked.next_call_at(Outcome::NoAnswer, 2), step(30));
         assert_eq!(asked.next_call_at(Outcome::CallBack, 0), step(30));
+        assert!(!asked.retries_used_up(Outcome::NoAnswer, 3), "a time asked for is no retry");
+        assert!(!asked.retries_used_up(Outcome::CallBack, 3));
         assert_eq!(Outcome::CallBack.status_after(0), Status::New);
         assert_eq!(Outcome::CallBack.status_after(2), Status::Attempt2, "the unanswered calls stay counted");
     }
@@ -477,6 +500,7 @@ mod tests {
             claim: None,
             next_call_at: None,
             call_back: false,
+            retries_used_up: false,
             escalated_at: None,
             wrote_again: None,
         };

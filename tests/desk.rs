@@ -183,6 +183,38 @@ async fn the_cadence_used_up_on_a_closed_day_waits_for_the_team() {
 }
 
 #[tokio::test]
+async fn a_lead_whose_retries_are_used_up_says_so_in_every_answer_until_a_time_is_agreed() {
+    let cadence = zayavka::calendar::Cadence::parse("1h").unwrap();
+    let (app, operator) = desk(move |s| s.retry_cadence = cadence).await;
+    let id = submit(&app, "067 000 03 03").await;
+    let used_up = |lead: &Value| lead["retries_used_up"].as_bool().unwrap();
+
+    let first = call(&app, &operator, id, json!({ "outcome": "no_answer" })).await.json();
+    assert!(!used_up(&first["lead"]), "one step of the cadence is left: {first}");
+    come_due(&app, next_call_at(&first["lead"]).unwrap());
+
+    // No step left: every answer says so, the list of calls due too (what the desk shows after a
+    // reload), not only the answer to the call.
+    let second = call(&app, &operator, id, json!({ "outcome": "no_answer" })).await.json();
+    assert!(used_up(&second["lead"]), "{second}");
+    assert!(used_up(&lead(&app, &operator, id).await));
+    let at = next_call_at(&second["lead"]).unwrap();
+    if at > app.state.clock.now() {
+        come_due(&app, at); // the team's next working minute
+    }
+    let listed = operator.get(&app, "/admin/api/leads?filter=due").await.json();
+    assert_eq!(listed["leads"][0]["id"], id, "{listed}");
+    assert!(used_up(&listed["leads"][0]), "{listed}");
+
+    // The person is reached and asks for a time: that is no retry.
+    let tomorrow = (app.state.clock.now() + jiff::SignedDuration::from_hours(24)).to_string();
+    let asked = call(&app, &operator, id, json!({ "call_back_at": tomorrow })).await;
+    assert_eq!(asked.status, StatusCode::CREATED, "{}", asked.text());
+    assert!(!used_up(&asked.json()["lead"]));
+    assert!(!used_up(&lead(&app, &operator, id).await));
+}
+
+#[tokio::test]
 async fn a_call_back_may_be_set_outside_working_hours_because_the_person_asked() {
     let (app, operator) =
         desk(|s| s.working_hours = zayavka::notice::WorkingHours::parse("09:00-18:00")).await;

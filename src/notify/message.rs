@@ -359,6 +359,7 @@ mod tests {
             claim: None,
             next_call_at: None,
             call_back: false,
+            retries_used_up: false,
             escalated_at: None,
             wrote_again: None,
         }

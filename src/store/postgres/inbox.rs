@@ -152,14 +152,15 @@ impl PostgresStore {
                 earlier.is_some_and(|(.., release)| *release) || holder == Some(call.operator.as_str());
             last.insert(call.lead_id, (call, reached, first_by, release));
         }
-        let (mut ids, mut statuses, mut reached, mut next_calls, mut first_by, mut releases) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut ids, mut statuses, mut reached, mut next_calls, mut used_up, mut first_by, mut releases) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for (id, (call, any_reached, first, release)) in last {
             let unanswered = unanswered.get(&id).copied().unwrap_or(0);
             ids.push(id);
             statuses.push(call.outcome.status_after(unanswered).name());
             reached.push(any_reached);
             next_calls.push(call.plan.next_call_at(call.outcome, unanswered).map(seconds));
+            used_up.push(call.plan.retries_used_up(call.outcome, unanswered));
             first_by.push(first);
             releases.push(release);
         }
@@ -171,16 +172,17 @@ impl PostgresStore {
              reached_at = CASE WHEN v.reached AND l.reached_at IS NULL THEN to_timestamp($2) ELSE l.reached_at END, \
              next_call_at = to_timestamp(v.next), \
              call_back = v.next IS NOT NULL, \
+             retries_used_up = v.used_up, \
              first_call_at = CASE WHEN l.first_call_at IS NULL OR l.first_call_at > to_timestamp($2) \
                THEN to_timestamp($2) ELSE l.first_call_at END, \
              first_call_by = CASE WHEN l.first_call_at IS NULL OR l.first_call_at > to_timestamp($2) \
                THEN v.first_by ELSE l.first_call_by END, \
              claimed_by = CASE WHEN v.release THEN NULL ELSE l.claimed_by END, \
              claimed_until = CASE WHEN v.release THEN NULL ELSE l.claimed_until END \
-             FROM unnest($1::bigint[], $3::text[], $4::bool[], $5::float8[], $6::text[], $7::bool[]) \
-               AS v(id, status, reached, next, first_by, release) \
+             FROM unnest($1::bigint[], $3::text[], $4::bool[], $5::float8[], $6::bool[], $7::text[], $8::bool[]) \
+               AS v(id, status, reached, next, used_up, first_by, release) \
              WHERE l.id = v.id",
-            &[&ids, &now, &statuses, &reached, &next_calls, &first_by, &releases],
+            &[&ids, &now, &statuses, &reached, &next_calls, &used_up, &first_by, &releases],
         )
         .await
         .map_err(unavailable)?;

@@ -59,6 +59,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/postgres/0022_first_call_on_the_lead.sql"),
     include_str!("../../../migrations/postgres/0023_promise_hours_revised.sql"),
     include_str!("../../../migrations/postgres/0024_one_index_a_phone.sql"),
+    include_str!("../../../migrations/postgres/0025_retries_used_up.sql"),
 ];
 
 /// Inserts that may wait for a batch writer before callers wait to enqueue.
@@ -98,7 +99,8 @@ const RECORD_COLUMNS: &str = concat!(
     ", (SELECT ",
     text_time!("later.created_at"),
     " FROM \"CRN\" AS later WHERE later.repeat_of = \"CRN\".id ORDER BY later.id DESC LIMIT 1), ",
-    "(SELECT comment FROM \"CRN\" AS later WHERE later.repeat_of = \"CRN\".id ORDER BY later.id DESC LIMIT 1)"
+    "(SELECT comment FROM \"CRN\" AS later WHERE later.repeat_of = \"CRN\".id ORDER BY later.id DESC LIMIT 1), ",
+    "retries_used_up"
 );
 
 pub struct PostgresStore {
@@ -256,6 +258,7 @@ fn record_from(row: &Row) -> LeadRecord {
         claim: row.get::<_, Option<String>>(20).map(|by| Claim { by, until: row.get(21) }),
         next_call_at: row.get(22),
         call_back: row.get(23),
+        retries_used_up: row.get(27),
         escalated_at: row.get(24),
         wrote_again: row.get::<_, Option<String>>(25).map(|at| WroteAgain { at, comment: row.get(26) }),
     }

@@ -132,14 +132,15 @@ fn add_attempt(conn: &Connection, call: NewAttempt, now: &str) -> rusqlite::Resu
         conn,
         "UPDATE \"CRN\" SET status = ?2, \
          reached_at = CASE WHEN ?3 AND reached_at IS NULL THEN ?4 ELSE reached_at END, \
-         next_call_at = ?5, call_back = ?5 IS NOT NULL \
+         next_call_at = ?5, call_back = ?5 IS NOT NULL, retries_used_up = ?6 \
          WHERE id = ?1",
         params![
             lead_id,
             outcome.status_after(unanswered).name(),
             outcome.reached(),
             now,
-            plan.next_call_at(outcome, unanswered).map(text)
+            plan.next_call_at(outcome, unanswered).map(text),
+            plan.retries_used_up(outcome, unanswered)
         ],
     )?;
     // The caller's own claim ends with their call; a lead handed to them (no end) stays.

@@ -68,6 +68,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/sqlite/0025_phones_by_month.sql"),
     include_str!("../../../migrations/sqlite/0026_name_index_without_positions.sql"),
     include_str!("../../../migrations/sqlite/0027_name_index_in_parts.sql"),
+    include_str!("../../../migrations/sqlite/0028_retries_used_up.sql"),
 ];
 
 const RECORD_COLUMNS: &str = "id, created_at, name, phone, phone_e164, confirmation, comment, policy_version, \
@@ -76,7 +77,8 @@ const RECORD_COLUMNS: &str = "id, created_at, name, phone, phone_e164, confirmat
      utm_source, utm_medium, utm_campaign, utm_content, utm_term, referrer, \
      (SELECT email FROM operators WHERE id = \"CRN\".claimed_by), claimed_until, next_call_at, call_back, escalated_at, \
      (SELECT created_at FROM \"CRN\" AS later WHERE later.repeat_of = \"CRN\".id ORDER BY later.id DESC LIMIT 1), \
-     (SELECT comment FROM \"CRN\" AS later WHERE later.repeat_of = \"CRN\".id ORDER BY later.id DESC LIMIT 1)";
+     (SELECT comment FROM \"CRN\" AS later WHERE later.repeat_of = \"CRN\".id ORDER BY later.id DESC LIMIT 1), \
+     retries_used_up";
 
 const LEAD_COLUMNS: &str = "id, created_at, name, phone, confirmation, comment";
 
@@ -499,6 +501,7 @@ fn record_from(row: &rusqlite::Row) -> rusqlite::Result<LeadRecord> {
         claim: row.get::<_, Option<String>>(20)?.map(|by| Claim { by, until: claimed_until }),
         next_call_at: row.get(22)?,
         call_back: row.get(23)?,
+        retries_used_up: row.get(27)?,
         escalated_at: row.get(24)?,
         wrote_again: wrote_again_at.map(|at| WroteAgain { at, comment: wrote_again_comment }),
     })

@@ -159,7 +159,7 @@ describe('"Кому дзвонити зараз"', () => {
   it('a lead still due after the call (the retries used up) stays, offered as unreachable', async () => {
     // The call comes a while after the list was read: the lead is due at the call's own time.
     const calledAt = '2026-11-22T04:03:40.000000Z';
-    const usedUp: LeadView = { ...LEAD_OPEN, status: 'attempt_3', next_call_at: calledAt };
+    const usedUp: LeadView = { ...LEAD_OPEN, status: 'attempt_3', next_call_at: calledAt, retries_used_up: true };
     fakeServer({
       ...deskRoutes(),
       'POST /admin/api/leads/42/attempts': () => json({ ...leadDetail(usedUp, []), now: calledAt }, 201),
@@ -170,6 +170,23 @@ describe('"Кому дзвонити зараз"', () => {
     expect(await within(card(42)).findByText(/^Спроби за графіком вичерпано/)).toBeTruthy();
     expect(within(card(42)).getByText('Спроба 3')).toBeTruthy();
     expect(outcome(42, "Не вдалося зв'язатися (закрити)")).toBeTruthy();
+  });
+
+  it('a lead whose retries were used up before says so after a reload too, on its card and its page', async () => {
+    const usedUp: LeadView = { ...LEAD_OPEN, status: 'attempt_3', retries_used_up: true };
+    fakeServer({
+      ...signedInRoutes(),
+      'GET /admin/api/leads': () => json(leadPage([usedUp, LEAD_OVERDUE])),
+      'GET /admin/api/leads/42': () => json(leadDetail(usedUp, [])),
+    });
+    openInbox('/admin');
+    await screen.findByRole('list', { name: DUE });
+    const hint = /^Спроби за графіком вичерпано: закрийте заявку як «Не вдалося зв'язатися \(закрити\)» або домовтеся про час\.$/;
+    expect(within(card(42)).getByText(hint)).toBeTruthy();
+    expect(within(card(LEAD_OVERDUE.id)).queryByText(hint)).toBeNull();
+
+    fireEvent.click(within(card(42)).getByRole('link', { name: 'Заявка №42' }));
+    expect(await screen.findByText(hint)).toBeTruthy();
   });
 
   it('says on the card when a call could not be recorded, and keeps the card', async () => {

@@ -5,7 +5,6 @@ import { ClaimMarker } from './Claims';
 import { useInbox } from './context';
 import { readDraft, saveDraft } from './drafts';
 import {
-  OUTCOME_LABELS,
   commentStart,
   isOverdue,
   nextCallText,
@@ -15,7 +14,7 @@ import {
   timeLeft,
 } from './format';
 import { RepeatMarker } from './LeadList';
-import { LeadMarks } from './LeadMarks';
+import { LeadMarks, RetriesUsedUp } from './LeadMarks';
 import { OutcomeButtons } from './OutcomeButtons';
 import { CallButton } from './Phone';
 
@@ -71,11 +70,7 @@ export function DeskCard({
       )}
       <LeadMarks lead={shown} />
       <ClaimMarker lead={shown} />
-      {recorded && (
-        <p className="used-up">
-          Спроби за графіком вичерпано: закрийте заявку як «{OUTCOME_LABELS.unreachable}» або домовтеся про час.
-        </p>
-      )}
+      <RetriesUsedUp lead={shown} />
       <CardOutcomes lead={shown} now={now} onRecorded={onRecorded} />
     </li>
   );

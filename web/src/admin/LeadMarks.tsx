@@ -1,5 +1,5 @@
 import type { LeadView } from './api';
-import { commentStart, formatKyiv } from './format';
+import { OUTCOME_LABELS, commentStart, formatKyiv } from './format';
 
 /**
  * What the server flags on an open lead, on its desk card and its page: its 48 hours end in or just
@@ -24,5 +24,18 @@ export function LeadMarks({ lead }: { lead: LeadView }) {
         </li>
       )}
     </ul>
+  );
+}
+
+/**
+ * An open lead whose last call went unanswered with no step of the retry cadence left (the server
+ * keeps it as `retries_used_up`): what the operator should do, on its desk card and its page.
+ */
+export function RetriesUsedUp({ lead }: { lead: LeadView }) {
+  if (!lead.open || !lead.retries_used_up) return null;
+  return (
+    <p className="used-up">
+      Спроби за графіком вичерпано: закрийте заявку як «{OUTCOME_LABELS.unreachable}» або домовтеся про час.
+    </p>
   );
 }

@@ -27,7 +27,7 @@ import {
   timeLeft,
 } from './format';
 import { FROM_HELD, HeldReasons, ReleaseButton } from './Held';
-import { LeadMarks } from './LeadMarks';
+import { LeadMarks, RetriesUsedUp } from './LeadMarks';
 import { LoadError } from './LoadError';
 import { NotFound } from './NotFound';
 import { OutcomeButtons } from './OutcomeButtons';
@@ -205,6 +205,7 @@ function CallCard({ lead, now, recorder }: { lead: LeadView; now: number; record
         <dd className="note">{lead.comment ?? '—'}</dd>
       </dl>
       {lead.open && <LeadMarks lead={lead} />}
+      <RetriesUsedUp lead={lead} />
       {recorder && <QuickOutcomes recorder={recorder} now={now} />}
     </section>
   );

@@ -43,6 +43,7 @@ const UNMARKED = {
   claimed_until: null,
   at_risk: false,
   escalated_at: null,
+  retries_used_up: false,
   wrote_again: null,
   utm_source: null,
   utm_medium: null,

@@ -142,6 +142,12 @@ held: Array<string> | null,
  */
 next_call_at: string | null,
 /**
+ * The last call went unanswered and the retry cadence had no step left for it
+ * (`CallPlan::retries_used_up`): the lead is due for a person to close it as unreachable or
+ * agree on a time.
+ */
+retries_used_up: boolean,
+/**
  * When the lead was reported to the admins because nobody had called it in time (RFC 3339,
  * UTC): at most once.
  */
@@ -187,6 +193,12 @@ held: Array<string> | null,
  * When the lead is to be called (RFC 3339, UTC): `None` once it is closed, or while held.
  */
 next_call_at: string | null,
+/**
+ * The last call went unanswered and the retry cadence had no step left for it
+ * (`CallPlan::retries_used_up`): the lead is due for a person to close it as unreachable or
+ * agree on a time.
+ */
+retries_used_up: boolean,
 /**
  * When the lead was reported to the admins because nobody had called it in time (RFC 3339,
  * UTC): at most once.

@@ -1,0 +1,5 @@
+-- The call desk: the last call went unanswered and the retry cadence had no step left, so the lead
+-- is due for a person to decide (`CallPlan::retries_used_up`). Written by each call, with its next
+-- call; a lead whose cadence ran out before this migration says so after its next unanswered call.
+-- A constant default: PostgreSQL adds the column without rewriting the table.
+ALTER TABLE "CRN" ADD COLUMN retries_used_up boolean NOT NULL DEFAULT false;
