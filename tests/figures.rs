@@ -286,6 +286,8 @@ async fn the_command_line_prints_the_same_figures_as_a_table() {
     );
     assert_eq!(line("operator (not"), "operator (not called yet) 1 0 - 0 - -");
     assert_eq!(line("source (direct)"), "source (direct) 2 1 60 / 60 min 0 - 0 of 1 (0%)");
+    // Under it, the inbox's totals (`GET /admin/api/stats`), from the same use case.
+    assert_eq!(line("Now:"), "Now: 2 open, 1 of them overdue; 1 held for review", "{table}");
 }
 
 /// A server reads the month ahead as it starts (ADR 0056): a store opened again on the same

@@ -15,6 +15,7 @@ use serde::Serialize;
 use ts_rs::{Config, TS};
 use zayavka::abuse::{ALL_SIGNALS, Signal};
 use zayavka::application::figures::{OperatorRow, PromiseRow, SourceRow};
+use zayavka::application::totals;
 use zayavka::auth::second_factor::Enrolment;
 use zayavka::http::{admin_error, closed_days, leads, notifications, second_factor, sign_in, stats, team};
 use zayavka::inbox::{LeadRecord, LeadView, Outcome, Status, WroteAgain};
@@ -45,12 +46,12 @@ fn wire(cfg: &Config) -> Vec<Declared> {
         declared::<Attempt>(cfg),
         declared::<Outcome>(cfg),
         declared::<Signal>(cfg),
-        declared::<stats::Stats>(cfg),
-        declared::<stats::ReachedInTime>(cfg),
-        declared::<stats::DayCount>(cfg),
-        declared::<stats::Breakdown>(cfg),
-        declared::<stats::SourceFigures>(cfg),
-        declared::<stats::OperatorFigures>(cfg),
+        declared::<stats::StatsAnswer>(cfg),
+        declared::<totals::ReachedInTime>(cfg),
+        declared::<totals::DayCount>(cfg),
+        declared::<stats::BreakdownAnswer>(cfg),
+        declared::<totals::SourceFigures>(cfg),
+        declared::<totals::OperatorFigures>(cfg),
         declared::<stats::PromiseAnswer>(cfg),
         declared::<PromiseRow>(cfg),
         declared::<OperatorRow>(cfg),

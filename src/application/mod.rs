@@ -15,7 +15,8 @@
 //! - [`notifications`]: a failing channel's notifications sent again or dropped;
 //! - [`closed_days`]: the days off admins keep in the inbox, on top of the settings';
 //! - [`export`]: every lead as a file, audited before any of it leaves;
-//! - [`figures`]: how the 48-hour promise is kept, overall, per operator and per source.
+//! - [`figures`]: how the 48-hour promise is kept, overall, per operator and per source;
+//! - [`totals`]: the inbox's totals over the same 30 days, and per source and per operator.
 
 pub mod accounts;
 pub mod claims;
@@ -28,6 +29,7 @@ pub mod intake;
 pub mod leads;
 pub mod notifications;
 pub mod reading;
+pub mod totals;
 
 use crate::clock::Clock;
 use crate::config::Settings;

@@ -3,7 +3,8 @@
 use std::io::Write as _;
 
 use super::{LeadsCommand, command_line, services};
-use crate::application::figures::{self, PromiseFigures, PromiseRow, Viewer};
+use crate::application::figures::{self, FiguresError, PromiseFigures, PromiseRow, Viewer};
+use crate::application::totals::{self, Totals};
 use crate::application::{export, housekeeping, leads};
 use crate::config::Settings;
 use crate::export::Format;
@@ -76,10 +77,35 @@ async fn release(settings: &Settings, id: i64) -> anyhow::Result<()> {
 
 async fn print_figures(settings: &Settings) -> anyhow::Result<()> {
     let store = Store::open_existing(&settings.database_url).await?;
-    let result = figures::promise(&store, store.clock().now(), Viewer::Everyone).await;
+    let now = store.clock().now();
+    let result = async {
+        let promise = figures::promise(&store, now, Viewer::Everyone).await?;
+        let totals = totals::totals(&store, &settings.notify.channels(), now).await?;
+        Ok::<_, FiguresError>((promise, totals))
+    }
+    .await;
     store.close().await;
-    print!("{}", figures_table(&result?));
+    let (promise, totals) = result?;
+    print!("{}{}", figures_table(&promise), totals_lines(&totals));
     Ok(())
+}
+
+/// Under the table, the inbox's totals: the leads open now, and what the channels have not sent.
+fn totals_lines(totals: &Totals) -> String {
+    let mut lines = format!(
+        "\nNow: {} open, {} of them overdue; {} held for review\n",
+        totals.open, totals.overdue, totals.held
+    );
+    for queue in &totals.notifications {
+        lines.push_str(&format!(
+            "Not sent yet by {}: {} ({} failing), the oldest queued {}\n",
+            queue.channel.name(),
+            queue.waiting,
+            queue.failing,
+            queue.oldest_at
+        ));
+    }
+    lines
 }
 
 /// The figures as a small table, a row per group.

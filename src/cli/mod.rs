@@ -83,7 +83,7 @@ pub enum LeadsCommand {
     },
     /// How the 48-hour promise was kept over the last 30 days: the waits for the first call and
     /// for a call that reached the person, and the share reached in time, overall, per operator
-    /// and per source
+    /// and per source; then the leads open now and the notifications not sent yet
     Figures,
 }
 

@@ -253,7 +253,7 @@ export type Outcome = "no_answer" | "interested" | "not_interested" | "not_eligi
 export type HeldReason = "no_proof" | "forged_proof" | "expired_proof" | "reused_proof" | "too_fast" | "honeypot" | "impossible_number" | "burst" | "automation" | "no_work";
 
 /**
- * The inbox's totals over the last 30 days.
+ * `GET /admin/api/stats` (docs/admin-api.md): the inbox's totals over the last 30 days.
  */
 export type Stats = {
 /**
@@ -289,7 +289,7 @@ export type DayCount = {
 date: string, count: number, };
 
 /**
- * The figures per source and per operator over the same 30 days.
+ * `GET /admin/api/stats/breakdown`: the figures per source and per operator over the same days.
  */
 export type Breakdown = {
 /**
@@ -301,7 +301,7 @@ now: string,
  */
 sources: Array<SourceFigures>,
 /**
- * Every account for an admin, one's own for an operator.
+ * Every account for `Viewer::Everyone`, one's own for an operator.
  */
 operators: Array<OperatorFigures>, };
 
