@@ -533,6 +533,12 @@ async fn the_audit_trail_keeps_entries_in_order_and_names_no_forgery() {
     let older = f.store.audit_page(Some(page[1].id), 10).await.unwrap();
     assert_eq!(older, vec![page[2].clone()]);
     assert_eq!(f.store.audit_page(None, 1).await.unwrap(), vec![page[0].clone()]);
+
+    // From the start, oldest first, a page after the last one read.
+    let first = f.store.audit_after(0, 2).await.unwrap();
+    assert_eq!(first, vec![page[2].clone(), page[1].clone()]);
+    assert_eq!(f.store.audit_after(first[1].id, 2).await.unwrap(), vec![page[0].clone()]);
+    assert!(f.store.audit_after(page[0].id, 2).await.unwrap().is_empty());
 }
 
 #[tokio::test]

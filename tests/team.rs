@@ -324,6 +324,34 @@ async fn a_strangers_typed_email_cannot_forge_or_hide_lines_of_the_trail() {
     assert!(text.contains(r"\u{1b}[8m hidden \u{202e}"), "shown, not acted on: {text}");
 }
 
+/// The trail grows with every page of the list read (a year: millions of entries): the command
+/// line prints it oldest first a page at a time, every entry once, in order, across pages.
+#[tokio::test]
+async fn the_command_line_prints_a_long_trail_in_order_a_page_at_a_time() {
+    let app = test_app().await;
+    app.database
+        .execute(
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2500) \
+             INSERT INTO audit (at, actor, action, lead_id, detail, address) \
+             SELECT '2026-12-01T08:00:00Z', 'olena@example.org', 'listed_leads', NULL, 'leads ' || i, NULL FROM n",
+        )
+        .await;
+    let output = common::zayavka()
+        .args(["admin", "audit", "--format", "jsonl"])
+        .env("ZAYAVKA_DATABASE_URL", &app.database.url)
+        .output()
+        .await
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let details: Vec<String> = String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap()["detail"].as_str().unwrap().to_owned())
+        .collect();
+    let written: Vec<String> = (1..=2500).map(|i| format!("leads {i}")).collect();
+    assert_eq!(details, written);
+}
+
 /// An erase and a role change are one use case each, whichever way they are asked for:
 /// from the command line they leave the same entries in the trail as from the inbox, bar who and
 /// from where.

@@ -11,6 +11,7 @@
 //! - [`claims`]: a lead taken, given back, handed to someone;
 //! - [`hand_out`]: round-robin, new leads handed out in turn;
 //! - [`accounts`]: the operators' accounts, roles, passwords and second factor, the first setup;
+//! - [`audit_trail`]: the trail read a page at a time, newest first or from the start;
 //! - [`housekeeping`]: retention, unreleased held leads, expired keys and sessions;
 //! - [`notifications`]: a failing channel's notifications sent again or dropped;
 //! - [`closed_days`]: the days off admins keep in the inbox, on top of the settings';
@@ -19,6 +20,7 @@
 //! - [`totals`]: the inbox's totals over the same 30 days, and per source and per operator.
 
 pub mod accounts;
+pub mod audit_trail;
 pub mod claims;
 pub mod closed_days;
 pub mod export;

@@ -4,10 +4,11 @@ use std::io::Write as _;
 
 use super::{Account, AdminCommand, AuditFormat, command_line, services};
 use crate::application::accounts::{self, NewAccount};
+use crate::application::audit_trail;
 use crate::config::Settings;
 use crate::lead::clean::printable;
 use crate::metrics::Metrics;
-use crate::store::Store;
+use crate::store::{AuditRecord, Store};
 use crate::team::{AccountChange, Role};
 
 pub async fn run(settings: &Settings, command: AdminCommand) -> anyhow::Result<()> {
@@ -110,18 +111,21 @@ async fn team(store: &Store, settings: &Settings, command: AdminCommand) -> anyh
     Ok(())
 }
 
-/// The whole trail, oldest first: read newest first a page at a time, then printed.
+/// The whole trail, oldest first, each page printed as it is read.
 async fn print_audit_trail(store: &Store, format: AuditFormat) -> anyhow::Result<()> {
-    let mut entries = Vec::new();
-    let mut before = None;
+    let mut trail = audit_trail::OldestFirst::new(store);
     loop {
-        let page = store.audit_page(before, 1000).await?;
-        let Some(last) = page.last() else { break };
-        before = Some(last.id);
-        entries.extend(page);
+        let page = trail.next().await?;
+        if page.is_empty() {
+            return Ok(());
+        }
+        print_audit_entries(&page, format)?;
     }
+}
+
+fn print_audit_entries(entries: &[AuditRecord], format: AuditFormat) -> anyhow::Result<()> {
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    for entry in entries.iter().rev() {
+    for entry in entries {
         match format {
             AuditFormat::Jsonl => writeln!(out, "{}", serde_json::to_string(entry)?)?,
             AuditFormat::Text => writeln!(

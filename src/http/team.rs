@@ -13,8 +13,7 @@ use super::admin_error::AdminError;
 use super::client::ClientInfo;
 use super::inbox_api::{AdminOnly, actor, read_json};
 use super::sign_in::new_account;
-use crate::application::accounts;
-use crate::application::reading::one_page;
+use crate::application::{accounts, audit_trail};
 use crate::http::AppState;
 use crate::store::{Account, AuditRecord};
 use crate::team::{AccountChange, Role};
@@ -141,8 +140,6 @@ async fn audit(
     query: Result<Query<AuditQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Json<AuditPage>, AdminError> {
     let Query(query) = query.map_err(|_| AdminError::BadRequest("Некоректні параметри."))?;
-    let limit = query.limit.unwrap_or(100).clamp(1, 500);
-    let entries = state.store.audit_page(query.before_id, limit + 1).await?;
-    let (entries, next_before_id) = one_page(entries, limit, |entry| entry.id);
-    Ok(Json(AuditPage { entries, next_before_id }))
+    let page = audit_trail::newest_first(&state.store, query.before_id, query.limit).await?;
+    Ok(Json(AuditPage { entries: page.entries, next_before_id: page.next_before_id }))
 }

@@ -49,4 +49,10 @@ impl Store {
     ) -> Result<Vec<AuditRecord>, StoreError> {
         dispatch!(self, audit_page(before_id.unwrap_or(i64::MAX), limit))
     }
+
+    /// Up to `limit` audit entries with an id above `after_id`, oldest first: the whole trail is
+    /// read from the start this way a page at a time (`application::audit_trail::OldestFirst`).
+    pub async fn audit_after(&self, after_id: i64, limit: u32) -> Result<Vec<AuditRecord>, StoreError> {
+        dispatch!(self, audit_after(after_id, limit))
+    }
 }

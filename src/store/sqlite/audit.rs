@@ -1,4 +1,5 @@
-//! The audit trail: appended to, read newest first; the table's triggers refuse any change.
+//! The audit trail: appended to, read newest first or oldest first; the table's triggers refuse
+//! any change.
 
 use super::*;
 
@@ -27,19 +28,33 @@ impl SqliteStore {
                 "SELECT id, at, actor, action, lead_id, detail, address FROM audit WHERE id < ?1 \
                  ORDER BY id DESC LIMIT ?2",
             )?;
-            let rows = stmt.query_map(params![before_id, limit], |row| {
-                Ok(AuditRecord {
-                    id: row.get(0)?,
-                    at: row.get(1)?,
-                    actor: row.get(2)?,
-                    action: row.get(3)?,
-                    lead_id: row.get(4)?,
-                    detail: row.get(5)?,
-                    address: row.get(6)?,
-                })
-            })?;
+            let rows = stmt.query_map(params![before_id, limit], audit_record)?;
             rows.collect()
         })
         .await
     }
+
+    pub async fn audit_after(&self, after_id: i64, limit: u32) -> Result<Vec<AuditRecord>, StoreError> {
+        self.read(move |conn| {
+            let mut stmt = conn.prepare_cached(
+                "SELECT id, at, actor, action, lead_id, detail, address FROM audit WHERE id > ?1 \
+                 ORDER BY id LIMIT ?2",
+            )?;
+            let rows = stmt.query_map(params![after_id, limit], audit_record)?;
+            rows.collect()
+        })
+        .await
+    }
+}
+
+fn audit_record(row: &rusqlite::Row) -> rusqlite::Result<AuditRecord> {
+    Ok(AuditRecord {
+        id: row.get(0)?,
+        at: row.get(1)?,
+        actor: row.get(2)?,
+        action: row.get(3)?,
+        lead_id: row.get(4)?,
+        detail: row.get(5)?,
+        address: row.get(6)?,
+    })
 }
