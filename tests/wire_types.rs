@@ -17,7 +17,9 @@ use zayavka::abuse::{ALL_SIGNALS, Signal};
 use zayavka::application::figures::{OperatorRow, PromiseRow, SourceRow};
 use zayavka::application::totals;
 use zayavka::auth::second_factor::Enrolment;
-use zayavka::http::{admin_error, closed_days, leads, notifications, second_factor, sign_in, stats, team};
+use zayavka::http::{
+    admin_error, closed_days, inbox_api, leads, notifications, second_factor, sign_in, stats, team,
+};
 use zayavka::inbox::{LeadRecord, LeadView, Outcome, Status, WroteAgain};
 use zayavka::notice::{Channel, Event};
 use zayavka::store::{Account, Attempt, AuditRecord, ChannelQueue, PendingNotification};
@@ -37,7 +39,7 @@ fn wire(cfg: &Config) -> Vec<Declared> {
         declared::<Enrolment>(cfg),
         declared::<second_factor::RecoveryCodes>(cfg),
         declared::<leads::LeadPage>(cfg),
-        declared::<leads::LeadDetail>(cfg),
+        declared::<inbox_api::LeadDetail>(cfg),
         declared::<leads::Erased>(cfg),
         declared::<LeadView>(cfg),
         declared::<LeadRecord>(cfg),

@@ -186,6 +186,25 @@ impl AdminError {
     }
 }
 
+/// A new account's e-mail or password, as the inbox says what is wrong with them.
+impl From<crate::application::accounts::AccountError> for AdminError {
+    fn from(e: crate::application::accounts::AccountError) -> Self {
+        use crate::application::accounts::AccountError;
+        use crate::auth::NewAccountError;
+        match e {
+            AccountError::Invalid(NewAccountError::NotAnEmail(_)) => {
+                AdminError::BadRequest("Це не схоже на адресу електронної пошти.")
+            }
+            AccountError::Invalid(NewAccountError::ShortPassword) => {
+                const _: () =
+                    assert!(crate::auth::MIN_PASSWORD_CHARS == 10, "the sentence below names the limit");
+                AdminError::BadRequest("Пароль має містити щонайменше 10 символів.")
+            }
+            AccountError::Hashing(e) => AdminError::Hashing(e),
+        }
+    }
+}
+
 impl From<crate::application::figures::FiguresError> for AdminError {
     fn from(e: crate::application::figures::FiguresError) -> Self {
         use crate::application::figures::FiguresError;

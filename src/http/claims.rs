@@ -8,8 +8,7 @@ use serde::Deserialize;
 
 use super::admin_error::AdminError;
 use super::client::ClientInfo;
-use super::inbox_api::{AdminOnly, SignedIn, actor, read_json};
-use super::leads::{LeadDetail, lead_answer};
+use super::inbox_api::{AdminOnly, LeadDetail, SignedIn, actor, lead_answer, read_json};
 use crate::application::claims::{self, ClaimRefusal};
 use crate::http::AppState;
 use crate::inbox::TakeRefusal;

@@ -1,7 +1,7 @@
 //! What every area of the inbox's API shares (`admin`, `sign_in`, `leads`, `claims`, `stats`,
 //! `team`, `second_factor`): who is asking (the session extractors, with the CSRF token and
-//! `Origin` checks), the session cookie, the JSON body reader, and who the request acts as (for
-//! the audit trail). The areas import it; it imports none of them. Their one error type is
+//! `Origin` checks), the session cookie, the JSON body reader, who the request acts as (for
+//! the audit trail), and a lead as an action on it answers (`LeadDetail`). The areas import it; it imports none of them. Their one error type is
 //! `admin_error::AdminError`.
 
 use std::convert::Infallible;
@@ -11,13 +11,18 @@ use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use jiff::Timestamp;
+use serde::Serialize;
+use ts_rs::TS;
 
 use super::admin_error::AdminError;
 use super::client::{ClientInfo, request_cookie};
 use crate::application::Actor;
+use crate::application::reading::{self, LeadShown};
 use crate::auth;
 use crate::http::AppState;
-use crate::store::{AuditEntry, Session};
+use crate::inbox::{LeadRecord, LeadView};
+use crate::store::{Attempt, AuditEntry, Session};
 use crate::team::{Action, Role};
 
 /// The session cookie's name over plain HTTP.
@@ -204,4 +209,29 @@ pub fn session_cookie(value: String, max_age_seconds: i64, https: bool) -> Heade
 /// A time as the API writes it: RFC 3339 in UTC, to the microsecond.
 pub fn time(at: jiff::Timestamp) -> String {
     format!("{at:.6}")
+}
+
+/// One lead with its calls: what opening it, a call, a release or a claim answer.
+#[derive(Serialize, TS)]
+pub struct LeadDetail {
+    /// The server's clock (RFC 3339, UTC).
+    pub now: String,
+    pub lead: LeadView,
+    /// Oldest first.
+    pub attempts: Vec<Attempt>,
+    /// The later submissions of the same person, oldest first.
+    pub repeats: Vec<LeadRecord>,
+}
+
+/// Lead `id` as an action on it answers: the lead, its calls and repeats, at the server's time.
+pub async fn lead_answer(state: &AppState, id: i64) -> Result<LeadDetail, AdminError> {
+    let now = state.clock.now();
+    let shown = reading::lead(state.services(), id, now).await?.ok_or(AdminError::LeadNotFound)?;
+    Ok(detail(shown, now))
+}
+
+/// A lead read at `now` as the API answers it.
+pub fn detail(shown: LeadShown, now: Timestamp) -> LeadDetail {
+    let LeadShown { lead, attempts, repeats } = shown;
+    LeadDetail { now: time(now), lead, attempts, repeats }
 }

@@ -13,12 +13,11 @@ use ts_rs::TS;
 
 use super::admin_error::AdminError;
 use super::client::ClientInfo;
-use super::inbox_api::{AdminOnly, SignedIn, actor, read_json, time};
+use super::inbox_api::{AdminOnly, LeadDetail, SignedIn, actor, detail, lead_answer, read_json, time};
 use crate::application::leads::{self, Call, CallRefusal};
-use crate::application::reading::{self, Filter, LeadShown, PageAsked, PageRefusal};
+use crate::application::reading::{self, Filter, PageAsked, PageRefusal};
 use crate::http::AppState;
-use crate::inbox::{LeadRecord, LeadView};
-use crate::store::Attempt;
+use crate::inbox::LeadView;
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -37,18 +36,6 @@ pub struct LeadPage {
     pub leads: Vec<LeadView>,
     /// The id to ask the next page before; `null`: no more.
     pub next_before_id: Option<i64>,
-}
-
-/// One lead with its calls: what opening it, a call, a release or a claim answer.
-#[derive(Serialize, TS)]
-pub struct LeadDetail {
-    /// The server's clock (RFC 3339, UTC).
-    pub now: String,
-    pub lead: LeadView,
-    /// Oldest first.
-    pub attempts: Vec<Attempt>,
-    /// The later submissions of the same person, oldest first.
-    pub repeats: Vec<LeadRecord>,
 }
 
 /// How many leads an erasure removed.
@@ -94,18 +81,6 @@ async fn list_leads(
         },
     )?;
     Ok(Json(LeadPage { now: time(now), leads: page.leads, next_before_id: page.next_before_id }))
-}
-
-/// Lead `id` as an action on it answers: the lead, its calls and repeats, at the server's time.
-pub async fn lead_answer(state: &AppState, id: i64) -> Result<LeadDetail, AdminError> {
-    let now = state.clock.now();
-    let shown = reading::lead(state.services(), id, now).await?.ok_or(AdminError::LeadNotFound)?;
-    Ok(detail(shown, now))
-}
-
-fn detail(shown: LeadShown, now: Timestamp) -> LeadDetail {
-    let LeadShown { lead, attempts, repeats } = shown;
-    LeadDetail { now: time(now), lead, attempts, repeats }
 }
 
 async fn lead(

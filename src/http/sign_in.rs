@@ -14,8 +14,8 @@ use super::client::ClientInfo;
 use super::inbox_api::{
     AnySession, OverHttps, audit_entry, read_json, same_origin, session_cookie, session_token,
 };
-use crate::application::accounts::{self, AccountError};
-use crate::auth::{self, NewAccountError};
+use crate::application::accounts;
+use crate::auth;
 use crate::http::AppState;
 use crate::store::{AuditEntry, Operator, Session};
 use crate::team::{Action, Role};
@@ -202,26 +202,12 @@ async fn setup(
     if !setup_offered(&state, &client, &token).await? {
         return Err(AdminError::NotFound);
     }
-    let account = new_account(&email, password).await?;
+    let account = accounts::new_account(&email, password).await?;
     let first = accounts::set_up_first(state.services(), &token, account, client.ip.to_string()).await?;
     // `None`: used a moment ago, or expired meanwhile.
     let operator = first.ok_or(AdminError::NotFound)?;
     tracing::info!(operator = operator.id, "inbox: the first operator was created with the setup link");
     sign_in(&state, operator, &client, https, None).await
-}
-
-/// A new account's e-mail and password, checked and hashed, or what is wrong with them.
-pub async fn new_account(email: &str, password: String) -> Result<accounts::NewAccount, AdminError> {
-    accounts::new_account(email, password).await.map_err(|problem| match problem {
-        AccountError::Invalid(NewAccountError::NotAnEmail(_)) => {
-            AdminError::BadRequest("Це не схоже на адресу електронної пошти.")
-        }
-        AccountError::Invalid(NewAccountError::ShortPassword) => {
-            const _: () = assert!(auth::MIN_PASSWORD_CHARS == 10, "the sentence below names the limit");
-            AdminError::BadRequest("Пароль має містити щонайменше 10 символів.")
-        }
-        AccountError::Hashing(e) => AdminError::Hashing(e),
-    })
 }
 
 /// Starts a session for the operator: the cookie, and the session's CSRF token in the answer.

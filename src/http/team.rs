@@ -12,7 +12,6 @@ use ts_rs::TS;
 use super::admin_error::AdminError;
 use super::client::ClientInfo;
 use super::inbox_api::{AdminOnly, actor, read_json};
-use super::sign_in::new_account;
 use crate::application::{accounts, audit_trail};
 use crate::http::AppState;
 use crate::store::{Account, AuditRecord};
@@ -74,7 +73,7 @@ async fn add(
 ) -> Result<Response, AdminError> {
     let NewAccount { email, password, role: role_name } = read_json(request).await?;
     let role = role(&role_name)?;
-    let account = new_account(&email, password).await?;
+    let account = accounts::new_account(&email, password).await?;
     let email = account.email.clone();
     let added = accounts::add(state.services(), account, Some(role), &actor(&session, &client)).await?;
     if added.is_none() {

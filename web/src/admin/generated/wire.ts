@@ -301,7 +301,7 @@ now: string,
  */
 sources: Array<SourceFigures>,
 /**
- * Every account for `Viewer::Everyone`, one's own for an operator.
+ * Every account for an admin (and the command line), one's own for an operator.
  */
 operators: Array<OperatorFigures>, };
 
