@@ -9,8 +9,6 @@ use std::net::{IpAddr, Ipv6Addr};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use axum::http::{HeaderValue, header};
-
 use crate::clock::Clock;
 
 /// A moment as the in-memory counts keep it: the time since 1970 by the [`Clock`], so that they
@@ -142,25 +140,6 @@ pub fn bucket_of(client: IpAddr) -> IpAddr {
     }
 }
 
-impl Limited {
-    /// `Retry-After` and the IETF draft's `RateLimit-Policy` / `RateLimit` fields.
-    pub fn headers(&self) -> [(header::HeaderName, HeaderValue); 3] {
-        let seconds = self.retry_after.as_secs_f64().ceil().max(1.0) as u64;
-        let number = |text: String| HeaderValue::from_str(&text).expect("digits and ASCII");
-        [
-            (header::RETRY_AFTER, number(seconds.to_string())),
-            (
-                header::HeaderName::from_static("ratelimit-policy"),
-                number(format!("{};w=60", self.per_minute)),
-            ),
-            (
-                header::HeaderName::from_static("ratelimit"),
-                number(format!("limit={}, remaining=0, reset={seconds}", self.per_minute)),
-            ),
-        ]
-    }
-}
-
 /// A page-load proof: when the page was served, signed by the server (HMAC-SHA256 under a secret
 /// kept in the database, so every instance checks every other's). No identifier and no personal
 /// data: the time and the signature only. A script that wants one must load a page and wait.
@@ -247,18 +226,6 @@ pub fn work_done(proof: &str, work: &str) -> bool {
     }
     let digest = sha2::Sha256::new().chain_update(proof).chain_update(".").chain_update(work).finalize();
     u32::from_be_bytes(digest[..4].try_into().expect("32 bytes")) >> (32 - WORK_BITS) == 0
-}
-
-/// The cookie that carries a proof to the form (and to same-origin scripts); `Secure` over HTTPS.
-pub fn proof_cookie(proof: &str, https: bool) -> HeaderValue {
-    let cookie = cookie::Cookie::build((PROOF_COOKIE, proof))
-        .path("/")
-        .http_only(true)
-        .secure(https)
-        .same_site(cookie::SameSite::Lax)
-        .max_age(cookie::time::Duration::seconds(PROOF_LIFETIME.as_secs() as i64))
-        .build();
-    HeaderValue::from_str(&cookie.to_string()).expect("the cookie is ASCII")
 }
 
 /// Why a submission looks automated; each is stored with a held lead as its code, which the inbox
@@ -584,16 +551,5 @@ mod tests {
             volume.tally(a, "олена", None, "+380671234501"),
             "every instance hashes alike"
         );
-    }
-
-    #[test]
-    fn the_cookie_is_http_only_and_lax() {
-        let cookie = proof_cookie("1000.abc", true);
-        let text = cookie.to_str().unwrap();
-        for part in
-            ["zayavka_proof=1000.abc", "HttpOnly", "SameSite=Lax", "Secure", "Path=/", "Max-Age=86400"]
-        {
-            assert!(text.contains(part), "{part} missing in {text}");
-        }
     }
 }

@@ -2,7 +2,7 @@
 //! PostgREST's JSON shape `{code, message, details, hint}`, built in one place (`into_response`),
 //! because supabase-js reads only that shape (and treats an empty error body as success).
 
-use axum::http::StatusCode;
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
@@ -241,8 +241,23 @@ impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let mut response = (self.status(), axum::Json(self.body())).into_response();
         if let ApiError::RateLimited(limited) = &self {
-            response.headers_mut().extend(limited.headers());
+            response.headers_mut().extend(rate_limit_headers(limited));
         }
         response
     }
+}
+
+/// `Retry-After` and the IETF draft's `RateLimit-Policy` / `RateLimit` fields of a refusal by the
+/// rate limit, on the API's answer and the form's page alike.
+pub fn rate_limit_headers(limited: &Limited) -> [(header::HeaderName, HeaderValue); 3] {
+    let seconds = limited.retry_after.as_secs_f64().ceil().max(1.0) as u64;
+    let number = |text: String| HeaderValue::from_str(&text).expect("digits and ASCII");
+    [
+        (header::RETRY_AFTER, number(seconds.to_string())),
+        (header::HeaderName::from_static("ratelimit-policy"), number(format!("{};w=60", limited.per_minute))),
+        (
+            header::HeaderName::from_static("ratelimit"),
+            number(format!("limit={}, remaining=0, reset={seconds}", limited.per_minute)),
+        ),
+    ]
 }

@@ -100,7 +100,7 @@ async fn submit(
     if let Err(limited) = submit::check_rate(&state, &client, 1).await {
         let mut response =
             refusal(&state, &headers, StatusCode::TOO_MANY_REQUESTS, &Refusal::failed(), &form);
-        response.headers_mut().extend(limited.headers());
+        response.headers_mut().extend(super::error::rate_limit_headers(&limited));
         return response;
     }
     let input = LeadInput {

@@ -75,7 +75,7 @@ fn route_page(route: &Route, state: &AppState, client: &ClientInfo, headers: &He
         FORM_PAGE_CACHE,
     );
     if handed.issued {
-        response.headers_mut().insert(header::SET_COOKIE, abuse::proof_cookie(&handed.proof, client.https));
+        response.headers_mut().insert(header::SET_COOKIE, proof::cookie(&handed.proof, client.https));
     }
     response
 }

@@ -51,3 +51,31 @@ pub(super) fn for_page<'a>(state: &AppState, held: impl IntoIterator<Item = &'a 
         None => PageProof { proof: state.proof_key.issue(now), issued: true },
     }
 }
+
+/// The cookie that carries a proof to the form (and to same-origin scripts); `Secure` over HTTPS.
+pub fn cookie(proof: &str, https: bool) -> HeaderValue {
+    let cookie = cookie::Cookie::build((abuse::PROOF_COOKIE, proof))
+        .path("/")
+        .http_only(true)
+        .secure(https)
+        .same_site(cookie::SameSite::Lax)
+        .max_age(cookie::time::Duration::seconds(abuse::PROOF_LIFETIME.as_secs() as i64))
+        .build();
+    HeaderValue::from_str(&cookie.to_string()).expect("the cookie is ASCII")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cookie_is_http_only_and_lax() {
+        let cookie = cookie("1000.abc", true);
+        let text = cookie.to_str().unwrap();
+        for part in
+            ["zayavka_proof=1000.abc", "HttpOnly", "SameSite=Lax", "Secure", "Path=/", "Max-Age=86400"]
+        {
+            assert!(text.contains(part), "{part} missing in {text}");
+        }
+    }
+}
