@@ -3,7 +3,8 @@
 //! drift apart (ADR 0025). A use case works through [`Services`] (never HTTP's `AppState`), writes
 //! its own audit entry for the [`Actor`] it is given, and answers in its own terms: the callers
 //! parse the request or the command line and render the answer (Ukrainian for the inbox, English
-//! on the terminal).
+//! on the terminal). A use case that needs the time takes it as `now`: its caller reads the
+//! store's clock once, so that an answer's `now` is the instant the use case worked at (ADR 0035).
 //!
 //! - [`intake`]: a submit's leads weighed, stored and handed out;
 //! - [`reading`]: a page of the lead list, the calls due now, one lead, each read audited;
@@ -33,7 +34,6 @@ pub mod notifications;
 pub mod reading;
 pub mod totals;
 
-use crate::clock::Clock;
 use crate::config::Settings;
 use crate::metrics::Metrics;
 use crate::notify::Notifier;
@@ -50,8 +50,6 @@ pub struct Services<'a> {
     /// on the command line: the server's sender finds them at its next poll.
     pub notifier: Option<&'a Notifier>,
     pub metrics: &'a Metrics,
-    /// The time: the store's clock (ADR 0035).
-    pub clock: &'a Clock,
 }
 
 impl Services<'_> {

@@ -207,7 +207,7 @@ pub async fn run(settings: &Settings, command: Command) -> anyhow::Result<()> {
 /// What a subcommand's use case works through: the store it opened, the settings, and no
 /// notification sender (the server's finds what was queued at its next poll).
 fn services<'a>(store: &'a Store, settings: &'a Settings, metrics: &'a Metrics) -> Services<'a> {
-    Services { store, settings, notifier: None, metrics, clock: store.clock() }
+    Services { store, settings, notifier: None, metrics }
 }
 
 /// Someone running the `zayavka` command on the server itself, named by their login.

@@ -116,7 +116,6 @@ impl AppState {
             settings: &self.settings,
             notifier: Some(&self.notifier),
             metrics: &self.metrics,
-            clock: &self.clock,
         }
     }
 
