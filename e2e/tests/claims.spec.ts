@@ -10,6 +10,7 @@ import {
   OPERATOR,
   SIGNED_OUT_CHECK,
   addAccount,
+  dueList,
   expectNoA11yViolations,
   header,
   leadList,
@@ -137,6 +138,27 @@ test('one operator takes a lead, the other sees who has it and cannot take it; "
   await expect(claimPanel(page).panel).toContainText('Ніхто не взяв цю заявку.');
   await anna.page.goto('/admin?filter=free');
   await expect.poll(() => listedIds(anna.page)).toEqual([first]);
+  await anna.close();
+});
+
+test("on the desk, a free lead's call button takes it as it dials: the colleague's desk says who is calling", async ({
+  page,
+  server,
+  browser,
+  browserLog,
+}) => {
+  browserLog.allow(SIGNED_OUT_CHECK);
+  const lead = await sendLead(server, { name: 'Олена Коваль', phone: '067 123 45 67' });
+  await signIn(page);
+  await header(page).openMenu();
+  await header(page).team.click();
+  await addAccount(page, ANNA);
+  await page.goto('/admin');
+
+  await dueList(page).call(lead).click();
+  await expect(dueList(page).card(lead)).toContainText('Ви телефонуєте (до ');
+  const anna = await colleague(browser, server, ANNA, browserLog);
+  await expect(dueList(anna.page).card(lead)).toContainText(`Телефонує ${OPERATOR.email} (до `);
   await anna.close();
 });
 

@@ -9,6 +9,7 @@ import {
   CSRF,
   LEAD_OPEN,
   LEAD_OVERDUE,
+  SESSION,
   apiError,
   fakeServer,
   json,
@@ -187,6 +188,40 @@ describe('"Кому дзвонити зараз"', () => {
 
     fireEvent.click(within(card(42)).getByRole('link', { name: 'Заявка №42' }));
     expect(await screen.findByText(hint)).toBeTruthy();
+  });
+
+  it("tapping a free lead's call button takes it for the call, once; a colleague's lead is not taken", async () => {
+    const mine: LeadView = { ...LEAD_OPEN, claimed_by: SESSION.email, claimed_until: '2026-11-22T04:32:30.000000Z' };
+    const server = fakeServer({
+      ...deskRoutes(),
+      'POST /admin/api/leads/42/take': () => json(leadDetail(mine, [])),
+    });
+    openInbox('/admin');
+    await screen.findByRole('list', { name: DUE });
+    const dial = within(card(42)).getByRole('link', { name: 'Подзвонити +380 67 123 45 67' });
+    expect(dial.getAttribute('href')).toBe('tel:+380671234567');
+    fireEvent.click(dial);
+    fireEvent.click(dial);
+    expect(await within(card(42)).findByText('Ви телефонуєте (до 22.11.2026, 06:32)')).toBeTruthy();
+    const takes = server.calls('POST /admin/api/leads/42/take');
+    expect(takes).toHaveLength(1);
+    expect(takes[0].headers.get('X-CSRF-Token')).toBe(CSRF);
+    // Now the lead is the operator's: a tap dials and takes nothing more.
+    fireEvent.click(within(card(42)).getByRole('link', { name: 'Подзвонити +380 67 123 45 67' }));
+    // The overdue lead is a colleague's (the card says who): its button only dials.
+    fireEvent.click(within(card(LEAD_OVERDUE.id)).getByRole('link', { name: /^Подзвонити / }));
+    expect(server.requests.filter((request) => request.path.endsWith('/take'))).toHaveLength(1);
+  });
+
+  it('says on the card when a colleague took the lead a moment before its call button was tapped', async () => {
+    fakeServer({
+      ...deskRoutes(),
+      'POST /admin/api/leads/42/take': () => apiError(409, 'Цю заявку вже взяв інший оператор.'),
+    });
+    openInbox('/admin');
+    await screen.findByRole('list', { name: DUE });
+    fireEvent.click(within(card(42)).getByRole('link', { name: 'Подзвонити +380 67 123 45 67' }));
+    expect((await within(card(42)).findByRole('alert')).textContent).toBe('Цю заявку вже взяв інший оператор.');
   });
 
   it('says on the card when a call could not be recorded, and keeps the card', async () => {

@@ -37,13 +37,17 @@ export function DeskCard({
   now,
   recorded,
   onRecorded,
+  onTaken,
 }: {
   lead: LeadView;
   now: number;
   recorded: Recorded | null;
   onRecorded: (recorded: Recorded) => void;
+  /** The lead as the take its call button made answered. */
+  onTaken: (lead: LeadView) => void;
 }) {
   const shown = recorded?.answer.lead ?? lead;
+  const takeForTheCall = useTakeForTheCall(shown, onTaken);
   // A recorded call is judged at the server's time in its own answer: the list's clock, redrawn
   // only every half minute, can lag behind the call, and would read "due at the call's time" as
   // a next call still to come.
@@ -61,7 +65,12 @@ export function DeskCard({
         <span className="status">{statusLabel(shown.status)}</span>
       </div>
       <p className="lead-name">{shown.name}</p>
-      <CallButton lead={shown} />
+      <CallButton lead={shown} onCall={takeForTheCall.take} />
+      {takeForTheCall.refusal && (
+        <p role="alert" className="error">
+          {takeForTheCall.refusal}
+        </p>
+      )}
       {left && <p className="due">{left}</p>}
       {shown.comment && (
         <p className="comment-start">
@@ -74,6 +83,34 @@ export function DeskCard({
       <CardOutcomes lead={shown} now={now} onRecorded={onRecorded} />
     </li>
   );
+}
+
+/**
+ * The take a desk card's call button makes as it dials a lead nobody has ("Я телефоную" of the
+ * lead's page, docs/product.md): the colleagues' desks then say who is calling it, and cannot take
+ * it. The dial does not wait for the answer; a refusal (a colleague took it a moment before) is
+ * said on the card.
+ */
+function useTakeForTheCall(lead: LeadView, onTaken: (lead: LeadView) => void) {
+  const { client } = useInbox();
+  const [refusal, setRefusal] = useState<string | null>(null);
+  // A second tap while the take is under way is the same call.
+  const taking = useRef(false);
+  function take() {
+    if (lead.claimed_by || !lead.open || taking.current) return;
+    taking.current = true;
+    setRefusal(null);
+    client
+      .take(lead.id)
+      .then(
+        (answer) => onTaken(answer.lead),
+        (caught: unknown) => setRefusal(errorText(caught)),
+      )
+      .finally(() => {
+        taking.current = false;
+      });
+  }
+  return { take, refusal };
 }
 
 /** A card whose call is recorded: one line, focused, so the next lead is right below. */

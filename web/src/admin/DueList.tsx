@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { Link } from 'react-router';
-import { errorText, isAbort, type LeadPage, type Received } from './api';
+import { errorText, isAbort, type LeadPage, type LeadView, type Received } from './api';
 import { useRefreshWhenShown, useRefreshWhileShown, useServerNow } from './clock';
 import { useInbox } from './context';
 import { DeskCard, type Recorded } from './DeskCard';
@@ -10,7 +10,8 @@ import { LoadError } from './LoadError';
  * "Кому дзвонити зараз": the open leads to call now, in the server's order (call-backs that came
  * due first, then the nearest deadline; `filter=due`). Asked for again every minute while shown
  * and when the page is shown again, without dimming the cards being worked; a call recorded here
- * keeps its card, shrunk to what was recorded, until then. Should the refresh take away the card
+ * keeps its card, shrunk to what was recorded, until then, and a lead its call button took says
+ * so at once. Should the refresh take away the card
  * that had the focus (a call just recorded), the focus goes to the first card's lead, not to the
  * top of the page.
  */
@@ -19,6 +20,8 @@ export function DueList() {
   const [page, setPage] = useState<Received<LeadPage> | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [recorded, setRecorded] = useState<ReadonlyMap<number, Recorded>>(new Map());
+  // The leads a call button took since the list was read, as the take answered.
+  const [taken, setTaken] = useState<ReadonlyMap<number, LeadView>>(new Map());
   const [retry, setRetry] = useState(0);
   const again = () => setRetry((n) => n + 1);
   const list = useRef<HTMLOListElement>(null);
@@ -32,6 +35,7 @@ export function DueList() {
         focusWasOnACard.current = list.current?.contains(document.activeElement) ?? false;
         setPage(answer);
         setRecorded(new Map());
+        setTaken(new Map());
         setError(null);
       },
       (caught: unknown) => {
@@ -67,10 +71,11 @@ export function DueList() {
           {page.leads.map((lead) => (
             <DeskCard
               key={lead.id}
-              lead={lead}
+              lead={taken.get(lead.id) ?? lead}
               now={now}
               recorded={recorded.get(lead.id) ?? null}
               onRecorded={(call) => setRecorded((current) => new Map(current).set(lead.id, call))}
+              onTaken={(view) => setTaken((current) => new Map(current).set(lead.id, view))}
             />
           ))}
         </ol>
