@@ -45,6 +45,22 @@ afterEach(() => {
 const asOperator = () => ({ ...signedInRoutes(), 'GET /admin/api/session': () => json(OPERATOR_SESSION) });
 
 describe('a lead nobody has', () => {
+  it('is taken by a tap on its call button too, as the number is dialled', async () => {
+    const taken: LeadView = { ...LEAD_OPEN, claimed_by: OPERATOR_SESSION.email, claimed_until: UNTIL };
+    const server = fakeServer({
+      ...asOperator(),
+      'POST /admin/api/leads/42/take': () => json(leadDetail(taken, [])),
+    });
+    open('/admin/leads/42');
+    const panel = await screen.findByRole('region', { name: 'Хто телефонує' });
+    fireEvent.click(screen.getByRole('link', { name: 'Подзвонити +380 67 123 45 67' }));
+    expect(await within(panel).findByText('Ви телефонуєте (до 22.11.2026, 06:32)')).toBeTruthy();
+    expect(server.calls('POST /admin/api/leads/42/take')).toHaveLength(1);
+    // Now it is theirs: another tap dials and takes nothing more.
+    fireEvent.click(screen.getByRole('link', { name: 'Подзвонити +380 67 123 45 67' }));
+    expect(server.calls('POST /admin/api/leads/42/take')).toHaveLength(1);
+  });
+
   it('is taken with "Я телефоную", and then says so', async () => {
     const taken: LeadView = { ...LEAD_OPEN, claimed_by: OPERATOR_SESSION.email, claimed_until: UNTIL };
     const server = fakeServer({

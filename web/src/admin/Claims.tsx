@@ -1,4 +1,4 @@
-import { useEffect, useId, useState, type FormEvent } from 'react';
+import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { useLocation } from 'react-router';
 import {
   ApiError,
@@ -23,6 +23,40 @@ export function claimText(lead: LeadView, me: string): string | null {
     return mine ? `Ви телефонуєте (${until})` : `Телефонує ${lead.claimed_by} (${until})`;
   }
   return mine ? 'Призначено вам' : `Призначено: ${lead.claimed_by}`;
+}
+
+/**
+ * The take a call button makes as it dials a lead nobody has, the "Я телефоную" of the lead's page
+ * (docs/product.md): the colleagues then see who is calling it and cannot take it. The dial does
+ * not wait for the answer; a refusal (a colleague took it a moment before) is for `TakeRefused`.
+ */
+export function useTakeOnCall(lead: LeadView, onTaken: (answer: Received<LeadDetail>) => void) {
+  const { client } = useInbox();
+  const [refusal, setRefusal] = useState<string | null>(null);
+  // A second tap while the take is under way is the same call.
+  const taking = useRef(false);
+  function take() {
+    if (lead.claimed_by || !lead.open || taking.current) return;
+    taking.current = true;
+    setRefusal(null);
+    client
+      .take(lead.id)
+      .then(onTaken, (caught: unknown) => setRefusal(errorText(caught)))
+      .finally(() => {
+        taking.current = false;
+      });
+  }
+  return { take, refusal };
+}
+
+/** Why a call button's take was refused, under the button. */
+export function TakeRefused({ refusal }: { refusal: string | null }) {
+  if (!refusal) return null;
+  return (
+    <p role="alert" className="error">
+      {refusal}
+    </p>
+  );
 }
 
 /** On a list card: who has the lead, if anyone. */

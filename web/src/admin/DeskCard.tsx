@@ -1,7 +1,7 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import { Link, useLocation } from 'react-router';
 import { errorText, type LeadDetail, type LeadView, type Outcome, type Received } from './api';
-import { ClaimMarker } from './Claims';
+import { ClaimMarker, TakeRefused, useTakeOnCall } from './Claims';
 import { useInbox } from './context';
 import { readDraft, saveDraft } from './drafts';
 import {
@@ -47,7 +47,7 @@ export function DeskCard({
   onTaken: (lead: LeadView) => void;
 }) {
   const shown = recorded?.answer.lead ?? lead;
-  const takeForTheCall = useTakeForTheCall(shown, onTaken);
+  const takeForTheCall = useTakeOnCall(shown, (answer) => onTaken(answer.lead));
   // A recorded call is judged at the server's time in its own answer: the list's clock, redrawn
   // only every half minute, can lag behind the call, and would read "due at the call's time" as
   // a next call still to come.
@@ -66,11 +66,7 @@ export function DeskCard({
       </div>
       <p className="lead-name">{shown.name}</p>
       <CallButton lead={shown} onCall={takeForTheCall.take} />
-      {takeForTheCall.refusal && (
-        <p role="alert" className="error">
-          {takeForTheCall.refusal}
-        </p>
-      )}
+      <TakeRefused refusal={takeForTheCall.refusal} />
       {left && <p className="due">{left}</p>}
       {shown.comment && (
         <p className="comment-start">
@@ -83,34 +79,6 @@ export function DeskCard({
       <CardOutcomes lead={shown} now={now} onRecorded={onRecorded} />
     </li>
   );
-}
-
-/**
- * The take a desk card's call button makes as it dials a lead nobody has ("Я телефоную" of the
- * lead's page, docs/product.md): the colleagues' desks then say who is calling it, and cannot take
- * it. The dial does not wait for the answer; a refusal (a colleague took it a moment before) is
- * said on the card.
- */
-function useTakeForTheCall(lead: LeadView, onTaken: (lead: LeadView) => void) {
-  const { client } = useInbox();
-  const [refusal, setRefusal] = useState<string | null>(null);
-  // A second tap while the take is under way is the same call.
-  const taking = useRef(false);
-  function take() {
-    if (lead.claimed_by || !lead.open || taking.current) return;
-    taking.current = true;
-    setRefusal(null);
-    client
-      .take(lead.id)
-      .then(
-        (answer) => onTaken(answer.lead),
-        (caught: unknown) => setRefusal(errorText(caught)),
-      )
-      .finally(() => {
-        taking.current = false;
-      });
-  }
-  return { take, refusal };
 }
 
 /** A card whose call is recorded: one line, focused, so the next lead is right below. */

@@ -13,7 +13,7 @@ import {
 import { useRefreshWhenShown, useServerNow } from './clock';
 import { useInbox } from './context';
 import { type CallDraft, readDraft, saveDraft } from './drafts';
-import { ClaimPanel } from './Claims';
+import { ClaimPanel, TakeRefused, useTakeOnCall } from './Claims';
 import { EraseConfirm } from './Erase';
 import {
   HELD_LABEL,
@@ -136,7 +136,7 @@ function LeadBody({
 
   return (
     <>
-      <CallCard lead={lead} now={now} recorder={callable ? recorder : null} />
+      <CallCard lead={lead} now={now} recorder={callable ? recorder : null} onTaken={onChange} />
       {callable && lead.open && <ClaimPanel lead={lead} onChange={onChange} />}
       <LeadFacts lead={lead} />
       {lead.held && (
@@ -182,7 +182,18 @@ function LeadBody({
  * 48 hours and when the next call is due (if later), the name, the call button (a plain number for a lead nobody should call yet), the
  * visitor's comment, and the outcomes, each recorded with one tap.
  */
-function CallCard({ lead, now, recorder }: { lead: LeadView; now: number; recorder: CallRecorder | null }) {
+function CallCard({
+  lead,
+  now,
+  recorder,
+  onTaken,
+}: {
+  lead: LeadView;
+  now: number;
+  recorder: CallRecorder | null;
+  onTaken: (answer: Received<LeadDetail>) => void;
+}) {
+  const takeOnCall = useTakeOnCall(lead, onTaken);
   const left = timeLeft(lead, now);
   const next = nextCallText(lead, now);
   return (
@@ -200,7 +211,10 @@ function CallCard({ lead, now, recorder }: { lead: LeadView; now: number; record
         <dt className="visually-hidden">Ім'я</dt>
         <dd className="call-name">{lead.name}</dd>
         <dt className="visually-hidden">Телефон</dt>
-        <dd>{recorder ? <CallButton lead={lead} /> : <PhoneLink lead={lead} />}</dd>
+        <dd>
+          {recorder ? <CallButton lead={lead} onCall={takeOnCall.take} /> : <PhoneLink lead={lead} />}
+          <TakeRefused refusal={takeOnCall.refusal} />
+        </dd>
         <dt>Коментар</dt>
         <dd className="note">{lead.comment ?? '—'}</dd>
       </dl>
