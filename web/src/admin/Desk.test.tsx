@@ -206,6 +206,7 @@ describe('"Кому дзвонити зараз"', () => {
     const takes = server.calls('POST /admin/api/leads/42/take');
     expect(takes).toHaveLength(1);
     expect(takes[0].headers.get('X-CSRF-Token')).toBe(CSRF);
+    expect(takes[0].keepalive, 'sent even as the dialer puts the page aside').toBe(true);
     // Now the lead is the operator's: a tap dials and takes nothing more.
     fireEvent.click(within(card(42)).getByRole('link', { name: 'Подзвонити +380 67 123 45 67' }));
     // The overdue lead is a colleague's (the card says who): its button only dials.

@@ -125,6 +125,8 @@ interface RequestOptions {
   body?: unknown;
   csrf?: string;
   signal?: AbortSignal;
+  /** Sent even if the page is put aside meanwhile (a phone's dialer opening over it). */
+  keepalive?: boolean;
 }
 
 /** Reads a successful answer: JSON, or nothing for a 204. */
@@ -163,6 +165,7 @@ async function request<T>(
       body: options.body === undefined ? undefined : JSON.stringify(options.body),
       credentials: 'same-origin',
       signal: options.signal,
+      keepalive: options.keepalive,
     });
   } catch (error) {
     if (isAbort(error) || options.signal?.aborted) throw error;
@@ -285,7 +288,9 @@ export function createClient(csrf: string, onUnauthorized: () => void) {
         }),
       ),
     /** "Я телефоную": 409 when someone else has it, it is closed or held. */
-    take: (id: number) => received(call<LeadDetail>(`/admin/api/leads/${id}/take`, { method: 'POST' })),
+    // Kept alive: a call button takes the lead as the dialer opens (`useTakeOnCall`).
+    take: (id: number) =>
+      received(call<LeadDetail>(`/admin/api/leads/${id}/take`, { method: 'POST', keepalive: true })),
     /** Puts a lead the operator has back in the pool; 409 when it is not theirs. */
     giveBack: (id: number) => received(call<LeadDetail>(`/admin/api/leads/${id}/give-back`, { method: 'POST' })),
     /** Hands a lead to an account, or (null) back to the pool (admins). */

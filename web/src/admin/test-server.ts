@@ -311,6 +311,7 @@ export interface Recorded {
   headers: Headers;
   body: unknown;
   credentials: RequestCredentials | undefined;
+  keepalive: boolean | undefined;
 }
 
 type Handler = (request: Recorded) => Response | Promise<Response>;
@@ -340,6 +341,7 @@ export function fakeServer(routes: Record<string, Handler>) {
       headers: new Headers(init.headers),
       body: typeof init.body === 'string' ? JSON.parse(init.body) : init.body,
       credentials: init.credentials,
+      keepalive: init.keepalive,
     };
     requests.push(request);
     const handler = routes[`${request.method} ${request.path}`];
