@@ -57,6 +57,16 @@ async function colleague(browser: Browser, server: RunningServer, account: typeo
   return { page, close: () => context.close() };
 }
 
+/** The admin signs in and adds Anna's account, then goes back to the desk. */
+async function signInAndAddAnna(page: Page) {
+  await signIn(page);
+  await header(page).openMenu();
+  await header(page).team.click();
+  await expect(teamPage(page).heading).toBeVisible();
+  await addAccount(page, ANNA);
+  await page.goto('/admin');
+}
+
 /** The cells of a figures table's row, after its header cell. */
 function figures(page: Page, table: string, row: string) {
   return page
@@ -80,12 +90,7 @@ test('one operator takes a lead, the other sees who has it and cannot take it; "
   const third = await sendLead(server, { name: 'Галина Мельник', phone: '066 555 44 33' });
 
   // The admin adds Anna, then takes the first lead before calling.
-  await signIn(page);
-  await header(page).openMenu();
-  await header(page).team.click();
-  await expect(teamPage(page).heading).toBeVisible();
-  await addAccount(page, ANNA);
-  await page.goto('/admin');
+  await signInAndAddAnna(page);
   await openLead(page, first);
   await claimPanel(page).take.click();
   await expect(claimPanel(page).panel).toContainText('Ви телефонуєте (до ');
@@ -149,12 +154,7 @@ test("on the desk, a free lead's call button takes it as it dials: the colleague
 }) => {
   browserLog.allow(SIGNED_OUT_CHECK);
   const lead = await sendLead(server, { name: 'Олена Коваль', phone: '067 123 45 67' });
-  await signIn(page);
-  await header(page).openMenu();
-  await header(page).team.click();
-  await addAccount(page, ANNA);
-  await page.goto('/admin');
-
+  await signInAndAddAnna(page);
   await dueList(page).call(lead).click();
   await expect(dueList(page).card(lead)).toContainText('Ви телефонуєте (до ');
   const anna = await colleague(browser, server, ANNA, browserLog);
@@ -165,12 +165,7 @@ test("on the desk, a free lead's call button takes it as it dials: the colleague
 test('the figures per source and per operator; an admin hands a lead over', async ({ page, server, browserLog }) => {
   browserLog.allow(SIGNED_OUT_CHECK);
   const lead = await sendLead(server, { name: 'Олена Коваль', phone: '067 123 45 67' });
-
-  await signIn(page);
-  await header(page).openMenu();
-  await header(page).team.click();
-  await addAccount(page, ANNA);
-  await page.goto('/admin');
+  await signInAndAddAnna(page);
   await openLead(page, lead);
   await claimPanel(page).panel.getByText('Передати іншому оператору', { exact: true }).click();
   await claimPanel(page).panel.getByRole('combobox', { name: 'Кому', exact: true }).selectOption(ANNA.email);

@@ -44,15 +44,20 @@ afterEach(() => {
 
 const asOperator = () => ({ ...signedInRoutes(), 'GET /admin/api/session': () => json(OPERATOR_SESSION) });
 
+/** LEAD_OPEN's page, as an operator whose take of it the server grants; its claim panel. */
+async function openTakeable() {
+  const taken: LeadView = { ...LEAD_OPEN, claimed_by: OPERATOR_SESSION.email, claimed_until: UNTIL };
+  const server = fakeServer({
+    ...asOperator(),
+    'POST /admin/api/leads/42/take': () => json(leadDetail(taken, [])),
+  });
+  open('/admin/leads/42');
+  return { server, panel: await screen.findByRole('region', { name: 'Хто телефонує' }) };
+}
+
 describe('a lead nobody has', () => {
   it('is taken by a tap on its call button too, as the number is dialled', async () => {
-    const taken: LeadView = { ...LEAD_OPEN, claimed_by: OPERATOR_SESSION.email, claimed_until: UNTIL };
-    const server = fakeServer({
-      ...asOperator(),
-      'POST /admin/api/leads/42/take': () => json(leadDetail(taken, [])),
-    });
-    open('/admin/leads/42');
-    const panel = await screen.findByRole('region', { name: 'Хто телефонує' });
+    const { server, panel } = await openTakeable();
     fireEvent.click(screen.getByRole('link', { name: 'Подзвонити +380 67 123 45 67' }));
     expect(await within(panel).findByText('Ви телефонуєте (до 22.11.2026, 06:32)')).toBeTruthy();
     expect(server.calls('POST /admin/api/leads/42/take')).toHaveLength(1);
@@ -62,13 +67,7 @@ describe('a lead nobody has', () => {
   });
 
   it('is taken with "Я телефоную", and then says so', async () => {
-    const taken: LeadView = { ...LEAD_OPEN, claimed_by: OPERATOR_SESSION.email, claimed_until: UNTIL };
-    const server = fakeServer({
-      ...asOperator(),
-      'POST /admin/api/leads/42/take': () => json(leadDetail(taken, [])),
-    });
-    open('/admin/leads/42');
-    const panel = await screen.findByRole('region', { name: 'Хто телефонує' });
+    const { server, panel } = await openTakeable();
     expect(within(panel).getByText('Ніхто не взяв цю заявку.')).toBeTruthy();
     fireEvent.click(within(panel).getByRole('button', { name: 'Я телефоную' }));
     expect(await within(panel).findByText('Ви телефонуєте (до 22.11.2026, 06:32)')).toBeTruthy();
