@@ -146,7 +146,7 @@ test('one operator takes a lead, the other sees who has it and cannot take it; "
   await anna.close();
 });
 
-test("on the desk, a free lead's call button takes it as it dials: the colleague's desk says who is calling", async ({
+test("on the desk, a free lead's call button takes it as it dials: the colleague's desk says who is calling, with no big button", async ({
   page,
   server,
   browser,
@@ -159,6 +159,8 @@ test("on the desk, a free lead's call button takes it as it dials: the colleague
   await expect(dueList(page).card(lead)).toContainText('Ви телефонуєте (до ');
   const anna = await colleague(browser, server, ANNA, browserLog);
   await expect(dueList(anna.page).card(lead)).toContainText(`Телефонує ${OPERATOR.email} (до `);
+  // Her card keeps the number as a plain link, not the big call button.
+  await expect(dueList(anna.page).call(lead)).toHaveText('+380 67 123 45 67');
   await anna.close();
 });
 

@@ -13,6 +13,7 @@ import {
 import { useInbox } from './context';
 import { formatKyiv } from './format';
 import { LoadError } from './LoadError';
+import { CallButton, PhoneLink } from './Phone';
 
 /** Who has a lead, as the list and the lead's page say it; null when nobody has it. */
 export function claimText(lead: LeadView, me: string): string | null {
@@ -26,15 +27,24 @@ export function claimText(lead: LeadView, me: string): string | null {
 }
 
 /**
- * The take a call button makes as it dials a lead nobody has, the "Я телефоную" of the lead's page
- * (docs/product.md): the colleagues then see who is calling it and cannot take it. The dial does
- * not wait for the answer; a refusal (a colleague took it a moment before) is for `TakeRefused`.
+ * A lead's call: the big call button, which takes a lead nobody has as it dials ("Я телефоную",
+ * docs/product.md, ADR 0074), so that the colleagues see who is calling it and cannot take it. The
+ * dial does not wait for the answer; a refusal (a colleague took it a moment before) is said
+ * under the button. A lead a colleague has keeps only its number as a plain link: its card says
+ * who has it, and the big button would invite a second call to the same person.
  */
-export function useTakeOnCall(lead: LeadView, onTaken: (answer: Received<LeadDetail>) => void) {
-  const { client } = useInbox();
+export function LeadCall({
+  lead,
+  onTaken,
+}: {
+  lead: LeadView;
+  onTaken: (answer: Received<LeadDetail>) => void;
+}) {
+  const { client, email } = useInbox();
   const [refusal, setRefusal] = useState<string | null>(null);
   // A second tap while the take is under way is the same call.
   const taking = useRef(false);
+  if (lead.claimed_by !== null && lead.claimed_by !== email) return <PhoneLink lead={lead} />;
   function take() {
     if (lead.claimed_by || !lead.open || taking.current) return;
     taking.current = true;
@@ -46,16 +56,15 @@ export function useTakeOnCall(lead: LeadView, onTaken: (answer: Received<LeadDet
         taking.current = false;
       });
   }
-  return { take, refusal };
-}
-
-/** Why a call button's take was refused, under the button. */
-export function TakeRefused({ refusal }: { refusal: string | null }) {
-  if (!refusal) return null;
   return (
-    <p role="alert" className="error">
-      {refusal}
-    </p>
+    <>
+      <CallButton lead={lead} onCall={take} />
+      {refusal && (
+        <p role="alert" className="error">
+          {refusal}
+        </p>
+      )}
+    </>
   );
 }
 

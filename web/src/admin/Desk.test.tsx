@@ -67,10 +67,14 @@ describe('"Кому дзвонити зараз"', () => {
       .map((link) => link.textContent);
     expect(names).toEqual(['Заявка №42', 'Заявка №41']);
 
-    // The call itself: a tel: link with the number grouped for reading out.
-    const call = within(card(41)).getByRole('link', { name: 'Подзвонити +380 50 765 43 21' });
-    expect(call.getAttribute('href')).toBe('tel:+380507654321');
-    expect(call.textContent).toBe('Подзвонити+380 50 765 43 21');
+    // The call itself: a tel: link with the number grouped for reading out, a big button...
+    const call = within(card(42)).getByRole('link', { name: 'Подзвонити +380 67 123 45 67' });
+    expect(call.getAttribute('href')).toBe('tel:+380671234567');
+    expect(call.textContent).toBe('Подзвонити+380 67 123 45 67');
+    // ...but for a lead a colleague is calling (the card says who) only the number, as a link.
+    const colleagues = within(card(41)).getByRole('link', { name: 'Подзвонити +380 50 765 43 21' });
+    expect(colleagues.getAttribute('href')).toBe('tel:+380507654321');
+    expect(colleagues.textContent).toBe('+380 50 765 43 21');
     // What to know for it: the start of the comment, the time, who has the lead.
     expect(card(41).textContent).toContain(
       'Коментар: «Прошу передзвонити після 18:00, бо до того я на роботі й не можу говорити, дякую за…»',

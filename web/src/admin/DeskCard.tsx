@@ -1,7 +1,7 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import { Link, useLocation } from 'react-router';
 import { errorText, type LeadDetail, type LeadView, type Outcome, type Received } from './api';
-import { ClaimMarker, TakeRefused, useTakeOnCall } from './Claims';
+import { ClaimMarker, LeadCall } from './Claims';
 import { useInbox } from './context';
 import { readDraft, saveDraft } from './drafts';
 import {
@@ -16,7 +16,6 @@ import {
 import { RepeatMarker } from './LeadList';
 import { LeadMarks, RetriesUsedUp } from './LeadMarks';
 import { OutcomeButtons } from './OutcomeButtons';
-import { CallButton } from './Phone';
 
 /** What a card shows once a call is recorded on it: the lead as the server answered, and how. */
 export interface Recorded {
@@ -47,7 +46,6 @@ export function DeskCard({
   onTaken: (lead: LeadView) => void;
 }) {
   const shown = recorded?.answer.lead ?? lead;
-  const takeForTheCall = useTakeOnCall(shown, (answer) => onTaken(answer.lead));
   // A recorded call is judged at the server's time in its own answer: the list's clock, redrawn
   // only every half minute, can lag behind the call, and would read "due at the call's time" as
   // a next call still to come.
@@ -65,8 +63,7 @@ export function DeskCard({
         <span className="status">{statusLabel(shown.status)}</span>
       </div>
       <p className="lead-name">{shown.name}</p>
-      <CallButton lead={shown} onCall={takeForTheCall.take} />
-      <TakeRefused refusal={takeForTheCall.refusal} />
+      <LeadCall lead={shown} onTaken={(answer) => onTaken(answer.lead)} />
       {left && <p className="due">{left}</p>}
       {shown.comment && (
         <p className="comment-start">

@@ -13,7 +13,7 @@ import {
 import { useRefreshWhenShown, useServerNow } from './clock';
 import { useInbox } from './context';
 import { type CallDraft, readDraft, saveDraft } from './drafts';
-import { ClaimPanel, TakeRefused, useTakeOnCall } from './Claims';
+import { ClaimPanel, LeadCall } from './Claims';
 import { EraseConfirm } from './Erase';
 import {
   HELD_LABEL,
@@ -31,7 +31,7 @@ import { LeadMarks, RetriesUsedUp } from './LeadMarks';
 import { LoadError } from './LoadError';
 import { NotFound } from './NotFound';
 import { OutcomeButtons } from './OutcomeButtons';
-import { CallButton, PhoneLink } from './Phone';
+import { PhoneLink } from './Phone';
 
 /**
  * /admin/leads/:id — one lead, the person's later submissions, its calls, the call form and
@@ -193,7 +193,6 @@ function CallCard({
   recorder: CallRecorder | null;
   onTaken: (answer: Received<LeadDetail>) => void;
 }) {
-  const takeOnCall = useTakeOnCall(lead, onTaken);
   const left = timeLeft(lead, now);
   const next = nextCallText(lead, now);
   return (
@@ -212,8 +211,7 @@ function CallCard({
         <dd className="call-name">{lead.name}</dd>
         <dt className="visually-hidden">Телефон</dt>
         <dd>
-          {recorder ? <CallButton lead={lead} onCall={takeOnCall.take} /> : <PhoneLink lead={lead} />}
-          <TakeRefused refusal={takeOnCall.refusal} />
+          {recorder ? <LeadCall lead={lead} onTaken={onTaken} /> : <PhoneLink lead={lead} />}
         </dd>
         <dt>Коментар</dt>
         <dd className="note">{lead.comment ?? '—'}</dd>
