@@ -1,7 +1,7 @@
 //! The inbox's totals over the figures' 30 days (`figures::window_start`): leads held, open and
 //! overdue, the share reached within the promise, the leads of each day in the operators' zone and
 //! what the channels have not delivered; beside them, the same days per source and per operator.
-//! Read from the counters the store keeps as leads change (ADR 0043), never from the leads.
+//! Read from the counters the store keeps as leads change (ADR 0043) and from the outbox.
 
 use std::collections::BTreeMap;
 
@@ -14,7 +14,7 @@ use crate::inbox::{PROMISE, source_of};
 use crate::notice::Channel;
 use crate::store::{ChannelQueue, CountsAt, Store};
 
-/// The totals of the window ending now.
+/// The totals of the window ending at a moment.
 #[derive(Debug, Serialize, TS)]
 pub struct Totals {
     /// Leads held for review.

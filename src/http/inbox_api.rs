@@ -1,8 +1,8 @@
 //! What every area of the inbox's API shares (`admin`, `sign_in`, `leads`, `claims`, `stats`,
 //! `team`, `second_factor`): who is asking (the session extractors, with the CSRF token and
 //! `Origin` checks), the session cookie, the JSON body reader, who the request acts as (for
-//! the audit trail), and a lead as an action on it answers (`LeadDetail`). The areas import it; it imports none of them. Their one error type is
-//! `admin_error::AdminError`.
+//! the audit trail), and a lead as an action on it answers (`LeadDetail`). The areas import it;
+//! it imports none of them. Their one error type is `admin_error::AdminError`.
 
 use std::convert::Infallible;
 

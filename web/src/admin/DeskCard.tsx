@@ -25,11 +25,11 @@ export interface Recorded {
 
 /**
  * One lead of "Кому дзвонити зараз", laid out for the call: the name, the number as a big tap-to-call
- * button, the time left, the start of the visitor's comment, the server's marks (`LeadMarks`) and
- * who has the lead; under them the call's outcome, each one tap, with an optional note, and "Передзвонити о …" for a time the person
- * asked for. Recorded, the card shrinks to one line that says so and when the next call is (the
- * lead leaves the list at its next refresh); a lead still due after a call (the retries are used
- * up) stays, with what to do about it.
+ * button (which takes the lead as it dials, `LeadCall`), the time left, the start of the visitor's
+ * comment, the server's marks (`LeadMarks`) and who has the lead; under them the call's outcome,
+ * each one tap, with an optional note, and "Передзвонити о …" for a time the person asked for.
+ * Recorded, the card shrinks to one line that says so and when the next call is (the lead leaves
+ * the list at its next refresh); a lead whose retries are used up says what to do about it.
  */
 export function DeskCard({
   lead,

@@ -11,9 +11,8 @@ import { LoadError } from './LoadError';
  * due first, then the nearest deadline; `filter=due`). Asked for again every minute while shown
  * and when the page is shown again, without dimming the cards being worked; a call recorded here
  * keeps its card, shrunk to what was recorded, until then, and a lead its call button took says
- * so at once. Should the refresh take away the card
- * that had the focus (a call just recorded), the focus goes to the first card's lead, not to the
- * top of the page.
+ * so at once. Should the refresh take away the card that had the focus (a call just recorded),
+ * the focus goes to the first card's lead, not to the top of the page.
  */
 export function DueList() {
   const { client } = useInbox();

@@ -179,8 +179,9 @@ function LeadBody({
 
 /**
  * The top of a lead's page, sized for a phone's first screen: the status, the time left on the
- * 48 hours and when the next call is due (if later), the name, the call button (a plain number for a lead nobody should call yet), the
- * visitor's comment, and the outcomes, each recorded with one tap.
+ * 48 hours and when the next call is due (if later), the name, the call button (a plain number for
+ * a lead nobody should call yet, or one a colleague has), the visitor's comment, what to do once
+ * the retries are used up, and the outcomes, each recorded with one tap.
  */
 function CallCard({
   lead,
@@ -210,9 +211,7 @@ function CallCard({
         <dt className="visually-hidden">Ім'я</dt>
         <dd className="call-name">{lead.name}</dd>
         <dt className="visually-hidden">Телефон</dt>
-        <dd>
-          {recorder ? <LeadCall lead={lead} onTaken={onTaken} /> : <PhoneLink lead={lead} />}
-        </dd>
+        <dd>{recorder ? <LeadCall lead={lead} onTaken={onTaken} /> : <PhoneLink lead={lead} />}</dd>
         <dt>Коментар</dt>
         <dd className="note">{lead.comment ?? '—'}</dd>
       </dl>

@@ -21,10 +21,10 @@ export function PhoneLink({ lead }: { lead: Phone }) {
 }
 
 /**
- * The lead page's call: the widest, tallest control of the screen, the number under its verb.
- * `onCall` runs as the tap dials, without holding the dial up.
+ * A lead's call on its desk card and its page (`LeadCall`): the widest, tallest control of the
+ * screen, the number under its verb. `onCall` runs as the tap dials, without holding the dial up.
  */
-export function CallButton({ lead, onCall }: { lead: Phone; onCall?: () => void }) {
+export function CallButton({ lead, onCall }: { lead: Phone; onCall: () => void }) {
   const number = displayPhone(lead);
   return (
     <a className="call-button" href={`tel:${lead.phone_e164}`} aria-label={callName(number)} onClick={onCall}>
