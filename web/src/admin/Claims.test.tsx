@@ -20,6 +20,7 @@ import {
   leadPage,
   signedInRoutes,
 } from './test-server';
+import { tapToDial } from './test-inbox';
 
 const COLLEAGUE = 'petro@example.org';
 /** 04:32:30 UTC, 06:32 in Kyiv. */
@@ -58,11 +59,11 @@ async function openTakeable() {
 describe('a lead nobody has', () => {
   it('is taken by a tap on its call button too, as the number is dialled', async () => {
     const { server, panel } = await openTakeable();
-    fireEvent.click(screen.getByRole('link', { name: 'Подзвонити +380 67 123 45 67' }));
+    tapToDial(screen.getByRole('link', { name: 'Подзвонити +380 67 123 45 67' }));
     expect(await within(panel).findByText('Ви телефонуєте (до 22.11.2026, 06:32)')).toBeTruthy();
     expect(server.calls('POST /admin/api/leads/42/take')).toHaveLength(1);
     // Now it is theirs: another tap dials and takes nothing more.
-    fireEvent.click(screen.getByRole('link', { name: 'Подзвонити +380 67 123 45 67' }));
+    tapToDial(screen.getByRole('link', { name: 'Подзвонити +380 67 123 45 67' }));
     expect(server.calls('POST /admin/api/leads/42/take')).toHaveLength(1);
   });
 

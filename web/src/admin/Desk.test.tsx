@@ -17,7 +17,7 @@ import {
   leadPage,
   signedInRoutes,
 } from './test-server';
-import { focusMovesTo, isolateEachTest, openInbox, openMenu } from './test-inbox';
+import { focusMovesTo, isolateEachTest, openInbox, openMenu, tapToDial } from './test-inbox';
 
 isolateEachTest();
 
@@ -204,17 +204,17 @@ describe('"Кому дзвонити зараз"', () => {
     await screen.findByRole('list', { name: DUE });
     const dial = within(card(42)).getByRole('link', { name: 'Подзвонити +380 67 123 45 67' });
     expect(dial.getAttribute('href')).toBe('tel:+380671234567');
-    fireEvent.click(dial);
-    fireEvent.click(dial);
+    tapToDial(dial);
+    tapToDial(dial);
     expect(await within(card(42)).findByText('Ви телефонуєте (до 22.11.2026, 06:32)')).toBeTruthy();
     const takes = server.calls('POST /admin/api/leads/42/take');
     expect(takes).toHaveLength(1);
     expect(takes[0].headers.get('X-CSRF-Token')).toBe(CSRF);
     expect(takes[0].keepalive, 'sent even as the dialer puts the page aside').toBe(true);
     // Now the lead is the operator's: a tap dials and takes nothing more.
-    fireEvent.click(within(card(42)).getByRole('link', { name: 'Подзвонити +380 67 123 45 67' }));
+    tapToDial(within(card(42)).getByRole('link', { name: 'Подзвонити +380 67 123 45 67' }));
     // The overdue lead is a colleague's (the card says who): its button only dials.
-    fireEvent.click(within(card(LEAD_OVERDUE.id)).getByRole('link', { name: /^Подзвонити / }));
+    tapToDial(within(card(LEAD_OVERDUE.id)).getByRole('link', { name: /^Подзвонити / }));
     expect(server.requests.filter((request) => request.path.endsWith('/take'))).toHaveLength(1);
   });
 
@@ -225,7 +225,7 @@ describe('"Кому дзвонити зараз"', () => {
     });
     openInbox('/admin');
     await screen.findByRole('list', { name: DUE });
-    fireEvent.click(within(card(42)).getByRole('link', { name: 'Подзвонити +380 67 123 45 67' }));
+    tapToDial(within(card(42)).getByRole('link', { name: 'Подзвонити +380 67 123 45 67' }));
     expect((await within(card(42)).findByRole('alert')).textContent).toBe('Цю заявку вже взяв інший оператор.');
   });
 

@@ -1,5 +1,5 @@
-// What the inbox's test files share (App, Team, Setup): the real app at an address, and a clean
-// slate around every test.
+// What the inbox's test files share (App, Team, Setup, Desk, Claims): the real app at an address,
+// and a clean slate around every test.
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, beforeEach, expect, vi } from 'vitest';
 import { AdminRoot } from './App';
@@ -21,6 +21,15 @@ export async function openMenu(): Promise<void> {
 export async function openFigures(): Promise<void> {
   const toggle = await screen.findByRole('button', { name: 'Показники' });
   if (toggle.getAttribute('aria-expanded') !== 'true') fireEvent.click(toggle);
+}
+
+/**
+ * Taps a `tel:` link as a phone would, its own handlers and all; the dialer a phone opens is left
+ * out (jsdom cannot follow the link, and says so on the console).
+ */
+export function tapToDial(link: HTMLElement): void {
+  link.addEventListener('click', (event) => event.preventDefault(), { once: true });
+  fireEvent.click(link);
 }
 
 /**
