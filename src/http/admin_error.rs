@@ -205,6 +205,16 @@ impl From<crate::application::accounts::AccountError> for AdminError {
     }
 }
 
+impl From<crate::application::export::ExportError> for AdminError {
+    fn from(e: crate::application::export::ExportError) -> Self {
+        use crate::application::export::ExportError;
+        match e {
+            ExportError::Failed(e) => AdminError::ExportFailed(e),
+            ExportError::Store(e) => AdminError::Database(e),
+        }
+    }
+}
+
 impl From<crate::application::figures::FiguresError> for AdminError {
     fn from(e: crate::application::figures::FiguresError) -> Self {
         use crate::application::figures::FiguresError;

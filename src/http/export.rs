@@ -15,7 +15,7 @@ use super::REQUEST_TIME_LIMIT;
 use super::admin_error::AdminError;
 use super::client::ClientInfo;
 use super::inbox_api::{AdminOnly, actor};
-use crate::application::export::{self, Export, ExportError};
+use crate::application::export::{self, Export};
 use crate::export::Format;
 use crate::http::AppState;
 
@@ -71,15 +71,6 @@ fn download(state: &AppState, format: Format, content_type: &'static str, export
         Body::from_stream(body),
     )
         .into_response()
-}
-
-impl From<ExportError> for AdminError {
-    fn from(e: ExportError) -> AdminError {
-        match e {
-            ExportError::Failed(e) => AdminError::ExportFailed(e),
-            ExportError::Store(e) => AdminError::Database(e),
-        }
-    }
 }
 
 const XLSX_CONTENT_TYPE: &str = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";

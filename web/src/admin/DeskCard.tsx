@@ -1,9 +1,8 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import { Link, useLocation } from 'react-router';
-import { errorText, type LeadDetail, type LeadView, type Outcome, type Received } from './api';
+import type { LeadDetail, LeadView, Received } from './api';
 import { ClaimMarker, LeadCall } from './Claims';
 import { useInbox } from './context';
-import { readDraft, saveDraft } from './drafts';
 import {
   commentStart,
   isOverdue,
@@ -16,6 +15,7 @@ import {
 import { RepeatMarker } from './LeadList';
 import { LeadMarks, RetriesUsedUp } from './LeadMarks';
 import { OutcomeButtons } from './OutcomeButtons';
+import { useCallRecorder } from './recorder';
 
 /** What a card shows once a call is recorded on it: the lead as the server answered, and how. */
 export interface Recorded {
@@ -94,8 +94,8 @@ function SettledCard({ lead, now, outcome }: { lead: LeadView; now: number; outc
 }
 
 /**
- * The outcome buttons of a card. The note is kept as the lead page keeps its own (`drafts.ts`):
- * typed here, it is there too, and a reload loses nothing.
+ * The outcome buttons of a card, recorded as the lead's page records them (`useCallRecorder`):
+ * the note is the same draft (`drafts.ts`), typed here it is there too, and a reload loses nothing.
  */
 function CardOutcomes({
   lead,
@@ -106,44 +106,17 @@ function CardOutcomes({
   now: number;
   onRecorded: (recorded: Recorded) => void;
 }) {
-  const { client, notify } = useInbox();
+  const { notify } = useInbox();
   const { pathname } = useLocation();
   const noteId = useId();
-  const [note, setNote] = useState(() => readDraft(lead.id).note);
-  const [noteOpen, setNoteOpen] = useState(note !== '');
-  const [pending, setPending] = useState(false);
-  // A second tap before the first answer is the same call, not another.
-  const busy = useRef(false);
-  // Said under the time field for a call-back, under the buttons for a tap.
-  const [failure, setFailure] = useState<{ from: 'tap' | 'call-back'; message: string } | null>(null);
-
-  function changeNote(text: string) {
-    setNote(text);
-    saveDraft(lead.id, { ...readDraft(lead.id), note: text });
-  }
-
-  async function record(outcome: string, send: () => Promise<Received<LeadDetail>>) {
-    if (busy.current) return;
-    const from = outcome === 'call_back' ? 'call-back' : 'tap';
-    busy.current = true;
-    setPending(true);
-    setFailure(null);
-    try {
-      const answer = await send();
-      saveDraft(lead.id, { outcome: null, note: '' });
+  const { draft, setDraft, pending, failure, record, recordCallBack, refuse } = useCallRecorder(
+    lead.id,
+    (answer, outcome) => {
       onRecorded({ answer, outcome });
       notify('Дзвінок записано.', pathname);
-    } catch (caught) {
-      setFailure({ from, message: errorText(caught) });
-    } finally {
-      busy.current = false;
-      setPending(false);
-    }
-  }
-
-  function tap(outcome: Outcome) {
-    void record(outcome, () => client.recordAttempt(lead.id, outcome, note));
-  }
+    },
+  );
+  const [noteOpen, setNoteOpen] = useState(draft.note !== '');
 
   return (
     <div className="card-outcomes">
@@ -152,9 +125,9 @@ function CardOutcomes({
         now={now}
         pending={pending}
         callBackError={failure?.from === 'call-back' ? failure.message : null}
-        onOutcome={tap}
-        onCallBack={(at) => void record('call_back', () => client.recordCallBack(lead.id, at, note))}
-        onInvalidTime={(message) => setFailure({ from: 'call-back', message })}
+        onOutcome={(outcome) => record(outcome, 'tap')}
+        onCallBack={recordCallBack}
+        onInvalidTime={(message) => refuse('call-back', message)}
       />
       <button
         type="button"
@@ -168,7 +141,15 @@ function CardOutcomes({
       <div id={noteId} hidden={!noteOpen}>
         <label className="field">
           <span>Нотатка</span>
-          <textarea rows={2} maxLength={1000} value={note} onChange={(event) => changeNote(event.target.value)} />
+          <textarea
+            rows={2}
+            maxLength={1000}
+            value={draft.note}
+            onChange={(event) => {
+              const note = event.target.value;
+              setDraft((current) => ({ ...current, note }));
+            }}
+          />
         </label>
       </div>
       {failure?.from === 'tap' && (

@@ -7,12 +7,10 @@ import {
   type LeadDetail,
   type LeadRecord,
   type LeadView,
-  type Outcome,
   type Received,
 } from './api';
 import { useRefreshWhenShown, useServerNow } from './clock';
 import { useInbox } from './context';
-import { type CallDraft, readDraft, saveDraft } from './drafts';
 import { ClaimPanel, LeadCall } from './Claims';
 import { EraseConfirm } from './Erase';
 import {
@@ -31,6 +29,7 @@ import { LeadMarks, RetriesUsedUp } from './LeadMarks';
 import { LoadError } from './LoadError';
 import { NotFound } from './NotFound';
 import { OutcomeButtons } from './OutcomeButtons';
+import { type CallRecorder, useCallRecorder } from './recorder';
 import { PhoneLink } from './Phone';
 
 /**
@@ -263,73 +262,6 @@ function LeadFacts({ lead }: { lead: LeadView }) {
   );
 }
 
-/**
- * A call being written is kept (`drafts.ts`) until it is recorded, so a reload loses nothing typed,
- * nor does a session that ends meanwhile, for the operator who signs in again (`App`).
- */
-function useCallDraft(leadId: number) {
-  const [draft, setDraft] = useState<CallDraft>(() => readDraft(leadId));
-  useEffect(() => saveDraft(leadId, draft), [leadId, draft]);
-  return [draft, setDraft] as const;
-}
-
-/**
- * Where a call was recorded from: the outcome buttons at the top, "Передзвонити о …" beside them,
- * or the form with its note.
- */
-type RecordedFrom = 'tap' | 'call-back' | 'form';
-
-/**
- * Records calls on a lead, from either place: one at a time, with the note being written (if any);
- * a failure is said where the operator asked.
- */
-function useCallRecorder(leadId: number, onRecorded: (answer: Received<LeadDetail>) => void) {
-  const { client } = useInbox();
-  const [draft, setDraft] = useCallDraft(leadId);
-  const [pending, setPending] = useState(false);
-  // A second tap before the first answer is the same call, not another.
-  const busy = useRef(false);
-  const [failure, setFailure] = useState<{ from: RecordedFrom; message: string } | null>(null);
-
-  async function send(from: RecordedFrom, call: () => Promise<Received<LeadDetail>>) {
-    if (busy.current) return;
-    busy.current = true;
-    setPending(true);
-    setFailure(null);
-    try {
-      const answer = await call();
-      setDraft({ outcome: null, note: '' });
-      onRecorded(answer);
-    } catch (caught) {
-      setFailure({ from, message: errorText(caught) });
-    } finally {
-      busy.current = false;
-      setPending(false);
-    }
-  }
-
-  function record(outcome: Outcome | null, from: 'tap' | 'form') {
-    if (busy.current) return;
-    if (!outcome) {
-      setFailure({ from, message: 'Виберіть результат дзвінка.' });
-      return;
-    }
-    void send(from, () => client.recordAttempt(leadId, outcome, draft.note));
-  }
-
-  /** The person asked to be called at `at`: the lead stays open, due then. */
-  function recordCallBack(at: string) {
-    void send('call-back', () => client.recordCallBack(leadId, at, draft.note));
-  }
-
-  function refuse(from: RecordedFrom, message: string) {
-    setFailure({ from, message });
-  }
-
-  return { draft, setDraft, pending, failure, record, recordCallBack, refuse };
-}
-
-type CallRecorder = ReturnType<typeof useCallRecorder>;
 
 /** After the call, its outcome in one tap (`OutcomeButtons`), right under the call button. */
 function QuickOutcomes({ recorder, now }: { recorder: CallRecorder; now: number }) {
