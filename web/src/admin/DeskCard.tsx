@@ -109,26 +109,16 @@ function CardOutcomes({
   const { notify } = useInbox();
   const { pathname } = useLocation();
   const noteId = useId();
-  const { draft, setDraft, pending, failure, record, recordCallBack, refuse } = useCallRecorder(
-    lead.id,
-    (answer, outcome) => {
-      onRecorded({ answer, outcome });
-      notify('Дзвінок записано.', pathname);
-    },
-  );
+  const recorder = useCallRecorder(lead.id, (answer, outcome) => {
+    onRecorded({ answer, outcome });
+    notify('Дзвінок записано.', pathname);
+  });
+  const { draft, setDraft, failure } = recorder;
   const [noteOpen, setNoteOpen] = useState(draft.note !== '');
 
   return (
     <div className="card-outcomes">
-      <OutcomeButtons
-        label={`Результат дзвінка: заявка №${lead.id}`}
-        now={now}
-        pending={pending}
-        callBackError={failure?.from === 'call-back' ? failure.message : null}
-        onOutcome={(outcome) => record(outcome, 'tap')}
-        onCallBack={recordCallBack}
-        onInvalidTime={(message) => refuse('call-back', message)}
-      />
+      <OutcomeButtons label={`Результат дзвінка: заявка №${lead.id}`} now={now} recorder={recorder} />
       <button
         type="button"
         className="link-button"

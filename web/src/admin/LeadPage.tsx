@@ -265,20 +265,13 @@ function LeadFacts({ lead }: { lead: LeadView }) {
 
 /** After the call, its outcome in one tap (`OutcomeButtons`), right under the call button. */
 function QuickOutcomes({ recorder, now }: { recorder: CallRecorder; now: number }) {
-  const { pending, failure, record, recordCallBack, refuse } = recorder;
+  const { failure } = recorder;
   return (
     <div className="quick-outcomes" role="group" aria-labelledby="quick-heading">
       <p id="quick-heading" className="quick-heading">
         Записати результат одним натисканням
       </p>
-      <OutcomeButtons
-        now={now}
-        pending={pending}
-        callBackError={failure?.from === 'call-back' ? failure.message : null}
-        onOutcome={(outcome) => record(outcome, 'tap')}
-        onCallBack={recordCallBack}
-        onInvalidTime={(message) => refuse('call-back', message)}
-      />
+      <OutcomeButtons now={now} recorder={recorder} />
       {failure?.from === 'tap' && (
         <p role="alert" className="error">
           {failure.message}

@@ -1,31 +1,25 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import type { Outcome } from './api';
 import { OUTCOMES, OUTCOME_LABELS, kyivInputValue, kyivToInstant, parseTime } from './format';
+import type { CallRecorder } from './recorder';
 
 /**
  * A call's outcome, each one tap, for a desk card and a lead's page alike: "Не відповіли", then
  * "Передзвонити о …" (which opens the time the person asked for), then the outcomes that close the
  * lead. The buttons stay enabled to the eye and to focus while a call is sent (a disabled button
- * would drop the focus); a tap then does nothing. `label` names the buttons as a group where
- * nothing around them does.
+ * would drop the focus); a tap then does nothing. Each is recorded by `recorder`, which says where
+ * a refusal goes. `label` names the buttons as a group where nothing around them does.
  */
 export function OutcomeButtons({
   label,
   now,
-  pending,
-  callBackError,
-  onOutcome,
-  onCallBack,
-  onInvalidTime,
+  recorder,
 }: {
   label?: string;
   now: number;
-  pending: boolean;
-  callBackError: string | null;
-  onOutcome: (outcome: Outcome) => void;
-  onCallBack: (at: string) => void;
-  onInvalidTime: (message: string) => void;
+  recorder: CallRecorder;
 }) {
+  const { pending, failure, record, recordCallBack, refuse } = recorder;
   const callBackId = useId();
   const [callBackOpen, setCallBackOpen] = useState(false);
   const [noAnswer, ...closing] = OUTCOMES;
@@ -35,7 +29,7 @@ export function OutcomeButtons({
       type="button"
       className="button"
       aria-disabled={pending ? 'true' : undefined}
-      onClick={() => onOutcome(value)}
+      onClick={() => record(value, 'tap')}
     >
       {OUTCOME_LABELS[value]}
     </button>
@@ -60,9 +54,9 @@ export function OutcomeButtons({
         open={callBackOpen}
         now={now}
         pending={pending}
-        error={callBackError}
-        onTime={onCallBack}
-        onInvalid={onInvalidTime}
+        error={failure?.from === 'call-back' ? failure.message : null}
+        onTime={recordCallBack}
+        onInvalid={(message) => refuse('call-back', message)}
       />
     </>
   );
