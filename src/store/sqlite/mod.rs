@@ -69,6 +69,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/sqlite/0026_name_index_without_positions.sql"),
     include_str!("../../../migrations/sqlite/0027_name_index_in_parts.sql"),
     include_str!("../../../migrations/sqlite/0028_retries_used_up.sql"),
+    include_str!("../../../migrations/sqlite/0029_trigrams_of_closed_name_parts.sql"),
 ];
 
 const RECORD_COLUMNS: &str = "id, created_at, name, phone, phone_e164, confirmation, comment, policy_version, \
@@ -338,10 +339,10 @@ fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
 
 fn write_loop(mut conn: Connection, mut jobs: mpsc::Receiver<Job>) {
     let mut batch = Vec::with_capacity(MAX_BATCH);
-    // The parts of the name index that may have merges left to do (ADR 0061, 0067): after a start
-    // any of them, after a commit those it wrote names into and the part it closed. The newest part
-    // is merged first.
-    let mut names_to_merge: BTreeSet<i64> = names::parts_below(&conn, None)
+    // The parts of the name index that may have idle work left, merges or, in a closed part,
+    // trigrams to count (ADR 0061, 0067, 0075): after a start any of them, after a commit those it
+    // wrote names into and the part it closed. The newest part goes first.
+    let mut parts_with_work: BTreeSet<i64> = names::parts_below(&conn, None)
         .unwrap_or_else(|e| {
             tracing::warn!(error = %e, "listing the name index's parts");
             Vec::new()
@@ -352,11 +353,11 @@ fn write_loop(mut conn: Connection, mut jobs: mpsc::Receiver<Job>) {
         let first = match jobs.try_recv() {
             Ok(job) => job,
             Err(mpsc::error::TryRecvError::Disconnected) => break,
-            Err(mpsc::error::TryRecvError::Empty) if !names_to_merge.is_empty() => {
-                if let Some(part) = names_to_merge.last().copied()
-                    && !names::merge_a_step(&conn, part)
+            Err(mpsc::error::TryRecvError::Empty) if !parts_with_work.is_empty() => {
+                if let Some(part) = parts_with_work.last().copied()
+                    && !names::idle_step(&conn, part)
                 {
-                    names_to_merge.remove(&part);
+                    parts_with_work.remove(&part);
                 }
                 continue;
             }
@@ -373,7 +374,7 @@ fn write_loop(mut conn: Connection, mut jobs: mpsc::Receiver<Job>) {
             }
         }
         if let Some(indexed) = commit_batch(&mut conn, batch.drain(..)) {
-            names_to_merge.extend(indexed);
+            parts_with_work.extend(indexed);
         }
     }
     // A clean close checkpoints the WAL into the main file.

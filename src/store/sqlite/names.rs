@@ -6,8 +6,13 @@
 //! its first name comes and dropped once none of its leads is left. The triggers only queue (a
 //! trigger cannot name a table known at run time): the writer indexes what they queued just
 //! before each commit, so a commit writes one segment in each part it touches (ADR 0047).
+//!
+//! A closed part also has its trigrams counted (`name_part_trigrams`, ADR 0075): a search skips a
+//! part that lacks a trigram of its text, so a search that finds nothing does not ask every part.
 
-use rusqlite::{Connection, OptionalExtension};
+use std::collections::{BTreeMap, BTreeSet};
+
+use rusqlite::{Connection, OptionalExtension, params};
 
 /// Lead ids a part holds: lead `id` is in part `id / PART_IDS`. A merge step's length grows with
 /// the names of its part: after a bulk load of 1.1 M names in parts and 320,000 more in commits
@@ -22,7 +27,7 @@ pub(super) fn table(part: i64) -> String {
 
 /// Takes the names of the leads deleted since the last commit out of their parts, and puts the
 /// names queued since then into theirs: one statement a part, outside every savepoint, so that
-/// FTS5 writes one segment a part at the commit. The parts with merges to do: those that got
+/// FTS5 writes one segment a part at the commit. The parts with idle work to do: those that got
 /// names, and so a segment, and the part before a part just made, now closed.
 pub(super) fn index_queued(conn: &Connection) -> rusqlite::Result<Vec<i64>> {
     unindex_deleted(conn)?;
@@ -34,6 +39,18 @@ pub(super) fn index_queued(conn: &Connection) -> rusqlite::Result<Vec<i64>> {
             to_merge.extend(parts_below(conn, Some(part * PART_IDS))?.first());
         }
         conn.prepare_cached(&index_part_sql(part))?.execute([part * PART_IDS, (part + 1) * PART_IDS])?;
+        if let Some(below) = trigrams_below(conn, part)? {
+            // A name given an id in a closed part (an import, an operator's `sqlite3`): counted
+            // as it is indexed, or a search could skip the part that holds it.
+            let names = conn
+                .prepare_cached(
+                    "SELECT zayavka_fold(lead.name) FROM names_to_index AS queued \
+                     CROSS JOIN \"CRN\" AS lead ON lead.id = queued.id WHERE queued.id >= ?1 AND queued.id < ?2",
+                )?
+                .query_map([part * PART_IDS, below], |row| row.get(0))?
+                .collect::<rusqlite::Result<Vec<String>>>()?;
+            count_trigrams(conn, part, &names, 1)?;
+        }
     }
     // Emptying an empty queue still writes its page: a commit without inserts skips it.
     if !indexed.is_empty() {
@@ -84,6 +101,13 @@ pub(super) fn unindex_deleted(conn: &Connection) -> rusqlite::Result<()> {
             continue; // never made: its leads were deleted before a commit indexed them
         }
         let (from, to) = (part * PART_IDS, (part + 1) * PART_IDS);
+        if let Some(below) = trigrams_below(conn, part)? {
+            let names = conn
+                .prepare_cached("SELECT name FROM names_to_unindex WHERE id >= ?1 AND id < ?2")?
+                .query_map([from, below], |row| row.get(0))?
+                .collect::<rusqlite::Result<Vec<String>>>()?;
+            count_trigrams(conn, part, &names, -1)?;
+        }
         let lead_left = conn
             .prepare_cached("SELECT 1 FROM \"CRN\" WHERE id >= ?1 AND id < ?2 LIMIT 1")?
             .query_row([from, to], |_| Ok(()))
@@ -132,6 +156,90 @@ fn make(conn: &Connection, part: i64) -> rusqlite::Result<()> {
     Ok(())
 }
 
+/// The parts a search for a text with `trigrams` asks, of those that hold ids below `before_id`
+/// (all of them without it), newest first: a part whose trigrams are not all counted yet, and a
+/// counted part that holds every trigram. A name holding the text holds each of its trigrams, as
+/// `trigrams` works them out for the name and for the text alike.
+pub(super) fn parts_to_ask(
+    conn: &Connection,
+    before_id: Option<i64>,
+    trigrams: &BTreeSet<String>,
+) -> rusqlite::Result<Vec<i64>> {
+    let last = before_id.map_or(i64::MAX, |id| (id - 1).div_euclid(PART_IDS));
+    let trigrams_json = serde_json::to_string(trigrams).expect("a set of strings is JSON");
+    conn.prepare_cached(&format!(
+        "SELECT part FROM lead_name_parts WHERE part <= ?1 \
+         AND (trigrams_below IS NULL OR trigrams_below < (part + 1) * {PART_IDS} \
+              OR part IN (SELECT part FROM name_part_trigrams \
+                          WHERE trigram IN (SELECT value FROM json_each(?2)) \
+                          GROUP BY part HAVING count(*) = json_array_length(?2))) \
+         ORDER BY part DESC"
+    ))?
+    .query_map(params![last, trigrams_json], |row| row.get(0))?
+    .collect()
+}
+
+/// The trigrams of a folded name or text: each three characters in a row, once.
+pub(super) fn trigrams(folded: &str) -> BTreeSet<String> {
+    let chars: Vec<char> = folded.chars().collect();
+    chars.windows(3).map(String::from_iter).collect()
+}
+
+/// How far `part`'s trigrams are counted: its names of ids below this are. `None`: not begun.
+fn trigrams_below(conn: &Connection, part: i64) -> rusqlite::Result<Option<i64>> {
+    conn.prepare_cached("SELECT trigrams_below FROM lead_name_parts WHERE part = ?1")?
+        .query_row([part], |row| row.get(0))
+        .optional()
+        .map(Option::flatten)
+}
+
+/// Adds `sign` (1 or -1) to the count of each trigram of `folded_names` in `part`; a trigram no
+/// name holds any more leaves the table, so an erased name leaves no trace there.
+fn count_trigrams(conn: &Connection, part: i64, folded_names: &[String], sign: i64) -> rusqlite::Result<()> {
+    let mut counts: BTreeMap<String, i64> = BTreeMap::new();
+    for name in folded_names {
+        for trigram in trigrams(name) {
+            *counts.entry(trigram).or_default() += sign;
+        }
+    }
+    let mut add = conn.prepare_cached(
+        "INSERT INTO name_part_trigrams (trigram, part, names) VALUES (?1, ?2, ?3) \
+         ON CONFLICT DO UPDATE SET names = names + excluded.names",
+    )?;
+    let mut forget = conn
+        .prepare_cached("DELETE FROM name_part_trigrams WHERE trigram = ?1 AND part = ?2 AND names <= 0")?;
+    for (trigram, count) in counts {
+        add.execute(params![trigram, part, count])?;
+        if count < 0 {
+            forget.execute(params![trigram, part])?;
+        }
+    }
+    Ok(())
+}
+
+/// Lead ids whose names one step counts into a closed part's trigrams, in a transaction of its own.
+const COUNT_IDS: i64 = 2_000;
+
+/// Counts the trigrams of the next `COUNT_IDS` ids' names of closed `part`; whether more are left.
+fn count_a_step(conn: &Connection, part: i64) -> rusqlite::Result<bool> {
+    let end = (part + 1) * PART_IDS;
+    let from = trigrams_below(conn, part)?.unwrap_or(part * PART_IDS);
+    if from >= end {
+        return Ok(false);
+    }
+    let to = (from + COUNT_IDS).min(end);
+    let tx = conn.unchecked_transaction()?;
+    let names = tx
+        .prepare_cached("SELECT zayavka_fold(name) FROM \"CRN\" WHERE id >= ?1 AND id < ?2")?
+        .query_map([from, to], |row| row.get(0))?
+        .collect::<rusqlite::Result<Vec<String>>>()?;
+    count_trigrams(&tx, part, &names, 1)?;
+    tx.prepare_cached("UPDATE lead_name_parts SET trigrams_below = ?2 WHERE part = ?1")?
+        .execute([part, to])?;
+    tx.commit()?;
+    Ok(to < end)
+}
+
 /// The parts that hold ids below `before_id` (all of them without it), newest first.
 pub(super) fn parts_below(conn: &Connection, before_id: Option<i64>) -> rusqlite::Result<Vec<i64>> {
     let last = before_id.map_or(i64::MAX, |id| (id - 1).div_euclid(PART_IDS));
@@ -151,16 +259,16 @@ const MERGE_PAGES: i64 = 128;
 /// steps of at most 9 ms (128 pages: 4 steps of up to 32 ms), once (bench/RESULTS.md, 2 Dec).
 const CLOSED_MERGE_PAGES: i64 = 32;
 
-/// Merges a step of `part`'s segments (ADR 0061); whether there may be more. The newest part is
-/// merged level by level as FTS5 does (a level of four segments at a time); a closed part, every
-/// level into one segment, which FTS5 does when it is given a negative number of pages. FTS5's
-/// `'merge'` changes at least two rows when it did some work (its documentation). A step does not
-/// wait for another process's write (the CLI's): merging then waits for the next commit, as it
-/// does after a failed step.
-pub(super) fn merge_a_step(conn: &Connection, part: i64) -> bool {
+/// Does a step of the idle work on `part` (ADR 0061, 0068, 0075); whether there may be more. The
+/// newest part is merged level by level as FTS5 does (a level of four segments at a time). A
+/// closed part is merged, every level into one segment, which FTS5 does when it is given a
+/// negative number of pages; then its names' trigrams are counted. FTS5's `'merge'` changes at
+/// least two rows when it did some work (its documentation). A step does not wait for another
+/// process's write (the CLI's): the work then waits for the next commit, as after a failed step.
+pub(super) fn idle_step(conn: &Connection, part: i64) -> bool {
     let before = conn.total_changes();
     let table = table(part);
-    let merged = conn.busy_timeout(std::time::Duration::ZERO).and_then(|()| {
+    let step = conn.busy_timeout(std::time::Duration::ZERO).and_then(|()| {
         if !exists(conn, part)? {
             return Ok(false); // dropped with its last lead
         }
@@ -169,14 +277,15 @@ pub(super) fn merge_a_step(conn: &Connection, part: i64) -> bool {
             .query_row([part], |row| row.get(0))?;
         let pages = if closed { -CLOSED_MERGE_PAGES } else { MERGE_PAGES };
         conn.prepare_cached(&format!("INSERT INTO {table} ({table}, rank) VALUES ('merge', ?1)"))?
-            .execute([pages])
-            .map(|_| true)
+            .execute([pages])?;
+        let merged = conn.total_changes() - before >= 2;
+        Ok(merged || (closed && count_a_step(conn, part)?))
     });
-    match merged {
-        Ok(there) => there && conn.total_changes() - before >= 2,
+    match step {
+        Ok(more) => more,
         Err(e) if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy) => false,
         Err(e) => {
-            tracing::warn!(error = %e, part, "merging the name index's segments");
+            tracing::warn!(error = %e, part, "merging the name index's segments or counting its trigrams");
             false
         }
     }
@@ -312,6 +421,113 @@ mod tests {
         let expected: Vec<i64> = (1..=last_id).rev().collect();
         assert_eq!(found(&store, by_name("коваленко", None, 50)).await, expected);
         assert_whole(&store, 0).await;
+    }
+
+    /// Waits until the writer has counted the trigrams of every part below the newest.
+    async fn wait_counted(store: &SqliteStore) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        let uncounted = "SELECT count(*) FROM lead_name_parts WHERE part < (SELECT max(part) FROM lead_name_parts) \
+             AND trigrams_below IS NOT (part + 1) * 100000";
+        while number(store, uncounted).await > 0 {
+            assert!(std::time::Instant::now() < deadline, "closed parts still uncounted after 10 s");
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    }
+
+    type Counts = BTreeMap<(i64, String), i64>;
+
+    /// The trigram counts as the table has them, and as the names of the counted ids give them.
+    async fn counts_kept_and_recounted(store: &SqliteStore) -> (Counts, Counts) {
+        store
+            .read(|conn| {
+                let kept = conn
+                    .prepare("SELECT part, trigram, names FROM name_part_trigrams")?
+                    .query_map([], |row| Ok(((row.get(0)?, row.get(1)?), row.get(2)?)))?
+                    .collect::<rusqlite::Result<Counts>>()?;
+                let mut recounted = Counts::new();
+                let mut names = conn.prepare(
+                    "SELECT part, zayavka_fold(name) FROM lead_name_parts JOIN \"CRN\" \
+                     ON id >= part * 100000 AND id < trigrams_below",
+                )?;
+                for row in names.query_map([], |row| Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?)))? {
+                    let (part, name) = row?;
+                    for trigram in trigrams(&name) {
+                        *recounted.entry((part, trigram)).or_default() += 1;
+                    }
+                }
+                Ok((kept, recounted))
+            })
+            .await
+            .unwrap()
+    }
+
+    async fn asked(store: &SqliteStore, text: &'static str) -> Vec<i64> {
+        store.read(move |conn| parts_to_ask(conn, None, &trigrams(text))).await.unwrap()
+    }
+
+    /// Once a part is closed, a search asks it only if its names hold every trigram of the text:
+    /// a search that finds nothing asks the newest part only.
+    #[tokio::test]
+    async fn a_search_skips_the_closed_parts_that_cannot_hold_its_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(&dir.path().join("leads.db")).unwrap();
+        store
+            .write(|conn| {
+                for id in 1..=5 {
+                    add(conn, id, &format!("Олена Коваленко {id}"))?;
+                }
+                add(conn, 100_000, "Марія Шевчук")?;
+                add(conn, 200_000, "Ганна Коваленко")
+            })
+            .await
+            .unwrap();
+        wait_counted(&store).await;
+
+        assert_eq!(asked(&store, "шевчук").await, [2, 1]);
+        assert_eq!(asked(&store, "коваленко").await, [2, 0]);
+        assert_eq!(asked(&store, "ґжьфщ").await, [2], "only the newest part, whose names are not counted");
+        // Every trigram of the text in a part, but not in one name: the part is asked, the LIKE decides.
+        assert_eq!(asked(&store, "шевчукова").await, [2]);
+        assert_eq!(asked(&store, "лена ко").await, [2, 0]);
+        assert_eq!(found(&store, by_name("коваленко", None, 50)).await, [200_000, 5, 4, 3, 2, 1]);
+        assert_eq!(found(&store, by_name("шевчук", None, 50)).await, [100_000]);
+        assert_eq!(found(&store, by_name("ґжьфщ", None, 50)).await, Vec::<i64>::new());
+        let (kept, recounted) = counts_kept_and_recounted(&store).await;
+        assert_eq!(kept, recounted);
+        assert!(kept.contains_key(&(1, "чук".to_owned())));
+    }
+
+    /// The counts follow the names of a counted part: an erased name's trigrams leave with it, a
+    /// name given an id there is found, and a part's counts go with its last lead.
+    #[tokio::test]
+    async fn the_trigram_counts_follow_names_that_come_and_go() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(&dir.path().join("leads.db")).unwrap();
+        store
+            .write(|conn| {
+                add(conn, 1, "Олена Коваленко")?;
+                add(conn, 2, "Ярема Зозуля")?;
+                add(conn, 100_000, "Марія Шевчук")?;
+                add(conn, 200_000, "Ганна Коваленко")
+            })
+            .await
+            .unwrap();
+        wait_counted(&store).await;
+        assert_eq!(asked(&store, "зозул").await, [2, 0]);
+
+        store
+            .write(|conn| {
+                conn.execute("DELETE FROM \"CRN\" WHERE id IN (2, 100000)", [])?;
+                add(conn, 50, "Тарас Бульба")
+            })
+            .await
+            .unwrap();
+        assert_eq!(asked(&store, "зозул").await, [2], "the erased name's trigrams left part 0");
+        assert_eq!(asked(&store, "бульба").await, [2, 0]);
+        assert_eq!(found(&store, by_name("бульба", None, 50)).await, [50]);
+        let (kept, recounted) = counts_kept_and_recounted(&store).await;
+        assert_eq!(kept, recounted);
+        assert!(kept.keys().all(|(part, _)| *part == 0), "part 1 went with its last lead: {kept:?}");
     }
 
     /// A commit reads its queued names and their leads, not every lead of the part.
