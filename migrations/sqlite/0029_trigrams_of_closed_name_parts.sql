@@ -7,9 +7,12 @@
 -- `trigrams_below`: the part's names with lower ids are counted (NULL: not begun). A part is
 -- skipped only once every one of its ids is below it.
 ALTER TABLE lead_name_parts ADD COLUMN trigrams_below INTEGER;
+--
+-- Keyed by part first, so that a part's rows lie together: counting a part writes the pages of its
+-- own rows, not pages across every part's.
 CREATE TABLE name_part_trigrams (
-    trigram TEXT NOT NULL,
     part    INTEGER NOT NULL,
+    trigram TEXT NOT NULL,
     names   INTEGER NOT NULL,
-    PRIMARY KEY (trigram, part)
+    PRIMARY KEY (part, trigram)
 ) WITHOUT ROWID;

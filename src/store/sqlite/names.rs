@@ -168,11 +168,10 @@ pub(super) fn parts_to_ask(
     let last = before_id.map_or(i64::MAX, |id| (id - 1).div_euclid(PART_IDS));
     let trigrams_json = serde_json::to_string(trigrams).expect("a set of strings is JSON");
     conn.prepare_cached(&format!(
-        "SELECT part FROM lead_name_parts WHERE part <= ?1 \
+        "SELECT part FROM lead_name_parts AS p WHERE part <= ?1 \
          AND (trigrams_below IS NULL OR trigrams_below < (part + 1) * {PART_IDS} \
-              OR part IN (SELECT part FROM name_part_trigrams \
-                          WHERE trigram IN (SELECT value FROM json_each(?2)) \
-                          GROUP BY part HAVING count(*) = json_array_length(?2))) \
+              OR NOT EXISTS (SELECT 1 FROM json_each(?2) AS text WHERE NOT EXISTS \
+                  (SELECT 1 FROM name_part_trigrams AS t WHERE t.part = p.part AND t.trigram = text.value))) \
          ORDER BY part DESC"
     ))?
     .query_map(params![last, trigrams_json], |row| row.get(0))?
@@ -203,7 +202,7 @@ fn count_trigrams(conn: &Connection, part: i64, folded_names: &[String], sign: i
         }
     }
     let mut add = conn.prepare_cached(
-        "INSERT INTO name_part_trigrams (trigram, part, names) VALUES (?1, ?2, ?3) \
+        "INSERT INTO name_part_trigrams (part, trigram, names) VALUES (?2, ?1, ?3) \
          ON CONFLICT DO UPDATE SET names = names + excluded.names",
     )?;
     let mut forget = conn
@@ -218,7 +217,11 @@ fn count_trigrams(conn: &Connection, part: i64, folded_names: &[String], sign: i
 }
 
 /// Lead ids whose names one step counts into a closed part's trigrams, in a transaction of its own.
-const COUNT_IDS: i64 = 2_000;
+/// A step's time grows with the trigrams its names hold that it has not met yet: at 2 M leads, 200
+/// names took 1.6 ms (median) in the `scale` year's parts, 8.4 ms (p99 16 ms) in parts of random
+/// letters, the most a part's names can differ; 2,000 names took 10 and 54 ms (bench/RESULTS.md,
+/// 3 Dec).
+const COUNT_IDS: i64 = 200;
 
 /// Counts the trigrams of the next `COUNT_IDS` ids' names of closed `part`; whether more are left.
 fn count_a_step(conn: &Connection, part: i64) -> rusqlite::Result<bool> {
