@@ -202,15 +202,15 @@ fn count_trigrams(conn: &Connection, part: i64, folded_names: &[String], sign: i
         }
     }
     let mut add = conn.prepare_cached(
-        "INSERT INTO name_part_trigrams (part, trigram, names) VALUES (?2, ?1, ?3) \
+        "INSERT INTO name_part_trigrams (part, trigram, names) VALUES (?1, ?2, ?3) \
          ON CONFLICT DO UPDATE SET names = names + excluded.names",
     )?;
     let mut forget = conn
-        .prepare_cached("DELETE FROM name_part_trigrams WHERE trigram = ?1 AND part = ?2 AND names <= 0")?;
+        .prepare_cached("DELETE FROM name_part_trigrams WHERE part = ?1 AND trigram = ?2 AND names <= 0")?;
     for (trigram, count) in counts {
-        add.execute(params![trigram, part, count])?;
+        add.execute(params![part, trigram, count])?;
         if count < 0 {
-            forget.execute(params![trigram, part])?;
+            forget.execute(params![part, trigram])?;
         }
     }
     Ok(())
@@ -225,13 +225,16 @@ const COUNT_IDS: i64 = 200;
 
 /// Counts the trigrams of the next `COUNT_IDS` ids' names of closed `part`; whether more are left.
 fn count_a_step(conn: &Connection, part: i64) -> rusqlite::Result<bool> {
+    // Where to start is read in the step's own write transaction: another process's writer (the
+    // CLI's) may count the same part, and a name counted twice would keep its trigrams after it
+    // is erased.
+    let tx = rusqlite::Transaction::new_unchecked(conn, rusqlite::TransactionBehavior::Immediate)?;
     let end = (part + 1) * PART_IDS;
-    let from = trigrams_below(conn, part)?.unwrap_or(part * PART_IDS);
+    let from = trigrams_below(&tx, part)?.unwrap_or(part * PART_IDS);
     if from >= end {
         return Ok(false);
     }
     let to = (from + COUNT_IDS).min(end);
-    let tx = conn.unchecked_transaction()?;
     let names = tx
         .prepare_cached("SELECT zayavka_fold(name) FROM \"CRN\" WHERE id >= ?1 AND id < ?2")?
         .query_map([from, to], |row| row.get(0))?
