@@ -1,5 +1,7 @@
 //! The inbox's reads and the call log: lists, a lead with its repeats and calls, the figures.
 
+use std::collections::BTreeSet;
+
 use rusqlite::types::Value;
 
 use super::*;
@@ -26,10 +28,10 @@ impl SqliteStore {
             let snapshot = conn.unchecked_transaction()?;
             let mut found: Vec<i64> = Vec::new();
             if let Some(&first) = names::parts_below(&snapshot, query.before_id)?.first()
-                && !ids_from_part(&snapshot, &query, first, &mut found)?
+                && !ids_from_part(&snapshot, &query, &text_trigrams, first, &mut found)?
             {
                 for part in names::parts_to_ask(&snapshot, Some(first * names::PART_IDS), &text_trigrams)? {
-                    if ids_from_part(&snapshot, &query, part, &mut found)? {
+                    if ids_from_part(&snapshot, &query, &text_trigrams, part, &mut found)? {
                         break;
                     }
                 }
@@ -160,16 +162,20 @@ fn execute_cached(conn: &Connection, sql: &str, params: impl rusqlite::Params) -
 }
 
 /// Adds the ids of `part`'s leads that `query` finds to `found`, as many as the page has room for;
-/// whether the page is full.
+/// whether the page is full. The part is asked for the names holding the trigrams
+/// `names::trigrams_to_ask` picks of the text's; the LIKE decides.
 fn ids_from_part(
     conn: &Connection,
     query: &LeadQuery,
+    text_trigrams: &BTreeSet<String>,
     part: i64,
     found: &mut Vec<i64>,
 ) -> rusqlite::Result<bool> {
     let left = query.limit.saturating_sub(u32::try_from(found.len()).unwrap_or(u32::MAX));
-    if left > 0 {
-        let (sql, values) = list_sql(query, Some(part), left);
+    if left > 0
+        && let Some(asked) = names::trigrams_to_ask(conn, part, text_trigrams)?
+    {
+        let (sql, values) = list_sql(query, Some((part, match_expression(&asked))), left);
         let mut stmt = conn.prepare_cached(&sql)?;
         let ids = stmt.query_map(rusqlite::params_from_iter(values), |row| row.get(0))?;
         found.extend(ids.collect::<Result<Vec<i64>, _>>()?);
@@ -181,8 +187,9 @@ fn ids_from_part(
 /// so that the planner reads the index made for them (a condition switched off by a parameter
 /// hides its index): the leads to call, an operator's leads to call, the held leads, the overdue
 /// leads from the cut-off down, the phone indexes' ranges, or a part of the trigram index of names
-/// (`names_part`), newest first, stopping at the page's end. From a part it reads the ids only.
-fn list_sql(query: &LeadQuery, names_part: Option<i64>, limit: u32) -> (String, Vec<Value>) {
+/// (`names_part`, with what FTS5 is asked there), newest first, stopping at the page's end. From a
+/// part it reads the ids only.
+fn list_sql(query: &LeadQuery, names_part: Option<(i64, String)>, limit: u32) -> (String, Vec<Value>) {
     let mut values = Vec::new();
     let mut bind = |value: Value| {
         values.push(value);
@@ -222,7 +229,7 @@ fn list_sql(query: &LeadQuery, names_part: Option<i64>, limit: u32) -> (String, 
             bind(Value::Text(pattern.clone()))
         ));
     }
-    let trigrams = query.name_pattern.as_deref().and_then(trigrams_of).zip(names_part);
+    let trigrams = names_part.filter(|_| query.name_pattern.is_some());
     let by_sending = query.created_before.is_some()
         && query.open_only
         && !query.held
@@ -259,9 +266,9 @@ fn list_sql(query: &LeadQuery, names_part: Option<i64>, limit: u32) -> (String, 
             found.join(" UNION ")
         );
         (from, "\"CRN\".id DESC".to_owned(), "\"CRN\".id".to_owned())
-    } else if let Some((trigrams, part)) = &trigrams {
+    } else if let Some((part, asked)) = &trigrams {
         let names = names::table(*part);
-        conditions.push(format!("{names} MATCH {}", bind(Value::Text(trigrams.clone()))));
+        conditions.push(format!("{names} MATCH {}", bind(Value::Text(asked.clone()))));
         (
             format!("{names} JOIN \"CRN\" ON \"CRN\".id = {names}.rowid"),
             format!("{names}.rowid DESC"),
@@ -308,13 +315,11 @@ fn list_sql(query: &LeadQuery, names_part: Option<i64>, limit: u32) -> (String, 
     (sql, values)
 }
 
-/// The names that hold each trigram of the part, `"abc" AND "bcd" AND …` for FTS5, if `pattern` is
-/// `%text%` (a part anywhere) of three characters or more. The name index keeps no positions
-/// (migration 0026, ADR 0065), so the trigrams are not asked for as a phrase: the LIKE decides.
-fn trigrams_of(pattern: &str) -> Option<String> {
-    let trigrams: Vec<String> = names::trigrams(&crate::store::search::like_part(pattern)?)
-        .iter()
-        .map(|trigram| format!("\"{}\"", trigram.replace('"', "\"\"")))
-        .collect();
-    (!trigrams.is_empty()).then(|| trigrams.join(" AND "))
+/// The names that hold each of `trigrams`, `"abc" AND "bcd" AND …` for FTS5. The name index keeps
+/// no positions (migration 0026, ADR 0065), so the trigrams are not asked for as a phrase: the
+/// LIKE decides.
+fn match_expression(trigrams: &[String]) -> String {
+    let quoted: Vec<String> =
+        trigrams.iter().map(|trigram| format!("\"{}\"", trigram.replace('"', "\"\""))).collect();
+    quoted.join(" AND ")
 }

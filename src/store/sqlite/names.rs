@@ -178,6 +178,34 @@ pub(super) fn parts_to_ask(
     .collect()
 }
 
+/// How many of a text's trigrams a counted part is asked for: the part's rarest. FTS5 reads every
+/// name of the part that holds a trigram asked for, and most names hold the common ones (`енк`,
+/// `нко`): a search for "шевченкова", which no name holds but whose every trigram each part holds,
+/// took 78-100 ms at 2 M leads asking for all eight (bench/RESULTS.md, 3 Dec).
+const RAREST_TRIGRAMS: usize = 3;
+
+/// What `part` is asked for by a search for a text with `trigrams`: in a counted part, its
+/// `RAREST_TRIGRAMS` rarest there (the LIKE decides), or nothing if the part lacks one; elsewhere
+/// every one.
+pub(super) fn trigrams_to_ask(
+    conn: &Connection,
+    part: i64,
+    trigrams: &BTreeSet<String>,
+) -> rusqlite::Result<Option<Vec<String>>> {
+    if trigrams_below(conn, part)? != Some((part + 1) * PART_IDS) {
+        return Ok(Some(trigrams.iter().cloned().collect()));
+    }
+    let trigrams_json = serde_json::to_string(trigrams).expect("a set of strings is JSON");
+    let held: Vec<String> = conn
+        .prepare_cached(
+            "SELECT trigram FROM name_part_trigrams \
+             WHERE part = ?1 AND trigram IN (SELECT value FROM json_each(?2)) ORDER BY names",
+        )?
+        .query_map(params![part, trigrams_json], |row| row.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok((held.len() == trigrams.len()).then(|| held.into_iter().take(RAREST_TRIGRAMS).collect()))
+}
+
 /// The trigrams of a folded name or text: each three characters in a row, once.
 pub(super) fn trigrams(folded: &str) -> BTreeSet<String> {
     let chars: Vec<char> = folded.chars().collect();
