@@ -529,6 +529,17 @@ mod tests {
         let (kept, recounted) = counts_kept_and_recounted(&store).await;
         assert_eq!(kept, recounted);
         assert!(kept.contains_key(&(1, "чук".to_owned())));
+
+        // A counted part is asked for the text's rarest trigrams there; the newest part for all.
+        let to_ask = |part: i64, text: &'static str| {
+            store.read(move |conn| trigrams_to_ask(conn, part, &trigrams(text)))
+        };
+        let asked_of_0 = to_ask(0, "коваленко 3").await.unwrap().expect("part 0 holds every trigram");
+        assert_eq!(asked_of_0.len(), RAREST_TRIGRAMS);
+        assert_eq!(asked_of_0[0], "о 3", "one name holds it, five hold each of the others");
+        assert_eq!(to_ask(0, "шевчук").await.unwrap(), None);
+        assert_eq!(to_ask(2, "коваленко 3").await.unwrap().map(|asked| asked.len()), Some(9));
+        assert_eq!(found(&store, by_name("коваленко 3", None, 50)).await, [3]);
     }
 
     /// The counts follow the names of a counted part: an erased name's trigrams leave with it, a
