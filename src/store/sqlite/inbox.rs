@@ -229,12 +229,11 @@ fn list_sql(query: &LeadQuery, names_part: Option<(i64, String)>, limit: u32) ->
             bind(Value::Text(pattern.clone()))
         ));
     }
-    let trigrams = names_part.filter(|_| query.name_pattern.is_some());
     let by_sending = query.created_before.is_some()
         && query.open_only
         && !query.held
         && query.phone.is_none()
-        && trigrams.is_none();
+        && names_part.is_none();
     // Where the page is read from, in its order, and the id that pages it. A phone search reads
     // the found numbers first (the ranges of the reversed number's index for its end, of the
     // number's for its start); a name's part of three characters or more takes its candidates
@@ -266,7 +265,7 @@ fn list_sql(query: &LeadQuery, names_part: Option<(i64, String)>, limit: u32) ->
             found.join(" UNION ")
         );
         (from, "\"CRN\".id DESC".to_owned(), "\"CRN\".id".to_owned())
-    } else if let Some((part, asked)) = &trigrams {
+    } else if let Some((part, asked)) = &names_part {
         let names = names::table(*part);
         conditions.push(format!("{names} MATCH {}", bind(Value::Text(asked.clone()))));
         (
@@ -301,7 +300,7 @@ fn list_sql(query: &LeadQuery, names_part: Option<(i64, String)>, limit: u32) ->
     }
     let limit = bind(Value::Integer(limit.into()));
     let conditions = conditions.join(" AND ");
-    let sql = if trigrams.is_some() {
+    let sql = if names_part.is_some() {
         format!("SELECT {id} FROM {from} WHERE {conditions} ORDER BY {order} LIMIT {limit}")
     } else if query.phone.is_none() {
         format!("SELECT {RECORD_COLUMNS} FROM {from} WHERE {conditions} ORDER BY {order} LIMIT {limit}")
