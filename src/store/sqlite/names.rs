@@ -181,7 +181,7 @@ pub(super) fn parts_to_ask(
 /// How many of a text's trigrams a counted part is asked for: the part's rarest. FTS5 reads every
 /// name of the part that holds a trigram asked for, and most names hold the common ones (`енк`,
 /// `нко`): a search for "шевченкова", which no name holds but whose every trigram each part holds,
-/// took 78-100 ms at 2 M leads asking for all eight (bench/RESULTS.md, 3 Dec).
+/// took 60-100 ms at 2 M leads asking for all eight (bench/RESULTS.md, 3 Dec).
 const RAREST_TRIGRAMS: usize = 3;
 
 /// What `part` is asked for by a search for a text with `trigrams`: in a counted part, its
