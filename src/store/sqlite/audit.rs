@@ -23,24 +23,26 @@ impl SqliteStore {
     }
 
     pub async fn audit_page(&self, before_id: i64, limit: u32) -> Result<Vec<AuditRecord>, StoreError> {
-        self.read(move |conn| {
-            let mut stmt = conn.prepare_cached(
-                "SELECT id, at, actor, action, lead_id, detail, address FROM audit WHERE id < ?1 \
-                 ORDER BY id DESC LIMIT ?2",
-            )?;
-            let rows = stmt.query_map(params![before_id, limit], audit_record)?;
-            rows.collect()
-        })
-        .await
+        self.audit_read("WHERE id < ?1 ORDER BY id DESC LIMIT ?2", before_id, limit).await
     }
 
     pub async fn audit_after(&self, after_id: i64, limit: u32) -> Result<Vec<AuditRecord>, StoreError> {
+        self.audit_read("WHERE id > ?1 ORDER BY id LIMIT ?2", after_id, limit).await
+    }
+
+    /// A page of the trail by `order` (its condition and order), from an id (`?1`), `?2` entries at
+    /// most.
+    async fn audit_read(
+        &self,
+        order: &'static str,
+        id: i64,
+        limit: u32,
+    ) -> Result<Vec<AuditRecord>, StoreError> {
         self.read(move |conn| {
-            let mut stmt = conn.prepare_cached(
-                "SELECT id, at, actor, action, lead_id, detail, address FROM audit WHERE id > ?1 \
-                 ORDER BY id LIMIT ?2",
-            )?;
-            let rows = stmt.query_map(params![after_id, limit], audit_record)?;
+            let mut stmt = conn.prepare_cached(&format!(
+                "SELECT id, at, actor, action, lead_id, detail, address FROM audit {order}"
+            ))?;
+            let rows = stmt.query_map(params![id, limit], audit_record)?;
             rows.collect()
         })
         .await
