@@ -165,7 +165,7 @@ pub(super) fn parts_to_ask(
     before_id: Option<i64>,
     trigrams: &BTreeSet<String>,
 ) -> rusqlite::Result<Vec<i64>> {
-    let last = before_id.map_or(i64::MAX, |id| (id - 1).div_euclid(PART_IDS));
+    let last = last_part_below(before_id);
     let trigrams_json = serde_json::to_string(trigrams).expect("a set of strings is JSON");
     conn.prepare_cached(&format!(
         "SELECT part FROM lead_name_parts AS p WHERE part <= ?1 \
@@ -274,9 +274,14 @@ fn count_a_step(conn: &Connection, part: i64) -> rusqlite::Result<bool> {
     Ok(to < end)
 }
 
+/// The newest part that may hold ids below `before_id` (any part without it).
+fn last_part_below(before_id: Option<i64>) -> i64 {
+    before_id.map_or(i64::MAX, |id| (id - 1).div_euclid(PART_IDS))
+}
+
 /// The parts that hold ids below `before_id` (all of them without it), newest first.
 pub(super) fn parts_below(conn: &Connection, before_id: Option<i64>) -> rusqlite::Result<Vec<i64>> {
-    let last = before_id.map_or(i64::MAX, |id| (id - 1).div_euclid(PART_IDS));
+    let last = last_part_below(before_id);
     conn.prepare_cached("SELECT part FROM lead_name_parts WHERE part <= ?1 ORDER BY part DESC")?
         .query_map([last], |row| row.get(0))?
         .collect()
@@ -341,6 +346,22 @@ mod tests {
         .map(drop)
     }
 
+    /// A store in a directory of its own, with a lead of each id and name, stored in one write.
+    async fn store_with(leads: Vec<(i64, String)>) -> (tempfile::TempDir, SqliteStore) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(&dir.path().join("leads.db")).unwrap();
+        store
+            .write(move |conn| {
+                for (id, name) in &leads {
+                    add(conn, *id, name)?;
+                }
+                Ok(())
+            })
+            .await
+            .unwrap();
+        (dir, store)
+    }
+
     fn by_name(part: &str, before_id: Option<i64>, limit: u32) -> LeadQuery {
         LeadQuery {
             name_pattern: Some(format!("%{part}%")),
@@ -385,17 +406,10 @@ mod tests {
     /// lead, and a deleted name leaves the part it was in, whichever part the commit wrote into.
     #[tokio::test]
     async fn names_are_found_across_parts_and_a_part_goes_with_its_last_lead() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = SqliteStore::open(&dir.path().join("leads.db")).unwrap();
-        store
-            .write(|conn| {
-                for id in [7, 99_999, 100_000, 250_001] {
-                    add(conn, id, &format!("Олена Коваленко {id}"))?;
-                }
-                add(conn, 250_002, "Марія Шевчук")
-            })
-            .await
-            .unwrap();
+        let mut leads: Vec<(i64, String)> =
+            [7, 99_999, 100_000, 250_001].map(|id| (id, format!("Олена Коваленко {id}"))).into();
+        leads.push((250_002, "Марія Шевчук".into()));
+        let (_dir, store) = store_with(leads).await;
         assert_eq!(parts(&store).await, [2, 1, 0]);
         assert_eq!(found(&store, by_name("коваленко", None, 3)).await, [250_001, 100_000, 99_999]);
         assert_eq!(found(&store, by_name("коваленко", Some(99_999), 3)).await, [7]);
@@ -503,18 +517,9 @@ mod tests {
     /// a search that finds nothing asks the newest part only.
     #[tokio::test]
     async fn a_search_skips_the_closed_parts_that_cannot_hold_its_text() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = SqliteStore::open(&dir.path().join("leads.db")).unwrap();
-        store
-            .write(|conn| {
-                for id in 1..=5 {
-                    add(conn, id, &format!("Олена Коваленко {id}"))?;
-                }
-                add(conn, 100_000, "Марія Шевчук")?;
-                add(conn, 200_000, "Ганна Коваленко")
-            })
-            .await
-            .unwrap();
+        let mut leads: Vec<(i64, String)> = (1..=5).map(|id| (id, format!("Олена Коваленко {id}"))).collect();
+        leads.extend([(100_000, "Марія Шевчук".into()), (200_000, "Ганна Коваленко".into())]);
+        let (_dir, store) = store_with(leads).await;
         wait_counted(&store).await;
 
         assert_eq!(asked(&store, "шевчук").await, [2, 1]);
@@ -546,17 +551,13 @@ mod tests {
     /// name given an id there is found, and a part's counts go with its last lead.
     #[tokio::test]
     async fn the_trigram_counts_follow_names_that_come_and_go() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = SqliteStore::open(&dir.path().join("leads.db")).unwrap();
-        store
-            .write(|conn| {
-                add(conn, 1, "Олена Коваленко")?;
-                add(conn, 2, "Ярема Зозуля")?;
-                add(conn, 100_000, "Марія Шевчук")?;
-                add(conn, 200_000, "Ганна Коваленко")
-            })
-            .await
-            .unwrap();
+        let leads = [
+            (1, "Олена Коваленко"),
+            (2, "Ярема Зозуля"),
+            (100_000, "Марія Шевчук"),
+            (200_000, "Ганна Коваленко"),
+        ];
+        let (_dir, store) = store_with(leads.map(|(id, name)| (id, name.to_owned())).into()).await;
         wait_counted(&store).await;
         assert_eq!(asked(&store, "зозул").await, [2, 0]);
 
@@ -592,17 +593,9 @@ mod tests {
             "Петро 🌻 Соняшник",
             "ﬃ ligature Ǉ",
         ];
-        let dir = tempfile::tempdir().unwrap();
-        let store = SqliteStore::open(&dir.path().join("leads.db")).unwrap();
-        store
-            .write(|conn| {
-                for (part, name) in (0..).zip(NAMES) {
-                    add(conn, part * PART_IDS + 1, name)?;
-                }
-                Ok(())
-            })
-            .await
-            .unwrap();
+        let (_dir, store) =
+            store_with((0..).zip(NAMES).map(|(part, name)| (part * PART_IDS + 1, name.to_owned())).collect())
+                .await;
         wait_counted(&store).await;
 
         for name in NAMES {
