@@ -12,6 +12,7 @@ mod closed_days;
 mod counters;
 mod inbox;
 mod leads;
+mod name_words;
 mod names;
 mod operators;
 mod outages;
@@ -70,6 +71,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/sqlite/0027_name_index_in_parts.sql"),
     include_str!("../../../migrations/sqlite/0028_retries_used_up.sql"),
     include_str!("../../../migrations/sqlite/0029_trigrams_of_closed_name_parts.sql"),
+    include_str!("../../../migrations/sqlite/0030_words_of_names.sql"),
 ];
 
 const RECORD_COLUMNS: &str = "id, created_at, name, phone, phone_e164, confirmation, comment, policy_version, \
@@ -133,6 +135,9 @@ impl SqliteStore {
         let mut writer = Connection::open(path).with_context(|| format!("cannot open {}", path.display()))?;
         configure(&writer).with_context(|| format!("cannot use {} as a database", path.display()))?;
         migrate(&mut writer).with_context(|| format!("cannot migrate {}", path.display()))?;
+        // Before the queued names are indexed, which counts their words.
+        name_words::count_left(&mut writer)
+            .with_context(|| format!("cannot count the words of the names in {}", path.display()))?;
         names::index_left_queued(&mut writer)
             .with_context(|| format!("cannot index the names in {}", path.display()))?;
         counters::keep_counters(&mut writer)

@@ -27,12 +27,23 @@ pub(super) fn table(part: i64) -> String {
 
 /// Takes the names of the leads deleted since the last commit out of their parts, and puts the
 /// names queued since then into theirs: one statement a part, outside every savepoint, so that
-/// FTS5 writes one segment a part at the commit. The parts with idle work to do: those that got
-/// names, and so a segment, and the part before a part just made, now closed.
+/// FTS5 writes one segment a part at the commit; their words are counted too (ADR 0076). The parts
+/// with idle work to do: those that got names, and so a segment, and the part before a part just
+/// made, now closed.
 pub(super) fn index_queued(conn: &Connection) -> rusqlite::Result<Vec<i64>> {
     unindex_deleted(conn)?;
-    let indexed = queued_parts(conn, "names_to_index")?;
-    let mut to_merge = indexed.clone();
+    let queued: Vec<(i64, String)> = conn
+        .prepare_cached(
+            "SELECT queued.id, zayavka_fold(lead.name) FROM names_to_index AS queued \
+             CROSS JOIN \"CRN\" AS lead ON lead.id = queued.id",
+        )?
+        .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    if queued.is_empty() {
+        return Ok(Vec::new()); // emptying an empty queue would still write its page
+    }
+    let indexed: BTreeSet<i64> = queued.iter().map(|(id, _)| id / PART_IDS).collect();
+    let mut to_merge: Vec<i64> = indexed.iter().copied().collect();
     for &part in &indexed {
         if !exists(conn, part)? {
             make(conn, part)?;
@@ -42,20 +53,11 @@ pub(super) fn index_queued(conn: &Connection) -> rusqlite::Result<Vec<i64>> {
         if let Some(below) = trigrams_below(conn, part)? {
             // A name given an id in a closed part (an import, an operator's `sqlite3`): counted
             // as it is indexed, or a search could skip the part that holds it.
-            let names = conn
-                .prepare_cached(
-                    "SELECT zayavka_fold(lead.name) FROM names_to_index AS queued \
-                     CROSS JOIN \"CRN\" AS lead ON lead.id = queued.id WHERE queued.id >= ?1 AND queued.id < ?2",
-                )?
-                .query_map([part * PART_IDS, below], |row| row.get(0))?
-                .collect::<rusqlite::Result<Vec<String>>>()?;
-            count_trigrams(conn, part, &names, 1)?;
+            count_trigrams(conn, part, &names_in(&queued, part * PART_IDS..below), 1)?;
         }
     }
-    // Emptying an empty queue still writes its page: a commit without inserts skips it.
-    if !indexed.is_empty() {
-        conn.prepare_cached("DELETE FROM names_to_index")?.execute([])?;
-    }
+    super::name_words::count(conn, queued.iter().map(|(_, name)| name.as_str()), 1)?;
+    conn.prepare_cached("DELETE FROM names_to_index")?.execute([])?;
     Ok(to_merge)
 }
 
@@ -92,21 +94,22 @@ pub(super) fn index_left_queued(conn: &mut Connection) -> rusqlite::Result<()> {
 /// once none of its leads is left. A purge calls it after each delete, so that the time its
 /// writes take counts this work too (ADR 0046).
 pub(super) fn unindex_deleted(conn: &Connection) -> rusqlite::Result<()> {
-    let parts = queued_parts(conn, "names_to_unindex")?;
-    if parts.is_empty() {
+    let deleted: Vec<(i64, String)> = conn
+        .prepare_cached("SELECT id, name FROM names_to_unindex")?
+        .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    if deleted.is_empty() {
         return Ok(()); // as in `index_queued`: an insert's commit writes no page for this queue
     }
+    super::name_words::count(conn, deleted.iter().map(|(_, name)| name.as_str()), -1)?;
+    let parts: BTreeSet<i64> = deleted.iter().map(|(id, _)| id / PART_IDS).collect();
     for part in parts {
         if !exists(conn, part)? {
             continue; // never made: its leads were deleted before a commit indexed them
         }
         let (from, to) = (part * PART_IDS, (part + 1) * PART_IDS);
         if let Some(below) = trigrams_below(conn, part)? {
-            let names = conn
-                .prepare_cached("SELECT name FROM names_to_unindex WHERE id >= ?1 AND id < ?2")?
-                .query_map([from, below], |row| row.get(0))?
-                .collect::<rusqlite::Result<Vec<String>>>()?;
-            count_trigrams(conn, part, &names, -1)?;
+            count_trigrams(conn, part, &names_in(&deleted, from..below), -1)?;
         }
         let lead_left = conn
             .prepare_cached("SELECT 1 FROM \"CRN\" WHERE id >= ?1 AND id < ?2 LIMIT 1")?
@@ -129,11 +132,9 @@ pub(super) fn unindex_deleted(conn: &Connection) -> rusqlite::Result<()> {
     Ok(())
 }
 
-/// The parts of the ids in `queue` (one of the triggers' queues).
-fn queued_parts(conn: &Connection, queue: &str) -> rusqlite::Result<Vec<i64>> {
-    conn.prepare_cached(&format!("SELECT DISTINCT id / {PART_IDS} FROM {queue}"))?
-        .query_map([], |row| row.get(0))?
-        .collect()
+/// The names of `names` (ids and folded names) whose ids are in `ids`.
+fn names_in(names: &[(i64, String)], ids: std::ops::Range<i64>) -> Vec<String> {
+    names.iter().filter(|(id, _)| ids.contains(id)).map(|(_, name)| name.clone()).collect()
 }
 
 fn exists(conn: &Connection, part: i64) -> rusqlite::Result<bool> {
@@ -204,6 +205,15 @@ pub(super) fn trigrams_to_ask(
         .query_map(params![part, trigrams_json], |row| row.get(0))?
         .collect::<rusqlite::Result<_>>()?;
     Ok((held.len() == trigrams.len()).then(|| held.into_iter().take(RAREST_TRIGRAMS).collect()))
+}
+
+/// The names (or words) that hold each of `trigrams`, `"abc" AND "bcd" AND …` for FTS5. The
+/// indexes keep no positions (migration 0026, ADR 0065), so the trigrams are not asked for as a
+/// phrase: the LIKE (or `instr`) decides.
+pub(super) fn match_expression(trigrams: &[String]) -> String {
+    let quoted: Vec<String> =
+        trigrams.iter().map(|trigram| format!("\"{}\"", trigram.replace('"', "\"\""))).collect();
+    quoted.join(" AND ")
 }
 
 /// The trigrams of a folded name or text: each three characters in a row, once.
@@ -331,13 +341,13 @@ pub(super) fn idle_step(conn: &Connection, part: i64) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::SqliteStore;
     use super::*;
     use crate::store::{Holder, LeadQuery};
 
     /// Stores a lead with id `id` (and so in part `id / PART_IDS`), named `name`.
-    fn add(conn: &Connection, id: i64, name: &str) -> rusqlite::Result<()> {
+    pub(in super::super) fn add(conn: &Connection, id: i64, name: &str) -> rusqlite::Result<()> {
         conn.execute(
             "INSERT INTO \"CRN\" (id, created_at, name, phone, phone_e164, confirmation, policy_version) \
              VALUES (?1, '2026-12-01T10:00:00.000000Z', ?2, '067', ?3, 'Так', 'policy')",
@@ -347,7 +357,7 @@ mod tests {
     }
 
     /// A store in a directory of its own, with a lead of each id and name, stored in one write.
-    async fn store_with(leads: Vec<(i64, String)>) -> (tempfile::TempDir, SqliteStore) {
+    pub(in super::super) async fn store_with(leads: Vec<(i64, String)>) -> (tempfile::TempDir, SqliteStore) {
         let dir = tempfile::tempdir().unwrap();
         let store = SqliteStore::open(&dir.path().join("leads.db")).unwrap();
         store
@@ -362,7 +372,7 @@ mod tests {
         (dir, store)
     }
 
-    fn by_name(part: &str, before_id: Option<i64>, limit: u32) -> LeadQuery {
+    pub(in super::super) fn by_name(part: &str, before_id: Option<i64>, limit: u32) -> LeadQuery {
         LeadQuery {
             name_pattern: Some(format!("%{part}%")),
             phone: None,
@@ -375,7 +385,7 @@ mod tests {
         }
     }
 
-    async fn found(store: &SqliteStore, query: LeadQuery) -> Vec<i64> {
+    pub(in super::super) async fn found(store: &SqliteStore, query: LeadQuery) -> Vec<i64> {
         store.find_leads(query).await.unwrap().iter().map(|record| record.id).collect()
     }
 
@@ -398,7 +408,7 @@ mod tests {
     }
 
     /// The one number `sql` reads.
-    async fn number(store: &SqliteStore, sql: &'static str) -> i64 {
+    pub(in super::super) async fn number(store: &SqliteStore, sql: &'static str) -> i64 {
         store.read(move |conn| conn.query_row(sql, [], |row| row.get(0))).await.unwrap()
     }
 
@@ -577,11 +587,12 @@ mod tests {
     }
 
     /// Whatever the name and the text, a search with counted parts finds what a scan of every name
-    /// finds: the counts and the text's trigrams are worked out alike, whatever case, apostrophe or
-    /// character changes length as it is folded.
+    /// finds: the counts and the text's trigrams, and the words of names and texts (ADR 0076), are
+    /// worked out alike, whatever case, apostrophe, space or character changes length as it is
+    /// folded.
     #[tokio::test]
     async fn a_search_with_counted_parts_finds_every_name_a_scan_finds() {
-        const NAMES: [&str; 10] = [
+        const NAMES: [&str; 11] = [
             "ОЛЕНА КОВАЛЕНКО",
             "Д’Артаньян Шарль",
             "Мар`яна Ґудзь",
@@ -592,6 +603,7 @@ mod tests {
             "Анна-Марія О'Коннор",
             "Петро 🌻 Соняшник",
             "ﬃ ligature Ǉ",
+            "Ірина\u{a0}Мельник\tОльга",
         ];
         let (_dir, store) =
             store_with((0..).zip(NAMES).map(|(part, name)| (part * PART_IDS + 1, name.to_owned())).collect())
