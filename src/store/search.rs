@@ -1,5 +1,7 @@
 //! What the engines' indexes of names and phones need from a search: the text of a `LIKE`
-//! pattern for the trigrams of names, the ranges of a phone search.
+//! pattern for the trigrams of names, the words of names and texts, the ranges of a phone search.
+
+use std::collections::BTreeSet;
 
 use crate::inbox::PhoneSearch;
 
@@ -17,6 +19,19 @@ pub(super) fn like_part(pattern: &str) -> Option<String> {
         }
     }
     Some(part)
+}
+
+/// The words of a folded name or text (ADR 0076): its runs between spaces, each once. Only U+0020
+/// divides, as PostgreSQL's `zayavka_words_of` (migration 0026) splits: another space is part of a
+/// word on both sides, so a text is never cut where its name is not.
+pub(super) fn words(folded: &str) -> BTreeSet<&str> {
+    folded.split(' ').filter(|word| !word.is_empty()).collect()
+}
+
+/// The words of a folded text that a search looks up among the words of names: those of three
+/// characters or more, which a trigram index can be asked for.
+pub(super) fn words_to_look_up(folded: &str) -> impl Iterator<Item = &str> {
+    words(folded).into_iter().filter(|word| word.chars().nth(2).is_some())
 }
 
 /// The ranges, in byte order, of the numbers a phone search finds: `(from, to)` of the reversed

@@ -5,15 +5,11 @@
 //! one look into this small table says so, however many leads there are: the name index's parts
 //! hold each trigram of "шевченкова" (Шевченко, Коваленко), but no name holds such a word.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::BTreeMap;
+
+use crate::store::search::words;
 
 use rusqlite::{Connection, params};
-
-/// The words of a folded name or text: its runs between spaces, each once. Only U+0020 divides,
-/// as PostgreSQL's `string_to_table(…, ' ')` does: another space is part of a word on both sides.
-pub(super) fn words(folded: &str) -> BTreeSet<&str> {
-    folded.split(' ').filter(|word| !word.is_empty()).collect()
-}
 
 /// Adds `sign` (1 or -1) to the count of each word of `folded_names`; a word no name holds any
 /// more leaves the table and its index, so an erased name leaves no trace here.
@@ -76,7 +72,7 @@ pub(super) fn count_left(conn: &mut Connection) -> rusqlite::Result<()> {
             "SELECT zayavka_fold(name) FROM \"CRN\" WHERE id NOT IN (SELECT id FROM names_to_index)",
         )?;
         let mut rows = names.query([])?;
-        let mut counts: HashMap<String, i64> = HashMap::new();
+        let mut counts: BTreeMap<String, i64> = BTreeMap::new();
         while let Some(row) = rows.next()? {
             for word in words(&row.get::<_, String>(0)?) {
                 *counts.entry(word.to_owned()).or_default() += 1;
@@ -92,21 +88,16 @@ pub(super) fn count_left(conn: &mut Connection) -> rusqlite::Result<()> {
     tx.commit()
 }
 
-/// Whether some word of the folded `text` is inside no name's word, so that no name holds the
-/// text. A word shorter than a trigram is not looked up (its trigram index cannot be asked).
+/// Whether some word of the folded `text` (of those looked up) is inside no name's word, so that
+/// no name holds the text.
 pub(super) fn held_by_no_name(conn: &Connection, text: &str) -> rusqlite::Result<bool> {
     let mut inside = conn.prepare_cached(
         "SELECT EXISTS (SELECT 1 FROM name_words_trigrams AS t CROSS JOIN name_words AS w ON w.id = t.rowid \
          WHERE name_words_trigrams MATCH ?1 AND instr(w.word, ?2) > 0)",
     )?;
-    for word in words(text) {
+    for word in crate::store::search::words_to_look_up(text) {
         let trigrams: Vec<String> = super::names::trigrams(word).into_iter().collect();
-        if trigrams.is_empty() {
-            continue;
-        }
-        let found: bool =
-            inside.query_row(params![super::names::match_expression(&trigrams), word], |row| row.get(0))?;
-        if !found {
+        if !inside.query_row(params![super::names::match_expression(&trigrams), word], |row| row.get(0))? {
             return Ok(true);
         }
     }
