@@ -22,8 +22,8 @@ pub(super) fn like_part(pattern: &str) -> Option<String> {
 }
 
 /// The words of a folded name or text (ADR 0076): its runs between spaces, each once. Only U+0020
-/// divides, as PostgreSQL's `zayavka_words_of` (migration 0026) splits: another space is part of a
-/// word on both sides, so a text is never cut where its name is not.
+/// divides: another space is part of a word, in a name and in a text alike, so a text is never cut
+/// where its name is not.
 pub(super) fn words(folded: &str) -> BTreeSet<&str> {
     folded.split(' ').filter(|word| !word.is_empty()).collect()
 }

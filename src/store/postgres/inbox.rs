@@ -11,16 +11,6 @@ use crate::store::{Holder, NewAttempt};
 impl PostgresStore {
     pub async fn find_leads(&self, query: LeadQuery) -> Result<Vec<LeadRecord>, StoreError> {
         let client = self.client().await?;
-        // A text with a word inside no name's word finds nothing (ADR 0076), said by the words of
-        // names: the trigram index would read the lists of each of its trigrams, however common.
-        let text = query.name_pattern.as_deref().and_then(crate::store::search::like_part);
-        for word in text.as_deref().map(crate::store::search::words_to_look_up).into_iter().flatten() {
-            let pattern = format!("%{}%", crate::inbox::escape_like(word));
-            let inside = "SELECT EXISTS (SELECT 1 FROM name_words WHERE word LIKE $1::text ESCAPE '\\')";
-            if !client.query_one(inside, &[&pattern]).await.map_err(unavailable)?.get::<_, bool>(0) {
-                return Ok(Vec::new());
-            }
-        }
         let (sql, values) = list_sql(&query);
         let values: Vec<&(dyn ToSql + Sync)> = values.iter().map(|v| &**v as &(dyn ToSql + Sync)).collect();
         let rows = client.query(&sql, &values).await.map_err(unavailable)?;

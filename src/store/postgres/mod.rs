@@ -60,7 +60,6 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/postgres/0023_promise_hours_revised.sql"),
     include_str!("../../../migrations/postgres/0024_one_index_a_phone.sql"),
     include_str!("../../../migrations/postgres/0025_retries_used_up.sql"),
-    include_str!("../../../migrations/postgres/0026_words_of_names.sql"),
 ];
 
 /// Inserts that may wait for a batch writer before callers wait to enqueue.
