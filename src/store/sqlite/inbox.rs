@@ -12,7 +12,7 @@ impl SqliteStore {
     pub async fn find_leads(&self, query: LeadQuery) -> Result<Vec<LeadRecord>, StoreError> {
         self.read(move |conn| {
             let text = query.name_pattern.as_deref().and_then(crate::store::search::like_part);
-            let text_trigrams = text.as_deref().map(names::trigrams).unwrap_or_default();
+            let text_trigrams = text.as_deref().map(trigrams::trigrams).unwrap_or_default();
             if query.phone.is_some() || text_trigrams.is_empty() {
                 let (sql, values) = list_sql(&query, None, query.limit);
                 let mut stmt = conn.prepare_cached(&sql)?;
@@ -179,7 +179,7 @@ fn ids_from_part(
     if left > 0
         && let Some(asked) = names::trigrams_to_ask(conn, part, text_trigrams)?
     {
-        let (sql, values) = list_sql(query, Some((part, names::match_expression(&asked))), left);
+        let (sql, values) = list_sql(query, Some((part, trigrams::match_expression(&asked))), left);
         let mut stmt = conn.prepare_cached(&sql)?;
         let ids = stmt.query_map(rusqlite::params_from_iter(values), |row| row.get(0))?;
         found.extend(ids.collect::<Result<Vec<i64>, _>>()?);

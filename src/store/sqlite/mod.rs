@@ -19,6 +19,9 @@ mod outages;
 mod outbox;
 mod promise;
 mod second_factor;
+#[cfg(test)]
+mod test_leads;
+mod trigrams;
 
 use std::collections::BTreeSet;
 use std::path::Path;

@@ -7,9 +7,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::store::search::words;
-
 use rusqlite::{Connection, params};
+
+use crate::store::search::{words, words_to_look_up};
 
 /// Adds `sign` (1 or -1) to the count of each word of `folded_names`; a word no name holds any
 /// more leaves the table and its index, so an erased name leaves no trace here.
@@ -95,9 +95,9 @@ pub(super) fn held_by_no_name(conn: &Connection, text: &str) -> rusqlite::Result
         "SELECT EXISTS (SELECT 1 FROM name_words_trigrams AS t CROSS JOIN name_words AS w ON w.id = t.rowid \
          WHERE name_words_trigrams MATCH ?1 AND instr(w.word, ?2) > 0)",
     )?;
-    for word in crate::store::search::words_to_look_up(text) {
-        let trigrams: Vec<String> = super::names::trigrams(word).into_iter().collect();
-        if !inside.query_row(params![super::names::match_expression(&trigrams), word], |row| row.get(0))? {
+    for word in words_to_look_up(text) {
+        let trigrams: Vec<String> = super::trigrams::trigrams(word).into_iter().collect();
+        if !inside.query_row(params![super::trigrams::match_expression(&trigrams), word], |row| row.get(0))? {
             return Ok(true);
         }
     }
@@ -107,8 +107,7 @@ pub(super) fn held_by_no_name(conn: &Connection, text: &str) -> rusqlite::Result
 #[cfg(test)]
 mod tests {
     use super::super::SqliteStore;
-    use super::super::names::PART_IDS;
-    use super::super::names::tests::{add, by_name, found, number, store_with};
+    use super::super::test_leads::{add, by_name, found, number, store_with};
     use super::*;
 
     async fn held_by_no_name_of(store: &SqliteStore, text: &'static str) -> bool {
@@ -148,11 +147,9 @@ mod tests {
     /// name's word goes on to the name index, where the LIKE decides.
     #[tokio::test]
     async fn a_text_with_a_word_no_name_holds_finds_nothing() {
-        let leads = (0..3).flat_map(|part| {
-            [
-                (part * PART_IDS + 1, "Тарас Шевченко".to_owned()),
-                (part * PART_IDS + 2, "Олена Коваленко".to_owned()),
-            ]
+        // In three parts of the name index (ids 100,000 apart), each holding every trigram.
+        let leads = [0, 100_000, 200_000].into_iter().flat_map(|first| {
+            [(first + 1, "Тарас Шевченко".to_owned()), (first + 2, "Олена Коваленко".to_owned())]
         });
         let (_dir, store) = store_with(leads.collect()).await;
 

@@ -14,6 +14,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use rusqlite::{Connection, OptionalExtension, params};
 
+use super::trigrams::trigrams;
+
 /// Lead ids a part holds: lead `id` is in part `id / PART_IDS`. A merge step's length grows with
 /// the names of its part: after a bulk load of 1.1 M names in parts and 320,000 more in commits
 /// of 16, no step took over 14 ms; in one index, 48-51 ms, and 117-128 ms on a slower machine
@@ -207,21 +209,6 @@ pub(super) fn trigrams_to_ask(
     Ok((held.len() == trigrams.len()).then(|| held.into_iter().take(RAREST_TRIGRAMS).collect()))
 }
 
-/// The names (or words) that hold each of `trigrams`, `"abc" AND "bcd" AND …` for FTS5. The
-/// indexes keep no positions (migration 0026, ADR 0065), so the trigrams are not asked for as a
-/// phrase: the LIKE (or `instr`) decides.
-pub(super) fn match_expression(trigrams: &[String]) -> String {
-    let quoted: Vec<String> =
-        trigrams.iter().map(|trigram| format!("\"{}\"", trigram.replace('"', "\"\""))).collect();
-    quoted.join(" AND ")
-}
-
-/// The trigrams of a folded name or text: each three characters in a row, once.
-pub(super) fn trigrams(folded: &str) -> BTreeSet<String> {
-    let chars: Vec<char> = folded.chars().collect();
-    chars.windows(3).map(String::from_iter).collect()
-}
-
 /// How far `part`'s trigrams are counted: its names of ids below this are. `None`: not begun.
 fn trigrams_below(conn: &Connection, part: i64) -> rusqlite::Result<Option<i64>> {
     conn.prepare_cached("SELECT trigrams_below FROM lead_name_parts WHERE part = ?1")?
@@ -341,53 +328,11 @@ pub(super) fn idle_step(conn: &Connection, part: i64) -> bool {
 }
 
 #[cfg(test)]
-pub(super) mod tests {
+mod tests {
     use super::super::SqliteStore;
+    use super::super::test_leads::{add, by_name, found, number, store_with};
     use super::*;
-    use crate::store::{Holder, LeadQuery};
-
-    /// Stores a lead with id `id` (and so in part `id / PART_IDS`), named `name`.
-    pub(in super::super) fn add(conn: &Connection, id: i64, name: &str) -> rusqlite::Result<()> {
-        conn.execute(
-            "INSERT INTO \"CRN\" (id, created_at, name, phone, phone_e164, confirmation, policy_version) \
-             VALUES (?1, '2026-12-01T10:00:00.000000Z', ?2, '067', ?3, 'Так', 'policy')",
-            rusqlite::params![id, name, format!("+38067{id:07}")],
-        )
-        .map(drop)
-    }
-
-    /// A store in a directory of its own, with a lead of each id and name, stored in one write.
-    pub(in super::super) async fn store_with(leads: Vec<(i64, String)>) -> (tempfile::TempDir, SqliteStore) {
-        let dir = tempfile::tempdir().unwrap();
-        let store = SqliteStore::open(&dir.path().join("leads.db")).unwrap();
-        store
-            .write(move |conn| {
-                for (id, name) in &leads {
-                    add(conn, *id, name)?;
-                }
-                Ok(())
-            })
-            .await
-            .unwrap();
-        (dir, store)
-    }
-
-    pub(in super::super) fn by_name(part: &str, before_id: Option<i64>, limit: u32) -> LeadQuery {
-        LeadQuery {
-            name_pattern: Some(format!("%{part}%")),
-            phone: None,
-            open_only: false,
-            created_before: None,
-            before_id,
-            held: false,
-            holder: Holder::Anyone,
-            limit,
-        }
-    }
-
-    pub(in super::super) async fn found(store: &SqliteStore, query: LeadQuery) -> Vec<i64> {
-        store.find_leads(query).await.unwrap().iter().map(|record| record.id).collect()
-    }
+    use crate::store::LeadQuery;
 
     async fn parts(store: &SqliteStore) -> Vec<i64> {
         store.read(|conn| parts_below(conn, None)).await.unwrap()
@@ -405,11 +350,6 @@ pub(super) mod tests {
             })
             .await
             .unwrap();
-    }
-
-    /// The one number `sql` reads.
-    pub(in super::super) async fn number(store: &SqliteStore, sql: &'static str) -> i64 {
-        store.read(move |conn| conn.query_row(sql, [], |row| row.get(0))).await.unwrap()
     }
 
     /// A search reads the parts newest first and pages across them; a part goes with its last
