@@ -10,8 +10,8 @@ use crate::store::{Holder, LeadQuery};
 pub(super) fn add(conn: &Connection, id: i64, name: &str) -> rusqlite::Result<()> {
     conn.execute(
         "INSERT INTO \"CRN\" (id, created_at, name, phone, phone_e164, confirmation, policy_version) \
-         VALUES (?1, '2026-12-01T10:00:00.000000Z', ?2, '067', ?3, 'Так', 'policy')",
-        rusqlite::params![id, name, format!("+38067{id:07}")],
+         VALUES (?1, '2026-12-01T10:00:00.000000Z', ?2, '067', ?3, ?4, 'policy')",
+        rusqlite::params![id, name, format!("+38067{id:07}"), crate::lead::YES],
     )
     .map(drop)
 }
