@@ -23,7 +23,6 @@ mod second_factor;
 mod test_leads;
 mod trigrams;
 
-use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Mutex;
 use std::thread::JoinHandle;
@@ -347,26 +346,16 @@ fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
 
 fn write_loop(mut conn: Connection, mut jobs: mpsc::Receiver<Job>) {
     let mut batch = Vec::with_capacity(MAX_BATCH);
-    // The parts of the name index that may have idle work left, merges or, in a closed part,
-    // trigrams to count (ADR 0061, 0067, 0075): after a start any of them, after a commit those it
-    // wrote names into and the part it closed. The newest part goes first.
-    let mut parts_with_work: BTreeSet<i64> = names::parts_below(&conn, None)
-        .unwrap_or_else(|e| {
-            tracing::warn!(error = %e, "listing the name index's parts");
-            Vec::new()
-        })
-        .into_iter()
-        .collect();
+    let mut idle_work = names::IdleWork::new(names::parts_below(&conn, None).unwrap_or_else(|e| {
+        tracing::warn!(error = %e, "listing the name index's parts");
+        Vec::new()
+    }));
     loop {
         let first = match jobs.try_recv() {
             Ok(job) => job,
             Err(mpsc::error::TryRecvError::Disconnected) => break,
-            Err(mpsc::error::TryRecvError::Empty) if !parts_with_work.is_empty() => {
-                if let Some(part) = parts_with_work.last().copied()
-                    && !names::idle_step(&conn, part)
-                {
-                    parts_with_work.remove(&part);
-                }
+            Err(mpsc::error::TryRecvError::Empty) if !idle_work.is_empty() => {
+                idle_work.step(&conn);
                 continue;
             }
             Err(mpsc::error::TryRecvError::Empty) => match jobs.blocking_recv() {
@@ -382,7 +371,7 @@ fn write_loop(mut conn: Connection, mut jobs: mpsc::Receiver<Job>) {
             }
         }
         if let Some(indexed) = commit_batch(&mut conn, batch.drain(..)) {
-            parts_with_work.extend(indexed);
+            idle_work.committed(indexed);
         }
     }
     // A clean close checkpoints the WAL into the main file.

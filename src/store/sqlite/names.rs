@@ -295,13 +295,62 @@ const MERGE_PAGES: i64 = 128;
 /// steps of at most 9 ms (128 pages: 4 steps of up to 32 ms), once (bench/RESULTS.md, 2 Dec).
 const CLOSED_MERGE_PAGES: i64 = 32;
 
-/// Does a step of the idle work on `part` (ADR 0061, 0068, 0075); whether there may be more. The
-/// newest part is merged level by level as FTS5 does (a level of four segments at a time). A
-/// closed part is merged, every level into one segment, which FTS5 does when it is given a
-/// negative number of pages; then its names' trigrams are counted. FTS5's `'merge'` changes at
-/// least two rows when it did some work (its documentation). A step does not wait for another
-/// process's write (the CLI's): the work then waits for the next commit, as after a failed step.
-pub(super) fn idle_step(conn: &Connection, part: i64) -> bool {
+/// The parts of the name index that may have idle work left, merges or, in a closed part, trigrams
+/// to count (ADR 0061, 0067, 0075): after a start any of them; after a commit those it wrote names
+/// into, the part it closed, and those whose step another process's write (the CLI's) refused.
+pub(super) struct IdleWork {
+    parts: BTreeSet<i64>,
+    refused: BTreeSet<i64>,
+}
+
+impl IdleWork {
+    pub(super) fn new(parts: impl IntoIterator<Item = i64>) -> IdleWork {
+        IdleWork { parts: parts.into_iter().collect(), refused: BTreeSet::new() }
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.parts.is_empty()
+    }
+
+    /// Does a step of the newest part's work.
+    pub(super) fn step(&mut self, conn: &Connection) {
+        let Some(part) = self.parts.last().copied() else { return };
+        match idle_step(conn, part) {
+            IdleStep::More => {}
+            IdleStep::Done => {
+                self.parts.remove(&part);
+            }
+            IdleStep::Busy => {
+                self.parts.remove(&part);
+                self.refused.insert(part);
+            }
+        }
+    }
+
+    /// After a commit that wrote names into `indexed` (and closed a part), the work it left, and the
+    /// work refused before it.
+    pub(super) fn committed(&mut self, indexed: Vec<i64>) {
+        self.parts.extend(indexed);
+        self.parts.append(&mut self.refused);
+    }
+}
+
+/// What a step of the idle work on a part left.
+enum IdleStep {
+    /// There may be more to do.
+    More,
+    /// Nothing left to do (or the step failed, which the log says).
+    Done,
+    /// Another process (the CLI) was writing: the part's work waits for the next commit.
+    Busy,
+}
+
+/// Does a step of the idle work on `part` (ADR 0061, 0068, 0075). The newest part is merged level
+/// by level as FTS5 does (a level of four segments at a time). A closed part is merged, every level
+/// into one segment, which FTS5 does when it is given a negative number of pages; then its names'
+/// trigrams are counted. FTS5's `'merge'` changes at least two rows when it did some work (its
+/// documentation). A step does not wait for another process's write.
+fn idle_step(conn: &Connection, part: i64) -> IdleStep {
     let before = conn.total_changes();
     let table = table(part);
     let step = conn.busy_timeout(std::time::Duration::ZERO).and_then(|()| {
@@ -318,11 +367,12 @@ pub(super) fn idle_step(conn: &Connection, part: i64) -> bool {
         Ok(merged || (closed && count_a_step(conn, part)?))
     });
     match step {
-        Ok(more) => more,
-        Err(e) if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy) => false,
+        Ok(true) => IdleStep::More,
+        Ok(false) => IdleStep::Done,
+        Err(e) if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy) => IdleStep::Busy,
         Err(e) => {
             tracing::warn!(error = %e, part, "merging the name index's segments or counting its trigrams");
-            false
+            IdleStep::Done
         }
     }
 }
@@ -524,6 +574,39 @@ mod tests {
         let (kept, recounted) = counts_kept_and_recounted(&store).await;
         assert_eq!(kept, recounted);
         assert!(kept.keys().all(|(part, _)| *part == 0), "part 1 went with its last lead: {kept:?}");
+    }
+
+    /// A part whose step another process's write refused (the CLI's, beside the server) is taken
+    /// up again after the writer's next commit, not left uncounted until the store opens again.
+    #[tokio::test]
+    async fn a_part_whose_step_was_refused_is_worked_on_after_the_next_commit() {
+        let leads = [(1, "Олена Коваленко"), (100_000, "Марія Шевчук")];
+        let (dir, store) = store_with(leads.map(|(id, name)| (id, name.to_owned())).into()).await;
+        wait_counted(&store).await;
+        drop(store);
+        let path = dir.path().join("leads.db");
+        let writer = Connection::open(&path).unwrap();
+        super::super::configure(&writer).unwrap();
+        writer
+            .execute_batch(
+                "UPDATE lead_name_parts SET trigrams_below = NULL; DELETE FROM name_part_trigrams;",
+            )
+            .unwrap();
+        let other = Connection::open(&path).unwrap();
+        other.execute_batch("BEGIN IMMEDIATE").unwrap();
+
+        let mut work = IdleWork::new([0, 1]);
+        while !work.is_empty() {
+            work.step(&writer);
+        }
+        let below = |conn: &Connection| trigrams_below(conn, 0).unwrap();
+        assert_eq!(below(&writer), None, "refused: the other connection is writing");
+        other.execute_batch("COMMIT").unwrap();
+        work.committed(Vec::new());
+        while !work.is_empty() {
+            work.step(&writer);
+        }
+        assert_eq!(below(&writer), Some(PART_IDS), "part 0 counted after the next commit");
     }
 
     /// Whatever the name and the text, a search with counted parts finds what a scan of every name
