@@ -151,7 +151,7 @@ pub struct HttpReceiver {
 impl HttpReceiver {
     /// Starts on a free port, answering `default` to every request.
     pub async fn start(default: Reply) -> HttpReceiver {
-        let listener = bind(0).await.expect("a free port on 127.0.0.1");
+        let listener = bind_own_port().await;
         let port = listener.local_addr().unwrap().port();
         let shared = Arc::new(Shared {
             requests: Mutex::new(Vec::new()),
@@ -239,8 +239,24 @@ impl Drop for HttpReceiver {
     }
 }
 
-/// A listening socket on 127.0.0.1:`port` (0: any free port), with SO_REUSEADDR so a port just
-/// closed can be listened on again.
+/// Ports below Linux's range of ephemeral ports (32768 and up, `ip_local_port_range`), from which a
+/// receiver's port is picked: the kernel never gives one of them to an outgoing connection. Such a
+/// connection, another test's, once took a stopped receiver's port for over 10 s in CI, so it could
+/// not listen there again.
+const OWN_PORTS: std::ops::Range<u16> = 20_000..32_768;
+
+/// Listens on a free port of `OWN_PORTS`.
+async fn bind_own_port() -> TcpListener {
+    for _ in 0..100 {
+        if let Ok(listener) = bind(rand::random_range(OWN_PORTS)).await {
+            return listener;
+        }
+    }
+    panic!("no free port in {OWN_PORTS:?} on 127.0.0.1 after 100 tries");
+}
+
+/// A listening socket on 127.0.0.1:`port`, with SO_REUSEADDR so a port just closed can be
+/// listened on again.
 async fn bind(port: u16) -> std::io::Result<TcpListener> {
     let socket = TcpSocket::new_v4()?;
     socket.set_reuseaddr(true)?;
@@ -455,7 +471,7 @@ impl SmtpSink {
     }
 
     async fn start_with(offer_starttls: bool) -> SmtpSink {
-        let listener = bind(0).await.expect("a free port on 127.0.0.1");
+        let listener = bind_own_port().await;
         let port = listener.local_addr().unwrap().port();
         let record = Arc::new(SmtpRecord { offer_starttls, ..SmtpRecord::default() });
         let task = Some(tokio::spawn(smtp_serve(listener, record.clone())));
