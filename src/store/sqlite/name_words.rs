@@ -24,13 +24,6 @@ pub(super) fn count<'a>(
             *counts.entry(word).or_default() += sign;
         }
     }
-    add_counts(conn, counts)
-}
-
-fn add_counts<'a>(
-    conn: &Connection,
-    counts: impl IntoIterator<Item = (&'a str, i64)>,
-) -> rusqlite::Result<()> {
     let mut add = conn.prepare_cached(
         "INSERT INTO name_words (word, names) VALUES (?1, ?2) \
          ON CONFLICT (word) DO UPDATE SET names = names + excluded.names RETURNING id, names",
@@ -53,9 +46,9 @@ fn add_counts<'a>(
     Ok(())
 }
 
-/// Distinct words counted in memory before they are written, when the words of every name are
-/// counted at once: a bound on memory for names as varied as random letters.
-const WORDS_IN_MEMORY: usize = 100_000;
+/// Names whose words are counted and written at a time when the words of every name are counted at
+/// once: a bound on memory for names as varied as random letters, and a sorted run of writes.
+const NAMES_A_CHUNK: usize = 50_000;
 
 /// Counts the words of the names stored before migration 0030, once, when the store opens, before
 /// it answers (as `names::index_left_queued` does), and only then writes. A name still queued for
@@ -72,17 +65,15 @@ pub(super) fn count_left(conn: &mut Connection) -> rusqlite::Result<()> {
             "SELECT zayavka_fold(name) FROM \"CRN\" WHERE id NOT IN (SELECT id FROM names_to_index)",
         )?;
         let mut rows = names.query([])?;
-        let mut counts: BTreeMap<String, i64> = BTreeMap::new();
+        let mut chunk: Vec<String> = Vec::with_capacity(NAMES_A_CHUNK);
         while let Some(row) = rows.next()? {
-            for word in words(&row.get::<_, String>(0)?) {
-                *counts.entry(word.to_owned()).or_default() += 1;
-            }
-            if counts.len() >= WORDS_IN_MEMORY {
-                add_counts(&tx, counts.iter().map(|(word, &count)| (word.as_str(), count)))?;
-                counts.clear();
+            chunk.push(row.get(0)?);
+            if chunk.len() == NAMES_A_CHUNK {
+                count(&tx, chunk.iter().map(String::as_str), 1)?;
+                chunk.clear();
             }
         }
-        add_counts(&tx, counts.iter().map(|(word, &count)| (word.as_str(), count)))?;
+        count(&tx, chunk.iter().map(String::as_str), 1)?;
     }
     tx.execute("DELETE FROM name_words_to_count", [])?;
     tx.commit()

@@ -55,7 +55,7 @@ pub(super) fn index_queued(conn: &Connection) -> rusqlite::Result<Vec<i64>> {
         if let Some(below) = trigrams_below(conn, part)? {
             // A name given an id in a closed part (an import, an operator's `sqlite3`): counted
             // as it is indexed, or a search could skip the part that holds it.
-            count_trigrams(conn, part, &names_in(&queued, part * PART_IDS..below), 1)?;
+            count_trigrams(conn, part, names_in(&queued, part * PART_IDS..below), 1)?;
         }
     }
     super::name_words::count(conn, queued.iter().map(|(_, name)| name.as_str()), 1)?;
@@ -111,7 +111,7 @@ pub(super) fn unindex_deleted(conn: &Connection) -> rusqlite::Result<()> {
         }
         let (from, to) = (part * PART_IDS, (part + 1) * PART_IDS);
         if let Some(below) = trigrams_below(conn, part)? {
-            count_trigrams(conn, part, &names_in(&deleted, from..below), -1)?;
+            count_trigrams(conn, part, names_in(&deleted, from..below), -1)?;
         }
         let lead_left = conn
             .prepare_cached("SELECT 1 FROM \"CRN\" WHERE id >= ?1 AND id < ?2 LIMIT 1")?
@@ -135,8 +135,8 @@ pub(super) fn unindex_deleted(conn: &Connection) -> rusqlite::Result<()> {
 }
 
 /// The names of `names` (ids and folded names) whose ids are in `ids`.
-fn names_in(names: &[(i64, String)], ids: std::ops::Range<i64>) -> Vec<String> {
-    names.iter().filter(|(id, _)| ids.contains(id)).map(|(_, name)| name.clone()).collect()
+fn names_in(names: &[(i64, String)], ids: std::ops::Range<i64>) -> impl Iterator<Item = &str> {
+    names.iter().filter(move |(id, _)| ids.contains(id)).map(|(_, name)| name.as_str())
 }
 
 fn exists(conn: &Connection, part: i64) -> rusqlite::Result<bool> {
@@ -219,7 +219,12 @@ fn trigrams_below(conn: &Connection, part: i64) -> rusqlite::Result<Option<i64>>
 
 /// Adds `sign` (1 or -1) to the count of each trigram of `folded_names` in `part`; a trigram no
 /// name holds any more leaves the table, so an erased name leaves no trace there.
-fn count_trigrams(conn: &Connection, part: i64, folded_names: &[String], sign: i64) -> rusqlite::Result<()> {
+fn count_trigrams<'a>(
+    conn: &Connection,
+    part: i64,
+    folded_names: impl IntoIterator<Item = &'a str>,
+    sign: i64,
+) -> rusqlite::Result<()> {
     let mut counts: BTreeMap<String, i64> = BTreeMap::new();
     for name in folded_names {
         for trigram in trigrams(name) {
@@ -264,7 +269,7 @@ fn count_a_step(conn: &Connection, part: i64) -> rusqlite::Result<bool> {
         .prepare_cached("SELECT zayavka_fold(name) FROM \"CRN\" WHERE id >= ?1 AND id < ?2")?
         .query_map([from, to], |row| row.get(0))?
         .collect::<rusqlite::Result<Vec<String>>>()?;
-    count_trigrams(&tx, part, &names, 1)?;
+    count_trigrams(&tx, part, names.iter().map(String::as_str), 1)?;
     tx.prepare_cached("UPDATE lead_name_parts SET trigrams_below = ?2 WHERE part = ?1")?
         .execute([part, to])?;
     tx.commit()?;
