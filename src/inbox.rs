@@ -408,7 +408,7 @@ pub fn fold(text: &str) -> String {
 }
 
 /// `%`, `_` and `\` match themselves (the queries say `ESCAPE '\'`).
-fn escape_like(text: &str) -> String {
+pub(crate) fn escape_like(text: &str) -> String {
     text.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_")
 }
 

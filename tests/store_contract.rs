@@ -479,7 +479,8 @@ async fn a_search_finds_leads_by_the_phones_end_or_start_or_part_of_the_name() {
 
 /// A text with a word inside no stored name's word finds nothing, whatever trigrams the names
 /// share with it, and a text across words finds its name, whatever space is inside a word; an
-/// erased name is not found by its words (SQLite answers from the words of names, ADR 0076).
+/// erased name is not found by its words, and its words are gone (both engines answer from the
+/// words of names, ADR 0076).
 #[tokio::test]
 async fn a_text_with_a_word_no_name_holds_finds_nothing_and_one_across_words_finds_its_name() {
     let f = fixture().await;
@@ -495,6 +496,32 @@ async fn a_text_with_a_word_no_name_holds_finds_nothing_and_one_across_words_fin
 
     assert_eq!(f.store.erase_phone("+380931234000").await.unwrap(), 1);
     assert!(f.list("зозул", Holder::Anyone).await.is_empty());
+    assert_words_recounted(&f.database).await;
+}
+
+/// On PostgreSQL, fails unless the words of names, counted and still queued, are those of the
+/// stored names, as often as they hold them, and an erased name's words are gone from both
+/// (SQLite's own are checked in its unit tests).
+async fn assert_words_recounted(database: &TestDatabase) {
+    if !database.url.starts_with("postgres") {
+        return;
+    }
+    let kept = "SELECT word, sum(names) FROM (SELECT word, names FROM name_words \
+        UNION ALL SELECT word, names FROM name_word_changes) AS kept GROUP BY word HAVING sum(names) <> 0";
+    let recounted = "SELECT word, count(*) FROM \"CRN\", zayavka_words_of(name) AS word GROUP BY word";
+    database
+        .execute(&format!(
+            "DO $$ BEGIN IF EXISTS (({kept} EXCEPT {recounted}) UNION ALL ({recounted} EXCEPT {kept})) \
+             THEN RAISE EXCEPTION 'the words of names differ from a recount'; END IF; END $$"
+        ))
+        .await;
+    database
+        .execute(
+            "DO $$ BEGIN IF EXISTS (SELECT 1 FROM name_words WHERE word LIKE '%зозул%' \
+             UNION ALL SELECT 1 FROM name_word_changes WHERE word LIKE '%зозул%') \
+             THEN RAISE EXCEPTION 'an erased name''s word is left'; END IF; END $$",
+        )
+        .await;
 }
 
 #[tokio::test]

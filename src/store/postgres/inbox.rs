@@ -11,6 +11,14 @@ use crate::store::{Holder, NewAttempt};
 impl PostgresStore {
     pub async fn find_leads(&self, query: LeadQuery) -> Result<Vec<LeadRecord>, StoreError> {
         let client = self.client().await?;
+        // A text with a word inside no name's word finds nothing (ADR 0076), said by the words of
+        // names: the trigram index would read the lists of each of its trigrams, however common.
+        let text = query.name_pattern.as_deref().and_then(crate::store::search::like_part);
+        if let Some(text) = text
+            && name_words::held_by_no_name(&client, &text).await?
+        {
+            return Ok(Vec::new());
+        }
         let (sql, values) = list_sql(&query);
         let values: Vec<&(dyn ToSql + Sync)> = values.iter().map(|v| &**v as &(dyn ToSql + Sync)).collect();
         let rows = client.query(&sql, &values).await.map_err(unavailable)?;

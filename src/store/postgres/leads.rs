@@ -3,6 +3,7 @@
 
 use std::collections::HashSet;
 
+use super::name_words::Fold;
 use super::*;
 use crate::store::ExportedLead;
 
@@ -145,10 +146,15 @@ pub(super) async fn write_batches(pool: Pool, queue: InsertQueue) {
     }
 }
 
-/// Writes one batch and answers each of its requests.
+/// Writes one batch, answers each of its requests, then folds the words of the names stored.
 async fn answer_batch(pool: Pool, batch: Vec<InsertJob>) {
+    write_and_answer(&pool, batch).await;
+    name_words::fold(&pool, Fold::UnlessBusy).await;
+}
+
+async fn write_and_answer(pool: &Pool, batch: Vec<InsertJob>) {
     let deadline = tokio::time::Instant::now() + BATCH_TIME_LIMIT;
-    match on_connection(&pool, deadline, async |client| write_batch(client, &batch).await).await {
+    match on_connection(pool, deadline, async |client| write_batch(client, &batch).await).await {
         Ok(stored) => {
             for (job, stored) in batch.into_iter().zip(stored) {
                 let _ = job.reply.send(Ok(stored));
@@ -165,7 +171,7 @@ async fn answer_batch(pool: Pool, batch: Vec<InsertJob>) {
             let deadline = tokio::time::Instant::now() + BATCH_TIME_LIMIT;
             for job in batch.into_iter().filter(|job| !job.reply.is_closed()) {
                 let (leads, context, now) = (&job.leads, &job.context, job.now);
-                let alone = on_connection(&pool, deadline, async |client| {
+                let alone = on_connection(pool, deadline, async |client| {
                     write_alone(client, leads, context, None, now).await
                 });
                 let _ = job.reply.send(alone.await);
@@ -269,7 +275,10 @@ async fn insert_alone(
     now: jiff::Timestamp,
 ) -> Result<Vec<Stored>, StoreError> {
     let mut client = pool.get().await.map_err(|e| StoreError::Unavailable(e.to_string()))?;
-    write_alone(&mut client, leads, context, idempotency, now).await
+    let stored = write_alone(&mut client, leads, context, idempotency, now).await;
+    drop(client);
+    name_words::fold(pool, Fold::UnlessBusy).await;
+    stored
 }
 
 /// One request's leads in a transaction of their own: an insert with an `Idempotency-Key`, or a
@@ -651,6 +660,7 @@ impl PostgresStore {
             let client = self.client().await?;
             let row = client.query_one(&batch, &[value, &DELETE_BATCH]).await.map_err(unavailable)?;
             drop(client);
+            name_words::fold(&self.pool, Fold::Waiting).await;
             let (picked, gone): (i64, i64) = (row.get(0), row.get(1));
             deleted += gone as usize;
             if picked < DELETE_BATCH {

@@ -9,6 +9,7 @@ mod closed_days;
 mod counters;
 mod inbox;
 mod leads;
+mod name_words;
 mod operators;
 mod outages;
 mod outbox;
@@ -60,6 +61,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/postgres/0023_promise_hours_revised.sql"),
     include_str!("../../../migrations/postgres/0024_one_index_a_phone.sql"),
     include_str!("../../../migrations/postgres/0025_retries_used_up.sql"),
+    include_str!("../../../migrations/postgres/0026_words_of_names.sql"),
 ];
 
 /// Inserts that may wait for a batch writer before callers wait to enqueue.
@@ -141,6 +143,8 @@ impl PostgresStore {
         let mut client =
             pool.get().await.map_err(|e| anyhow::anyhow!("cannot connect to PostgreSQL: {e}"))?;
         migrate(&mut client).await.context("cannot migrate the PostgreSQL database")?;
+        // What an earlier process's writes left queued (one that ended before its fold).
+        name_words::fold(&pool, name_words::Fold::Waiting).await;
         let (inserts, queue) = mpsc::channel(INSERT_QUEUE);
         let queue: leads::InsertQueue = Arc::new(tokio::sync::Mutex::new(queue));
         let writers = (0..leads::BATCH_WRITERS)
@@ -319,12 +323,12 @@ impl PostgresStore {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     /// A fresh schema of the PostgreSQL database the tests use (`ZAYAVKA_TEST_POSTGRES_URL`), and
     /// the URL that opens it.
-    async fn fresh_schema() -> (tokio_postgres::Client, String, String) {
+    pub(super) async fn fresh_schema() -> (tokio_postgres::Client, String, String) {
         let base = std::env::var("ZAYAVKA_TEST_POSTGRES_URL")
             .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
         let (client, connection) = tokio_postgres::connect(&base, NoTls).await.unwrap();
