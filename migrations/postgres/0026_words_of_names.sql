@@ -26,7 +26,7 @@ CREATE TABLE name_word_changes (
 -- The words of a name, folded as the name index folds it: each run between spaces (U+0020 only,
 -- as `store::search::words` divides a text).
 CREATE FUNCTION zayavka_words_of(name text) RETURNS SETOF text LANGUAGE sql IMMUTABLE AS $$
-    SELECT word FROM regexp_split_to_table(translate(lower(name), 'ʼ’`', repeat(chr(39), 3)), ' ') AS word
+    SELECT word FROM unnest(string_to_array(translate(lower(name), 'ʼ’`', repeat(chr(39), 3)), ' ')) AS word
     WHERE word <> ''
 $$;
 CREATE FUNCTION zayavka_name_words_added() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -46,29 +46,33 @@ CREATE TRIGGER name_words_insert AFTER INSERT ON "CRN" REFERENCING NEW TABLE AS 
 CREATE TRIGGER name_words_delete AFTER DELETE ON "CRN" REFERENCING OLD TABLE AS old_rows
     FOR EACH STATEMENT EXECUTE FUNCTION zayavka_name_words_deleted();
 
--- Adds the changes queued and committed so far into the counts, in one transaction; a word no
--- name holds any more leaves, so an erased name leaves no trace. One fold at a time: with `wait`
--- (an erasure, whose words must be gone when it returns) it waits for the one folding now;
--- without (an insert), it leaves the queue to that one and to the next fold. Its commit need not
--- wait for the disk: should a crash lose it, the queue it took is back with it.
-CREATE FUNCTION zayavka_fold_name_words(wait boolean) RETURNS void LANGUAGE plpgsql AS $$
+-- Adds the changes queued and committed so far into the counts, in one transaction, and says how
+-- many it took; a word no name holds any more leaves, so an erased name leaves no trace. One fold
+-- at a time: with `wait` (an erasure, whose words must be gone when it returns) it waits for the
+-- one folding now; without (an insert), it leaves the queue to that one and to the next fold. Its
+-- commit need not wait for the disk: should a crash lose it, the queue it took is back with it.
+CREATE FUNCTION zayavka_fold_name_words(wait boolean) RETURNS bigint LANGUAGE plpgsql AS $$
 DECLARE
+    taken bigint;
     gone text[];
 BEGIN
     -- The two-key form: a space of its own, apart from the one-key locks (phones, migrations).
     IF wait THEN
         PERFORM pg_advisory_xact_lock(2026, 76);
     ELSIF NOT pg_try_advisory_xact_lock(2026, 76) THEN
-        RETURN;
+        RETURN 0;
     END IF;
     PERFORM set_config('synchronous_commit', 'off', true);
     WITH taken AS (DELETE FROM name_word_changes RETURNING word, names),
-         summed AS (SELECT word, sum(names) AS names FROM taken GROUP BY word HAVING sum(names) <> 0),
-         kept AS (INSERT INTO name_words AS counted (word, names) SELECT word, names FROM summed
+         summed AS (SELECT word, sum(names) AS names, count(*) AS changes FROM taken GROUP BY word),
+         kept AS (INSERT INTO name_words AS counted (word, names)
+                  SELECT word, names FROM summed WHERE names <> 0
                   ON CONFLICT (word) DO UPDATE SET names = counted.names + excluded.names
                   RETURNING word, names)
-    SELECT array_agg(word) INTO gone FROM kept WHERE names <= 0;
+    SELECT (SELECT coalesce(sum(changes), 0) FROM summed), (SELECT array_agg(word) FROM kept WHERE names <= 0)
+    INTO taken, gone;
     DELETE FROM name_words WHERE word = ANY (gone);
+    RETURN taken;
 END $$;
 
 -- The names stored until now, in the migration's transaction.

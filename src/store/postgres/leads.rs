@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 
-use super::name_words::Fold;
+use super::name_words::{Fold, Folds};
 use super::*;
 use crate::store::ExportedLead;
 
@@ -107,7 +107,7 @@ impl PostgresStore {
         now: jiff::Timestamp,
     ) -> Result<Vec<Stored>, StoreError> {
         if idempotency.is_some() {
-            return insert_alone(&self.pool, &leads, &context, idempotency.as_ref(), now).await;
+            return insert_alone(&self.pool, &self.folds, &leads, &context, idempotency.as_ref(), now).await;
         }
         let queue = self.inserts.lock().expect("inserts lock").clone().ok_or(StoreError::Closed)?;
         let (reply, answer) = oneshot::channel();
@@ -118,7 +118,7 @@ impl PostgresStore {
 
 /// One batch writer: takes every insert waiting (up to `BATCH_LEADS` leads) and writes them in one
 /// transaction. Ends when the store closes and the queue is empty.
-pub(super) async fn write_batches(pool: Pool, queue: InsertQueue) {
+pub(super) async fn write_batches(pool: Pool, folds: Arc<Folds>, queue: InsertQueue) {
     loop {
         let mut batch = Vec::new();
         {
@@ -140,16 +140,16 @@ pub(super) async fn write_batches(pool: Pool, queue: InsertQueue) {
         // In a task of its own: a batch that panics (a bug) drops its replies, so its requests are
         // told it failed, and this writer goes on with the next batch. The panic's message is not
         // logged: it could quote a lead.
-        if tokio::spawn(answer_batch(pool.clone(), batch)).await.is_err() {
+        if tokio::spawn(answer_batch(pool.clone(), folds.clone(), batch)).await.is_err() {
             tracing::error!("a batch of inserts failed with a panic");
         }
     }
 }
 
 /// Writes one batch, answers each of its requests, then folds the words of the names stored.
-async fn answer_batch(pool: Pool, batch: Vec<InsertJob>) {
+async fn answer_batch(pool: Pool, folds: Arc<Folds>, batch: Vec<InsertJob>) {
     write_and_answer(&pool, batch).await;
-    name_words::fold(&pool, Fold::UnlessBusy).await;
+    folds.fold(Fold::UnlessBusy).await;
 }
 
 async fn write_and_answer(pool: &Pool, batch: Vec<InsertJob>) {
@@ -269,6 +269,7 @@ fn no_answer() -> StoreError {
 /// Writes one request's leads in a transaction of their own: an insert with an `Idempotency-Key`.
 async fn insert_alone(
     pool: &Pool,
+    folds: &Folds,
     leads: &[NewLead],
     context: &InsertContext,
     idempotency: Option<&Idempotency>,
@@ -277,7 +278,7 @@ async fn insert_alone(
     let mut client = pool.get().await.map_err(|e| StoreError::Unavailable(e.to_string()))?;
     let stored = write_alone(&mut client, leads, context, idempotency, now).await;
     drop(client);
-    name_words::fold(pool, Fold::UnlessBusy).await;
+    folds.fold(Fold::UnlessBusy).await;
     stored
 }
 
@@ -660,7 +661,7 @@ impl PostgresStore {
             let client = self.client().await?;
             let row = client.query_one(&batch, &[value, &DELETE_BATCH]).await.map_err(unavailable)?;
             drop(client);
-            name_words::fold(&self.pool, Fold::Waiting).await;
+            self.folds.fold(Fold::Waiting).await;
             let (picked, gone): (i64, i64) = (row.get(0), row.get(1));
             deleted += gone as usize;
             if picked < DELETE_BATCH {

@@ -107,6 +107,7 @@ const RECORD_COLUMNS: &str = concat!(
 
 pub struct PostgresStore {
     pool: Pool,
+    folds: Arc<name_words::Folds>,
     /// Where inserts wait for the batch writers (`leads.rs`); none once the store is closed.
     inserts: Mutex<Option<mpsc::Sender<leads::InsertJob>>>,
     writers: Mutex<Vec<tokio::task::JoinHandle<()>>>,
@@ -144,13 +145,14 @@ impl PostgresStore {
             pool.get().await.map_err(|e| anyhow::anyhow!("cannot connect to PostgreSQL: {e}"))?;
         migrate(&mut client).await.context("cannot migrate the PostgreSQL database")?;
         // What an earlier process's writes left queued (one that ended before its fold).
-        name_words::fold(&pool, name_words::Fold::Waiting).await;
+        let folds = Arc::new(name_words::Folds::new(pool.clone()));
+        folds.fold(name_words::Fold::Waiting).await;
         let (inserts, queue) = mpsc::channel(INSERT_QUEUE);
         let queue: leads::InsertQueue = Arc::new(tokio::sync::Mutex::new(queue));
         let writers = (0..leads::BATCH_WRITERS)
-            .map(|_| tokio::spawn(leads::write_batches(pool.clone(), queue.clone())))
+            .map(|_| tokio::spawn(leads::write_batches(pool.clone(), folds.clone(), queue.clone())))
             .collect();
-        Ok(PostgresStore { pool, inserts: Mutex::new(Some(inserts)), writers: Mutex::new(writers) })
+        Ok(PostgresStore { pool, folds, inserts: Mutex::new(Some(inserts)), writers: Mutex::new(writers) })
     }
 
     async fn client(&self) -> Result<deadpool_postgres::Object, StoreError> {
