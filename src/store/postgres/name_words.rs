@@ -56,8 +56,9 @@ impl Folds {
         let taken = u64::try_from(taken).unwrap_or(0);
         if self.since_vacuum.fetch_add(taken, Ordering::Relaxed) + taken >= VACUUM_AFTER {
             self.since_vacuum.store(0, Ordering::Relaxed);
-            // SKIP_LOCKED: another instance vacuuming it now does the same work.
-            client.batch_execute("VACUUM (SKIP_LOCKED) name_word_changes").await.map_err(unavailable)?;
+            // SKIP_LOCKED: another instance vacuuming it now does the same work. TRUNCATE false:
+            // giving its empty pages back would lock the queue against the writers' triggers.
+            client.batch_execute("VACUUM (SKIP_LOCKED, TRUNCATE false) name_word_changes").await.map_err(unavailable)?;
         }
         Ok(())
     }
