@@ -11,14 +11,6 @@ use crate::store::{Holder, NewAttempt};
 impl PostgresStore {
     pub async fn find_leads(&self, query: LeadQuery) -> Result<Vec<LeadRecord>, StoreError> {
         let client = self.client().await?;
-        // A text with a word inside no name's word finds nothing (ADR 0076), said by the words of
-        // names: the trigram index would read the lists of each of its trigrams, however common.
-        let text = query.name_pattern.as_deref().and_then(crate::store::search::like_part);
-        if let Some(text) = text
-            && name_words::held_by_no_name(&client, &text).await?
-        {
-            return Ok(Vec::new());
-        }
         let (sql, values) = list_sql(&query);
         let values: Vec<&(dyn ToSql + Sync)> = values.iter().map(|v| &**v as &(dyn ToSql + Sync)).collect();
         let rows = client.query(&sql, &values).await.map_err(unavailable)?;
@@ -258,8 +250,16 @@ fn list_sql(query: &LeadQuery) -> (String, Vec<Box<dyn ToSql + Sync + Send>>) {
             bind(Box::new(seconds(now)))
         )),
     }
-    // As the trigram index of names has it.
     if let Some(pattern) = &query.name_pattern {
+        // A text with a word inside no name's word finds nothing (ADR 0076), said by the words of
+        // names before any lead is read: the trigram index would read the lists of each of the
+        // text's trigrams, however common.
+        let text = crate::store::search::like_part(pattern).unwrap_or_default();
+        for word in crate::store::search::words_to_look_up(&text) {
+            let inside = bind(Box::new(format!("%{}%", crate::inbox::escape_like(word))));
+            conditions.push(name_words::some_name_holds(&inside));
+        }
+        // As the trigram index of names has it.
         conditions.push(format!(
             "translate(lower(name), 'ʼ’`', repeat(chr(39), 3)) LIKE {}::text ESCAPE '\\'",
             bind(Box::new(pattern.clone()))

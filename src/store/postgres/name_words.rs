@@ -4,7 +4,7 @@
 //!
 //! The transactions that store or delete names only queue their words' changes
 //! (`name_word_changes`, written by triggers); `Folds::fold` adds the queue into the counts after
-//! each commit that changed names. A search looks at both, in one snapshot.
+//! each commit that changed names. A search looks at both, in its own statement's snapshot.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -58,26 +58,25 @@ impl Folds {
             self.since_vacuum.store(0, Ordering::Relaxed);
             // SKIP_LOCKED: another instance vacuuming it now does the same work. TRUNCATE false:
             // giving its empty pages back would lock the queue against the writers' triggers.
-            client.batch_execute("VACUUM (SKIP_LOCKED, TRUNCATE false) name_word_changes").await.map_err(unavailable)?;
+            client
+                .batch_execute("VACUUM (SKIP_LOCKED, TRUNCATE false) name_word_changes")
+                .await
+                .map_err(unavailable)?;
         }
         Ok(())
     }
 }
 
-/// Whether some word of the folded `text` (of those looked up) is inside no stored name's word, so
-/// that no name holds the text. A word counted, or queued as added, may hold it: a name erased but
-/// not yet folded only makes the search ask the name index, never miss.
-pub(super) async fn held_by_no_name(client: &tokio_postgres::Client, text: &str) -> Result<bool, StoreError> {
-    for word in crate::store::search::words_to_look_up(text) {
-        let pattern = format!("%{}%", crate::inbox::escape_like(word));
-        // One statement, so one snapshot: a fold moves words from the queue into the counts at once.
-        let inside = "SELECT EXISTS (SELECT 1 FROM name_words WHERE word LIKE $1::text ESCAPE '\\') \
-                      OR EXISTS (SELECT 1 FROM name_word_changes WHERE names > 0 AND word LIKE $1::text ESCAPE '\\')";
-        if !client.query_one(inside, &[&pattern]).await.map_err(unavailable)?.get::<_, bool>(0) {
-            return Ok(true);
-        }
-    }
-    Ok(false)
+/// The condition, on a name search, that some name's word, counted or queued as added, holds the
+/// `LIKE` pattern `inside` (a bound parameter) of one of the text's words. Uncorrelated, it is
+/// checked once, before any lead is read, and in the statement's one snapshot (a fold moves words
+/// from the queue into the counts at once). A name erased but not yet folded only makes the
+/// search read the name index, never miss.
+pub(super) fn some_name_holds(inside: &str) -> String {
+    format!(
+        "(SELECT EXISTS (SELECT 1 FROM name_words WHERE word LIKE {inside}::text ESCAPE '\\') \
+         OR EXISTS (SELECT 1 FROM name_word_changes WHERE names > 0 AND word LIKE {inside}::text ESCAPE '\\'))"
+    )
 }
 
 #[cfg(test)]
