@@ -152,6 +152,7 @@ async fn answer_batch(pool: Pool, folds: Arc<Folds>, batch: Vec<InsertJob>) {
     folds.fold(Fold::UnlessBusy).await;
 }
 
+/// Writes one batch in one transaction, or its requests one by one if the database refused a row.
 async fn write_and_answer(pool: &Pool, batch: Vec<InsertJob>) {
     let deadline = tokio::time::Instant::now() + BATCH_TIME_LIMIT;
     match on_connection(pool, deadline, async |client| write_batch(client, &batch).await).await {
