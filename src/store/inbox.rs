@@ -24,6 +24,23 @@ pub struct LeadQuery {
     pub limit: u32,
 }
 
+#[cfg(test)]
+impl LeadQuery {
+    /// The leads whose name holds `part`, below `before_id`: the engines' own tests of name search.
+    pub(crate) fn by_name(part: &str, before_id: Option<i64>, limit: u32) -> LeadQuery {
+        LeadQuery {
+            name_pattern: Some(format!("%{part}%")),
+            phone: None,
+            open_only: false,
+            created_before: None,
+            before_id,
+            held: false,
+            holder: Holder::Anyone,
+            limit,
+        }
+    }
+}
+
 /// Whose leads a list shows (`crate::inbox::Claim`; a claim past its time is no one's).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Holder {

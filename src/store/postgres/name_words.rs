@@ -82,20 +82,7 @@ pub(super) fn some_name_holds(inside: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::{Holder, LeadQuery};
-
-    fn by_name(part: &str) -> LeadQuery {
-        LeadQuery {
-            name_pattern: Some(format!("%{part}%")),
-            phone: None,
-            open_only: false,
-            created_before: None,
-            before_id: None,
-            held: false,
-            holder: Holder::Anyone,
-            limit: 50,
-        }
-    }
+    use crate::store::LeadQuery;
 
     /// The words of names another process stored and did not fold (its fold was refused, or it
     /// ended first) are searched in the queue meanwhile, and the next fold counts them.
@@ -122,7 +109,7 @@ mod tests {
 
         let found = |part: &'static str| {
             let store = &store;
-            async move { store.find_leads(by_name(part)).await.unwrap().len() }
+            async move { store.find_leads(LeadQuery::by_name(part, None, 50)).await.unwrap().len() }
         };
         assert_eq!(found("шевч").await, 1, "a word still queued");
         assert_eq!(found("тарас").await, 2);

@@ -98,8 +98,9 @@ pub(super) fn held_by_no_name(conn: &Connection, text: &str) -> rusqlite::Result
 #[cfg(test)]
 mod tests {
     use super::super::SqliteStore;
-    use super::super::test_leads::{add, by_name, found, number, store_with};
+    use super::super::test_leads::{add, found, number, store_with};
     use super::*;
+    use crate::store::LeadQuery;
 
     async fn held_by_no_name_of(store: &SqliteStore, text: &'static str) -> bool {
         store.read(move |conn| held_by_no_name(conn, text)).await.unwrap()
@@ -149,10 +150,10 @@ mod tests {
         assert!(!held_by_no_name_of(&store, "ченко ко").await);
         assert!(!held_by_no_name_of(&store, "ко").await, "too short to look up");
         assert!(!held_by_no_name_of(&store, "тарас коваленко").await, "each word is some name's");
-        assert_eq!(found(&store, by_name("шевченкова", None, 50)).await, Vec::<i64>::new());
-        assert_eq!(found(&store, by_name("тарас коваленко", None, 50)).await, Vec::<i64>::new());
-        assert_eq!(found(&store, by_name("ченко т", None, 50)).await, Vec::<i64>::new());
-        assert_eq!(found(&store, by_name("ас шевч", None, 50)).await, [200_001, 100_001, 1]);
+        assert_eq!(found(&store, LeadQuery::by_name("шевченкова", None, 50)).await, Vec::<i64>::new());
+        assert_eq!(found(&store, LeadQuery::by_name("тарас коваленко", None, 50)).await, Vec::<i64>::new());
+        assert_eq!(found(&store, LeadQuery::by_name("ченко т", None, 50)).await, Vec::<i64>::new());
+        assert_eq!(found(&store, LeadQuery::by_name("ас шевч", None, 50)).await, [200_001, 100_001, 1]);
         let (kept, recounted) = counts_kept_and_recounted(&store).await;
         assert_eq!(kept, recounted);
         assert_eq!(kept.get("шевченко"), Some(&3));
@@ -174,8 +175,8 @@ mod tests {
             .await
             .unwrap();
         assert!(held_by_no_name_of(&store, "зозул").await, "the erased name's word left");
-        assert_eq!(found(&store, by_name("ярема", None, 50)).await, [100_000]);
-        assert_eq!(found(&store, by_name("бульба", None, 50)).await, [3]);
+        assert_eq!(found(&store, LeadQuery::by_name("ярема", None, 50)).await, [100_000]);
+        assert_eq!(found(&store, LeadQuery::by_name("бульба", None, 50)).await, [3]);
         let (kept, recounted) = counts_kept_and_recounted(&store).await;
         assert_eq!(kept, recounted);
         assert_eq!(kept.get("ярема"), Some(&1));
@@ -207,7 +208,7 @@ mod tests {
         assert_eq!(kept, recounted);
         assert_eq!(kept.get("коваленко"), Some(&2));
         assert_eq!(number(&store, "SELECT count(*) FROM name_words_to_count").await, 0);
-        assert_eq!(found(&store, by_name("коваленко", None, 50)).await, [2, 1]);
+        assert_eq!(found(&store, LeadQuery::by_name("коваленко", None, 50)).await, [2, 1]);
         assert!(!held_by_no_name_of(&store, "марія").await);
     }
 }

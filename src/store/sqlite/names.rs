@@ -385,7 +385,7 @@ fn idle_step(conn: &Connection, part: i64) -> IdleStep {
 #[cfg(test)]
 mod tests {
     use super::super::SqliteStore;
-    use super::super::test_leads::{add, by_name, found, number, store_with};
+    use super::super::test_leads::{add, found, number, store_with};
     use super::*;
     use crate::store::LeadQuery;
 
@@ -416,9 +416,12 @@ mod tests {
         leads.push((250_002, "Марія Шевчук".into()));
         let (_dir, store) = store_with(leads).await;
         assert_eq!(parts(&store).await, [2, 1, 0]);
-        assert_eq!(found(&store, by_name("коваленко", None, 3)).await, [250_001, 100_000, 99_999]);
-        assert_eq!(found(&store, by_name("коваленко", Some(99_999), 3)).await, [7]);
-        assert_eq!(found(&store, by_name("коваленко", Some(100_001), 50)).await, [100_000, 99_999, 7]);
+        assert_eq!(found(&store, LeadQuery::by_name("коваленко", None, 3)).await, [250_001, 100_000, 99_999]);
+        assert_eq!(found(&store, LeadQuery::by_name("коваленко", Some(99_999), 3)).await, [7]);
+        assert_eq!(
+            found(&store, LeadQuery::by_name("коваленко", Some(100_001), 50)).await,
+            [100_000, 99_999, 7]
+        );
 
         // Part 1's only lead and one of part 0's go in one write, beside a new lead of part 2.
         store
@@ -429,7 +432,10 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(parts(&store).await, [2, 0]);
-        assert_eq!(found(&store, by_name("коваленко", None, 50)).await, [250_003, 250_001, 99_999]);
+        assert_eq!(
+            found(&store, LeadQuery::by_name("коваленко", None, 50)).await,
+            [250_003, 250_001, 99_999]
+        );
         let tables =
             number(&store, "SELECT count(*) FROM sqlite_master WHERE name LIKE 'lead_names_1%'").await;
         assert_eq!(tables, 0, "part 1's tables are dropped");
@@ -472,7 +478,7 @@ mod tests {
             tokio::time::sleep(std::time::Duration::from_millis(10)).await;
         }
         let expected: Vec<i64> = (1..=last_id).rev().collect();
-        assert_eq!(found(&store, by_name("коваленко", None, 50)).await, expected);
+        assert_eq!(found(&store, LeadQuery::by_name("коваленко", None, 50)).await, expected);
         assert_whole(&store, 0).await;
     }
 
@@ -533,9 +539,9 @@ mod tests {
         // Every trigram of the text in a part, but not in one name: the part is asked, the LIKE decides.
         assert_eq!(asked(&store, "шевчукова").await, [2]);
         assert_eq!(asked(&store, "лена ко").await, [2, 0]);
-        assert_eq!(found(&store, by_name("коваленко", None, 50)).await, [200_000, 5, 4, 3, 2, 1]);
-        assert_eq!(found(&store, by_name("шевчук", None, 50)).await, [100_000]);
-        assert_eq!(found(&store, by_name("ґжьфщ", None, 50)).await, Vec::<i64>::new());
+        assert_eq!(found(&store, LeadQuery::by_name("коваленко", None, 50)).await, [200_000, 5, 4, 3, 2, 1]);
+        assert_eq!(found(&store, LeadQuery::by_name("шевчук", None, 50)).await, [100_000]);
+        assert_eq!(found(&store, LeadQuery::by_name("ґжьфщ", None, 50)).await, Vec::<i64>::new());
         let (kept, recounted) = counts_kept_and_recounted(&store).await;
         assert_eq!(kept, recounted);
         assert!(kept.contains_key(&(1, "чук".to_owned())));
@@ -549,7 +555,7 @@ mod tests {
         assert_eq!(asked_of_0[0], "о 3", "one name holds it, five hold each of the others");
         assert_eq!(to_ask(0, "шевчук").await.unwrap(), None);
         assert_eq!(to_ask(2, "коваленко 3").await.unwrap().map(|asked| asked.len()), Some(9));
-        assert_eq!(found(&store, by_name("коваленко 3", None, 50)).await, [3]);
+        assert_eq!(found(&store, LeadQuery::by_name("коваленко 3", None, 50)).await, [3]);
     }
 
     /// The counts follow the names of a counted part: an erased name's trigrams leave with it, a
@@ -575,7 +581,7 @@ mod tests {
             .unwrap();
         assert_eq!(asked(&store, "зозул").await, [2], "the erased name's trigrams left part 0");
         assert_eq!(asked(&store, "бульба").await, [2, 0]);
-        assert_eq!(found(&store, by_name("бульба", None, 50)).await, [50]);
+        assert_eq!(found(&store, LeadQuery::by_name("бульба", None, 50)).await, [50]);
         let (kept, recounted) = counts_kept_and_recounted(&store).await;
         assert_eq!(kept, recounted);
         assert!(kept.keys().all(|(part, _)| *part == 0), "part 1 went with its last lead: {kept:?}");
@@ -652,7 +658,7 @@ mod tests {
                         .filter(|&part| crate::inbox::fold(NAMES[part]).contains(&folded))
                         .map(|part| i64::try_from(part).unwrap() * PART_IDS + 1)
                         .collect();
-                    let query = LeadQuery { name_pattern: Some(pattern), ..by_name("", None, 50) };
+                    let query = LeadQuery { name_pattern: Some(pattern), ..LeadQuery::by_name("", None, 50) };
                     assert_eq!(found(&store, query).await, scanned, "{typed:?}");
                 }
             }
@@ -707,7 +713,7 @@ mod tests {
 
         let store = SqliteStore::open(&path).unwrap();
         assert_eq!(parts(&store).await, [1, 0]);
-        assert_eq!(found(&store, by_name("олена", None, 50)).await, [140_000, 3]);
+        assert_eq!(found(&store, LeadQuery::by_name("олена", None, 50)).await, [140_000, 3]);
         let old = number(&store, "SELECT count(*) FROM sqlite_master WHERE name LIKE 'lead_search%'").await;
         assert_eq!(old, 0, "the one index is gone");
     }

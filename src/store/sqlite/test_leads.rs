@@ -4,7 +4,7 @@
 use rusqlite::Connection;
 
 use super::SqliteStore;
-use crate::store::{Holder, LeadQuery};
+use crate::store::LeadQuery;
 
 /// Stores a lead with id `id` (and so in the name index's part `id / names::PART_IDS`), named `name`.
 pub(super) fn add(conn: &Connection, id: i64, name: &str) -> rusqlite::Result<()> {
@@ -30,19 +30,6 @@ pub(super) async fn store_with(leads: Vec<(i64, String)>) -> (tempfile::TempDir,
         .await
         .unwrap();
     (dir, store)
-}
-
-pub(super) fn by_name(part: &str, before_id: Option<i64>, limit: u32) -> LeadQuery {
-    LeadQuery {
-        name_pattern: Some(format!("%{part}%")),
-        phone: None,
-        open_only: false,
-        created_before: None,
-        before_id,
-        held: false,
-        holder: Holder::Anyone,
-        limit,
-    }
 }
 
 pub(super) async fn found(store: &SqliteStore, query: LeadQuery) -> Vec<i64> {
