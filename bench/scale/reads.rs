@@ -94,6 +94,10 @@ pub async fn measure(store: &Store, runs: usize) -> anyhow::Result<Vec<Timed>> {
         ("search name (none)", "ґжьфщ"),
         // Each of its trigrams is in many names (Шевченко, Коваленко), the whole in none.
         ("search name (none, its trigrams common)", "шевченкова"),
+        // A whole name, and the same typed surname first: each word in many names, in that order
+        // in none.
+        ("search name (found, a whole name)", "тарас шевченко"),
+        ("search name (none, surname first)", "шевченко тарас"),
     ] {
         timed.push(
             time(request, runs, || async {
