@@ -477,10 +477,11 @@ async fn a_search_finds_leads_by_the_phones_end_or_start_or_part_of_the_name() {
     assert_eq!(ids(f.store.find_leads(query).await.unwrap()), vec![maryana], "the next page, newest first");
 }
 
-/// A text with a word inside no stored name's word finds nothing, whatever trigrams the names
-/// share with it, and a text across words finds its name, whatever space is inside a word; an
-/// erased name is not found by its words, and its words are gone (both engines answer from the
-/// words of names, ADR 0076).
+/// A text with a word inside no stored name's word, or two words in a row inside no name's two,
+/// finds nothing, whatever trigrams and words the names share with it, and a text across words
+/// finds its name, whatever space is inside a word or between two; an erased name is not found by
+/// its words, and its words are gone (both engines answer from the words of names and their pairs,
+/// ADR 0076, 0077).
 #[tokio::test]
 async fn a_text_with_a_word_no_name_holds_finds_nothing_and_one_across_words_finds_its_name() {
     let f = fixture().await;
@@ -489,17 +490,23 @@ async fn a_text_with_a_word_no_name_holds_finds_nothing_and_one_across_words_fin
     f.add(lead("Ярема\tЗозуля  Зозуля", "+380931234000")).await;
     assert!(f.list("шевченкова", Holder::Anyone).await.is_empty(), "each trigram is there, the word is not");
     assert!(f.list("тарас коваленко", Holder::Anyone).await.is_empty());
+    assert!(
+        f.list("шевченко тарас", Holder::Anyone).await.is_empty(),
+        "both words are there, not in that order"
+    );
+    assert_eq!(f.list("тарас шевченко", Holder::Anyone).await, vec![taras]);
     assert_eq!(f.list("ас шевч", Holder::Anyone).await, vec![taras], "a word's end and the next one's start");
     assert_eq!(f.list("енко", Holder::Anyone).await, vec![olena, taras]);
     let tab = f.list("ема\tзоз", Holder::Anyone).await;
     assert_eq!(tab.len(), 1, "a tab is part of a word, in the name and in the text");
+    assert_eq!(f.list("ема\tзозуля  зозуля", Holder::Anyone).await, tab, "two spaces between two words");
 
     assert_eq!(f.store.erase_phone("+380931234000").await.unwrap(), 1);
     assert!(f.list("зозул", Holder::Anyone).await.is_empty());
     assert_words_recounted(&f.database).await;
 }
 
-/// On PostgreSQL, fails unless the words of names, counted and still queued, are those of the
+/// On PostgreSQL, fails unless the words and pairs of names, counted and still queued, are those of the
 /// stored names, as often as they hold them, and an erased name's words are gone from both
 /// (SQLite's own are checked in its unit tests).
 async fn assert_words_recounted(database: &TestDatabase) {
@@ -508,7 +515,8 @@ async fn assert_words_recounted(database: &TestDatabase) {
     }
     let kept = "SELECT word, sum(names) FROM (SELECT word, names FROM name_words \
         UNION ALL SELECT word, names FROM name_word_changes) AS kept GROUP BY word HAVING sum(names) <> 0";
-    let recounted = "SELECT word, count(*) FROM \"CRN\", zayavka_words_of(name) AS word GROUP BY word";
+    let recounted =
+        "SELECT word, count(*) FROM \"CRN\", zayavka_words_and_pairs_of(name) AS word GROUP BY word";
     database
         .execute(&format!(
             "DO $$ BEGIN IF EXISTS (({kept} EXCEPT {recounted}) UNION ALL ({recounted} EXCEPT {kept})) \

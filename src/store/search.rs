@@ -21,17 +21,32 @@ pub(super) fn like_part(pattern: &str) -> Option<String> {
     Some(part)
 }
 
-/// The words of a folded name or text (ADR 0076): its runs between spaces, each once. Only U+0020
+/// The words of a folded name or text, in order (ADR 0076): its runs between spaces. Only U+0020
 /// divides: another space is part of a word, in a name and in a text alike, so a text is never cut
 /// where its name is not.
-pub(super) fn words(folded: &str) -> BTreeSet<&str> {
+fn words(folded: &str) -> Vec<&str> {
     folded.split(' ').filter(|word| !word.is_empty()).collect()
 }
 
-/// The words of a folded text that a search looks up among the words of names: those of three
-/// characters or more, which a trigram index can be asked for.
-pub(super) fn words_to_look_up(folded: &str) -> impl Iterator<Item = &str> {
-    words(folded).into_iter().filter(|word| word.chars().nth(2).is_some())
+/// What the words of names count of a folded name (ADR 0076, 0077): each word, and each two
+/// adjacent words as one piece ("тарас шевченко"), once.
+pub(super) fn words_and_pairs(folded: &str) -> BTreeSet<String> {
+    let words = words(folded);
+    let pairs = words.windows(2).map(|pair| pair.join(" "));
+    words.iter().map(|word| (*word).to_owned()).chain(pairs).collect()
+}
+
+/// The pieces of a folded text that a search looks up among the words of names and their pairs:
+/// a name holding the text holds each inside one of its own. Each two adjacent words of three
+/// characters or more go as a pair, which says what its two words say and their order too; each
+/// other word of three or more goes alone (a trigram index can be asked for those).
+pub(super) fn pieces_to_look_up(folded: &str) -> BTreeSet<String> {
+    let long = |word: &str| word.chars().nth(2).is_some();
+    let words = words(folded);
+    let pairs: Vec<&[&str]> = words.windows(2).filter(|pair| pair.iter().all(|word| long(word))).collect();
+    let paired = |word: &str| pairs.iter().any(|pair| pair.contains(&word));
+    let alone = words.iter().filter(|word| long(word) && !paired(word)).map(|word| (*word).to_owned());
+    pairs.iter().map(|pair| pair.join(" ")).chain(alone).collect()
 }
 
 /// The ranges, in byte order, of the numbers a phone search finds: `(from, to)` of the reversed
@@ -64,6 +79,25 @@ mod tests {
         assert_eq!(like_part("олена%"), None);
         // A trailing `\%` is an escaped percent sign, not the pattern's end.
         assert_eq!(like_part("%ab\\%"), None);
+    }
+
+    #[test]
+    fn a_name_counts_its_words_and_each_two_in_a_row() {
+        let counted = words_and_pairs(" тарас  григорович шевченко тарас");
+        let expected =
+            ["тарас", "григорович", "шевченко", "тарас григорович", "григорович шевченко", "шевченко тарас"];
+        assert_eq!(counted, expected.map(String::from).into());
+        assert_eq!(words_and_pairs("олена"), ["олена".to_owned()].into());
+    }
+
+    #[test]
+    fn a_text_looks_up_its_long_words_two_in_a_row_where_it_can() {
+        let looked_up = |text: &str| pieces_to_look_up(text).into_iter().collect::<Vec<_>>();
+        assert_eq!(looked_up("шевченко тарас"), ["шевченко тарас"]);
+        assert_eq!(looked_up("ко тарас гри"), ["тарас гри"]);
+        assert_eq!(looked_up("тарас ко шевч"), ["тарас", "шевч"], "a short word between cuts the pair");
+        assert_eq!(looked_up("тарас"), ["тарас"]);
+        assert_eq!(looked_up("ко т"), Vec::<String>::new());
     }
 
     #[test]

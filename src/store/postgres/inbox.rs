@@ -251,12 +251,12 @@ fn list_sql(query: &LeadQuery) -> (String, Vec<Box<dyn ToSql + Sync + Send>>) {
         )),
     }
     if let Some(pattern) = &query.name_pattern {
-        // A text with a word inside no name's word finds nothing (ADR 0076), said by the words of
-        // names before any lead is read: the trigram index would read the lists of each of the
-        // text's trigrams, however common.
+        // A text with a word inside no name's word, or two words in a row inside no name's two,
+        // finds nothing (ADR 0076, 0077), said by the words of names before any lead is read: the
+        // trigram index would read the lists of each of the text's trigrams, however common.
         let text = crate::store::search::like_part(pattern).unwrap_or_default();
-        for word in crate::store::search::words_to_look_up(&text) {
-            let inside = bind(Box::new(format!("%{}%", crate::inbox::escape_like(word))));
+        for piece in crate::store::search::pieces_to_look_up(&text) {
+            let inside = bind(Box::new(format!("%{}%", crate::inbox::escape_like(&piece))));
             conditions.push(name_words::some_name_holds(&inside));
         }
         // As the trigram index of names has it.

@@ -62,6 +62,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/postgres/0024_one_index_a_phone.sql"),
     include_str!("../../../migrations/postgres/0025_retries_used_up.sql"),
     include_str!("../../../migrations/postgres/0026_words_of_names.sql"),
+    include_str!("../../../migrations/postgres/0027_pairs_of_words.sql"),
 ];
 
 /// Inserts that may wait for a batch writer before callers wait to enqueue.

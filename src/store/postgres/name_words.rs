@@ -1,5 +1,6 @@
-//! The words of names (ADR 0076, migration 0026): a name search one of whose words is inside no
-//! stored name's word finds nothing, and one look per word into the small table of words says
+//! The words of names and their pairs of adjacent words (ADR 0076, 0077, migrations 0026, 0027): a
+//! name search one of whose words is inside no stored name's word, or two of whose words in a row
+//! are inside no name's pair, finds nothing, and one look per piece into the table of words says
 //! so, instead of the name index reading the lists of the text's trigrams, however common.
 //!
 //! The transactions that store or delete names only queue their words' changes
@@ -67,8 +68,8 @@ impl Folds {
     }
 }
 
-/// The condition, on a name search, that some name's word, counted or queued as added, holds the
-/// `LIKE` pattern `inside` (a bound parameter) of one of the text's words. Uncorrelated, it is
+/// The condition, on a name search, that some name's word or pair, counted or queued as added,
+/// holds the `LIKE` pattern `inside` (a bound parameter) of one of the text's pieces. Uncorrelated, it is
 /// checked once, before any lead is read, and in the statement's one snapshot (a fold moves words
 /// from the queue into the counts at once). A name erased but not yet folded only makes the
 /// search read the name index, never miss.
@@ -114,10 +115,13 @@ mod tests {
         assert_eq!(found("шевч").await, 1, "a word still queued");
         assert_eq!(found("тарас").await, 2);
         assert_eq!(found("шевченкова").await, 0);
+        assert_eq!(found("ас шевченко").await, 1, "a pair still queued");
+        assert_eq!(found("шевченко тарас").await, 0);
 
         store.folds.fold(Fold::Waiting).await;
         assert_eq!(count("SELECT count(*) FROM name_word_changes").await, 0);
         assert_eq!(count("SELECT names FROM name_words WHERE word = 'тарас'").await, 2);
+        assert_eq!(count("SELECT names FROM name_words WHERE word = 'тарас коваленко'").await, 1);
         assert_eq!(found("шевч").await, 1, "a word counted");
         store.close().await;
         client.batch_execute(&format!("DROP SCHEMA {schema} CASCADE")).await.unwrap();

@@ -1,27 +1,30 @@
-//! The words of every name, and in how many names each is (migration 0030, ADR 0076).
+//! The words of every name and its pairs of adjacent words, and in how many names each is
+//! (migrations 0030 and 0031, ADR 0076 and 0077).
 //!
 //! A name holding a text holds each of the text's words (its runs between spaces) inside one of
-//! its own words. So a search none of whose words is inside any name's word finds nothing, and
-//! one look into this small table says so, however many leads there are: the name index's parts
-//! hold each trigram of "шевченкова" (Шевченко, Коваленко), but no name holds such a word.
+//! its own words, and each two adjacent words of the text inside one of its own pairs. So a search
+//! one of whose words or pairs is inside none of the names' finds nothing, and one look per piece
+//! into this table says so, however many leads there are: the name index's parts hold each
+//! trigram of "шевченкова" (Шевченко, Коваленко), and many names both words of "шевченко тарас",
+//! but no name holds such a word, or those two words in that order.
 
 use std::collections::BTreeMap;
 
 use rusqlite::{Connection, params};
 
-use crate::store::search::{words, words_to_look_up};
+use crate::store::search::{pieces_to_look_up, words_and_pairs};
 
-/// Adds `sign` (1 or -1) to the count of each word of `folded_names`; a word no name holds any
-/// more leaves the table and its index, so an erased name leaves no trace here.
+/// Adds `sign` (1 or -1) to the count of each word and pair of `folded_names`; one no name holds
+/// any more leaves the table and its index, so an erased name leaves no trace here.
 pub(super) fn count<'a>(
     conn: &Connection,
     folded_names: impl IntoIterator<Item = &'a str>,
     sign: i64,
 ) -> rusqlite::Result<()> {
-    let mut counts: BTreeMap<&str, i64> = BTreeMap::new();
+    let mut counts: BTreeMap<String, i64> = BTreeMap::new();
     for name in folded_names {
-        for word in words(name) {
-            *counts.entry(word).or_default() += sign;
+        for piece in words_and_pairs(name) {
+            *counts.entry(piece).or_default() += sign;
         }
     }
     let mut add = conn.prepare_cached(
@@ -33,14 +36,14 @@ pub(super) fn count<'a>(
         "INSERT INTO name_words_trigrams (name_words_trigrams, rowid, word) VALUES ('delete', ?1, ?2)",
     )?;
     let mut forget = conn.prepare_cached("DELETE FROM name_words WHERE id = ?1")?;
-    for (word, count) in counts {
+    for (piece, count) in counts {
         let (id, names): (i64, i64) =
-            add.query_row(params![word, count], |row| Ok((row.get(0)?, row.get(1)?)))?;
+            add.query_row(params![piece, count], |row| Ok((row.get(0)?, row.get(1)?)))?;
         if names <= 0 {
-            unindex.execute(params![id, word])?;
+            unindex.execute(params![id, piece])?;
             forget.execute([id])?;
         } else if names == count {
-            index.execute(params![id, word])?; // a word new to the table
+            index.execute(params![id, piece])?; // a piece new to the table
         }
     }
     Ok(())
@@ -50,8 +53,8 @@ pub(super) fn count<'a>(
 /// once: a bound on memory for names as varied as random letters, and a sorted run of writes.
 const NAMES_A_CHUNK: usize = 50_000;
 
-/// Counts the words of the names stored before migration 0030, once, when the store opens, before
-/// it answers (as `names::index_left_queued` does), and only then writes. A name still queued for
+/// Counts the words and pairs of the names stored before migration 0031, once, when the store
+/// opens, before it answers (as `names::index_left_queued` does), and only then writes. A name still queued for
 /// the name index is counted when it is indexed.
 pub(super) fn count_left(conn: &mut Connection) -> rusqlite::Result<()> {
     let left = "SELECT EXISTS (SELECT 1 FROM name_words_to_count)";
@@ -79,16 +82,18 @@ pub(super) fn count_left(conn: &mut Connection) -> rusqlite::Result<()> {
     tx.commit()
 }
 
-/// Whether some word of the folded `text` (of those looked up) is inside no name's word, so that
-/// no name holds the text.
+/// Whether some piece of the folded `text` (a word, or two in a row, of those looked up) is inside
+/// none of the names' words and pairs, so that no name holds the text.
 pub(super) fn held_by_no_name(conn: &Connection, text: &str) -> rusqlite::Result<bool> {
     let mut inside = conn.prepare_cached(
         "SELECT EXISTS (SELECT 1 FROM name_words_trigrams AS t CROSS JOIN name_words AS w ON w.id = t.rowid \
          WHERE name_words_trigrams MATCH ?1 AND instr(w.word, ?2) > 0)",
     )?;
-    for word in words_to_look_up(text) {
-        let trigrams: Vec<String> = super::trigrams::trigrams(word).into_iter().collect();
-        if !inside.query_row(params![super::trigrams::match_expression(&trigrams), word], |row| row.get(0))? {
+    for piece in pieces_to_look_up(text) {
+        let trigrams: Vec<String> = super::trigrams::trigrams(&piece).into_iter().collect();
+        if !inside
+            .query_row(params![super::trigrams::match_expression(&trigrams), piece], |row| row.get(0))?
+        {
             return Ok(true);
         }
     }
@@ -124,8 +129,8 @@ mod tests {
                 let mut recounted = Counts::new();
                 let mut names = conn.prepare("SELECT zayavka_fold(name) FROM \"CRN\"")?;
                 for name in names.query_map([], |row| row.get::<_, String>(0))? {
-                    for word in words(&name?) {
-                        *recounted.entry(word.to_owned()).or_default() += 1;
+                    for piece in words_and_pairs(&name?) {
+                        *recounted.entry(piece).or_default() += 1;
                     }
                 }
                 Ok((kept, recounted))
@@ -135,8 +140,9 @@ mod tests {
     }
 
     /// A text none of whose words' trigrams any part lacks, but with a word inside no name's
-    /// word, is answered from the words alone: nothing. A text whose every word is inside some
-    /// name's word goes on to the name index, where the LIKE decides.
+    /// word, or two words in a row inside no name's pair, is answered from the words and pairs
+    /// alone: nothing. A text whose every piece is inside some name's goes on to the name index,
+    /// where the LIKE decides.
     #[tokio::test]
     async fn a_text_with_a_word_no_name_holds_finds_nothing() {
         // In three parts of the name index (ids 100,000 apart), each holding every trigram.
@@ -149,7 +155,16 @@ mod tests {
         assert!(held_by_no_name_of(&store, "тарас шевченкова").await);
         assert!(!held_by_no_name_of(&store, "ченко ко").await);
         assert!(!held_by_no_name_of(&store, "ко").await, "too short to look up");
-        assert!(!held_by_no_name_of(&store, "тарас коваленко").await, "each word is some name's");
+        assert!(
+            held_by_no_name_of(&store, "тарас коваленко").await,
+            "each word is some name's, the pair none's"
+        );
+        assert!(
+            held_by_no_name_of(&store, "шевченко тарас").await,
+            "both words are one name's, not in that order"
+        );
+        assert!(!held_by_no_name_of(&store, "ас шевченко").await);
+        assert!(!held_by_no_name_of(&store, "олена ко").await, "the second word too short: looked up alone");
         assert_eq!(found(&store, LeadQuery::by_name("шевченкова", None, 50)).await, Vec::<i64>::new());
         assert_eq!(found(&store, LeadQuery::by_name("тарас коваленко", None, 50)).await, Vec::<i64>::new());
         assert_eq!(found(&store, LeadQuery::by_name("ченко т", None, 50)).await, Vec::<i64>::new());
@@ -157,6 +172,7 @@ mod tests {
         let (kept, recounted) = counts_kept_and_recounted(&store).await;
         assert_eq!(kept, recounted);
         assert_eq!(kept.get("шевченко"), Some(&3));
+        assert_eq!(kept.get("тарас шевченко"), Some(&3));
     }
 
     /// An erased name's words leave with it once no other name holds them; the counts stay those
@@ -166,6 +182,7 @@ mod tests {
         let leads = [(1, "Олена Коваленко"), (2, "Ярема Зозуля"), (100_000, "Ярема Коваленко")];
         let (_dir, store) = store_with(leads.map(|(id, name)| (id, name.to_owned())).into()).await;
         assert!(!held_by_no_name_of(&store, "зозул").await);
+        assert!(!held_by_no_name_of(&store, "ярема зоз").await);
 
         store
             .write(|conn| {
@@ -175,6 +192,7 @@ mod tests {
             .await
             .unwrap();
         assert!(held_by_no_name_of(&store, "зозул").await, "the erased name's word left");
+        assert!(held_by_no_name_of(&store, "ярема зоз").await, "and its pair");
         assert_eq!(found(&store, LeadQuery::by_name("ярема", None, 50)).await, [100_000]);
         assert_eq!(found(&store, LeadQuery::by_name("бульба", None, 50)).await, [3]);
         let (kept, recounted) = counts_kept_and_recounted(&store).await;
@@ -183,8 +201,9 @@ mod tests {
         assert_eq!(number(&store, "SELECT count(*) FROM name_words WHERE word = 'зозуля'").await, 0);
     }
 
-    /// The names stored before migration 0030 have their words counted when the store opens, once:
-    /// those indexed then by the open, and those queued for it, which their indexing counts.
+    /// The names stored before migration 0031 have their words and pairs counted when the store
+    /// opens, once: those indexed then by the open, and those queued for it, which their indexing
+    /// counts.
     #[tokio::test]
     async fn the_words_of_names_stored_before_are_counted_when_the_store_opens() {
         let dir = tempfile::tempdir().unwrap();
@@ -197,7 +216,7 @@ mod tests {
         super::super::configure(&conn).unwrap();
         conn.execute_batch(
             "DELETE FROM name_words; INSERT INTO name_words_trigrams (name_words_trigrams) VALUES ('delete-all'); \
-             INSERT INTO name_words_to_count (migration) VALUES (30);",
+             INSERT INTO name_words_to_count (migration) VALUES (31);",
         )
         .unwrap();
         add(&conn, 2, "Марія Коваленко").unwrap();
@@ -207,6 +226,7 @@ mod tests {
         let (kept, recounted) = counts_kept_and_recounted(&store).await;
         assert_eq!(kept, recounted);
         assert_eq!(kept.get("коваленко"), Some(&2));
+        assert_eq!(kept.get("олена коваленко"), Some(&1));
         assert_eq!(number(&store, "SELECT count(*) FROM name_words_to_count").await, 0);
         assert_eq!(found(&store, LeadQuery::by_name("коваленко", None, 50)).await, [2, 1]);
         assert!(!held_by_no_name_of(&store, "марія").await);
