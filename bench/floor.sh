@@ -5,7 +5,7 @@
 # between them (what an insert costs before storage); medians and their ratios, in requests/s and
 # in the server's own CPU time per request (/proc/PID/stat, the work a load left behind included).
 #   bench/floor.sh [--seconds 5] [--conns 64] [--reps 3] [--baseline BIN] [--filled DATABASE_URL]
-#                  [--engine sqlite|postgres]
+#                  [--engine sqlite|postgres] [--varied-names]
 #   (ZAYAVKA_BIN picks the binary; with --engine postgres each new database is a schema of its own
 #   in BENCH_PG_URL, default postgres://postgres@127.0.0.1:5432/test)
 # With --baseline, BIN runs as a second server on a database of its own, its loads right after
@@ -13,13 +13,15 @@
 # With --filled, the same binary runs as one more server on that database (a year of leads from
 # `cargo run --release --example scale -- fill`; the inserts are added to it), its loads right after
 # the empty database's: does an insert slow down as the data grows (issue 32, target 4)?
+# With --varied-names, the stored inserts carry names of 24 first names and 27,000 surnames (nearly
+# every pair of words new) instead of one name (lib/wrk-post.lua).
 set -euo pipefail
 source "$(dirname "$0")/lib/setup.sh"
 need_wrk
 need_curl
 need_zayavka
 
-seconds=5 conns=64 reps=3 baseline= filled= engine=sqlite
+seconds=5 conns=64 reps=3 baseline= filled= engine=sqlite name_shape=
 while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) seconds=$2; shift 2 ;;
@@ -28,8 +30,9 @@ while [ $# -gt 0 ]; do
     --baseline) baseline=$2; shift 2 ;;
     --filled) filled=$2; shift 2 ;;
     --engine) engine=$2; shift 2 ;;
+    --varied-names) name_shape=varied; shift ;;
     *) echo "usage: bench/floor.sh [--seconds N] [--conns N] [--reps N] [--baseline BIN] [--filled URL]" \
-         "[--engine sqlite|postgres]" >&2
+         "[--engine sqlite|postgres] [--varied-names]" >&2
        exit 2 ;;
   esac
 done
@@ -81,7 +84,7 @@ for rep in $(seq "$reps"); do
     refused=$(wrk_load -s "$BENCH_DIR/lib/wrk-refused.lua" "http://127.0.0.1:$port/rest/v1/CRN" -- bench-anon-key)
     # A mobile code of its own each repetition: no insert repeats an earlier phone.
     post=$(wrk_load -s "$BENCH_DIR/lib/wrk-post.lua" "http://127.0.0.1:$port/rest/v1/CRN" \
-      -- zayavka bench-anon-key "${codes[$(( (rep - 1) % 10 ))]}")
+      -- zayavka bench-anon-key "${codes[$(( (rep - 1) % 10 ))]}" $name_shape)
     runs[$name.get]+="$get,"; runs[$name.refused]+="$refused,"; runs[$name.post]+="$post,"
     echo "repetition $rep, $name (requests/s, p99 ms, socket errors, non-2xx, server CPU µs/request):" \
       "GET /healthz $get; POST refused (400) $refused; POST stored (201) $post"
