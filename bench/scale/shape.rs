@@ -8,6 +8,7 @@
 //! (tests/scale.rs).
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use futures_util::{StreamExt, stream};
@@ -157,6 +158,11 @@ pub async fn fill(url: &DatabaseUrl, shape: &Shape) -> anyhow::Result<Filled> {
     }
     let requests = per_writer(leads, writers.len(), MAX_LEADS_PER_REQUEST);
     let in_year_order = matches!(url, DatabaseUrl::Sqlite(_));
+    // PostgreSQL's statistics of the leads while they grow, taken each time they are a tenth more,
+    // as autovacuum would: with none, this machine's PostgreSQL (autovacuum off) planned the
+    // inserts' statements as scans of every lead, and a 2 M fill slowed to 15,000 leads a minute
+    // by 0.9 M (bench/RESULTS.md, 3 Dec 19:14).
+    let (stored_so_far, next_analysis) = (&AtomicUsize::new(0), &AtomicUsize::new(10_000));
     let results: Vec<_> = stream::iter(requests.into_iter().enumerate())
         .map(|(n, (writer, leads))| {
             let sent = in_year_order.then(|| year.at(n * MAX_LEADS_PER_REQUEST));
@@ -164,6 +170,15 @@ pub async fn fill(url: &DatabaseUrl, shape: &Shape) -> anyhow::Result<Filled> {
             async move {
                 let held: Vec<bool> = leads.iter().map(|lead| !lead.held.is_empty()).collect();
                 let stored = store.insert(leads, &context, None).await?;
+                let so_far = stored_so_far.fetch_add(stored.len(), Ordering::Relaxed) + stored.len();
+                let due = next_analysis.load(Ordering::Relaxed);
+                if so_far >= due
+                    && next_analysis
+                        .compare_exchange(due, so_far + so_far / 10, Ordering::Relaxed, Ordering::Relaxed)
+                        .is_ok()
+                {
+                    spread::analyze(url).await?;
+                }
                 anyhow::Ok(stored.into_iter().zip(held).map(move |(s, held)| Row {
                     id: s.lead.id,
                     repeat: s.repeat_of.is_some(),
