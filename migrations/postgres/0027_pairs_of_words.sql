@@ -8,11 +8,8 @@
 -- run between spaces (U+0020 only, as `store::search::words` divides a text), and each two runs
 -- in a row joined by one space.
 CREATE FUNCTION zayavka_words_and_pairs_of(name text) RETURNS SETOF text LANGUAGE sql IMMUTABLE AS $$
-    SELECT piece
-    FROM (SELECT array_remove(string_to_array(translate(lower(name), 'ʼ’`', repeat(chr(39), 3)), ' '), '')) AS folded(words),
-         generate_subscripts(words, 1) AS place,
-         LATERAL (VALUES (words[place]), (words[place] || ' ' || words[place + 1])) AS pieces(piece)
-    WHERE piece IS NOT NULL
+    SELECT unnest(words || (SELECT array_agg(words[i] || ' ' || words[i + 1]) FROM generate_series(1, cardinality(words) - 1) AS i))
+    FROM (SELECT array_remove(string_to_array(translate(lower(name), 'ʼ’`', repeat(chr(39), 3)), ' '), '')) AS folded(words)
 $$;
 CREATE OR REPLACE FUNCTION zayavka_name_words_added() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
