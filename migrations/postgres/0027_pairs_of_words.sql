@@ -2,7 +2,7 @@
 -- piece too ("тарас шевченко"). A name holding a text holds each two adjacent words of the text
 -- inside one of its pairs, so "шевченко тарас", whose words are each in many names but in that
 -- order in none, finds nothing after one look here, not after the name index reads and checks
--- every Тарас Шевченко (122–136 ms at 2 M leads, bench/RESULTS.md, 3 Dec).
+-- every Тарас Шевченко (65–88 ms at 2 M leads, bench/RESULTS.md, 3 Dec 19:31).
 
 -- The words of a name and its pairs of adjacent words, folded as the name index folds it: each
 -- run between spaces (U+0020 only, as `store::search::words` divides a text), and each two runs

@@ -69,9 +69,9 @@ impl Folds {
 }
 
 /// The condition, on a name search, that some name's word or pair, counted or queued as added,
-/// holds the `LIKE` pattern `inside` (a bound parameter) of one of the text's pieces. Uncorrelated, it is
-/// checked once, before any lead is read, and in the statement's one snapshot (a fold moves words
-/// from the queue into the counts at once). A name erased but not yet folded only makes the
+/// holds the `LIKE` pattern `inside` (a bound parameter) of one of the text's pieces. Uncorrelated,
+/// it is checked once, before any lead is read, and in the statement's one snapshot (a fold moves
+/// words from the queue into the counts at once). A name erased but not yet folded only makes the
 /// search read the name index, never miss.
 pub(super) fn some_name_holds(inside: &str) -> String {
     format!(
