@@ -89,6 +89,10 @@ for rep in $(seq "$reps"); do
     echo "repetition $rep, $name (requests/s, p99 ms, socket errors, non-2xx, server CPU µs/request):" \
       "GET /healthz $get; POST refused (400) $refused; POST stored (201) $post"
   done
+  # The statistics of the leads stored so far, as autovacuum would take them: this project's
+  # PostgreSQL runs without it, and a table of leads never analysed is planned as scans of every
+  # lead, so the empty schemas slowed repetition by repetition (bench/RESULTS.md, 3 Dec 20:12).
+  if [ "$engine" = postgres ]; then psql -q "$base" -c ANALYZE; fi
 done
 if [ -n "$filled" ]; then
   python3 - "${runs[after.post]}" "${runs[filled.post]}" <<'PY'
