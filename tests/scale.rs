@@ -53,9 +53,9 @@ async fn no_operator_read_grows_with_the_table() {
     let bounded = ["stats/promise", "stats/promise, 10 calls since"];
     // Known and open (issue 32, bench/RESULTS.md 3 Dec 19:31): a whole name found reads every
     // lead holding both words' trigrams before it sorts out the newest page. On SQLite that is
-    // bounded by a part of the name index, 100,000 leads (0.8–1.3 ms at 2 M, 1.3–2.3 ms at 20 k), but
-    // the parts of 5 k and 50 k leads differ 10×; on PostgreSQL it grows with the table (65–86 ms at
-    // 2 M, 3.3–4.7 ms at 20 k). `scale reads` times it at every size.
+    // bounded by a part of the name index, 100,000 leads (0.8–1.3 ms at 2 M, 1.3–2.3 ms at
+    // 20 k), but the parts of 5 k and 50 k leads differ 10×; on PostgreSQL it grows with the
+    // table (65–86 ms at 2 M, 3.3–4.7 ms at 20 k). `scale reads` times it at every size.
     let open = ["search name (found, a whole name)"];
     let grown: Vec<String> = before
         .iter()

@@ -506,8 +506,8 @@ async fn a_text_with_a_word_no_name_holds_finds_nothing_and_one_across_words_fin
     assert_words_recounted(&f.database).await;
 }
 
-/// On PostgreSQL, fails unless the words and pairs of names, counted and still queued, are those of the
-/// stored names, as often as they hold them, and an erased name's words are gone from both
+/// On PostgreSQL, fails unless the words and pairs of names, counted and still queued, are those of
+/// the stored names, as often as they hold them, and an erased name's words are gone from both
 /// (SQLite's own are checked in its unit tests).
 async fn assert_words_recounted(database: &TestDatabase) {
     if !database.url.starts_with("postgres") {

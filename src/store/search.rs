@@ -1,6 +1,7 @@
 //! What the engines' indexes of names and phones need from a search: the text of a `LIKE`
 //! pattern for the trigrams of names, the words of names and texts, the ranges of a phone search.
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use crate::inbox::PhoneSearch;
@@ -29,11 +30,12 @@ fn words(folded: &str) -> Vec<&str> {
 }
 
 /// What the words of names count of a folded name (ADR 0076, 0077): each word, and each two
-/// adjacent words as one piece ("тарас шевченко"), once.
-pub(super) fn words_and_pairs(folded: &str) -> BTreeSet<String> {
+/// adjacent words as one piece ("тарас шевченко"), once. Only the pairs are new text: the writer
+/// counts every stored name's pieces in the commit that indexes it.
+pub(super) fn words_and_pairs(folded: &str) -> BTreeSet<Cow<'_, str>> {
     let words = words(folded);
-    let pairs = words.windows(2).map(|pair| pair.join(" "));
-    words.iter().map(|word| (*word).to_owned()).chain(pairs).collect()
+    let pairs = words.windows(2).map(|pair| Cow::Owned(pair.join(" ")));
+    words.iter().map(|word| Cow::Borrowed(*word)).chain(pairs).collect()
 }
 
 /// The pieces of a folded text that a search looks up among the words of names and their pairs:
@@ -86,8 +88,8 @@ mod tests {
         let counted = words_and_pairs(" тарас  григорович шевченко тарас");
         let expected =
             ["тарас", "григорович", "шевченко", "тарас григорович", "григорович шевченко", "шевченко тарас"];
-        assert_eq!(counted, expected.map(String::from).into());
-        assert_eq!(words_and_pairs("олена"), ["олена".to_owned()].into());
+        assert_eq!(counted, expected.map(Cow::from).into());
+        assert_eq!(words_and_pairs("олена"), [Cow::from("олена")].into());
     }
 
     #[test]

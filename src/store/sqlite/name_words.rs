@@ -8,6 +8,7 @@
 //! trigram of "шевченкова" (Шевченко, Коваленко), and many names both words of "шевченко тарас",
 //! but no name holds such a word, or those two words in that order.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use rusqlite::{Connection, params};
@@ -21,7 +22,7 @@ pub(super) fn count<'a>(
     folded_names: impl IntoIterator<Item = &'a str>,
     sign: i64,
 ) -> rusqlite::Result<()> {
-    let mut counts: BTreeMap<String, i64> = BTreeMap::new();
+    let mut counts: BTreeMap<Cow<'_, str>, i64> = BTreeMap::new();
     for name in folded_names {
         for piece in words_and_pairs(name) {
             *counts.entry(piece).or_default() += sign;
@@ -38,12 +39,12 @@ pub(super) fn count<'a>(
     let mut forget = conn.prepare_cached("DELETE FROM name_words WHERE id = ?1")?;
     for (piece, count) in counts {
         let (id, names): (i64, i64) =
-            add.query_row(params![piece, count], |row| Ok((row.get(0)?, row.get(1)?)))?;
+            add.query_row(params![piece.as_ref(), count], |row| Ok((row.get(0)?, row.get(1)?)))?;
         if names <= 0 {
-            unindex.execute(params![id, piece])?;
+            unindex.execute(params![id, piece.as_ref()])?;
             forget.execute([id])?;
         } else if names == count {
-            index.execute(params![id, piece])?; // a piece new to the table
+            index.execute(params![id, piece.as_ref()])?; // a piece new to the table
         }
     }
     Ok(())
@@ -54,8 +55,8 @@ pub(super) fn count<'a>(
 const NAMES_A_CHUNK: usize = 50_000;
 
 /// Counts the words and pairs of the names stored before migration 0031, once, when the store
-/// opens, before it answers (as `names::index_left_queued` does), and only then writes. A name still queued for
-/// the name index is counted when it is indexed.
+/// opens, before it answers (as `names::index_left_queued` does), and only then writes. A name
+/// still queued for the name index is counted when it is indexed.
 pub(super) fn count_left(conn: &mut Connection) -> rusqlite::Result<()> {
     let left = "SELECT EXISTS (SELECT 1 FROM name_words_to_count)";
     if !conn.query_row(left, [], |row| row.get::<_, bool>(0))? {
@@ -130,7 +131,7 @@ mod tests {
                 let mut names = conn.prepare("SELECT zayavka_fold(name) FROM \"CRN\"")?;
                 for name in names.query_map([], |row| row.get::<_, String>(0))? {
                     for piece in words_and_pairs(&name?) {
-                        *recounted.entry(piece).or_default() += 1;
+                        *recounted.entry(piece.into_owned()).or_default() += 1;
                     }
                 }
                 Ok((kept, recounted))
