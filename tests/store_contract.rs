@@ -79,6 +79,29 @@ impl Fixture {
         ids(common::found_leads(&self.store, search, holder).await)
     }
 
+    /// Every lead a search finds, page after page of 50, each page below the last one's end.
+    async fn paged(&self, search: &str) -> Vec<i64> {
+        let mut found = Vec::new();
+        loop {
+            let (name_pattern, phone) = zayavka::inbox::Search::parse(search).patterns();
+            let query = LeadQuery {
+                name_pattern,
+                phone,
+                open_only: false,
+                created_before: None,
+                before_id: found.last().copied(),
+                held: false,
+                holder: Holder::Anyone,
+                limit: 50,
+            };
+            let page = ids(self.store.find_leads(query).await.unwrap());
+            if page.is_empty() {
+                return found;
+            }
+            found.extend(page);
+        }
+    }
+
     async fn held_list(&self) -> Vec<i64> {
         let query = LeadQuery {
             name_pattern: None,
@@ -506,9 +529,36 @@ async fn a_text_with_a_word_no_name_holds_finds_nothing_and_one_across_words_fin
     assert_words_recounted(&f.database).await;
 }
 
+#[tokio::test]
+async fn a_name_search_pages_its_leads_newest_first_each_once() {
+    // On PostgreSQL a name search merges the lists of leads of the names' pieces holding its text
+    // (ADR 0078), and reads the name index when more pieces than it merges hold it: each way, each
+    // lead once, newest first, page by page.
+    let f = fixture().await;
+    let mut taras = Vec::new();
+    for n in 0..55 {
+        taras.push(f.add(lead("Тарас Шевченко", &format!("+38067{:07}", n))).await);
+    }
+    let mut kovals = Vec::new();
+    for n in 0..70 {
+        kovals.push(f.add(lead(&format!("Ольга{n} Коваль"), &format!("+38050{:07}", n))).await);
+    }
+    let twice = f.add(lead("Зозуля Ема Зозуля", "+380931234000")).await;
+    let newest_first = |mut ids: Vec<i64>| {
+        ids.reverse();
+        ids
+    };
+    assert_eq!(f.paged("тарас шевченко").await, newest_first(taras), "one pair's list");
+    assert_eq!(f.paged("коваль").await, newest_first(kovals), "in 71 pieces: the name index");
+    assert_eq!(f.paged("зозуля").await, vec![twice], "inside both pairs of one name");
+    assert_eq!(f.store.erase_phone("+380931234000").await.unwrap(), 1);
+    assert!(f.paged("зозуля").await.is_empty());
+    assert_words_recounted(&f.database).await;
+}
+
 /// On PostgreSQL, fails unless the words and pairs of names, counted and still queued, are those of
-/// the stored names, as often as they hold them, and an erased name's words are gone from both
-/// (SQLite's own are checked in its unit tests).
+/// the stored names, as often as they hold them, the leads listed under them are the stored ones,
+/// and an erased name's words are gone from all three (SQLite's own are checked in its unit tests).
 async fn assert_words_recounted(database: &TestDatabase) {
     if !database.url.starts_with("postgres") {
         return;
@@ -523,10 +573,19 @@ async fn assert_words_recounted(database: &TestDatabase) {
              THEN RAISE EXCEPTION 'the words of names differ from a recount'; END IF; END $$"
         ))
         .await;
+    let listed = "SELECT piece, lead_id FROM name_piece_leads";
+    let relisted = "SELECT piece, id FROM \"CRN\", zayavka_listed_pieces_of(name) AS piece";
+    database
+        .execute(&format!(
+            "DO $$ BEGIN IF EXISTS (({listed} EXCEPT {relisted}) UNION ALL ({relisted} EXCEPT {listed})) \
+             THEN RAISE EXCEPTION 'the leads listed under pieces of names differ from a relisting'; END IF; END $$"
+        ))
+        .await;
     database
         .execute(
             "DO $$ BEGIN IF EXISTS (SELECT 1 FROM name_words WHERE word LIKE '%зозул%' \
-             UNION ALL SELECT 1 FROM name_word_changes WHERE word LIKE '%зозул%') \
+             UNION ALL SELECT 1 FROM name_word_changes WHERE word LIKE '%зозул%' \
+             UNION ALL SELECT 1 FROM name_piece_leads WHERE piece LIKE '%зозул%') \
              THEN RAISE EXCEPTION 'an erased name''s word is left'; END IF; END $$",
         )
         .await;

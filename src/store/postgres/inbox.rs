@@ -11,7 +11,11 @@ use crate::store::{Holder, NewAttempt};
 impl PostgresStore {
     pub async fn find_leads(&self, query: LeadQuery) -> Result<Vec<LeadRecord>, StoreError> {
         let client = self.client().await?;
-        let (sql, values) = list_sql(&query);
+        let lists = match lists_to_read(&client, &query).await? {
+            Some(pieces) if pieces.is_empty() => return Ok(Vec::new()),
+            lists => lists,
+        };
+        let (sql, values) = list_sql(&query, lists.as_deref());
         let values: Vec<&(dyn ToSql + Sync)> = values.iter().map(|v| &**v as &(dyn ToSql + Sync)).collect();
         let rows = client.query(&sql, &values).await.map_err(unavailable)?;
         Ok(rows.iter().map(record_from).collect())
@@ -206,12 +210,39 @@ impl PostgresStore {
     }
 }
 
+/// For a name search, the pieces of names whose lists of leads it reads, newest first (ADR 0078):
+/// those holding the longest piece of its text, none when no name holds it. `None` when it reads
+/// the leads as before: no piece of three letters or more, the overdue order, or more pieces than
+/// `MOST_LISTS` (a text that common is in many of the newest leads).
+async fn lists_to_read(
+    client: &tokio_postgres::Client,
+    query: &LeadQuery,
+) -> Result<Option<Vec<String>>, StoreError> {
+    let Some(pattern) = query.name_pattern.as_deref().filter(|_| !by_sending(query)) else {
+        return Ok(None);
+    };
+    let text = crate::store::search::like_part(pattern).unwrap_or_default();
+    let pieces = crate::store::search::pieces_to_look_up(&text);
+    let Some(longest) = pieces.iter().max_by_key(|piece| piece.chars().count()) else {
+        return Ok(None);
+    };
+    let inside = format!("%{}%", crate::inbox::escape_like(longest));
+    let holding = name_words::listed_pieces_holding(client, &inside).await?;
+    Ok((holding.len() <= name_words::MOST_LISTS).then_some(holding))
+}
+
+/// Overdue: the leads to call by time of sending, from the cut-off down.
+fn by_sending(query: &LeadQuery) -> bool {
+    query.created_before.is_some() && query.open_only && !query.held
+}
+
 /// The list's query for this shape of `query`, with only the conditions it asks for written out,
 /// so that the planner reads the index made for them (a condition switched off by a parameter
 /// hides its index): the leads to call, an operator's leads to call, the held leads, the overdue
 /// leads from the cut-off down, the phone indexes' ranges, or the trigram index of names, newest
-/// first, stopping at the page's end.
-fn list_sql(query: &LeadQuery) -> (String, Vec<Box<dyn ToSql + Sync + Send>>) {
+/// first, stopping at the page's end. With `lists`, the leads are those listed under these pieces
+/// of names, their lists merged newest first.
+fn list_sql(query: &LeadQuery, lists: Option<&[String]>) -> (String, Vec<Box<dyn ToSql + Sync + Send>>) {
     let mut values: Vec<Box<dyn ToSql + Sync + Send>> = Vec::new();
     let mut bind = |value: Box<dyn ToSql + Sync + Send>| {
         values.push(value);
@@ -227,11 +258,11 @@ fn list_sql(query: &LeadQuery) -> (String, Vec<Box<dyn ToSql + Sync + Send>>) {
             conditions.push("next_call_at IS NOT NULL".into());
         }
     }
-    // Overdue: the leads to call by time of sending, from the cut-off down; the next page starts
-    // below the last lead's place in that order. The open statuses are left out there: they are
-    // the leads to call (every write keeps them so), and with them the planner guesses too few
-    // rows and sorts every open lead instead of reading the index from the cut-off.
-    let by_sending = query.created_before.is_some() && query.open_only && !query.held;
+    // Overdue: the next page starts below the last lead's place in the order of sending. The open
+    // statuses are left out there: they are the leads to call (every write keeps them so), and
+    // with them the planner guesses too few rows and sorts every open lead instead of reading the
+    // index from the cut-off.
+    let by_sending = by_sending(query);
     if query.open_only && !by_sending {
         conditions.push(format!("status IN ({})", open_statuses_sql()));
     }
@@ -259,11 +290,15 @@ fn list_sql(query: &LeadQuery) -> (String, Vec<Box<dyn ToSql + Sync + Send>>) {
             let inside = bind(Box::new(format!("%{}%", crate::inbox::escape_like(&piece))));
             conditions.push(name_words::some_name_holds(&inside));
         }
-        // As the trigram index of names has it.
-        conditions.push(format!(
-            "translate(lower(name), 'ʼ’`', repeat(chr(39), 3)) LIKE {}::text ESCAPE '\\'",
-            bind(Box::new(pattern.clone()))
-        ));
+        let folded = "translate(lower(name), 'ʼ’`', repeat(chr(39), 3))";
+        conditions.push(if lists.is_some() {
+            // Checked on each lead read from the lists, in a form the trigram index does not
+            // answer: otherwise the planner may read it first, with every holder of the text.
+            format!("strpos({folded}, {}::text) > 0", bind(Box::new(text)))
+        } else {
+            // As the trigram index of names has it.
+            format!("{folded} LIKE {}::text ESCAPE '\\'", bind(Box::new(pattern.clone())))
+        });
     }
     // The numbers a phone search finds: ranges, in byte order, of the reversed number's index
     // (its end) and of the number's (its start).
@@ -292,10 +327,34 @@ fn list_sql(query: &LeadQuery) -> (String, Vec<Box<dyn ToSql + Sync + Send>>) {
             format!("id < {before_id}::bigint")
         });
     }
+    let leads = match lists {
+        None => "\"CRN\"".to_owned(),
+        // Each list read newest first from its key, merged, each lead once (a text can be inside
+        // two pairs of one name), and the leads read by id: the planner's Merge Append, Unique and
+        // Nested Loop, which stop at the page's end.
+        Some(pieces) => {
+            let below = match query.before_id {
+                Some(before_id) => format!(" AND lead_id < {}::bigint", bind(Box::new(before_id))),
+                None => String::new(),
+            };
+            let lists: Vec<String> = pieces
+                .iter()
+                .map(|piece| {
+                    let piece = bind(Box::new(piece.clone()));
+                    format!("SELECT lead_id FROM name_piece_leads WHERE piece = {piece}::text{below}")
+                })
+                .collect();
+            format!(
+                "(SELECT DISTINCT lead_id FROM ({}) AS listed ORDER BY lead_id DESC) AS listed \
+                 JOIN \"CRN\" ON id = listed.lead_id",
+                lists.join(" UNION ALL ")
+            )
+        }
+    };
     let order = if by_sending { "created_at DESC, id DESC" } else { "id DESC" };
     let limit = bind(Box::new(i64::from(query.limit)));
     let sql = format!(
-        "SELECT {RECORD_COLUMNS} FROM \"CRN\" WHERE {} ORDER BY {order} LIMIT {limit}",
+        "SELECT {RECORD_COLUMNS} FROM {leads} WHERE {} ORDER BY {order} LIMIT {limit}",
         conditions.join(" AND ")
     );
     (sql, values)
