@@ -11,11 +11,11 @@ use crate::store::{Holder, NewAttempt};
 impl PostgresStore {
     pub async fn find_leads(&self, query: LeadQuery) -> Result<Vec<LeadRecord>, StoreError> {
         let client = self.client().await?;
-        let lists = match lists_to_read(&client, &query).await? {
-            Some(pieces) if pieces.is_empty() => return Ok(Vec::new()),
-            lists => lists,
-        };
-        let (sql, values) = list_sql(&query, lists.as_deref());
+        let leads = leads_to_read(&client, &query).await?;
+        if matches!(leads, Leads::Nowhere) {
+            return Ok(Vec::new());
+        }
+        let (sql, values) = list_sql(&query, &leads);
         let values: Vec<&(dyn ToSql + Sync)> = values.iter().map(|v| &**v as &(dyn ToSql + Sync)).collect();
         let rows = client.query(&sql, &values).await.map_err(unavailable)?;
         Ok(rows.iter().map(record_from).collect())
@@ -210,25 +210,38 @@ impl PostgresStore {
     }
 }
 
-/// For a name search, the pieces of names whose lists of leads it reads, newest first (ADR 0078):
-/// those holding the longest piece of its text, none when no name holds it. `None` when it reads
-/// the leads as before: no piece of three letters or more, the overdue order, or more pieces than
-/// `MOST_LISTS` (a text that common is in many of the newest leads).
-async fn lists_to_read(
-    client: &tokio_postgres::Client,
-    query: &LeadQuery,
-) -> Result<Option<Vec<String>>, StoreError> {
+/// Where a list reads its leads.
+enum Leads {
+    /// The leads table, by the index its conditions pick.
+    Table,
+    /// The leads listed under this piece of names, newest first: the one piece holding the text of
+    /// the name search (ADR 0078).
+    Listed(String),
+    /// Nowhere: no name holds the text of the name search.
+    Nowhere,
+}
+
+/// A name search reads the list of the one piece of names holding the longest piece of its text
+/// (ADR 0078), and the table otherwise: with no piece of three letters or more, in the overdue
+/// order, or when two pieces or more hold it. PostgreSQL would not merge two lists newest first
+/// (it plans no Merge Append of their keys' backward scans, but sorts every lead of each: 256 ms
+/// at 2 M leads for the 48 lists holding "ковал"), and the text of many pieces is a common one.
+async fn leads_to_read(client: &tokio_postgres::Client, query: &LeadQuery) -> Result<Leads, StoreError> {
     let Some(pattern) = query.name_pattern.as_deref().filter(|_| !by_sending(query)) else {
-        return Ok(None);
+        return Ok(Leads::Table);
     };
     let text = crate::store::search::like_part(pattern).unwrap_or_default();
     let pieces = crate::store::search::pieces_to_look_up(&text);
     let Some(longest) = pieces.iter().max_by_key(|piece| piece.chars().count()) else {
-        return Ok(None);
+        return Ok(Leads::Table);
     };
     let inside = format!("%{}%", crate::inbox::escape_like(longest));
-    let holding = name_words::listed_pieces_holding(client, &inside).await?;
-    Ok((holding.len() <= name_words::MOST_LISTS).then_some(holding))
+    let mut holding = name_words::listed_pieces_holding(client, &inside).await?;
+    Ok(match (holding.pop(), holding.is_empty()) {
+        (None, _) => Leads::Nowhere,
+        (Some(piece), true) => Leads::Listed(piece),
+        (Some(_), false) => Leads::Table,
+    })
 }
 
 /// Overdue: the leads to call by time of sending, from the cut-off down.
@@ -240,9 +253,8 @@ fn by_sending(query: &LeadQuery) -> bool {
 /// so that the planner reads the index made for them (a condition switched off by a parameter
 /// hides its index): the leads to call, an operator's leads to call, the held leads, the overdue
 /// leads from the cut-off down, the phone indexes' ranges, or the trigram index of names, newest
-/// first, stopping at the page's end. With `lists`, the leads are those listed under these pieces
-/// of names, their lists merged newest first.
-fn list_sql(query: &LeadQuery, lists: Option<&[String]>) -> (String, Vec<Box<dyn ToSql + Sync + Send>>) {
+/// first, stopping at the page's end; or a piece's list of leads, newest first.
+fn list_sql(query: &LeadQuery, leads: &Leads) -> (String, Vec<Box<dyn ToSql + Sync + Send>>) {
     let mut values: Vec<Box<dyn ToSql + Sync + Send>> = Vec::new();
     let mut bind = |value: Box<dyn ToSql + Sync + Send>| {
         values.push(value);
@@ -291,7 +303,7 @@ fn list_sql(query: &LeadQuery, lists: Option<&[String]>) -> (String, Vec<Box<dyn
             conditions.push(name_words::some_name_holds(&inside));
         }
         let folded = "translate(lower(name), 'ʼ’`', repeat(chr(39), 3))";
-        conditions.push(if lists.is_some() {
+        conditions.push(if matches!(leads, Leads::Listed(_)) {
             // Checked on each lead read from the lists, in a form the trigram index does not
             // answer: otherwise the planner may read it first, with every holder of the text.
             format!("strpos({folded}, {}::text) > 0", bind(Box::new(text)))
@@ -327,27 +339,17 @@ fn list_sql(query: &LeadQuery, lists: Option<&[String]>) -> (String, Vec<Box<dyn
             format!("id < {before_id}::bigint")
         });
     }
-    let leads = match lists {
-        None => "\"CRN\"".to_owned(),
-        // Each list read newest first from its key, merged, each lead once (a text can be inside
-        // two pairs of one name), and the leads read by id: the planner's Merge Append, Unique and
-        // Nested Loop, which stop at the page's end.
-        Some(pieces) => {
+    let leads = match leads {
+        Leads::Table | Leads::Nowhere => "\"CRN\"".to_owned(),
+        Leads::Listed(piece) => {
+            let piece = bind(Box::new(piece.clone()));
             let below = match query.before_id {
                 Some(before_id) => format!(" AND lead_id < {}::bigint", bind(Box::new(before_id))),
                 None => String::new(),
             };
-            let lists: Vec<String> = pieces
-                .iter()
-                .map(|piece| {
-                    let piece = bind(Box::new(piece.clone()));
-                    format!("SELECT lead_id FROM name_piece_leads WHERE piece = {piece}::text{below}")
-                })
-                .collect();
             format!(
-                "(SELECT DISTINCT lead_id FROM ({}) AS listed ORDER BY lead_id DESC) AS listed \
-                 JOIN \"CRN\" ON id = listed.lead_id",
-                lists.join(" UNION ALL ")
+                "(SELECT lead_id FROM name_piece_leads WHERE piece = {piece}::text{below}) AS listed \
+                 JOIN \"CRN\" ON id = listed.lead_id"
             )
         }
     };

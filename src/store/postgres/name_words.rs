@@ -80,25 +80,21 @@ pub(super) fn some_name_holds(inside: &str) -> String {
     )
 }
 
-/// The most lists of leads a name search merges (ADR 0078): each is one more index scan of the
-/// statement. A text inside more pieces of names than this is common, and the newest leads hold it.
-pub(super) const MOST_LISTS: usize = 64;
-
 /// The pieces names are listed under (`name_piece_leads`: their pairs, or a one-word name's word)
-/// that hold the `LIKE` pattern `inside`, counted or queued as added; at most `MOST_LISTS + 1`.
+/// that hold the `LIKE` pattern `inside`, counted or queued as added; two at most, since a search
+/// reads one list only (ADR 0078).
 pub(super) async fn listed_pieces_holding(
     client: &tokio_postgres::Client,
     inside: &str,
 ) -> Result<Vec<String>, StoreError> {
-    let most = i64::try_from(MOST_LISTS + 1).unwrap_or(i64::MAX);
     let rows = client
         .query(
             "SELECT word FROM (SELECT word FROM name_words WHERE word LIKE $1::text ESCAPE '\\' \
                UNION SELECT word FROM name_word_changes WHERE names > 0 AND word LIKE $1::text ESCAPE '\\') AS held \
              WHERE position(' ' IN word) > 0 \
                OR EXISTS (SELECT 1 FROM name_piece_leads WHERE piece = word COLLATE \"C\") \
-             LIMIT $2",
-            &[&inside, &most],
+             LIMIT 2",
+            &[&inside],
         )
         .await
         .map_err(unavailable)?;
