@@ -533,7 +533,7 @@ async fn a_text_with_a_word_no_name_holds_finds_nothing_and_one_across_words_fin
 #[tokio::test]
 async fn a_name_search_pages_its_leads_newest_first_each_once() {
     // On PostgreSQL a name search reads the lists of leads of the pieces of names holding its
-    // text (ADR 0078), a page's worth of each at a time and more while the page is not full, and
+    // text (ADR 0078), two pages' worth of each at a time and more while the page is not full, and
     // the name index when more than 8 pieces hold it: each way, each lead once, newest first,
     // page by page.
     let f = fixture().await;
