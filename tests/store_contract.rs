@@ -589,7 +589,8 @@ async fn assert_words_recounted(database: &TestDatabase) {
     database
         .execute(&format!(
             "DO $$ BEGIN IF EXISTS (({listed} EXCEPT {relisted}) UNION ALL ({relisted} EXCEPT {listed})) \
-             THEN RAISE EXCEPTION 'the leads listed under pieces of names differ from a relisting'; END IF; END $$"
+             THEN RAISE EXCEPTION 'the leads listed under pieces of names differ from a relisting'; \
+             END IF; END $$"
         ))
         .await;
     database

@@ -80,9 +80,9 @@ pub(super) fn some_name_holds(inside: &str) -> String {
     )
 }
 
-/// The most lists of leads a name search reads (ADR 0078). Each is a page's worth of leads more
-/// to check: the 48 lists holding "ковал" took 13.6–18.3 ms at 2 M leads, against 2.9 ms from the
-/// leads table, which a text inside that many names' pieces is common in.
+/// The most lists of leads a name search reads (ADR 0078). Each is two pages of leads more to
+/// check: the 48 lists holding "ковал" took 13.6–18.3 ms at 2 M leads, against 2.9 ms from the
+/// leads table, where a text inside that many names' pieces is common.
 pub(super) const MOST_LISTS: usize = 8;
 
 /// The pieces names are listed under (`name_piece_leads`: their pairs, or a one-word name's word)
@@ -95,7 +95,8 @@ pub(super) async fn listed_pieces_holding(
     let rows = client
         .query(
             "SELECT word FROM (SELECT word FROM name_words WHERE word LIKE $1::text ESCAPE '\\' \
-               UNION SELECT word FROM name_word_changes WHERE names > 0 AND word LIKE $1::text ESCAPE '\\') AS held \
+               UNION SELECT word FROM name_word_changes \
+               WHERE names > 0 AND word LIKE $1::text ESCAPE '\\') AS held \
              WHERE position(' ' IN word) > 0 \
                OR EXISTS (SELECT 1 FROM name_piece_leads WHERE piece = word COLLATE \"C\") \
              LIMIT $2",
