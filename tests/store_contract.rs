@@ -558,6 +558,7 @@ async fn a_name_search_pages_its_leads_newest_first_each_once() {
     };
     assert_eq!(f.list("тарас шевченко", Holder::Anyone).await.len(), 50, "a full page, past the repeats");
     assert_eq!(f.paged("тарас шевченко").await, newest_first(taras.clone()), "one pair's list");
+    assert_eq!(f.paged("ас шевченко").await, newest_first(taras.clone()), "a word's end and the next");
     let shevch: Vec<i64> = [shevchuk].into_iter().chain(taras).collect();
     assert_eq!(f.paged("тарас шевч").await, newest_first(shevch), "two lists, one of one lead");
     assert_eq!(f.paged("коваль").await, newest_first(kovals), "in 70 pieces: the name index");

@@ -98,6 +98,8 @@ pub async fn measure(store: &Store, runs: usize) -> anyhow::Result<Vec<Timed>> {
         // in none.
         ("search name (found, a whole name)", "тарас шевченко"),
         ("search name (none, surname first)", "шевченко тарас"),
+        // A word's end and the next word: as rare as the whole name, its long word in many pairs.
+        ("search name (found, a word's end and the next)", "ас шевченко"),
     ] {
         timed.push(
             time(request, runs, || async {

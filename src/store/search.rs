@@ -51,6 +51,17 @@ pub(super) fn pieces_to_look_up(folded: &str) -> BTreeSet<String> {
     pairs.iter().map(|pair| pair.join(" ")).chain(alone).collect()
 }
 
+/// What a piece a name is listed under (a pair of its words, or its one word) holds when the name
+/// holds a folded text (ADR 0078), if the text has a piece to look up: a text of one or two words
+/// is inside one pair or word of the name, its words joined by one space as the pairs' are; a
+/// longer text is inside several, each holding its longest piece to look up.
+pub(super) fn listed_piece_part(folded: &str) -> Option<String> {
+    let pieces = pieces_to_look_up(folded);
+    let longest = pieces.into_iter().max_by_key(|piece| piece.chars().count())?;
+    let words = words(folded);
+    Some(if words.len() <= 2 { words.join(" ") } else { longest })
+}
+
 /// The ranges, in byte order, of the numbers a phone search finds: `(from, to)` of the reversed
 /// numbers (those ending with the digits typed), and of the numbers themselves when their start
 /// is searched too.
@@ -100,6 +111,14 @@ mod tests {
         assert_eq!(looked_up("тарас ко шевч"), ["тарас", "шевч"], "a short word between cuts the pair");
         assert_eq!(looked_up("тарас"), ["тарас"]);
         assert_eq!(looked_up("ко т"), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_listed_piece_holds_a_text_of_two_words_whole_and_a_longer_ones_longest_piece() {
+        assert_eq!(listed_piece_part("ас  шевч").as_deref(), Some("ас шевч"), "one space, as in the pairs");
+        assert_eq!(listed_piece_part("шевченко").as_deref(), Some("шевченко"));
+        assert_eq!(listed_piece_part("ко тарас гри").as_deref(), Some("тарас гри"));
+        assert_eq!(listed_piece_part("ко т"), None, "nothing to look up");
     }
 
     #[test]

@@ -206,8 +206,8 @@ impl PostgresStore {
     }
 }
 
-/// The pieces of names whose lists of leads a name search reads (ADR 0078): those holding the
-/// longest piece of its text, none when no name holds it. `None` when it reads the leads table:
+/// The pieces of names whose lists of leads a name search reads (ADR 0078): those holding its text
+/// (`listed_piece_part`), none when no name holds it. `None` when it reads the leads table:
 /// no piece of three letters or more, the overdue order, or more than `MOST_LISTS` pieces.
 async fn listed_pieces_to_read(
     client: &tokio_postgres::Client,
@@ -217,11 +217,10 @@ async fn listed_pieces_to_read(
         return Ok(None);
     };
     let text = crate::store::search::like_part(pattern).unwrap_or_default();
-    let pieces = crate::store::search::pieces_to_look_up(&text);
-    let Some(longest) = pieces.iter().max_by_key(|piece| piece.chars().count()) else {
+    let Some(part) = crate::store::search::listed_piece_part(&text) else {
         return Ok(None);
     };
-    let inside = format!("%{}%", crate::inbox::escape_like(longest));
+    let inside = format!("%{}%", crate::inbox::escape_like(&part));
     let holding = name_words::listed_pieces_holding(client, &inside).await?;
     Ok((holding.len() <= name_words::MOST_LISTS).then_some(holding))
 }
