@@ -358,11 +358,14 @@ fn list_sql(query: &LeadQuery, among: Option<Vec<i64>>) -> (String, Vec<Box<dyn 
     if let Some(pattern) = &query.name_pattern {
         // A text with a word inside no name's word, or two words in a row inside no name's two,
         // finds nothing (ADR 0076, 0077), said by the words of names before any lead is read: the
-        // trigram index would read the lists of each of the text's trigrams, however common.
+        // trigram index would read the lists of each of the text's trigrams, however common. Leads
+        // read from the lists of name pieces need no such check: each is checked below.
         let text = crate::store::search::like_part(pattern).unwrap_or_default();
-        for piece in crate::store::search::pieces_to_look_up(&text) {
-            let inside = bind(Box::new(format!("%{}%", crate::inbox::escape_like(&piece))));
-            conditions.push(name_words::some_name_holds(&inside));
+        if among.is_none() {
+            for piece in crate::store::search::pieces_to_look_up(&text) {
+                let inside = bind(Box::new(format!("%{}%", crate::inbox::escape_like(&piece))));
+                conditions.push(name_words::some_name_holds(&inside));
+            }
         }
         let folded = "translate(lower(name), 'ʼ’`', repeat(chr(39), 3))";
         conditions.push(if among.is_some() {

@@ -74,9 +74,15 @@ impl Folds {
 /// words from the queue into the counts at once). A name erased but not yet folded only makes the
 /// search read the name index, never miss.
 pub(super) fn some_name_holds(inside: &str) -> String {
+    format!("(SELECT EXISTS ({}))", words_holding(inside))
+}
+
+/// The words and pairs of names, counted or queued as added, that hold the `LIKE` pattern `inside`
+/// (a bound parameter); a word in both is there twice.
+fn words_holding(inside: &str) -> String {
     format!(
-        "(SELECT EXISTS (SELECT 1 FROM name_words WHERE word LIKE {inside}::text ESCAPE '\\') \
-         OR EXISTS (SELECT 1 FROM name_word_changes WHERE names > 0 AND word LIKE {inside}::text ESCAPE '\\'))"
+        "SELECT word FROM name_words WHERE word LIKE {inside}::text ESCAPE '\\' \
+         UNION ALL SELECT word FROM name_word_changes WHERE names > 0 AND word LIKE {inside}::text ESCAPE '\\'"
     )
 }
 
@@ -92,18 +98,14 @@ pub(super) async fn listed_pieces_holding(
     inside: &str,
 ) -> Result<Vec<String>, StoreError> {
     let most = MOST_LISTS as i64 + 1;
-    let rows = client
-        .query(
-            "SELECT word FROM (SELECT word FROM name_words WHERE word LIKE $1::text ESCAPE '\\' \
-               UNION SELECT word FROM name_word_changes \
-               WHERE names > 0 AND word LIKE $1::text ESCAPE '\\') AS held \
-             WHERE position(' ' IN word) > 0 \
-               OR EXISTS (SELECT 1 FROM name_piece_leads WHERE piece = word COLLATE \"C\") \
-             LIMIT $2",
-            &[&inside, &most],
-        )
-        .await
-        .map_err(unavailable)?;
+    let sql = format!(
+        "SELECT DISTINCT word FROM ({}) AS held \
+         WHERE position(' ' IN word) > 0 \
+           OR EXISTS (SELECT 1 FROM name_piece_leads WHERE piece = word COLLATE \"C\") \
+         LIMIT $2",
+        words_holding("$1")
+    );
+    let rows = client.query(&sql, &[&inside, &most]).await.map_err(unavailable)?;
     Ok(rows.iter().map(|row| row.get(0)).collect())
 }
 
