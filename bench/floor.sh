@@ -7,7 +7,8 @@
 #   bench/floor.sh [--seconds 5] [--conns 64] [--reps 3] [--baseline BIN] [--filled DATABASE_URL]
 #                  [--engine sqlite|postgres] [--varied-names]
 #   (ZAYAVKA_BIN picks the binary; with --engine postgres each new database is a schema of its own
-#   in BENCH_PG_URL, default postgres://postgres@127.0.0.1:5432/test)
+#   in BENCH_PG_URL, default postgres://postgres@127.0.0.1:5432/test, and each stored load also says
+#   the write-ahead log it wrote per insert)
 # With --baseline, BIN runs as a second server on a database of its own, its loads right after
 # the same loads of ZAYAVKA_BIN in every repetition: before and after, side by side.
 # With --filled, the same binary runs as one more server on that database (a year of leads from
@@ -75,6 +76,13 @@ if [ -n "$filled" ]; then
   servers+=("$server") ports+=("$port") names+=(filled)
 fi
 
+# PostgreSQL's write-ahead log so far, for the whole cluster (the loads run one at a time): its
+# bytes, its full-page images (a page's first change after a checkpoint is logged whole) and its
+# checkpoints.
+wal_so_far() {
+  psql -Atq -F ' ' "$base" -c "SELECT pg_current_wal_lsn() - '0/0', wal_fpi, checkpoints_timed + checkpoints_req \
+    FROM pg_stat_wal, pg_stat_bgwriter"
+}
 declare -A runs
 codes=(67 68 63 66 73 93 95 96 97 98)
 for rep in $(seq "$reps"); do
@@ -82,12 +90,25 @@ for rep in $(seq "$reps"); do
     server=${servers[$i]} port=${ports[$i]} name=${names[$i]}
     get=$(wrk_load -s "$BENCH_DIR/lib/wrk-get.lua" "http://127.0.0.1:$port/healthz")
     refused=$(wrk_load -s "$BENCH_DIR/lib/wrk-refused.lua" "http://127.0.0.1:$port/rest/v1/CRN" -- bench-anon-key)
+    if [ "$engine" = postgres ]; then wal_before=$(wal_so_far); fi
     # A mobile code of its own each repetition: no insert repeats an earlier phone.
     post=$(wrk_load -s "$BENCH_DIR/lib/wrk-post.lua" "http://127.0.0.1:$port/rest/v1/CRN" \
       -- zayavka bench-anon-key "${codes[$(( (rep - 1) % 10 ))]}" $name_shape)
     runs[$name.get]+="$get,"; runs[$name.refused]+="$refused,"; runs[$name.post]+="$post,"
+    wal=
+    if [ "$engine" = postgres ]; then
+      wal=$(python3 - "$post" "$seconds" $wal_before $(wal_so_far) <<'PY'
+import sys
+rate, seconds = float(sys.argv[1].split()[0]), float(sys.argv[2])
+bytes_, images, checkpoints = (float(b) - float(a) for a, b in zip(sys.argv[3:6], sys.argv[6:9]))
+stored = rate * seconds
+print(f"; WAL per stored insert {bytes_ / stored:,.0f} B, {images / stored:.2f} full-page images"
+      f" ({checkpoints:.0f} checkpoints)")
+PY
+)
+    fi
     echo "repetition $rep, $name (requests/s, p99 ms, socket errors, non-2xx, server CPU µs/request):" \
-      "GET /healthz $get; POST refused (400) $refused; POST stored (201) $post"
+      "GET /healthz $get; POST refused (400) $refused; POST stored (201) $post$wal"
   done
   # The statistics of the leads stored so far, as autovacuum would take them: this project's
   # PostgreSQL runs without it, and a table of leads never analysed is planned as scans of every
