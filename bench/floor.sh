@@ -78,10 +78,13 @@ fi
 
 # PostgreSQL's write-ahead log so far, for the whole cluster (the loads run one at a time): its
 # bytes, its full-page images (a page's first change after a checkpoint is logged whole) and its
-# checkpoints.
+# checkpoints, which version 17 moved from pg_stat_bgwriter to pg_stat_checkpointer.
 wal_so_far() {
-  psql -Atq -F ' ' "$base" -c "SELECT pg_current_wal_lsn() - '0/0', wal_fpi, checkpoints_timed + checkpoints_req \
-    FROM pg_stat_wal, pg_stat_bgwriter"
+  local checkpoints="SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter"
+  if [ "$(psql -Atq "$base" -c "SHOW server_version_num")" -ge 170000 ]; then
+    checkpoints="SELECT num_timed + num_requested FROM pg_stat_checkpointer"
+  fi
+  psql -Atq -F ' ' "$base" -c "SELECT pg_current_wal_lsn() - '0/0', wal_fpi, ($checkpoints) FROM pg_stat_wal"
 }
 declare -A runs
 codes=(67 68 63 66 73 93 95 96 97 98)
@@ -97,11 +100,10 @@ for rep in $(seq "$reps"); do
     runs[$name.get]+="$get,"; runs[$name.refused]+="$refused,"; runs[$name.post]+="$post,"
     wal=
     if [ "$engine" = postgres ]; then
-      wal=$(python3 - "$post" "$seconds" $wal_before $(wal_so_far) <<'PY'
+      wal=$(python3 - "$post" $wal_before $(wal_so_far) <<'PY'
 import sys
-rate, seconds = float(sys.argv[1].split()[0]), float(sys.argv[2])
-bytes_, images, checkpoints = (float(b) - float(a) for a, b in zip(sys.argv[3:6], sys.argv[6:9]))
-stored = rate * seconds
+stored = max(float(sys.argv[1].split()[5]), 1)
+bytes_, images, checkpoints = (float(b) - float(a) for a, b in zip(sys.argv[2:5], sys.argv[5:8]))
 print(f"; WAL per stored insert {bytes_ / stored:,.0f} B, {images / stored:.2f} full-page images"
       f" ({checkpoints:.0f} checkpoints)")
 PY

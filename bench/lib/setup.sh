@@ -88,8 +88,9 @@ wait_idle() {
 
 # One wrk load (one thread, `$conns` connections, `$seconds` s; the arguments name a lib/wrk-*.lua
 # script and the URL) against the server `$server` (start_zayavka's pid). Prints "requests/s
-# p99_ms socket_errors non_2xx cpu_us" from the script's WRKJSON line (lib/wrk-report.lua), where
-# cpu_us is the server's own CPU time (user + system, /proc/PID/stat) per answered request.
+# p99_ms socket_errors non_2xx cpu_us answered_2xx" from the script's WRKJSON line
+# (lib/wrk-report.lua), where cpu_us is the server's own CPU time (user + system, /proc/PID/stat)
+# per answered request and answered_2xx counts the requests answered 2xx.
 wrk_load() {
   wait_idle "$server"
   local ticks out
@@ -104,8 +105,8 @@ for line in open(sys.argv[2]):
         r = json.loads(line[8:])
         errors = r["err_connect"] + r["err_read"] + r["err_write"] + r["err_timeout"]
         rate, p99, status = r["requests"] / r["duration_us"] * 1e6, r["p99_us"] / 1000, r["err_status"]
-        cpu_us = ticks / max(r["requests"], 1) * 1e6
-        print(f"{rate:.0f} {p99:.2f} {errors} {status} {cpu_us:.1f}")' \
+        cpu_us, answered = ticks / max(r["requests"], 1) * 1e6, r["requests"] - status
+        print(f"{rate:.0f} {p99:.2f} {errors} {status} {cpu_us:.1f} {answered}")' \
     "$(( $(cpu_ticks "$server") - ticks ))" "$out"
   rm -f "$out"
 }
