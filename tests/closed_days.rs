@@ -138,6 +138,54 @@ async fn nobody_is_reported_as_forgotten_on_a_day_closed_in_the_inbox() {
     assert_eq!(escalate().await.unwrap(), 1);
 }
 
+/// A webhook nobody answers: the scans queue their notices for it, and nothing is sent (no chores).
+fn webhook_to_nobody(s: &mut zayavka::config::Settings) {
+    s.notify.webhook = Some(zayavka::config::Webhook { url: "http://127.0.0.1:9/hook".into(), secret: None });
+}
+
+/// `days` after the test clock's day, Kyiv.
+fn days_after_clock(app: &TestApp, days: i64) -> Date {
+    let today = app.state.clock.now().to_zoned(operators_zone()).date();
+    today.checked_add(Span::new().days(days)).unwrap()
+}
+
+#[tokio::test]
+async fn a_lead_whose_time_came_in_a_week_closed_in_the_inbox_is_reported_when_the_team_is_back() {
+    let (app, admin, _) = team(webhook_to_nobody).await;
+    submit(&app, "067 000 03 02").await;
+    // The six days after the lead's are closed: its 24 hours to escalation and its 48 hours end
+    // inside them, and the scans look back over them only if they read all six.
+    for days in 1..=6 {
+        let added = close(&app, &admin, days_after_clock(&app, days)).await;
+        assert_eq!(added.status, StatusCode::CREATED, "{}", added.text());
+    }
+    app.clock.set(kyiv(days_after_clock(&app, 7), "09:00"));
+    let escalated = zayavka::notify::escalate(&app.state.store, &app.state.settings, app.state.clock.now());
+    assert_eq!(escalated.await.unwrap(), 1, "the admins hear of it the morning the team is back");
+}
+
+#[tokio::test]
+async fn a_call_back_time_asked_for_on_days_closed_in_the_inbox_is_told_when_the_team_is_back() {
+    let (app, admin, operator) = team(webhook_to_nobody).await;
+    let id = submit(&app, "067 000 03 03").await;
+    let (first, second) = (days_after_clock(&app, 2), days_after_clock(&app, 3));
+    for day in [first, second] {
+        assert_eq!(close(&app, &admin, day).await.status, StatusCode::CREATED);
+    }
+    // The person asked to be called on the first day off, at 11:00.
+    let asked = json!({ "outcome": "call_back", "call_back_at": kyiv(first, "11:00").to_string() });
+    let called = operator.post(&app, &format!("/admin/api/leads/{id}/attempts"), asked).await;
+    assert_eq!(called.status, StatusCode::CREATED, "{}", called.text());
+
+    // Nobody is told on the days off; the morning after them, the team is.
+    app.clock.set(kyiv(first, "12:00"));
+    let tell =
+        || zayavka::notify::tell_call_backs(&app.state.store, &app.state.settings, app.state.clock.now());
+    assert_eq!(tell().await.unwrap(), 0, "nobody works today");
+    app.clock.set(kyiv(second.tomorrow().unwrap(), "09:00"));
+    assert_eq!(tell().await.unwrap(), 1, "told when the team is back, 46 hours after the time");
+}
+
 #[tokio::test]
 async fn everyone_sees_the_list_only_admins_change_it_and_the_answers_say_what_is_wrong() {
     let settings_day = days_from_today(10);

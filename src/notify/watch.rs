@@ -14,8 +14,9 @@ use crate::store::{Store, StoreError};
 pub const FAILING_TRIES: i32 = 3;
 /// …and has waited this long: a short blip (a receiver restarting) is not worth a message.
 pub const FAILING_FOR: SignedDuration = SignedDuration::from_mins(5);
-/// How far back a call-back's time is still told, as the deadline scans look back a day: a server
-/// that was off for days does not tell about every call-back it missed.
+/// How far back a call-back's time is still told, closed days not counted, as the deadline scans
+/// look back a day: a server that was off for days does not tell about every call-back it missed,
+/// and a time the person asked for on days off is told when the team is back.
 const CALL_BACK_LOOKBACK: SignedDuration = SignedDuration::from_hours(24);
 
 /// Tells, once per scheduled time, that the time a call set for the next one (the time the person
@@ -31,10 +32,11 @@ pub async fn tell_call_backs(
         return Ok(0);
     }
     // Read at each scan: a day an admin closed a moment ago counts at once.
-    if !store.calendar(settings.settings_calendar(), now).await?.works_at(now) {
+    let calendar = store.calendar(settings.settings_calendar(), now).await?;
+    if !calendar.works_at(now) {
         return Ok(0);
     }
-    store.queue_call_backs(channels, now - CALL_BACK_LOOKBACK, now).await
+    store.queue_call_backs(channels, calendar.back_over_closures(now, CALL_BACK_LOOKBACK), now).await
 }
 
 /// A channel's spell of failing that began or ended, and which channels were told.

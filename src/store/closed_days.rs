@@ -20,9 +20,12 @@ pub struct ClosedDay {
     pub added_at: String,
 }
 
-/// How many days before today a calendar reads the list from: a lead's at-risk mark looks at the
-/// closures from the day it arrived, up to two days ago for one still within its 48 hours.
-const READ_FROM_DAYS_AGO: i64 = 3;
+/// How many days before today a calendar reads the list from. A lead's at-risk mark looks at the
+/// closures from the day it arrived, but the scans after days off look back over each of them
+/// (`Calendar::back_over_closures`), and the inbox closes up to `DAYS_AHEAD_TO_CLOSE` days at once.
+/// Read from any less far back, a longer closure would end the look back inside it, and the leads
+/// whose time came early in it would never be escalated or told overdue.
+const READ_FROM_DAYS_AGO: i64 = DAYS_AHEAD_TO_CLOSE;
 
 /// The most days a calendar reads: every day the inbox may add from those days on, so that a
 /// walk through working time costs one small read whatever the table holds.
