@@ -37,5 +37,8 @@ export default defineConfig({
     include: ['src/**/*.test.{ts,tsx}'],
     environment: 'node',
     setupFiles: ['src/test-setup.ts'],
+    // Vitest runs beside the PostgreSQL tests in CI; on a slow machine (4 Dec: the compile 570 s
+    // against 297 s) a whole inbox test outlasted the default 5 s.
+    testTimeout: 15_000,
   },
 });
