@@ -79,11 +79,13 @@ fi
 # PostgreSQL's write-ahead log so far, for the whole cluster (the loads run one at a time): its
 # bytes, its full-page images (a page's first change after a checkpoint is logged whole) and its
 # checkpoints, which version 17 moved from pg_stat_bgwriter to pg_stat_checkpointer.
-wal_so_far() {
-  local checkpoints="SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter"
+if [ "$engine" = postgres ]; then
+  checkpoints="SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter"
   if [ "$(psql -Atq "$base" -c "SHOW server_version_num")" -ge 170000 ]; then
     checkpoints="SELECT num_timed + num_requested FROM pg_stat_checkpointer"
   fi
+fi
+wal_so_far() {
   psql -Atq -F ' ' "$base" -c "SELECT pg_current_wal_lsn() - '0/0', wal_fpi, ($checkpoints) FROM pg_stat_wal"
 }
 declare -A runs

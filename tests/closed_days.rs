@@ -121,13 +121,14 @@ async fn a_lead_due_in_days_closed_in_the_inbox_is_marked_at_risk_and_unmarked_w
     assert_eq!(lead(&app, &operator, id).await["at_risk"], false);
 }
 
+/// A webhook nobody answers: the scans queue their notices for it, and nothing is sent (no chores).
+fn webhook_to_nobody(s: &mut zayavka::config::Settings) {
+    s.notify.webhook = Some(zayavka::config::Webhook { url: "http://127.0.0.1:9/hook".into(), secret: None });
+}
+
 #[tokio::test]
 async fn nobody_is_reported_as_forgotten_on_a_day_closed_in_the_inbox() {
-    let (app, admin, _) = team(|s| {
-        s.notify.webhook =
-            Some(zayavka::config::Webhook { url: "http://127.0.0.1:9/hook".into(), secret: None });
-    })
-    .await;
+    let (app, admin, _) = team(webhook_to_nobody).await;
     submit(&app, "067 000 03 01").await;
     app.clock.advance_hours(25);
     let today = app.state.clock.now().to_zoned(operators_zone()).date();
@@ -136,11 +137,6 @@ async fn nobody_is_reported_as_forgotten_on_a_day_closed_in_the_inbox() {
     assert_eq!(escalate().await.unwrap(), 0, "nobody works today: the admins hear of it tomorrow");
     admin.delete(&app, &format!("/admin/api/closed-days/{today}")).await;
     assert_eq!(escalate().await.unwrap(), 1);
-}
-
-/// A webhook nobody answers: the scans queue their notices for it, and nothing is sent (no chores).
-fn webhook_to_nobody(s: &mut zayavka::config::Settings) {
-    s.notify.webhook = Some(zayavka::config::Webhook { url: "http://127.0.0.1:9/hook".into(), secret: None });
 }
 
 /// `days` after the test clock's day, Kyiv.
