@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::store::ExportedLead;
+use std::sync::atomic::Ordering;
 
 impl SqliteStore {
     pub async fn insert(
@@ -108,18 +109,23 @@ impl SqliteStore {
 
     pub async fn purge_leads(&self, before: jiff::Timestamp) -> Result<usize, StoreError> {
         let purged = self.delete_leads("created_at < ?1", text(before)).await?;
-        if purged > 0 {
-            self.checkpoint().await?;
-        }
+        self.checkpoint_after_purge(purged).await?;
         Ok(purged)
     }
 
     pub async fn purge_held(&self, before: jiff::Timestamp) -> Result<usize, StoreError> {
         let purged = self.delete_leads("held IS NOT NULL AND created_at < ?1", text(before)).await?;
-        if purged > 0 {
+        self.checkpoint_after_purge(purged).await?;
+        Ok(purged)
+    }
+
+    /// A purge that deleted nothing leaves the WAL alone (a truncation blocks the writes while it
+    /// copies), unless an earlier one's truncation found the database busy.
+    async fn checkpoint_after_purge(&self, purged: usize) -> Result<(), StoreError> {
+        if purged > 0 || self.truncation_owed.load(Ordering::Relaxed) {
             self.checkpoint().await?;
         }
-        Ok(purged)
+        Ok(())
     }
 
     pub async fn release(
@@ -158,19 +164,29 @@ impl SqliteStore {
     /// Moves the WAL into the main file and empties it, so deleted (and zeroed) rows leave no
     /// copy behind in the WAL. A reader in the middle of a query (another process's, say) makes the
     /// checkpoint answer "busy" and leave the WAL as it is: tried again for a few seconds, then an
-    /// error, never a quiet success with the bytes still there.
+    /// error, never a quiet success with the bytes still there. A try holds the write lock while
+    /// it waits for readers, so each waits `TRUNCATION_TRY` and no more: with the connection's
+    /// own `LOCK_WAIT` the inserts stalled 5 s a try, 50 tries in a row.
     async fn checkpoint(&self) -> Result<(), StoreError> {
+        const TRUNCATION_TRY: Duration = Duration::from_millis(50);
+        self.truncation_owed.store(true, Ordering::Relaxed);
         let busy = self
             .read(|conn| {
-                for _ in 0..50 {
-                    let busy: i64 =
-                        conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |row| row.get(0))?;
-                    if busy == 0 {
-                        return Ok(false);
+                conn.busy_timeout(TRUNCATION_TRY)?;
+                let tries = || {
+                    for _ in 0..50 {
+                        let busy: i64 =
+                            conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |row| row.get(0))?;
+                        if busy == 0 {
+                            return Ok(false);
+                        }
+                        std::thread::sleep(TRUNCATION_TRY);
                     }
-                    std::thread::sleep(std::time::Duration::from_millis(100));
-                }
-                Ok(true)
+                    Ok(true)
+                };
+                let busy = tries();
+                conn.busy_timeout(LOCK_WAIT)?;
+                busy
             })
             .await?;
         if busy {
@@ -178,6 +194,7 @@ impl SqliteStore {
                 "the database is busy: the deleted rows may still be in its log; try again".into(),
             ));
         }
+        self.truncation_owed.store(false, Ordering::Relaxed);
         Ok(())
     }
 
@@ -484,5 +501,36 @@ mod tests {
             })
             .await
             .unwrap();
+    }
+
+    /// A purge whose truncation of the WAL found the database busy (a command's export still
+    /// reading) leaves deleted rows' copies in the WAL; the next purge truncates it, though it
+    /// deletes nothing, and a purge owing nothing leaves the WAL alone.
+    #[tokio::test]
+    async fn a_purge_that_found_the_log_busy_is_followed_by_a_truncation() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("leads.db");
+        let store = SqliteStore::open(&path).unwrap();
+        let sent: jiff::Timestamp = "2026-01-10T12:00:00Z".parse().unwrap();
+        let context = context(None);
+        let leads = leads(&[("Олена Коваленко", "067 123 45 67"), ("Марія Шевчук", "050 123 45 67")]);
+        store.write(move |conn| insert_leads(conn, &leads, &context, None, sent)).await.unwrap();
+        let wal_bytes = || std::fs::metadata(dir.path().join("leads.db-wal")).map_or(0, |m| m.len());
+
+        // Another connection reads from an older snapshot, as `zayavka leads export` does.
+        let export = Connection::open(&path).unwrap();
+        export.execute_batch("BEGIN; SELECT count(*) FROM \"CRN\";").unwrap();
+        let after = "2026-06-01T00:00:00Z".parse().unwrap();
+        let busy = store.purge_leads(after).await;
+        assert!(matches!(busy, Err(StoreError::Unavailable(_))), "{busy:?}");
+        assert!(wal_bytes() > 0, "the deleted rows' pages are in the WAL");
+        export.execute_batch("COMMIT").unwrap();
+
+        assert_eq!(store.purge_leads(after).await.unwrap(), 0);
+        assert_eq!(wal_bytes(), 0, "the WAL was truncated");
+        // Owing nothing, a purge that deletes nothing does not truncate.
+        store.write(|conn| conn.execute("CREATE TABLE later (x)", [])).await.unwrap();
+        assert_eq!(store.purge_held(after).await.unwrap(), 0);
+        assert!(wal_bytes() > 0);
     }
 }

@@ -127,6 +127,9 @@ pub struct SqliteStore {
     writer: Mutex<Option<JoinHandle<()>>>,
     checkpoints: Mutex<Option<JoinHandle<()>>>,
     reader: std::sync::Arc<Mutex<Connection>>,
+    /// A purge's checkpoint found the database busy: deleted rows may still be in the WAL, so the
+    /// next purge truncates it even if it deletes nothing.
+    truncation_owed: std::sync::atomic::AtomicBool,
 }
 
 impl SqliteStore {
@@ -165,6 +168,7 @@ impl SqliteStore {
             writer: Mutex::new(Some(handle)),
             checkpoints: Mutex::new(Some(checkpoints)),
             reader: std::sync::Arc::new(Mutex::new(reader)),
+            truncation_owed: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
