@@ -14,7 +14,7 @@ use zayavka::inbox::{CallPlan, LeadRecord, Outcome, PROMISE, Status};
 use zayavka::lead::{Attribution, NewLead};
 use zayavka::notice::{Channel, Event};
 use zayavka::store::{
-    AuditEntry, CountsAt, Delivery, Holder, Idempotency, InsertContext, LeadQuery, OperatorCount,
+    AuditEntry, CountsAt, Delivery, Holder, Idempotency, InsertContext, LeadQuery, Operator, OperatorCount,
     SourceCount, Store,
 };
 use zayavka::team::{AccountChange, Action, Role};
@@ -798,9 +798,9 @@ async fn accounts_keep_an_admin_and_a_change_of_role_ends_the_sessions() {
     let nobody = f.store.remove_operator("nobody@example.org".into()).await.unwrap();
     assert_eq!(nobody, AccountChange::NoSuchOperator);
 
-    let petro = f.store.operator(PETRO.into()).await.unwrap().unwrap().id;
     let expires = now() + SignedDuration::from_hours(1);
-    f.store.create_session("token".into(), petro, "csrf".into(), expires, false).await.unwrap();
+    let checked = f.store.operator(PETRO.into()).await.unwrap().unwrap();
+    assert!(f.store.create_session("token".into(), &checked, "csrf".into(), expires, false).await.unwrap());
     let session = f.store.session("token".into()).await.unwrap().expect("signed in");
     assert_eq!(
         (session.email.as_str(), session.role, session.csrf_token.as_str()),
@@ -808,6 +808,41 @@ async fn accounts_keep_an_admin_and_a_change_of_role_ends_the_sessions() {
     );
     assert_eq!(f.store.set_role(PETRO.into(), Role::Admin).await.unwrap(), AccountChange::Done);
     assert!(f.store.session("token".into()).await.unwrap().is_none(), "signed out by the change");
+}
+
+/// A sign-in checks the password (and the code) against the account as it read it, then waits its
+/// turn to hash; a password changed or a second factor set up meanwhile ended the sessions there
+/// were, and the sign-in must not start one that outlives the change.
+#[tokio::test]
+async fn a_session_is_not_started_for_a_password_or_a_factor_changed_since_the_check() {
+    let f = fixture().await;
+    let store = &f.store;
+    assert!(store.add_operator(PETRO.into(), "old hash".into(), None).await.unwrap());
+    let account = || async { store.operator(PETRO.into()).await.unwrap().unwrap() };
+    let expires = now() + SignedDuration::from_hours(1);
+    let start = |token: &'static str, checked: Operator| async move {
+        let created = store.create_session(token.into(), &checked, "csrf".into(), expires, false).await;
+        (created.unwrap(), store.session(token.into()).await.unwrap().is_some())
+    };
+
+    let with_old_password = account().await;
+    assert!(store.set_password(PETRO.into(), "new hash".into()).await.unwrap());
+    assert_eq!(start("old password", with_old_password).await, (false, false));
+    assert_eq!(start("new password", account().await).await, (true, true));
+
+    let before_the_factor = account().await;
+    assert!(store.start_second_factor(before_the_factor.id, "SECRET".into()).await.unwrap());
+    let confirmed = store.confirm_second_factor(
+        before_the_factor.id,
+        "SECRET".into(),
+        1,
+        Vec::new(),
+        "new password".into(),
+    );
+    assert!(confirmed.await.unwrap());
+    let created = store.create_session("no code".into(), &before_the_factor, "csrf".into(), expires, true);
+    assert!(!created.await.unwrap(), "checked without the factor, it may not pass it");
+    assert!(store.session("new password".into()).await.unwrap().is_some(), "the confirming session");
 }
 
 #[tokio::test]

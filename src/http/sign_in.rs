@@ -223,10 +223,15 @@ async fn sign_in(
     let expires_at = state.clock.now() + auth::SESSION_LIFETIME;
     // An account with a second factor gets here only once a code passed.
     let second_factor = operator.totp_secret.is_some();
-    state
+    let created = state
         .store
-        .create_session(token_hash.clone(), operator.id, csrf_token.clone(), expires_at, second_factor)
+        .create_session(token_hash.clone(), &operator, csrf_token.clone(), expires_at, second_factor)
         .await?;
+    if !created {
+        // The password or the second factor changed while this sign-in was being checked.
+        tracing::warn!(operator = operator.id, "inbox: sign-in refused, the account changed meanwhile");
+        return Err(AdminError::WrongPassword);
+    }
     tracing::info!(operator = operator.id, "inbox: signed in");
     let cookie = session_cookie(token, auth::SESSION_LIFETIME.as_secs(), https);
     let session = Session {

@@ -110,19 +110,25 @@ impl Store {
         dispatch!(self, add_first_operator(token_hash, email, password_hash, self.clock.now()))
     }
 
+    /// Starts a session for the account `checked` holds, if its password and second-factor secret
+    /// are still the ones the sign-in checked: a password changed or a factor reset while the
+    /// check waited its turn to hash ends the sessions there were, and must stop this one too.
+    /// Returns whether the session was created.
     pub async fn create_session(
         &self,
         token_hash: String,
-        operator_id: i64,
+        checked: &Operator,
         csrf_token: String,
         expires_at: jiff::Timestamp,
         second_factor_passed: bool,
-    ) -> Result<(), StoreError> {
+    ) -> Result<bool, StoreError> {
+        let credentials = (checked.password_hash.clone(), checked.totp_secret.clone());
         dispatch!(
             self,
             create_session(
                 token_hash,
-                operator_id,
+                checked.id,
+                credentials,
                 csrf_token,
                 expires_at,
                 second_factor_passed,

@@ -236,22 +236,35 @@ impl PostgresStore {
         &self,
         token_hash: String,
         operator_id: i64,
+        (password_hash, totp_secret): (String, Option<String>),
         csrf_token: String,
         expires_at: jiff::Timestamp,
         second_factor_passed: bool,
         now: jiff::Timestamp,
-    ) -> Result<(), StoreError> {
+    ) -> Result<bool, StoreError> {
         let client = self.client().await?;
-        client
+        // FOR SHARE waits for a change of the password or factor being committed, and then reads
+        // the account as it changed it.
+        let created = client
             .execute(
                 "INSERT INTO operator_sessions \
                  (token_hash, operator_id, csrf_token, created_at, seen_at, expires_at, second_factor_passed) \
-                 VALUES ($1, $2, $3, to_timestamp($6), to_timestamp($6), to_timestamp($4), $5)",
-                &[&token_hash, &operator_id, &csrf_token, &seconds(expires_at), &second_factor_passed, &seconds(now)],
+                 SELECT $1, id, $3, to_timestamp($6), to_timestamp($6), to_timestamp($4), $5 FROM operators \
+                 WHERE id = $2 AND password_hash = $7 AND totp_secret IS NOT DISTINCT FROM $8 FOR SHARE",
+                &[
+                    &token_hash,
+                    &operator_id,
+                    &csrf_token,
+                    &seconds(expires_at),
+                    &second_factor_passed,
+                    &seconds(now),
+                    &password_hash,
+                    &totp_secret,
+                ],
             )
             .await
             .map_err(unavailable)?;
-        Ok(())
+        Ok(created == 1)
     }
 
     pub async fn session(

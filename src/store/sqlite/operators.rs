@@ -185,26 +185,30 @@ impl SqliteStore {
         &self,
         token_hash: String,
         operator_id: i64,
+        (password_hash, totp_secret): (String, Option<String>),
         csrf_token: String,
         expires_at: jiff::Timestamp,
         second_factor_passed: bool,
         now: jiff::Timestamp,
-    ) -> Result<(), StoreError> {
+    ) -> Result<bool, StoreError> {
         self.write(move |conn| {
-            conn.execute(
+            let created = conn.execute(
                 "INSERT INTO operator_sessions \
                  (token_hash, operator_id, csrf_token, created_at, seen_at, expires_at, second_factor_passed) \
-                 VALUES (?1, ?2, ?3, ?4, ?4, ?5, ?6)",
+                 SELECT ?1, id, ?3, ?4, ?4, ?5, ?6 FROM operators \
+                 WHERE id = ?2 AND password_hash = ?7 AND totp_secret IS ?8",
                 params![
                     token_hash,
                     operator_id,
                     csrf_token,
                     text(now),
                     text(expires_at),
-                    second_factor_passed
+                    second_factor_passed,
+                    password_hash,
+                    totp_secret
                 ],
             )?;
-            Ok(())
+            Ok(created == 1)
         })
         .await
     }
