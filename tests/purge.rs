@@ -63,3 +63,38 @@ async fn erasing_a_phone_with_more_leads_than_one_batch_deletes_every_one() {
     let names: Vec<_> = app.stored().await.into_iter().map(|lead| lead.name).collect();
     assert_eq!(names, ["Інша 0", "Інша 1"]);
 }
+
+/// On PostgreSQL the hourly purge of held leads and an operator's release can cross. The purge
+/// picks the lead as held, then waits for its row, which the release holds; once the release
+/// commits, the lead is in the call list and must stay there, with its notification.
+#[tokio::test]
+async fn a_held_lead_released_while_the_purge_waits_for_it_stays() {
+    let database = common::TestDatabase::postgres().await;
+    let store = zayavka::store::Store::open(&database.settings_url()).await.unwrap();
+    let context = zayavka::store::InsertContext {
+        channels: Vec::new().into(),
+        policy_version: "policy-1".into(),
+        duplicate_window: None,
+    };
+    let held = NewLead { held: vec!["no_proof"], ..lead("Олена".into(), "+380671234567".into()) };
+    let id = store.insert(vec![held], &context, None).await.unwrap()[0].lead.id;
+
+    let (release, connection) = tokio_postgres::connect(&database.url, tokio_postgres::NoTls).await.unwrap();
+    tokio::spawn(connection);
+    release.batch_execute("BEGIN").await.unwrap();
+    release.execute("UPDATE \"CRN\" SET held = NULL WHERE id = $1", &[&id]).await.unwrap();
+    let purge = tokio::spawn({
+        let store = store.clone();
+        async move { store.purge_held(jiff::Timestamp::now() + jiff::SignedDuration::from_hours(1)).await }
+    });
+    // Until the purge waits for the lead's row.
+    let waiting = "SELECT count(*) FROM pg_locks WHERE NOT granted";
+    while release.query_one(waiting, &[]).await.unwrap().get::<_, i64>(0) == 0 {
+        assert!(!purge.is_finished(), "the purge did not wait for the row being released");
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    release.batch_execute("COMMIT").await.unwrap();
+
+    assert_eq!(purge.await.unwrap().unwrap(), 0, "released, no longer held");
+    assert!(store.lead(id).await.unwrap().is_some(), "the released lead is still there");
+}

@@ -642,14 +642,16 @@ impl PostgresStore {
     /// per statement: each batch commits on its own, so no lock is held long and inserts go on
     /// between batches (ADR 0029). No transaction is left open between round trips either (the
     /// hourly purge runs in the background, and one held open while the task waits would block
-    /// anyone altering those tables meanwhile). Returns how many leads went.
+    /// anyone altering those tables meanwhile). A lead is locked as it is picked (`FOR UPDATE`): one
+    /// being changed meanwhile (a held lead released) is then checked again as it changed, where
+    /// the delete alone took it by its id, whatever it had become. Returns how many leads went.
     async fn delete_leads(
         &self,
         condition: &str,
         value: &(dyn tokio_postgres::types::ToSql + Sync),
     ) -> Result<usize, StoreError> {
         let batch = format!(
-            "WITH picked AS (SELECT id FROM \"CRN\" WHERE {condition} LIMIT $2), \
+            "WITH picked AS (SELECT id FROM \"CRN\" WHERE {condition} LIMIT $2 FOR UPDATE), \
              gone AS (DELETE FROM \"CRN\" WHERE id IN (SELECT id FROM picked \
                UNION SELECT later.id FROM \"CRN\" AS later JOIN picked ON later.repeat_of = picked.id) \
                RETURNING id), \
