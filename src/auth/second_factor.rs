@@ -77,9 +77,11 @@ pub fn code_step(secret: &str, code: &str, now: jiff::Timestamp) -> Option<i64> 
     i64::try_from(step).ok()
 }
 
-/// Whether what an operator typed looks like a recovery code rather than an app's six digits.
+/// Whether what an operator typed looks like a recovery code rather than an app's six digits:
+/// a letter, or more than six characters (one in about 750,000 recovery codes has only digits).
 pub fn is_recovery_code(code: &str) -> bool {
-    code.chars().any(|c| c.is_ascii_alphabetic())
+    let typed = code.chars().filter(|c| !c.is_whitespace() && *c != '-');
+    typed.clone().any(|c| !c.is_ascii_digit()) || typed.count() > 6
 }
 
 /// Fresh recovery codes, shown once, as `xxxxx-xxxxx`.
@@ -150,5 +152,6 @@ mod tests {
         let typed = codes[0].to_uppercase().replace('-', " ");
         assert_eq!(recovery_code_hash(&typed), recovery_code_hash(&codes[0]));
         assert!(!is_recovery_code("123 456"));
+        assert!(is_recovery_code("23456-78923"), "a recovery code made of digits only");
     }
 }
