@@ -104,22 +104,30 @@ pub fn chunks(store: Store, format: Format) -> mpsc::Receiver<anyhow::Result<Byt
     receiver
 }
 
-/// Sends `start`, then each page's rows as `encode` writes them, a chunk per page.
+/// Sends each page's rows as `encode` writes them, a chunk per page, `start` in front of the
+/// first: the first chunk holds leads read, so an export whose leads cannot be read fails before
+/// it is recorded or answered (`application::export`). With no leads, `start` alone.
 async fn send_pages(
     store: &Store,
-    start: Vec<u8>,
+    mut start: Vec<u8>,
     encode: fn(Vec<ExportedLead>) -> anyhow::Result<Vec<u8>>,
     chunks: &mpsc::Sender<anyhow::Result<Bytes>>,
 ) -> anyhow::Result<()> {
-    if !start.is_empty() && chunks.send(Ok(Bytes::from(start))).await.is_err() {
-        return Ok(());
-    }
     let mut pages = Pages::start(store, encode).await?;
     while let Some(chunk) = pages.next().await? {
+        let chunk = if start.is_empty() {
+            chunk
+        } else {
+            start.extend_from_slice(&chunk);
+            std::mem::take(&mut start)
+        };
         if chunks.send(Ok(Bytes::from(chunk))).await.is_err() {
             // Nobody reads any more (the download was cancelled).
             return Ok(());
         }
+    }
+    if !start.is_empty() {
+        let _ = chunks.send(Ok(Bytes::from(start))).await;
     }
     Ok(())
 }

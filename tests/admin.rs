@@ -493,6 +493,24 @@ async fn an_export_cut_off_after_its_first_chunk_is_in_the_audit_trail() {
     assert_eq!(exports, [("command line (olena)", Some("csv"), None)]);
 }
 
+/// An export whose leads cannot be read (here a column gone; a read cut off by the database, a
+/// damaged page) fails before anything is given out: the inbox answers 503 in Ukrainian rather
+/// than a file of headers alone, and the trail records no export.
+#[tokio::test]
+async fn an_export_whose_leads_cannot_be_read_is_refused_and_not_recorded() {
+    let app = test_app().await;
+    let operator = signed_in(&app).await;
+    submit(&app, "Олена", "067 123 45 67").await;
+    app.database.execute("ALTER TABLE \"CRN\" RENAME COLUMN referrer TO referrer_gone").await;
+    for format in ["csv", "xlsx"] {
+        let answer = operator.get(&app, &format!("/admin/api/export.{format}")).await;
+        assert_eq!(answer.status, StatusCode::SERVICE_UNAVAILABLE, "{format}: {}", answer.text());
+        assert!(answer.text().contains("Не вдалося зібрати файл."), "{}", answer.text());
+    }
+    let trail = app.state.store.audit_page(None, 10).await.unwrap();
+    assert!(trail.iter().all(|e| e.action != "exported"), "{trail:?}");
+}
+
 /// More leads than one page: the inbox sends the file as it reads it (the body comes in several
 /// chunks, not one), and it is still the command line's file, every lead once, oldest first.
 #[tokio::test]
