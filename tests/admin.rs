@@ -451,6 +451,13 @@ async fn the_export_is_the_cli_file_with_status_and_consent() {
     assert_eq!(answer.status, StatusCode::OK);
     assert_eq!(answer.header("content-type"), "text/csv; charset=utf-8");
     assert!(answer.header("content-disposition").starts_with("attachment; filename=\"zayavky-"));
+    // Named by the team's date: half past midnight in Kyiv is still the day before in UTC.
+    app.clock.set("2026-11-22T22:30:00Z".parse().unwrap());
+    let after_midnight = operator.get(&app, "/admin/api/export.csv").await;
+    assert_eq!(
+        after_midnight.header("content-disposition"),
+        "attachment; filename=\"zayavky-2026-11-23.csv\""
+    );
     let text = answer.text();
     assert!(text.starts_with('\u{FEFF}'), "BOM for Excel");
     let mut lines = text.trim_start_matches('\u{FEFF}').lines();

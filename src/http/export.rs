@@ -58,9 +58,10 @@ fn download(state: &AppState, format: Format, content_type: &'static str, export
         tracing::warn!(error = %stopped, "inbox: an export stopped before its end");
         Some((Err(stopped), None))
     });
+    // The team's date, as every other date it sees: past midnight in Kyiv, not yet in UTC.
     let filename = format!(
         "attachment; filename=\"zayavky-{}.{}\"",
-        state.clock.now().strftime("%Y-%m-%d"),
+        state.clock.now().to_zoned(crate::notice::operators_zone()).strftime("%Y-%m-%d"),
         format.extension()
     );
     (
