@@ -15,6 +15,14 @@ pub struct Operator {
     pub totp_pending: Option<String>,
 }
 
+/// What a sign-in checked of an account: a session starts only while the account still has it.
+#[derive(Debug, Clone)]
+pub(super) struct Credentials {
+    pub operator_id: i64,
+    pub password_hash: String,
+    pub totp_secret: Option<String>,
+}
+
 /// An account as the admins' list shows it.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
 pub struct Account {
@@ -122,12 +130,15 @@ impl Store {
         expires_at: jiff::Timestamp,
         second_factor_passed: bool,
     ) -> Result<bool, StoreError> {
-        let credentials = (checked.password_hash.clone(), checked.totp_secret.clone());
+        let credentials = Credentials {
+            operator_id: checked.id,
+            password_hash: checked.password_hash.clone(),
+            totp_secret: checked.totp_secret.clone(),
+        };
         dispatch!(
             self,
             create_session(
                 token_hash,
-                checked.id,
                 credentials,
                 csrf_token,
                 expires_at,

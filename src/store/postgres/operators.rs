@@ -1,6 +1,7 @@
 //! Operator accounts, the first start's setup token, and sessions.
 
 use super::*;
+use crate::store::operators::Credentials;
 
 const HAS_OPERATOR: &str = "SELECT EXISTS (SELECT 1 FROM operators)";
 
@@ -235,8 +236,7 @@ impl PostgresStore {
     pub async fn create_session(
         &self,
         token_hash: String,
-        operator_id: i64,
-        (password_hash, totp_secret): (String, Option<String>),
+        Credentials { operator_id, password_hash, totp_secret }: Credentials,
         csrf_token: String,
         expires_at: jiff::Timestamp,
         second_factor_passed: bool,
