@@ -286,13 +286,12 @@ impl Signal {
 }
 
 /// Whether the signals of one lead hold it for review. A quick person and a quick script look
-/// alike, and a lost person costs more than a wasted call: speed alone (and, where the form is
-/// another site, a missing proof) never holds a lead; two such weak signals together do; any
-/// other signal does on its own.
+/// alike, and a lost person costs more than a wasted call: speed (and, where the form is another
+/// site, a missing proof) is a weak sign that never holds a lead; any other sign does. The two weak
+/// signs never come together (speed is read from a valid proof), so counting them would hold nobody.
 pub fn holds(signals: &[Signal], hold_without_proof: bool) -> bool {
-    let weak = |s: &&Signal| matches!(s, Signal::TooFast) || (**s == Signal::NoProof && !hold_without_proof);
-    let weak_count = signals.iter().filter(weak).count();
-    weak_count >= 2 || signals.iter().any(|s| !weak(&s))
+    let weak = |s: &Signal| matches!(s, Signal::TooFast) || (*s == Signal::NoProof && !hold_without_proof);
+    signals.iter().any(|s| !weak(s))
 }
 
 /// A browser that says it is automated: Chromium's headless mode names itself in its user agent.
