@@ -3,6 +3,16 @@
 use super::*;
 use crate::store::{ChannelNoticeJob, FailingChannel};
 
+/// Per channel with failed rows waiting: when the oldest of those tried `?1` times or more was
+/// queued (before `?2`), and the newest failure's reason. Only the rows still to send: the short
+/// range of the due index, however long the log.
+pub(super) const FAILING_CHANNELS: &str = "SELECT channel, \
+     min(CASE WHEN attempts >= ?1 AND created_at < ?2 THEN created_at END), \
+     (SELECT newest.last_error FROM outbox AS newest INDEXED BY outbox_due WHERE newest.channel = failed.channel \
+      AND newest.sent_at IS NULL AND newest.last_error IS NOT NULL ORDER BY newest.id DESC LIMIT 1) \
+     FROM outbox AS failed INDEXED BY outbox_due \
+     WHERE sent_at IS NULL AND last_error IS NOT NULL GROUP BY channel ORDER BY channel";
+
 impl SqliteStore {
     pub async fn failing_channels(
         &self,
@@ -10,14 +20,7 @@ impl SqliteStore {
         queued_before: jiff::Timestamp,
     ) -> Result<Vec<FailingChannel>, StoreError> {
         self.read(move |conn| {
-            // Only the rows still to send: the short range of the due index, however long the log.
-            let mut stmt = conn.prepare_cached(
-                "SELECT channel, min(CASE WHEN attempts >= ?1 AND created_at < ?2 THEN created_at END), \
-                 (SELECT newest.last_error FROM outbox AS newest WHERE newest.channel = failed.channel \
-                  AND newest.sent_at IS NULL AND newest.last_error IS NOT NULL ORDER BY newest.id DESC LIMIT 1) \
-                 FROM outbox AS failed INDEXED BY outbox_due \
-                 WHERE sent_at IS NULL AND last_error IS NOT NULL GROUP BY channel ORDER BY channel",
-            )?;
+            let mut stmt = conn.prepare_cached(FAILING_CHANNELS)?;
             // A channel this version does not know (rows written by hand) is left out.
             let rows = stmt.query_map(params![tries, text(queued_before)], |row| {
                 let Some(channel) = Channel::from_name(&row.get::<_, String>(0)?) else { return Ok(None) };
