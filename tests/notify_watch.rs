@@ -175,6 +175,50 @@ async fn a_call_back_whose_time_came_is_told_once_per_time_to_its_holder_without
     assert_eq!(tell_call_backs(&app).await, 0);
 }
 
+/// A call-back notice that waited for a channel (it was down) while an operator called again and
+/// set a later time is not sent: it would name the later time as due now. That time is told when
+/// it comes, once, under a key of its own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_back_notice_overtaken_by_a_later_call_is_not_sent_and_the_later_time_is_told() {
+    let webhook = HttpReceiver::start(Reply::status(200)).await;
+    let (app, _admin, operator) = app_with(None, Some(&webhook)).await;
+    let id = submit(&app, "067 000 11 04").await;
+    webhook.wait_for("the new lead", WAIT, |r| delivered(r, "lead.new", Some(id)).len() == 1).await;
+    call(&app, &operator, id, json!({ "outcome": "no_answer" })).await;
+    come_due(&app, &[id]).await;
+
+    webhook.set_default(Reply::status(503));
+    assert_eq!(tell_call_backs(&app).await, 1);
+    let refused =
+        |r: &[Received]| r.iter().filter(|r| r.status == 503 && event(r) == "lead.call_back_due").count();
+    webhook.wait_for("the refused notice", WAIT, |r| refused(r) == 1).await;
+    let deadline = std::time::Instant::now() + WAIT;
+    while app.state.store.pending_notifications(10).await.unwrap().iter().all(|n| n.last_error.is_none()) {
+        assert!(std::time::Instant::now() < deadline, "the refusal was not written down");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // Called again before the channel is back: no answer again, the next try is hours away.
+    call(&app, &operator, id, json!({ "outcome": "no_answer" })).await;
+    webhook.set_default(Reply::status(200));
+    app.clock.advance(SignedDuration::from_mins(10));
+    app.state.notifier.wake();
+    let deadline = std::time::Instant::now() + WAIT;
+    while !app.state.store.pending_notifications(10).await.unwrap().is_empty() {
+        assert!(std::time::Instant::now() < deadline, "the waiting notice was neither sent nor dropped");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(
+        delivered(&webhook.requests(), "lead.call_back_due", Some(id)).is_empty(),
+        "told before its time"
+    );
+
+    come_due(&app, &[id]).await;
+    assert_eq!(tell_call_backs(&app).await, 1);
+    webhook
+        .wait_for("the later time", WAIT, |r| delivered(r, "lead.call_back_due", Some(id)).len() == 1)
+        .await;
+}
+
 /// Has Telegram's waiting notification tried again now, until it has been tried `tries` times.
 /// Each try is asked for only once the one before is written down, and so is the last one: the
 /// watch reads the outbox, and the receiver sees a try before the notifier records how it went.

@@ -323,8 +323,12 @@ impl Notifier {
             // reached the person: nothing to remind of any more.
             return Some(Delivery::Sent(job.id));
         }
-        if job.event == Event::CallBackDue && lead.next_call_at.is_none() {
-            // Taken off the call list while the notice waited: no call to make.
+        let now = self.clock.now();
+        let not_due = |at: &String| at.parse::<jiff::Timestamp>().map_or(true, |at| at > now);
+        if job.event == Event::CallBackDue && lead.next_call_at.as_ref().is_none_or(not_due) {
+            // Taken off the call list while the notice waited (no call to make), or called
+            // meanwhile and set a later time: that time is told when it comes, and this notice
+            // would name it as due now.
             return Some(Delivery::Sent(job.id));
         }
         let message = Message::new(job.event, &lead, &self.settings);
