@@ -101,3 +101,37 @@ async fn an_admin_sees_what_a_failing_channel_holds_and_sends_again_or_drops_it(
     assert_eq!(resend_entry["lead_id"].as_i64(), Some(second), "{resend_entry}");
     assert!(!trail.to_string().contains("Мельник"), "{trail}");
 }
+
+/// A notification a sender is sending at that moment (a slow channel) is left alone: sent again it
+/// would arrive twice, and dropped it might arrive all the same. The admin is told to try later.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_notification_being_sent_is_neither_sent_again_nor_dropped() {
+    // The receiver takes its time to answer: the send is under way while the admin clicks.
+    let receiver = HttpReceiver::start(Reply::status(200).after(Duration::from_secs(5))).await;
+    let app = common::test_app_with(|s| {
+        s.notify.webhook = Some(zayavka::config::Webhook { url: receiver.url("/hooks"), secret: None });
+    })
+    .await;
+    let hash = zayavka::auth::hash_password(PASSWORD).unwrap();
+    assert!(app.state.store.add_operator(ADMIN.into(), hash, None).await.unwrap());
+    let admin = signed_in(&app, ADMIN).await;
+    let lead = submit(&app, "067 000 03 11").await;
+    receiver.wait_for("the send under way", Duration::from_secs(10), |r| !r.is_empty()).await;
+
+    let sending = waiting_for(&waiting(&app, &admin).await, lead).expect("listed until its send ends");
+    for what in ["send-again", "drop"] {
+        let answer =
+            admin.post(&app, &format!("/admin/api/notifications/{}/{what}", sending["id"]), json!({})).await;
+        assert_eq!(answer.status, StatusCode::CONFLICT, "{what}: {}", answer.text());
+        assert!(answer.json()["error"].as_str().unwrap().contains("саме надсилається"), "{}", answer.text());
+    }
+
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    while waiting(&app, &admin).await["notifications"] != json!([]) {
+        assert!(std::time::Instant::now() < deadline, "the send did not end");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(receiver.requests().len(), 1, "sent once");
+    let trail = admin.get(&app, "/admin/api/audit").await.json().to_string();
+    assert!(!trail.contains("resent_notification") && !trail.contains("dropped_notification"), "{trail}");
+}

@@ -4,39 +4,43 @@
 use jiff::Timestamp;
 
 use super::{Actor, Services};
-use crate::store::{PendingNotification, StoreError};
+use crate::store::{PendingNotification, StoreError, WaitingChange};
 use crate::team::Action;
 
 /// How many waiting notifications the admins' screen lists: enough for a channel down for a day
 /// on a busy campaign; the per-channel counts say how many there are in all.
 pub const LISTED: u32 = 500;
 
-/// Notification `id` is due at once, and its channel's rest ends. `false` if it is not waiting
-/// (sent or dropped meanwhile).
+/// Notification `id` is due at once, and its channel's rest ends; what it found (nothing changes
+/// while a sender is sending it, or once it is sent or dropped).
 pub async fn send_again(
     services: Services<'_>,
     id: i64,
     now: Timestamp,
     actor: &Actor,
-) -> Result<bool, StoreError> {
-    let Some(notification) = services.store.resend_notification(id, now).await? else { return Ok(false) };
-    services.store.audit(entry(actor, Action::ResentNotification, &notification)).await?;
-    if let Some(notifier) = services.notifier {
-        notifier.send_again(notification.channel);
+) -> Result<WaitingChange, StoreError> {
+    let change = services.store.resend_notification(id, now).await?;
+    if let WaitingChange::Changed(notification) = &change {
+        services.store.audit(entry(actor, Action::ResentNotification, notification)).await?;
+        if let Some(notifier) = services.notifier {
+            notifier.send_again(notification.channel);
+        }
     }
-    Ok(true)
+    Ok(change)
 }
 
-/// Gives up on notification `id`: it is never sent. `false` if it is not waiting.
+/// Gives up on notification `id`: it is never sent. What it found, as `send_again`.
 pub async fn drop(
     services: Services<'_>,
     id: i64,
     now: Timestamp,
     actor: &Actor,
-) -> Result<bool, StoreError> {
-    let Some(notification) = services.store.drop_notification(id, now).await? else { return Ok(false) };
-    services.store.audit(entry(actor, Action::DroppedNotification, &notification)).await?;
-    Ok(true)
+) -> Result<WaitingChange, StoreError> {
+    let change = services.store.drop_notification(id, now).await?;
+    if let WaitingChange::Changed(notification) = &change {
+        services.store.audit(entry(actor, Action::DroppedNotification, notification)).await?;
+    }
+    Ok(change)
 }
 
 /// The entry names the lead by id, the channel, the notice and its last error: no visitor data.

@@ -13,7 +13,7 @@ use super::client::ClientInfo;
 use super::inbox_api::{AdminOnly, actor};
 use crate::application::notifications::{self, LISTED};
 use crate::http::AppState;
-use crate::store::{ChannelQueue, PendingNotification};
+use crate::store::{ChannelQueue, PendingNotification, WaitingChange};
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -62,9 +62,9 @@ async fn send_again(
     AdminOnly(session): AdminOnly,
     Path(id): Path<i64>,
 ) -> Result<StatusCode, AdminError> {
-    if !notifications::send_again(state.services(), id, state.clock.now(), &actor(&session, &client)).await? {
-        return Err(AdminError::NotificationGone);
-    }
+    waiting_changed(
+        notifications::send_again(state.services(), id, state.clock.now(), &actor(&session, &client)).await?,
+    )?;
     tracing::info!(id, operator = session.operator_id, "inbox: notification to be sent again");
     Ok(StatusCode::NO_CONTENT)
 }
@@ -75,9 +75,21 @@ async fn drop(
     AdminOnly(session): AdminOnly,
     Path(id): Path<i64>,
 ) -> Result<StatusCode, AdminError> {
-    if !notifications::drop(state.services(), id, state.clock.now(), &actor(&session, &client)).await? {
-        return Err(AdminError::NotificationGone);
-    }
+    waiting_changed(
+        notifications::drop(state.services(), id, state.clock.now(), &actor(&session, &client)).await?,
+    )?;
     tracing::info!(id, operator = session.operator_id, "inbox: notification dropped");
     Ok(StatusCode::NO_CONTENT)
+}
+
+/// A notification a sender holds is left alone: sent again it would go twice, and dropped it
+/// might still arrive.
+fn waiting_changed(change: WaitingChange) -> Result<(), AdminError> {
+    match change {
+        WaitingChange::Changed(_) => Ok(()),
+        WaitingChange::BeingSent => {
+            Err(AdminError::Conflict("Це сповіщення саме надсилається. Спробуйте ще раз за хвилину."))
+        }
+        WaitingChange::NotWaiting => Err(AdminError::NotificationGone),
+    }
 }

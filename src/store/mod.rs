@@ -72,7 +72,7 @@ pub use inbox::{Attempt, Counts, CountsAt, Holder, LeadQuery, NewAttempt};
 pub use leads::{IDEMPOTENCY_WINDOW, Idempotency, InsertContext, Stored};
 pub use operators::{Account, Operator, Session};
 pub use outages::{ChannelNoticeJob, FailingChannel};
-pub use outbox::{ChannelQueue, Delivery, OutboxJob, PendingNotification};
+pub use outbox::{ChannelQueue, Delivery, OutboxJob, PendingNotification, WaitingChange};
 pub use promise::{PromiseLead, PromiseLeads};
 pub use second_factor::{AccountNoticeJob, CodeLimit, StoredSecrets};
 // What both engines share in keeping rows, decided once per entity.

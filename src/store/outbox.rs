@@ -47,6 +47,18 @@ pub(super) fn channel_names(channels: &[Channel]) -> Vec<&'static str> {
     channels.iter().map(|c| c.name()).collect()
 }
 
+/// What an admin's change to a waiting notification found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WaitingChange {
+    /// It waited, and is changed: what it is.
+    Changed(PendingNotification),
+    /// A sender holds it, sending it now: left as it is (sent again, it would go twice; dropped,
+    /// it might still arrive).
+    BeingSent,
+    /// Sent or dropped meanwhile.
+    NotWaiting,
+}
+
 /// A notification not yet delivered: waiting for its first try, or failed and waiting for the next.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
 pub struct PendingNotification {
@@ -135,23 +147,22 @@ impl Store {
         dispatch!(self, pending_notifications(limit))
     }
 
-    /// Makes notification `id` due at once ("send again"). What it is, or `None` if it is not
-    /// waiting (sent or dropped meanwhile).
+    /// Makes notification `id` due at once ("send again"), unless a sender is sending it now.
     pub async fn resend_notification(
         &self,
         id: i64,
         now: jiff::Timestamp,
-    ) -> Result<Option<PendingNotification>, StoreError> {
+    ) -> Result<WaitingChange, StoreError> {
         dispatch!(self, resend_notification(id, now))
     }
 
-    /// Gives up on notification `id` on purpose: it is never sent. What it was, or `None` if it
-    /// is not waiting (already sent or dropped).
+    /// Gives up on notification `id` on purpose: it is never sent. Not while a sender is sending
+    /// it: that send may deliver it.
     pub async fn drop_notification(
         &self,
         id: i64,
         now: jiff::Timestamp,
-    ) -> Result<Option<PendingNotification>, StoreError> {
+    ) -> Result<WaitingChange, StoreError> {
         dispatch!(self, drop_notification(id, now))
     }
 }

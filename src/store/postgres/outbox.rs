@@ -1,7 +1,7 @@
 //! The notification outbox: claiming due rows, marking them sent or for a retry, reminders.
 
 use super::*;
-use crate::store::PendingNotification;
+use crate::store::{PendingNotification, WaitingChange};
 
 impl PostgresStore {
     pub async fn claim_outbox(
@@ -192,7 +192,7 @@ impl PostgresStore {
         &self,
         id: i64,
         now: jiff::Timestamp,
-    ) -> Result<Option<PendingNotification>, StoreError> {
+    ) -> Result<WaitingChange, StoreError> {
         self.change_waiting("next_attempt_at = to_timestamp($2), locked_until = NULL", &[&id, &seconds(now)])
             .await
     }
@@ -201,28 +201,37 @@ impl PostgresStore {
         &self,
         id: i64,
         now: jiff::Timestamp,
-    ) -> Result<Option<PendingNotification>, StoreError> {
+    ) -> Result<WaitingChange, StoreError> {
         let set = "sent_at = to_timestamp($2), dropped_at = to_timestamp($2), locked_until = NULL";
         self.change_waiting(set, &[&id, &seconds(now)]).await
     }
 
-    /// Sets `set` on notification `$1` if it still waits; what it is, if so.
+    /// Sets `set` on notification `$1` if it still waits and no sender holds it (`$2` is now).
     async fn change_waiting(
         &self,
         set: &str,
         params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
-    ) -> Result<Option<PendingNotification>, StoreError> {
+    ) -> Result<WaitingChange, StoreError> {
         let client = self.client().await?;
         let row = client
             .query_opt(
                 &format!(
-                    "UPDATE outbox SET {set} WHERE id = $1 AND sent_at IS NULL RETURNING {PENDING_COLUMNS}"
+                    "UPDATE outbox SET {set} WHERE id = $1 AND sent_at IS NULL \
+                     AND (locked_until IS NULL OR locked_until <= to_timestamp($2)) RETURNING {PENDING_COLUMNS}"
                 ),
                 params,
             )
             .await
             .map_err(unavailable)?;
-        Ok(row.as_ref().and_then(pending_notification))
+        if let Some(row) = row {
+            // A channel this version does not know (a row written by hand) is as good as gone.
+            return Ok(pending_notification(&row).map_or(WaitingChange::NotWaiting, WaitingChange::Changed));
+        }
+        let waits = client
+            .query_opt("SELECT 1 FROM outbox WHERE id = $1 AND sent_at IS NULL", &params[..1])
+            .await
+            .map_err(unavailable)?;
+        Ok(if waits.is_some() { WaitingChange::BeingSent } else { WaitingChange::NotWaiting })
     }
 }
 

@@ -1,7 +1,7 @@
 //! The notification outbox: claiming due rows, marking them sent or for a retry, reminders.
 
 use super::*;
-use crate::store::PendingNotification;
+use crate::store::{PendingNotification, WaitingChange};
 
 /// Per channel: unsent rows, those that failed, the oldest's time, the newest failure's reason.
 const OUTBOX_QUEUES: &str = "SELECT channel, count(*), count(last_error), min(created_at), \
@@ -179,7 +179,7 @@ impl SqliteStore {
         &self,
         id: i64,
         now: jiff::Timestamp,
-    ) -> Result<Option<PendingNotification>, StoreError> {
+    ) -> Result<WaitingChange, StoreError> {
         self.change_waiting("next_attempt_at = ?2, locked_until = NULL", id, now).await
     }
 
@@ -187,22 +187,29 @@ impl SqliteStore {
         &self,
         id: i64,
         now: jiff::Timestamp,
-    ) -> Result<Option<PendingNotification>, StoreError> {
+    ) -> Result<WaitingChange, StoreError> {
         self.change_waiting("sent_at = ?2, dropped_at = ?2, locked_until = NULL", id, now).await
     }
 
-    /// Sets `set` (`?2` is `now`) on notification `id` if it still waits; what it is, if so.
+    /// Sets `set` (`?2` is `now`) on notification `id` if it still waits and no sender holds it.
     async fn change_waiting(
         &self,
         set: &'static str,
         id: i64,
         now: jiff::Timestamp,
-    ) -> Result<Option<PendingNotification>, StoreError> {
+    ) -> Result<WaitingChange, StoreError> {
         self.write(move |conn| {
             let mut stmt = conn.prepare_cached(&format!(
-                "UPDATE outbox SET {set} WHERE id = ?1 AND sent_at IS NULL RETURNING {PENDING_COLUMNS}"
+                "UPDATE outbox SET {set} WHERE id = ?1 AND sent_at IS NULL \
+                 AND (locked_until IS NULL OR locked_until <= ?2) RETURNING {PENDING_COLUMNS}"
             ))?;
-            stmt.query_row(params![id, text(now)], pending_notification).optional()
+            if let Some(changed) = stmt.query_row(params![id, text(now)], pending_notification).optional()? {
+                return Ok(WaitingChange::Changed(changed));
+            }
+            let waits = conn
+                .query_row("SELECT 1 FROM outbox WHERE id = ?1 AND sent_at IS NULL", [id], |_| Ok(()))
+                .optional()?;
+            Ok(if waits.is_some() { WaitingChange::BeingSent } else { WaitingChange::NotWaiting })
         })
         .await
     }
