@@ -121,6 +121,20 @@ async fn a_missing_answer_gets_the_landing_page_with_the_entries_kept_and_the_qu
     assert!(app.stored().await.is_empty());
 }
 
+/// A browser counts each line break of the comment once against its `maxlength` but sends it as
+/// CR LF: a comment of the field's full length with lines comes back whole.
+#[tokio::test]
+async fn a_full_length_comment_with_lines_is_kept_when_the_form_is_refused() {
+    let app = test_app().await;
+    let comment = format!("{}\r\n{}\r\n{}", "к".repeat(600), "р".repeat(300), "д".repeat(98));
+    assert_eq!(comment.replace("\r\n", "\n").chars().count(), zayavka::lead::MAX_COMMENT_CHARS);
+    let body =
+        encode(&[("name", "Олена"), ("phone", "067 123 45 67"), ("comment", &comment), ("agreed", "on")]);
+    let answer = post_form(&app, &body).await;
+    assert_eq!(answer.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(answer.text().contains(&"д".repeat(98)), "the comment was not kept");
+}
+
 #[tokio::test]
 async fn a_phone_that_is_not_a_number_is_marked_with_its_own_message() {
     let app = test_app().await;

@@ -257,9 +257,10 @@ fn gzip_fast(data: &[u8]) -> Vec<u8> {
 
 /// An entry as the refusal echoes it: none when longer than its field allows. No person's browser
 /// sends that (the form's `maxlength`), and echoing it would let a small request ask for a large
-/// answer (an entry of `"` comes back six times as long, as `&quot;`).
+/// answer (an entry of `"` comes back six times as long, as `&quot;`). A browser sends each line
+/// break of a textarea as CR LF but counts it once against `maxlength`, as validation does.
 fn echoed(entry: &str, max_chars: usize) -> &str {
-    if entry.trim().chars().count() > max_chars { "" } else { entry }
+    if entry.trim().chars().filter(|&c| c != '\r').count() > max_chars { "" } else { entry }
 }
 
 /// `form-refused.html` for one refusal: only the live region's case and the marked fields' messages
