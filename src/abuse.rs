@@ -362,10 +362,14 @@ pub struct Tally {
 }
 
 impl Tally {
-    /// The signals, given how many different phones each key has (in `keys`' order) now.
-    pub fn signals(&self, phones: &[usize]) -> Vec<Signal> {
+    /// The signals, given how many different phones each key has (in `keys`' order) now. A name's
+    /// burst does not count against a sender that `proved` a page load (a valid proof, with its
+    /// work where due): the name's count takes anyone's submissions, so three with a common name
+    /// from one script would otherwise hold every real person of that name for ten minutes.
+    pub fn signals(&self, phones: &[usize], proved: bool) -> Vec<Signal> {
         let mut signals = Vec::new();
-        if phones.iter().take(2).any(|&n| n > BURST_PHONES) {
+        let by_name = !proved && phones.get(1).is_some_and(|&n| n > BURST_PHONES);
+        if phones.first().is_some_and(|&n| n > BURST_PHONES) || by_name {
             signals.push(Signal::Burst);
         }
         if phones.get(2).is_some_and(|&n| n > PROOF_PHONES) {
@@ -530,7 +534,7 @@ mod tests {
         let volume = Volume::new(b"secret", Clock::system());
         let note = |client: IpAddr, name: &str, proof: Option<&str>, phone: &str| {
             let tally = volume.tally(client, name, proof, phone);
-            tally.signals(&volume.note(&tally))
+            tally.signals(&volume.note(&tally), proof.is_some())
         };
         let a: IpAddr = "192.0.2.1".parse().unwrap();
         for _ in 0..5 {
@@ -545,6 +549,14 @@ mod tests {
         assert!(note(c, "y", Some("p1"), "+380671234512").is_empty());
         assert_eq!(note(b, "z", Some("p1"), "+380671234513"), vec![Signal::ReusedProof]);
         assert_eq!(note(c, "z", None, "+380671234514"), vec![Signal::Burst], "the /64 is one client");
+        // One name, many clients: a burst for senders without a proof, not for those with one.
+        let clients = ["192.0.2.21", "192.0.2.22", "192.0.2.23", "192.0.2.24", "192.0.2.25"];
+        let clients: Vec<IpAddr> = clients.iter().map(|c| c.parse().unwrap()).collect();
+        for (n, &client) in clients[..3].iter().enumerate() {
+            assert!(note(client, "оксана", None, &format!("+38067123452{n}")).is_empty());
+        }
+        assert!(note(clients[3], "оксана", Some("p2"), "+380671234523").is_empty(), "a person with a proof");
+        assert_eq!(note(clients[4], "оксана", None, "+380671234524"), vec![Signal::Burst]);
         assert_eq!(
             Volume::new(b"secret", Clock::system()).tally(a, "олена", None, "+380671234501"),
             volume.tally(a, "олена", None, "+380671234501"),

@@ -191,6 +191,28 @@ async fn a_burst_from_one_client_or_one_name_is_held_past_the_third_phone() {
     }
 }
 
+/// A name's count takes anyone's submissions: three with a common name from a script (no proof)
+/// must not hold the real people of that name who come next with their page's proof. Without a
+/// proof, a fourth phone under one name is still a burst.
+#[tokio::test]
+async fn a_script_sending_a_common_name_does_not_hold_the_people_of_that_name() {
+    let app = test_app_with(|s| {
+        defaults(s);
+        s.trusted_proxies = vec!["127.0.0.1/32".parse().unwrap()];
+    })
+    .await;
+    for n in 0..3 {
+        let client = format!("198.51.100.{}", n + 1);
+        insert(&app, &lead("Олена", &format!("067 123 46 7{n}")), &[("x-forwarded-for", &client)]).await;
+    }
+    let good = proof(&app, 60);
+    let headers = [("x-forwarded-for", "198.51.100.20"), ("x-zayavka-proof", good.as_str())];
+    let person = insert(&app, &lead("Олена", "067 123 46 80"), &headers).await;
+    assert_eq!(held_of(&app, &person).await, None, "a person with the page's proof");
+    let script = insert(&app, &lead("Олена", "067 123 46 81"), &[("x-forwarded-for", "198.51.100.21")]).await;
+    assert_eq!(held_of(&app, &script).await, codes(&["no_proof", "burst"]));
+}
+
 #[tokio::test]
 async fn without_the_proof_rule_a_lead_is_weighed_by_the_other_signals() {
     let app = test_app_with(|s| {

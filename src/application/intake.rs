@@ -87,7 +87,8 @@ pub async fn weigh(
                     intake.volume.note(&tally)
                 }
             };
-            signals.extend(tally.signals(&phones));
+            let proved = sender.proof.is_some() && !sender.signals.contains(&Signal::NoWork);
+            signals.extend(tally.signals(&phones, proved));
         }
         if abuse::holds(&signals, services.settings.hold_without_proof) {
             lead.held =
