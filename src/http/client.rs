@@ -54,19 +54,36 @@ pub fn client_info(peer: Option<IpAddr>, headers: &HeaderMap, trusted: &[IpNet])
     if !is_trusted(&peer) {
         return ClientInfo { ip: peer, https: false };
     }
-    let forwarded: Vec<IpAddr> = headers
+    let forwarded: Vec<&str> = headers
         .get_all("x-forwarded-for")
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(','))
-        .filter_map(|item| item.trim().parse().ok())
         .collect();
-    let ip = forwarded.iter().rev().find(|ip| !is_trusted(ip)).or(forwarded.first()).copied().unwrap_or(peer);
+    // From the right: past our proxies to the first address none of them is. An entry that is no
+    // address ends the walk: skipped, it would leave the one the client wrote left of it.
+    let mut ip = peer;
+    for item in forwarded.iter().rev() {
+        let Some(address) = forwarded_address(item) else { break };
+        ip = address;
+        if !is_trusted(&address) {
+            break;
+        }
+    }
     let https = headers
         .get("x-forwarded-proto")
         .and_then(|v| v.to_str().ok())
         .is_some_and(|proto| proto.split(',').next().unwrap_or("").trim().eq_ignore_ascii_case("https"));
     ClientInfo { ip, https }
+}
+
+/// An `X-Forwarded-For` entry's address: some proxies write a port too (`ip:port`, `[ip]:port`).
+fn forwarded_address(item: &str) -> Option<IpAddr> {
+    let item = item.trim();
+    item.parse::<IpAddr>()
+        .ok()
+        .or_else(|| item.parse::<SocketAddr>().ok().map(|address| address.ip()))
+        .or_else(|| item.strip_prefix('[')?.strip_suffix(']')?.parse().ok())
 }
 
 /// Headers a proxy adds to a request it passes on.
@@ -126,5 +143,17 @@ mod tests {
             &trusted,
         );
         assert_eq!(info, ClientInfo { ip: "198.51.100.7".parse().unwrap(), https: true });
+    }
+
+    #[test]
+    fn a_proxy_that_writes_ports_still_names_the_client_and_nothing_is_skipped() {
+        let trusted: Vec<IpNet> = vec!["10.0.0.0/8".parse().unwrap()];
+        let client =
+            |xff: &str| client_info(Some("10.0.0.2".parse().unwrap()), &headers(xff, "https"), &trusted).ip;
+        let real: IpAddr = "198.51.100.7".parse().unwrap();
+        assert_eq!(client("1.2.3.4, 198.51.100.7:4431"), real);
+        assert_eq!(client("1.2.3.4, [2001:db8::7]:4431, 10.0.0.1"), "2001:db8::7".parse::<IpAddr>().unwrap());
+        // An entry that is no address is not skipped to believe the one the client wrote.
+        assert_eq!(client("1.2.3.4, unknown, 10.0.0.1"), "10.0.0.1".parse::<IpAddr>().unwrap());
     }
 }
