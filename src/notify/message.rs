@@ -84,11 +84,20 @@ impl Message {
         let deadline_at = crate::inbox::deadline_of(&lead.created_at);
         let deadline = kyiv_time(&deadline_at);
         let title = match event {
+            // A lead already called (nobody answered, or the person asked for later) is not
+            // "without a call": it is still open, the person not reached.
+            Event::Reminder if lead.attempt_count > 0 => {
+                format!("Нагадування: заявка №{}, людину ще не застали", lead.id)
+            }
             Event::Reminder => format!("Нагадування: заявка №{} чекає на дзвінок", lead.id),
             Event::Overdue => {
                 const _: () =
                     assert!(crate::inbox::PROMISE.as_secs() == 48 * 3600, "the title names the promise");
-                format!("Прострочено: заявка №{} без дзвінка понад 48 годин", lead.id)
+                if lead.attempt_count > 0 {
+                    format!("Прострочено: заявка №{}, за 48 годин людину не застали", lead.id)
+                } else {
+                    format!("Прострочено: заявка №{} без дзвінка понад 48 годин", lead.id)
+                }
             }
             Event::New => format!("Нова заявка №{}", lead.id),
             Event::Escalated => {
@@ -385,6 +394,19 @@ mod tests {
         assert!(text.contains("Прострочено"));
         assert!(text.contains("Ім'я: <b>Олена</b>") && text.contains("067 123 45 67"), "{text}");
         assert!(!text.contains("Коментар"), "no comment, no heading: {text}");
+    }
+
+    #[test]
+    fn a_lead_already_called_is_not_said_to_be_without_a_call() {
+        let settings = Settings::defaults();
+        let called = LeadRecord { attempt_count: 1, ..lead() };
+        for event in [Event::Reminder, Event::Overdue] {
+            let text = Message::new(event, &called, &settings).plain_text();
+            assert!(text.contains("людину ще не застали") || text.contains("людину не застали"), "{text}");
+            assert!(!text.contains("без дзвінка") && !text.contains("чекає на дзвінок"), "{text}");
+        }
+        let overdue = Message::new(Event::Overdue, &lead(), &settings).plain_text();
+        assert!(overdue.contains("без дзвінка понад 48 годин"), "{overdue}");
     }
 
     #[test]
