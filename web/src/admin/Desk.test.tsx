@@ -124,6 +124,8 @@ describe('"Кому дзвонити зараз"', () => {
     await waitFor(() => expect(screen.getByRole('status').textContent).toBe('Дзвінок записано.'));
     // The next lead's call is right there.
     expect(within(card(42)).getByRole('link', { name: /^Подзвонити / })).toBeTruthy();
+    // The note went with the call: it is not kept for the lead's next one.
+    expect(sessionStorage.getItem('zayavka.call-draft.41')).toBeNull();
   });
 
   it('once the minute\'s refresh takes away the card just recorded, the focus is on the next lead, not the page', async () => {

@@ -48,7 +48,11 @@ export function useCallRecorder(
     setFailure(null);
     try {
       const answer = await call();
-      setDraft({ outcome: null, note: '' });
+      // Forgotten now, not by the effect: a desk card that becomes its summary in the same render
+      // never runs it, and the note would come back on the lead's next call.
+      const recorded: CallDraft = { outcome: null, note: '' };
+      saveDraft(leadId, recorded);
+      setDraft(recorded);
       onRecorded(answer, outcome);
     } catch (caught) {
       setFailure({ from, message: errorText(caught) });
