@@ -1,7 +1,11 @@
 //! Notices not about a lead, a few a day at most: an account's codes refused, a channel that keeps
-//! failing or delivers again. Sent one at a time and retried as the outbox's rows are.
+//! failing or delivers again. The ones claimed together are sent side by side, so that all of them
+//! end within one send's limit, inside their lease (one after the other, two hanging sends
+//! outlived it and another instance sent the rest again); retried as the outbox's rows are.
 
 use std::sync::Arc;
+
+use futures_util::future::join_all;
 
 use super::{LEASE, Message, Notifier, POLL, retry_at, retry_wait};
 use crate::store::{Delivery, StoreError};
@@ -33,11 +37,11 @@ impl Notifier {
                 return Ok(());
             }
         };
-        let mut deliveries = Vec::new();
-        for job in jobs {
+        let deliveries = join_all(jobs.into_iter().map(|job| async move {
             let message = Message::codes_refused(job.id, &job.email, job.refused_until, &self.settings);
-            deliveries.push(self.notice_delivery(job.id, job.channel, job.attempts, &message).await);
-        }
+            self.notice_delivery(job.id, job.channel, job.attempts, &message).await
+        }))
+        .await;
         if let Err(e) = self.store.account_notices_done(deliveries).await {
             tracing::warn!(error = %e, "recording how account notices went");
         }
@@ -55,8 +59,7 @@ impl Notifier {
                 return Ok(());
             }
         };
-        let mut deliveries = Vec::new();
-        for job in jobs {
+        let deliveries = join_all(jobs.into_iter().map(|job| async move {
             let message = Message::channel_notice(
                 job.id,
                 job.failing,
@@ -65,8 +68,9 @@ impl Notifier {
                 job.recovered_at.as_deref(),
                 &self.settings,
             );
-            deliveries.push(self.notice_delivery(job.id, job.channel, job.attempts, &message).await);
-        }
+            self.notice_delivery(job.id, job.channel, job.attempts, &message).await
+        }))
+        .await;
         if let Err(e) = self.store.channel_notices_done(deliveries, self.clock.now()).await {
             tracing::warn!(error = %e, "recording how notices about channels went");
         }
