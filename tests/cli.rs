@@ -51,6 +51,24 @@ async fn help_lists_every_setting() {
     }
 }
 
+/// `--help` shows what a setting is, not the secret it is set to: a database URL's password, a
+/// webhook's URL (receivers often take their secret in it), the tokens and keys.
+#[tokio::test]
+async fn help_does_not_print_the_secrets_it_is_run_with() {
+    let secrets = [
+        ("ZAYAVKA_DATABASE_URL", "postgres://zayavka:db-password-1@127.0.0.1/z"),
+        ("ZAYAVKA_WEBHOOK_URL", "https://hooks.example.org/T0/hook-secret-2"),
+        ("ZAYAVKA_WEBHOOK_SECRET", "signing-secret-3"),
+        ("ZAYAVKA_TELEGRAM_BOT_TOKEN", "1:bot-token-4"),
+        ("ZAYAVKA_SMTP_URL", "smtps://user:smtp-password-5@mail.example.org"),
+    ];
+    let (ok, stdout, _) = run(&["--help"], &secrets).await;
+    assert!(ok);
+    for secret in ["db-password-1", "hook-secret-2", "signing-secret-3", "bot-token-4", "smtp-password-5"] {
+        assert!(!stdout.contains(secret), "--help printed {secret}");
+    }
+}
+
 /// A bad setting stops the start with one clear line on stderr, a non-zero exit, no backtrace.
 async fn assert_refused_start(env: &[(&str, &str)], expected: &str) {
     let dir = tempfile::tempdir().unwrap();

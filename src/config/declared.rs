@@ -116,6 +116,8 @@ settings! {
     }
     database_url: DatabaseUrl {
         "ZAYAVKA_DATABASE_URL", "URL", default "sqlite://data/zayavka.db",
+        // A PostgreSQL URL may hold a password: `--help` does not print what is set.
+        arg(hide_env_values = true),
         help "Where the leads live: `sqlite://PATH` or `postgres://…`",
         parse DatabaseUrl::parse,
     }
@@ -199,6 +201,8 @@ settings! {
     }
     webhook_url: Option<String> {
         "ZAYAVKA_WEBHOOK_URL", "URL", default "" ("none"),
+        // Many receivers take their secret in the URL's path or query.
+        arg(hide_env_values = true),
         help "A JSON POST per notification (a new lead, a reminder) goes here",
         parse Text::optional,
     }
