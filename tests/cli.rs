@@ -435,6 +435,29 @@ async fn operator_accounts_from_the_command_line() {
     store.close().await;
 }
 
+/// Without a terminal to ask on (`systemd-run --pipe`, `docker exec` without `-t`), adding an
+/// account says how to give the password instead, and adds nobody.
+#[tokio::test]
+async fn without_a_terminal_the_password_is_asked_for_on_stdin() {
+    let database = common::TestDatabase::new().await;
+    // `setsid` runs the command in a session of its own: no controlling terminal.
+    let output = tokio::process::Command::new("setsid")
+        .arg(env!("CARGO_BIN_EXE_zayavka"))
+        .args(["admin", "add-user", "op@example.org"])
+        .env_clear()
+        .env("ZAYAVKA_DATABASE_URL", &database.url)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .await
+        .unwrap();
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(said.contains("--password-stdin"), "{said}");
+    let store = zayavka::store::Store::open(&database.settings_url()).await.unwrap();
+    assert!(store.operator("op@example.org".into()).await.unwrap().is_none());
+    store.close().await;
+}
+
 #[tokio::test]
 async fn leads_erase_removes_one_persons_leads() {
     let database = common::TestDatabase::new().await;

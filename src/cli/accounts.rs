@@ -2,6 +2,8 @@
 
 use std::io::Write as _;
 
+use anyhow::Context as _;
+
 use super::{Account, AdminCommand, AuditFormat, command_line, services};
 use crate::application::accounts::{self, NewAccount};
 use crate::application::audit_trail;
@@ -150,8 +152,10 @@ fn read_password(from_stdin: bool) -> anyhow::Result<String> {
         std::io::stdin().read_line(&mut line)?;
         return Ok(line.trim_end_matches(['\r', '\n']).to_owned());
     }
-    let password = rpassword::prompt_password("Password: ")?;
-    if rpassword::prompt_password("Again: ")? != password {
+    // Without a terminal (`systemd-run --pipe`, `docker exec` without `-t`) there is nobody to ask.
+    let no_terminal = "no terminal to ask for the password on: pipe it in with --password-stdin";
+    let password = rpassword::prompt_password("Password: ").context(no_terminal)?;
+    if rpassword::prompt_password("Again: ").context(no_terminal)? != password {
         anyhow::bail!("the two passwords differ");
     }
     Ok(password)
