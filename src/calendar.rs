@@ -19,8 +19,7 @@ impl ClosedDays {
     pub fn parse(text: &str) -> Result<ClosedDays, String> {
         let mut days = BTreeSet::new();
         for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-            let day =
-                part.parse::<Date>().map_err(|_| format!("'{part}' is not a date such as 2026-12-25"))?;
+            let day = parse_day(part).ok_or_else(|| format!("'{part}' is not a date such as 2026-12-25"))?;
             days.insert(day);
         }
         Ok(ClosedDays(days))
@@ -34,6 +33,19 @@ impl ClosedDays {
     pub fn on_or_after(&self, from: Date) -> impl Iterator<Item = Date> + '_ {
         self.0.range(from..).copied()
     }
+}
+
+/// A day written `YYYY-MM-DD` exactly, surrounding spaces aside: jiff's own parser also reads a
+/// date out of a time (`2026-12-25T23:30-05:00`) or the compact `20261225`, which a list of days
+/// must not take for one.
+pub fn parse_day(text: &str) -> Option<Date> {
+    let text = text.trim();
+    let shaped = text.len() == 10
+        && text
+            .bytes()
+            .enumerate()
+            .all(|(i, b)| if i == 4 || i == 7 { b == b'-' } else { b.is_ascii_digit() });
+    if shaped { text.parse().ok() } else { None }
 }
 
 /// The furthest ahead, in days from today, an admin may close a day from the inbox: a year, so
@@ -497,5 +509,8 @@ mod tests {
         assert_eq!(ClosedDays::parse(""), Ok(ClosedDays::default()));
         assert!(ClosedDays::parse("2026-12-25, 2027-01-01").unwrap().contains("2027-01-01".parse().unwrap()));
         assert!(ClosedDays::parse("25.12.2026").unwrap_err().contains("'25.12.2026'"));
+        for not_a_day in ["2026-12-25T23:30-05:00", "2026-12-25 10:00", "20261225", "2026/12/25"] {
+            assert!(ClosedDays::parse(not_a_day).is_err(), "{not_a_day} was taken for a day");
+        }
     }
 }

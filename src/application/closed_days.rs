@@ -139,13 +139,7 @@ pub async fn remove(services: Services<'_>, day: &str, actor: &Actor) -> Result<
 
 /// `YYYY-MM-DD` exactly (what a date input sends), surrounding spaces aside.
 fn parse_day(text: &str) -> Result<Date, DayRefusal> {
-    let text = text.trim();
-    let shaped =
-        text.len() == 10 && text.bytes().enumerate().all(|(i, b)| b.is_ascii_digit() || i == 4 || i == 7);
-    if !shaped {
-        return Err(DayRefusal::NotADate);
-    }
-    text.parse().map_err(|_| DayRefusal::NotADate)
+    crate::calendar::parse_day(text).ok_or(DayRefusal::NotADate)
 }
 
 /// Today's date in Kyiv at `now`.
