@@ -11,6 +11,7 @@ import {
   type Received,
 } from './api';
 import { useInbox } from './context';
+import { useRefreshWhenShown, useRefreshWhileShown } from './clock';
 import { formatKyiv } from './format';
 import { LoadError } from './LoadError';
 import { CallButton, PhoneLink } from './Phone';
@@ -228,7 +229,7 @@ export function sourceLabel(source: string | null): string {
 /**
  * Below the figures, folded: per source, leads and how many were reached within 48 hours; per
  * operator, calls and leads reached within 48 hours (an operator sees their own). Loaded when
- * opened, so the list does not wait for it.
+ * opened, so the list does not wait for it, and again every minute while open.
  */
 export function BreakdownFigures() {
   const { client, role } = useInbox();
@@ -245,6 +246,13 @@ export function BreakdownFigures() {
     });
     return () => controller.abort();
   }, [client, opened, retry]);
+  // While open, asked again as the headline figures are.
+  const again = () => {
+    setError(null);
+    setRetry((n) => n + 1);
+  };
+  useRefreshWhenShown(again);
+  useRefreshWhileShown(again);
 
   return (
     <details className="breakdown stat-wide" onToggle={(event) => setOpened(event.currentTarget.open)}>

@@ -1,9 +1,9 @@
 // @vitest-environment jsdom
 // How the 48-hour promise is kept, under "Показники": tables an operator reads row by row, and a
 // screen reader by their captions and headers.
-import { fireEvent, screen, waitFor, within } from '@testing-library/react';
-import { describe, expect, it } from 'vitest';
-import { waited } from './Promise';
+import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { describe, expect, it, vi } from 'vitest';
+import { PROMISE_REFRESH_MS, waited } from './Promise';
 import { isolateEachTest, openFigures, openInbox } from './test-inbox';
 import { OPERATOR_SESSION, PROMISE, apiError, fakeServer, json, signedInRoutes } from './test-server';
 
@@ -66,6 +66,29 @@ describe('how the promise is kept', () => {
     expect(await within(figures).findByRole('table', { name: 'За операторами' })).toBeTruthy();
     await waitFor(() => expect(within(figures).queryByRole('alert')).toBeNull());
     expect(server.calls('GET /admin/api/stats/promise').length).toBeGreaterThan(asked);
+  });
+
+  it('is asked again every ten minutes while shown, and stays shown meanwhile', async () => {
+    // Fake time that still moves on by itself, so that findBy and waitFor keep polling.
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    let overall = PROMISE.overall;
+    const server = fakeServer({
+      ...signedInRoutes(),
+      'GET /admin/api/stats/promise': () => json({ ...PROMISE, overall }),
+    });
+    openInbox('/admin');
+    await openFigures();
+    const figures = await screen.findByRole('region', { name: 'Як ми тримаємо обіцянку (30 днів)' });
+    const operators = await within(figures).findByRole('table', { name: 'За операторами' });
+    expect(rows(operators)[1][4]).toBe('2 з 3 (67%)');
+    const asked = server.calls('GET /admin/api/stats/promise').length;
+    overall = { ...PROMISE.overall, reached_in_time: 3, reached_in_time_share: 1 };
+
+    await act(async () => vi.advanceTimersByTime(PROMISE_REFRESH_MS - 1000));
+    expect(server.calls('GET /admin/api/stats/promise').length).toBe(asked);
+    await act(async () => vi.advanceTimersByTime(1000));
+    await waitFor(() => expect(rows(operators)[1][4]).toBe('3 з 3 (100%)'));
+    expect(server.calls('GET /admin/api/stats/promise').length).toBe(asked + 1);
   });
 });
 

@@ -61,15 +61,15 @@ export function useRefreshWhenShown(refresh: () => void): void {
 }
 
 /**
- * Calls `refresh` every `REFRESH_SHOWN_MS` while the page is shown, so that new leads appear on an
- * inbox left open; a hidden page (a phone in a pocket) asks nothing.
+ * Calls `refresh` every `every` ms (a minute unless said) while the page is shown, so that new
+ * leads appear on an inbox left open; a hidden page (a phone in a pocket) asks nothing.
  */
-export function useRefreshWhileShown(refresh: () => void): void {
+export function useRefreshWhileShown(refresh: () => void, every: number = REFRESH_SHOWN_MS): void {
   const due = useEffectEvent(refresh);
   useEffect(() => {
     const timer = window.setInterval(() => {
       if (document.visibilityState === 'visible') due();
-    }, REFRESH_SHOWN_MS);
+    }, every);
     return () => window.clearInterval(timer);
-  }, []);
+  }, [every]);
 }
