@@ -75,6 +75,8 @@ describe('a lead nobody has', () => {
     expect(within(panel).queryByRole('button', { name: 'Я телефоную' })).toBeNull();
     expect(within(panel).getByRole('button', { name: 'Повернути в загальний список' })).toBeTruthy();
     expect(server.calls('POST /admin/api/leads/42/take')).toHaveLength(1);
+    // The button pressed is gone: the focus is on the panel's heading, not lost to the page.
+    await waitFor(() => expect(document.activeElement).toBe(within(panel).getByRole('heading', { name: 'Хто телефонує' })));
   });
 
   it('taken by a colleague a moment earlier: the refusal is said and the page shows who has it', async () => {

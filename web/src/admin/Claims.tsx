@@ -99,26 +99,38 @@ export function ClaimPanel({
   const text = claimText(lead, email);
   const mine = lead.claimed_by === email;
 
-  async function act(run: () => Promise<Received<LeadDetail>>, done: string) {
+  /** Runs a change of who has the lead; whether it was made. */
+  async function act(run: () => Promise<Received<LeadDetail>>, done: string): Promise<boolean> {
     setPending(true);
     setError(null);
     try {
       onChange(await run());
       notify(done, pathname);
+      return true;
     } catch (caught) {
       setError(errorText(caught));
       // Taken by a colleague meanwhile: show who has it now.
       if (caught instanceof ApiError && caught.status === 409) {
         client.lead(String(lead.id)).then(onChange, () => undefined);
       }
+      return false;
     } finally {
       setPending(false);
     }
   }
 
+  // "Я телефоную" and "Повернути…" each give way to the other: the focus goes to the panel's
+  // heading, above what it now says, rather than to the page's start.
+  const heading = useRef<HTMLHeadingElement>(null);
+  async function actFromButton(run: () => Promise<Received<LeadDetail>>, done: string) {
+    if (await act(run, done)) heading.current?.focus();
+  }
+
   return (
     <section className="claim-panel" aria-labelledby="claim-heading">
-      <h2 id="claim-heading">Хто телефонує</h2>
+      <h2 id="claim-heading" tabIndex={-1} ref={heading}>
+        Хто телефонує
+      </h2>
       <p>{text ?? 'Ніхто не взяв цю заявку.'}</p>
       <div className="actions">
         {!lead.claimed_by && (
@@ -126,7 +138,7 @@ export function ClaimPanel({
             type="button"
             className="button primary"
             disabled={pending}
-            onClick={() => act(() => client.take(lead.id), 'Заявка ваша: телефонуйте.')}
+            onClick={() => actFromButton(() => client.take(lead.id), 'Заявка ваша: телефонуйте.')}
           >
             Я телефоную
           </button>
@@ -136,7 +148,7 @@ export function ClaimPanel({
             type="button"
             className="button"
             disabled={pending}
-            onClick={() => act(() => client.giveBack(lead.id), 'Заявку повернуто в загальний список.')}
+            onClick={() => actFromButton(() => client.giveBack(lead.id), 'Заявку повернуто в загальний список.')}
           >
             Повернути в загальний список
           </button>
