@@ -245,6 +245,42 @@ describe('"Пошук і фільтри"', () => {
     expect(screen.queryByRole('button', { name: 'Показати ще' })).toBeNull();
   });
 
+  it('shown again after a while hidden, shows new leads quietly and keeps the pages shown with "Показати ще"', async () => {
+    const NEW_LEAD = { ...LEAD_OPEN, id: 50, name: 'Ганна' };
+    let arrived = false;
+    fakeServer({
+      ...signedInRoutes(),
+      'GET /admin/api/leads': ({ params }) => {
+        if (params.get('before_id') === '41') return json(leadPage([LEAD_CLOSED]));
+        return json(arrived ? leadPage([NEW_LEAD, LEAD_OPEN], 42) : leadPage([LEAD_OPEN, LEAD_OVERDUE], 41));
+      },
+    });
+    openInbox('/admin?filter=all');
+    expect(await screen.findAllByRole('listitem')).toHaveLength(2);
+    fireEvent.click(screen.getByRole('button', { name: 'Показати ще' }));
+    await waitFor(() => expect(screen.getAllByRole('listitem')).toHaveLength(3));
+    const names = () => screen.getAllByRole('listitem').map((item) => item.querySelector('.lead-name')?.textContent);
+    const list = screen.getByRole('list');
+    const busy: string[] = [];
+    new MutationObserver(() => busy.push(list.getAttribute('aria-busy') ?? '')).observe(list, { attributes: true });
+
+    // A number tapped: the dialler hides the page for two minutes.
+    arrived = true;
+    const away = Date.now() + 2 * 60_000;
+    act(() => {
+      Object.defineProperty(document, 'visibilityState', { value: 'hidden', configurable: true });
+      document.dispatchEvent(new Event('visibilitychange'));
+    });
+    vi.spyOn(Date, 'now').mockReturnValue(away);
+    act(() => {
+      Object.defineProperty(document, 'visibilityState', { value: 'visible', configurable: true });
+      document.dispatchEvent(new Event('visibilitychange'));
+    });
+
+    await waitFor(() => expect(names()).toEqual(['Ганна', 'Олена', 'Петро', 'Ірина']));
+    expect(busy).not.toContain('true');
+  });
+
   it('renders what a visitor typed as text, never as markup', async () => {
     const hostile = { ...LEAD_OPEN, name: '<img src=x onerror="alert(1)">Олена' };
     fakeServer({ ...signedInRoutes(), 'GET /admin/api/leads': () => json(leadPage([hostile])) });

@@ -129,10 +129,10 @@ export function LeadList() {
     update({ q: text.trim() });
   }
 
-  useRefreshWhenShown(() => setRetry((n) => n + 1));
-  // On a list left open new leads appear: the first page is asked for again quietly (the list is
-  // not dimmed), and the older leads shown stay below it, those of "Показати ще" too.
-  useRefreshWhileShown(() => {
+  // On a list left open, or shown again, new leads appear: the first page is asked for again
+  // quietly (the list is not dimmed), and the older leads shown stay below it, those of "Показати
+  // ще" too. A list that could not be read is read again from the start.
+  function refreshQuietly() {
     if (loading || !page) return;
     const mine = generation.current;
     client.leads({ q, filter }).then(
@@ -146,7 +146,9 @@ export function LeadList() {
         // The next refresh tries again; a session that ended is handled by the client.
       },
     );
-  });
+  }
+  useRefreshWhenShown(() => (page ? refreshQuietly() : setRetry((n) => n + 1)));
+  useRefreshWhileShown(refreshQuietly);
   const now = useServerNow(page);
 
   return (
