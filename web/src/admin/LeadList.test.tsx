@@ -10,6 +10,28 @@ import { isolateEachTest, openFigures, openInbox } from './test-inbox';
 
 isolateEachTest();
 
+/**
+ * "Все" with two leads and "Показати ще" pressed for a third; `arrive` makes a new lead come on the
+ * first page (and the second lead of it go) for the next time it is asked for.
+ */
+async function listWithMoreShown() {
+  const NEW_LEAD = { ...LEAD_OPEN, id: 50, name: 'Ганна' };
+  let arrived = false;
+  const server = fakeServer({
+    ...signedInRoutes(),
+    'GET /admin/api/leads': ({ params }) => {
+      if (params.get('before_id') === '41') return json(leadPage([LEAD_CLOSED]));
+      return json(arrived ? leadPage([NEW_LEAD, LEAD_OPEN], 42) : leadPage([LEAD_OPEN, LEAD_OVERDUE], 41));
+    },
+  });
+  openInbox('/admin?filter=all');
+  expect(await screen.findAllByRole('listitem')).toHaveLength(2);
+  fireEvent.click(screen.getByRole('button', { name: 'Показати ще' }));
+  await waitFor(() => expect(screen.getAllByRole('listitem')).toHaveLength(3));
+  const names = () => screen.getAllByRole('listitem').map((item) => item.querySelector('.lead-name')?.textContent);
+  return { server, names, arrive: () => (arrived = true) };
+}
+
 describe('"Пошук і фільтри"', () => {
   it('shows each lead with its link, Kyiv time, status and time left; an overdue one stands out', async () => {
     const server = fakeServer(signedInRoutes());
@@ -216,22 +238,9 @@ describe('"Пошук і фільтри"', () => {
     // Fake time that still moves on by itself, so that findBy and waitFor keep polling; installed
     // before the list starts its timer.
     vi.useFakeTimers({ shouldAdvanceTime: true });
-    const NEW_LEAD = { ...LEAD_OPEN, id: 50, name: 'Ганна' };
-    let arrived = false;
-    const server = fakeServer({
-      ...signedInRoutes(),
-      'GET /admin/api/leads': ({ params }) => {
-        if (params.get('before_id') === '41') return json(leadPage([LEAD_CLOSED]));
-        return json(arrived ? leadPage([NEW_LEAD, LEAD_OPEN], 42) : leadPage([LEAD_OPEN, LEAD_OVERDUE], 41));
-      },
-    });
-    openInbox('/admin?filter=all');
-    expect(await screen.findAllByRole('listitem')).toHaveLength(2);
-    fireEvent.click(screen.getByRole('button', { name: 'Показати ще' }));
-    await waitFor(() => expect(screen.getAllByRole('listitem')).toHaveLength(3));
-    const names = () => screen.getAllByRole('listitem').map((item) => item.querySelector('.lead-name')?.textContent);
+    const { server, names, arrive } = await listWithMoreShown();
 
-    arrived = true;
+    arrive();
     const asked = server.calls('GET /admin/api/leads').length;
     // Hidden, it asks nothing.
     Object.defineProperty(document, 'visibilityState', { value: 'hidden', configurable: true });
@@ -246,26 +255,13 @@ describe('"Пошук і фільтри"', () => {
   });
 
   it('shown again after a while hidden, shows new leads quietly and keeps the pages shown with "Показати ще"', async () => {
-    const NEW_LEAD = { ...LEAD_OPEN, id: 50, name: 'Ганна' };
-    let arrived = false;
-    fakeServer({
-      ...signedInRoutes(),
-      'GET /admin/api/leads': ({ params }) => {
-        if (params.get('before_id') === '41') return json(leadPage([LEAD_CLOSED]));
-        return json(arrived ? leadPage([NEW_LEAD, LEAD_OPEN], 42) : leadPage([LEAD_OPEN, LEAD_OVERDUE], 41));
-      },
-    });
-    openInbox('/admin?filter=all');
-    expect(await screen.findAllByRole('listitem')).toHaveLength(2);
-    fireEvent.click(screen.getByRole('button', { name: 'Показати ще' }));
-    await waitFor(() => expect(screen.getAllByRole('listitem')).toHaveLength(3));
-    const names = () => screen.getAllByRole('listitem').map((item) => item.querySelector('.lead-name')?.textContent);
+    const { names, arrive } = await listWithMoreShown();
     const list = screen.getByRole('list');
     const busy: string[] = [];
     new MutationObserver(() => busy.push(list.getAttribute('aria-busy') ?? '')).observe(list, { attributes: true });
 
     // A number tapped: the dialler hides the page for two minutes.
-    arrived = true;
+    arrive();
     const away = Date.now() + 2 * 60_000;
     act(() => {
       Object.defineProperty(document, 'visibilityState', { value: 'hidden', configurable: true });
