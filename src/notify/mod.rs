@@ -323,8 +323,9 @@ impl Notifier {
             // reached the person: nothing to remind of any more.
             return Some(Delivery::Sent(job.id));
         }
-        let now = self.clock.now();
-        let not_due = |at: &String| at.parse::<jiff::Timestamp>().map_or(true, |at| at > now);
+        // A minute's leeway: the instance whose scan queued the notice may run a little ahead.
+        let later = self.clock.now() + SignedDuration::from_mins(1);
+        let not_due = |at: &String| at.parse::<jiff::Timestamp>().map_or(true, |at| at > later);
         if job.event == Event::CallBackDue && lead.next_call_at.as_ref().is_none_or(not_due) {
             // Taken off the call list while the notice waited (no call to make), or called
             // meanwhile and set a later time: that time is told when it comes, and this notice
