@@ -435,6 +435,29 @@ async fn operator_accounts_from_the_command_line() {
     store.close().await;
 }
 
+/// The first account is an admin whatever the command asked: an operator alone could not run the
+/// team, and with an account in place the setup link is gone.
+#[tokio::test]
+async fn the_first_account_is_an_admin_even_when_asked_for_an_operator() {
+    let database = common::TestDatabase::new().await;
+    let mut child = zayavka()
+        .args(["admin", "add-user", "first@example.org", "--role", "operator", "--password-stdin"])
+        .env("ZAYAVKA_DATABASE_URL", &database.url)
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use tokio::io::AsyncWriteExt;
+    child.stdin.take().unwrap().write_all(b"long enough password\n").await.unwrap();
+    let output = child.wait_with_output().await.unwrap();
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success() && said.contains("first@example.org added as admin"), "{said}");
+    let store = zayavka::store::Store::open(&database.settings_url()).await.unwrap();
+    let account = store.operator("first@example.org".into()).await.unwrap().unwrap();
+    assert_eq!(account.role, zayavka::team::Role::Admin);
+    store.close().await;
+}
+
 /// Without a terminal to ask on (`systemd-run --pipe`, `docker exec` without `-t`), adding an
 /// account says how to give the password instead, and adds nobody.
 #[tokio::test]

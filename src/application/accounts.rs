@@ -44,10 +44,9 @@ pub async fn add(
     if !store.add_operator(email.clone(), password_hash, role).await? {
         return Ok(None);
     }
-    let role = match role {
-        Some(role) => role,
-        None => store.operator(email.clone()).await?.map_or(Role::Operator, |operator| operator.role),
-    };
+    // As stored: the first account is an admin whatever was asked.
+    let role =
+        store.operator(email.clone()).await?.map_or(role.unwrap_or(Role::Operator), |operator| operator.role);
     let detail = Some(account_detail(&email, role));
     store.audit(actor.did(Action::AddedOperator, None, detail)).await?;
     Ok(Some(role))

@@ -56,8 +56,8 @@ pub(super) fn role_of(name: &str) -> Role {
 }
 
 impl Store {
-    /// Adds an operator with `role`, or, without one, an admin if it is the first account and an
-    /// operator otherwise; `false` if the e-mail has an account already.
+    /// Adds an operator with `role` (an operator without one); the first account is an admin,
+    /// whatever was asked. `false` if the e-mail has an account already.
     pub async fn add_operator(
         &self,
         email: String,

@@ -17,11 +17,9 @@ impl PostgresStore {
         let tx = client.transaction().await.map_err(unavailable)?;
         // Two first accounts added at once: one of them is the admin.
         tx.execute("LOCK TABLE operators IN SHARE ROW EXCLUSIVE MODE", &[]).await.map_err(unavailable)?;
-        let role = match role {
-            Some(role) => role,
-            None if tx.query_one(HAS_OPERATOR, &[]).await.map_err(unavailable)?.get(0) => Role::Operator,
-            None => Role::Admin,
-        };
+        // The first account is an admin, whatever was asked: else nobody could run the team.
+        let has_operator: bool = tx.query_one(HAS_OPERATOR, &[]).await.map_err(unavailable)?.get(0);
+        let role = if has_operator { role.unwrap_or(Role::Operator) } else { Role::Admin };
         let added = tx
             .execute(
                 "INSERT INTO operators (email, password_hash, role, created_at) \

@@ -12,11 +12,8 @@ impl SqliteStore {
         now: jiff::Timestamp,
     ) -> Result<bool, StoreError> {
         self.write(move |conn| {
-            let role = match role {
-                Some(role) => role,
-                None if has_operator(conn)? => Role::Operator,
-                None => Role::Admin,
-            };
+            // The first account is an admin, whatever was asked: else nobody could run the team.
+            let role = if has_operator(conn)? { role.unwrap_or(Role::Operator) } else { Role::Admin };
             let added = conn.execute(
                 "INSERT INTO operators (email, password_hash, created_at, role) VALUES (?1, ?2, ?3, ?4) \
                  ON CONFLICT (email) DO NOTHING",
