@@ -458,6 +458,32 @@ async fn the_first_account_is_an_admin_even_when_asked_for_an_operator() {
     store.close().await;
 }
 
+/// A listing whose reader has gone (`zayavka admin users | head -0`) ends with an error, not a
+/// panic (exit 101 and a backtrace hint on the operator's terminal).
+#[tokio::test]
+async fn a_listing_into_a_closed_pipe_ends_without_a_panic() {
+    let database = common::TestDatabase::new().await;
+    let store = zayavka::store::Store::open(&database.settings_url()).await.unwrap();
+    assert!(store.add_operator("op@example.org".into(), "hash".into(), None).await.unwrap());
+    store.close().await;
+    for command in [&["admin", "users"][..], &["admin", "closed-days", "list"], &["leads", "figures"]] {
+        let mut child = zayavka()
+            .args(command)
+            .env("ZAYAVKA_DATABASE_URL", &database.url)
+            .env("ZAYAVKA_CLOSED_DAYS", "2027-01-01")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The reader goes before the command has opened the database, let alone written.
+        drop(child.stdout.take());
+        let output = child.wait_with_output().await.unwrap();
+        let said = String::from_utf8_lossy(&output.stderr);
+        assert_ne!(output.status.code(), Some(101), "{command:?}: {said}");
+        assert!(!said.contains("panicked"), "{command:?}: {said}");
+    }
+}
+
 /// Without a terminal to ask on (`systemd-run --pipe`, `docker exec` without `-t`), adding an
 /// account says how to give the password instead, and adds nobody.
 #[tokio::test]

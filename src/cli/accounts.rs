@@ -95,15 +95,19 @@ async fn team(store: &Store, settings: &Settings, command: AdminCommand) -> anyh
             );
         }
         AdminCommand::Users => {
+            // Written, not printed: a reader gone (`| head -1`) is an error to report, not a panic.
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
             for account in store.accounts().await? {
                 let second_factor = if account.second_factor { "  with a second factor" } else { "" };
-                println!(
+                writeln!(
+                    out,
                     "{:<8} {}  since {}{second_factor}",
                     account.role.name(),
                     account.email,
                     account.created_at
-                );
+                )?;
             }
+            out.flush()?;
         }
         AdminCommand::Audit { format } => print_audit_trail(store, format).await?,
         AdminCommand::AddUser { .. } | AdminCommand::Passwd(_) | AdminCommand::ClosedDays(_) => {

@@ -1,6 +1,8 @@
 //! `zayavka admin closed-days …`: the days off admins keep in the inbox, on top of
 //! ZAYAVKA_CLOSED_DAYS, through the same use cases as the inbox's "Вихідні дні" screen.
 
+use std::io::Write as _;
+
 use super::{ClosedDaysCommand, command_line, services};
 use crate::application::closed_days::{self, Added, DayRefusal};
 use crate::config::Settings;
@@ -25,12 +27,15 @@ async fn closed_days(
     let now = store.clock().now();
     match command {
         ClosedDaysCommand::List => {
+            // Written, not printed: a reader gone (`| head -1`) is an error to report, not a panic.
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
             for listed in closed_days::list(services, now).await? {
                 let added =
                     listed.added.map(|(by, at)| format!("  added by {by} at {at}")).unwrap_or_default();
                 let note = listed.note.map(|note| format!("  {note}")).unwrap_or_default();
-                println!("{}  {:<8}{note}{added}", listed.day, listed.source.name());
+                writeln!(out, "{}  {:<8}{note}{added}", listed.day, listed.source.name())?;
             }
+            out.flush()?;
         }
         ClosedDaysCommand::Add { day, note } => {
             match closed_days::add(services, &day, note.as_deref(), &command_line(), now).await {

@@ -86,8 +86,10 @@ async fn print_figures(settings: &Settings) -> anyhow::Result<()> {
     .await;
     store.close().await;
     let (promise, totals) = result?;
-    print!("{}{}", figures_table(&promise), totals_lines(&totals));
-    Ok(())
+    // Written, not printed: a reader gone (`| head -1`) is an error to report, not a panic.
+    let mut out = std::io::stdout().lock();
+    write!(out, "{}{}", figures_table(&promise), totals_lines(&totals))?;
+    Ok(out.flush()?)
 }
 
 /// Under the table, the inbox's totals: the leads open now, and what the channels have not sent.
