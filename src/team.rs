@@ -82,10 +82,13 @@ pub enum Action {
     RemovedClosedDay,
     /// An account's password was set anew (`zayavka admin passwd`): `detail` is the account.
     ChangedPassword,
+    /// Leads past the retention period, or held leads nobody released, were deleted (the hourly
+    /// chore, or `zayavka leads purge`): `detail` says how many and which.
+    Purged,
 }
 
 impl Action {
-    pub const ALL: [Action; 21] = [
+    pub const ALL: [Action; 22] = [
         Action::SignedIn,
         Action::SignInFailed,
         Action::OpenedLead,
@@ -107,6 +110,7 @@ impl Action {
         Action::AddedClosedDay,
         Action::RemovedClosedDay,
         Action::ChangedPassword,
+        Action::Purged,
     ];
 
     pub fn name(self) -> &'static str {
@@ -132,6 +136,7 @@ impl Action {
             Action::AddedClosedDay => "added_closed_day",
             Action::RemovedClosedDay => "removed_closed_day",
             Action::ChangedPassword => "changed_password",
+            Action::Purged => "purged",
         }
     }
 

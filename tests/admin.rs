@@ -708,6 +708,19 @@ async fn leads_past_the_retention_period_are_deleted_at_start() {
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
     assert!(store.lead(recent).await.unwrap().is_some());
+    // The trail says the chore deleted it, once it is written after the deletion.
+    let purged = || async {
+        let trail = store.audit_page(None, 10).await.unwrap();
+        trail.into_iter().find(|e| e.action == "purged").map(|e| (e.actor, e.detail))
+    };
+    let mut entry = purged().await;
+    while entry.is_none() {
+        assert!(std::time::Instant::now() < deadline, "the purge is not in the trail");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        entry = purged().await;
+    }
+    let detail = Some("1 lead(s) older than 30 days".to_owned());
+    assert_eq!(entry, Some(("server (hourly chore)".to_owned(), detail)));
 }
 
 #[tokio::test]

@@ -544,6 +544,17 @@ async fn leads_purge_deletes_the_leads_past_the_retention_period() {
     let left = server.export_jsonl().await;
     assert_eq!(left.len(), 1, "{left:?}");
     assert_eq!(left[0]["name"], "Недавня");
+    // Deleting leads leaves a trace: who, and how many.
+    let (ok, trail, _) = run(&["admin", "audit", "--format", "jsonl"], &env).await;
+    assert!(ok);
+    let purged: Vec<serde_json::Value> = trail
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|e: &serde_json::Value| e["action"] == "purged")
+        .collect();
+    assert_eq!(purged.len(), 1, "{trail}");
+    assert!(purged[0]["actor"].as_str().unwrap().starts_with("command line"), "{trail}");
+    assert_eq!(purged[0]["detail"], "1 lead(s) older than 30 days");
 }
 
 /// `zayavka leads export` names held leads and their reasons; `zayavka leads release ID` moves one

@@ -7,16 +7,44 @@ use std::time::Duration;
 
 use jiff::{SignedDuration, Timestamp};
 
+use super::Actor;
 use crate::config::Settings;
 use crate::store::{IDEMPOTENCY_WINDOW, Store, StoreError};
+use crate::team::Action;
 
-/// Deletes the leads sent more than `ZAYAVKA_RETENTION_DAYS` before `now`; returns how many.
+/// Who deletes leads when nobody asked: the server's hourly chore, as its audit entries name it.
+const CHORE: &str = "server (hourly chore)";
+
+/// Deletes the leads sent more than `ZAYAVKA_RETENTION_DAYS` before `now`, for `actor`; returns how
+/// many. A purge that deleted some is in the audit trail: deleting leads always leaves a trace.
 pub async fn purge_past_retention(
     store: &Store,
     settings: &Settings,
     now: Timestamp,
+    actor: &Actor,
 ) -> Result<usize, StoreError> {
-    store.purge_leads(now - days(settings.retention_days)).await
+    let purged = store.purge_leads(now - days(settings.retention_days)).await?;
+    if purged > 0 {
+        let detail = format!("{purged} lead(s) older than {} days", settings.retention_days);
+        store.audit(actor.did(Action::Purged, None, Some(detail))).await?;
+    }
+    Ok(purged)
+}
+
+/// Deletes the held leads nobody released within `ZAYAVKA_HOLD_DAYS`; returns how many, audited
+/// as `purge_past_retention`'s.
+async fn purge_unreleased(
+    store: &Store,
+    settings: &Settings,
+    now: Timestamp,
+    actor: &Actor,
+) -> Result<usize, StoreError> {
+    let purged = store.purge_held(now - days(settings.hold_days)).await?;
+    if purged > 0 {
+        let detail = format!("{purged} held lead(s) older than {} days", settings.hold_days);
+        store.audit(actor.did(Action::Purged, None, Some(detail))).await?;
+    }
+    Ok(purged)
 }
 
 /// Starts the hourly chores, the first at once. The task ends when the store closes.
@@ -36,13 +64,14 @@ pub fn spawn(store: Store, settings: Arc<Settings>) {
 /// closed store stops them.
 async fn chores(store: &Store, settings: &Settings, now: Timestamp) -> Result<(), StoreError> {
     let (retention_days, hold_days) = (settings.retention_days, settings.hold_days);
-    match purge_past_retention(store, settings, now).await {
+    let chore = Actor { name: CHORE.into(), address: None };
+    match purge_past_retention(store, settings, now, &chore).await {
         Ok(0) => {}
         Ok(purged) => tracing::info!(purged, retention_days, "leads past the retention period deleted"),
         Err(StoreError::Closed) => return Err(StoreError::Closed),
         Err(e) => tracing::warn!(error = %e, "deleting leads past the retention period"),
     }
-    match store.purge_held(now - days(hold_days)).await {
+    match purge_unreleased(store, settings, now, &chore).await {
         Ok(0) => {}
         Ok(purged) => tracing::info!(purged, hold_days, "held leads nobody released deleted"),
         Err(StoreError::Closed) => return Err(StoreError::Closed),

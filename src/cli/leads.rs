@@ -57,7 +57,8 @@ async fn erase(settings: &Settings, phone: &str) -> anyhow::Result<()> {
 
 async fn purge(settings: &Settings) -> anyhow::Result<()> {
     let store = Store::open_existing(&settings.database_url).await?;
-    let result = housekeeping::purge_past_retention(&store, settings, store.clock().now()).await;
+    let now = store.clock().now();
+    let result = housekeeping::purge_past_retention(&store, settings, now, &command_line()).await;
     store.close().await;
     eprintln!("zayavka: {} lead(s) older than {} days deleted", result?, settings.retention_days);
     Ok(())

@@ -88,6 +88,7 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   added_closed_day: 'Додано вихідний день',
   removed_closed_day: 'Прибрано вихідний день',
   changed_password: 'Змінено пароль',
+  purged: 'Видалено за строком зберігання',
 };
 
 /** An action the server may add later still shows, as its code, rather than nothing. */

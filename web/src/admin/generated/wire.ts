@@ -606,4 +606,4 @@ action: string, lead_id: number | null, detail: string | null, address: string |
  * (`AuditAction`); an entry keeps its action as a name, so one this version does not know still
  * shows.
  */
-export type AuditAction = "signed_in" | "sign_in_failed" | "opened_lead" | "exported" | "erased" | "released" | "added_operator" | "changed_role" | "removed_operator" | "handed_over" | "second_factor_on" | "second_factor_reset" | "listed_leads" | "took_lead" | "gave_back" | "recorded_call" | "resent_notification" | "dropped_notification" | "added_closed_day" | "removed_closed_day" | "changed_password";
+export type AuditAction = "signed_in" | "sign_in_failed" | "opened_lead" | "exported" | "erased" | "released" | "added_operator" | "changed_role" | "removed_operator" | "handed_over" | "second_factor_on" | "second_factor_reset" | "listed_leads" | "took_lead" | "gave_back" | "recorded_call" | "resent_notification" | "dropped_notification" | "added_closed_day" | "removed_closed_day" | "changed_password" | "purged";
