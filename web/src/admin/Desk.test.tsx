@@ -151,6 +151,38 @@ describe('"Кому дзвонити зараз"', () => {
     await focusMovesTo(() => within(card(41)).getByRole('link', { name: 'Заявка №41' }));
   });
 
+  it("a minute's refresh asked before a call was recorded and answered after it does not bring the card back", async () => {
+    // Fake time that still moves on by itself, so that findBy and waitFor keep polling.
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    const retried: LeadView = { ...LEAD_OVERDUE, status: 'attempt_1', next_call_at: '2026-11-22T06:02:30.000000Z' };
+    let refreshing = false;
+    let answerTheRefresh: (() => void) | null = null;
+    fakeServer({
+      ...deskRoutes(),
+      'GET /admin/api/leads': () => {
+        if (!refreshing) return json(leadPage([LEAD_OPEN, LEAD_OVERDUE]));
+        // The refresh reads the list before the call is stored, and answers after.
+        return new Promise<Response>((resolve) => {
+          answerTheRefresh = () => resolve(json(leadPage([LEAD_OPEN, LEAD_OVERDUE])));
+        });
+      },
+      'POST /admin/api/leads/41/attempts': () => json(leadDetail(retried, []), 201),
+    });
+    openInbox('/admin');
+    await screen.findByRole('list', { name: DUE });
+    refreshing = true;
+    await act(async () => vi.advanceTimersByTime(REFRESH_SHOWN_MS));
+    await waitFor(() => expect(answerTheRefresh).not.toBeNull());
+
+    fireEvent.click(outcome(41, 'Не відповіли'));
+    const shrunk = 'Заявка №41 Петро: Не відповіли. Наступний дзвінок: 22.11.2026, 08:02.';
+    await waitFor(() => expect(card(41).textContent).toBe(shrunk));
+    await act(async () => answerTheRefresh?.());
+    // Still what was recorded: no outcome buttons to tap a second unanswered call with.
+    expect(card(41).textContent).toBe(shrunk);
+    expect(within(card(41)).queryByRole('group', { name: 'Результат дзвінка: заявка №41' })).toBeNull();
+  });
+
   it('a closing outcome says the lead is closed', async () => {
     const reached: LeadView = { ...LEAD_OPEN, status: 'interested', open: false, next_call_at: null };
     fakeServer({

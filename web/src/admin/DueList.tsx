@@ -10,17 +10,19 @@ import { LoadError } from './LoadError';
  * "Кому дзвонити зараз": the open leads to call now, in the server's order (call-backs that came
  * due first, then the nearest deadline; `filter=due`). Asked for again every minute while shown
  * and when the page is shown again, without dimming the cards being worked; a call recorded here
- * keeps its card, shrunk to what was recorded, until then, and a lead its call button took says
- * so at once. Should the refresh take away the card that had the focus (a call just recorded),
+ * keeps its card, shrunk to what was recorded, until a list asked for after it comes (one asked
+ * for before may not know of the call, and would offer it to be recorded twice), and a lead its
+ * call button took says so at once. Should the refresh take away the card that had the focus (a call just recorded),
  * the focus goes to the first card's lead, not to the top of the page.
  */
 export function DueList() {
   const { client } = useInbox();
   const [page, setPage] = useState<Received<LeadPage> | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const [recorded, setRecorded] = useState<ReadonlyMap<number, Recorded>>(new Map());
-  // The leads a call button took since the list was read, as the take answered.
-  const [taken, setTaken] = useState<ReadonlyMap<number, LeadView>>(new Map());
+  // The calls recorded and the leads a call button took since the list was read (as the take
+  // answered), each with when (`Date.now()`): an answer asked for before then may not know of it.
+  const [recorded, setRecorded] = useState<ReadonlyMap<number, Since<Recorded>>>(new Map());
+  const [taken, setTaken] = useState<ReadonlyMap<number, Since<LeadView>>>(new Map());
   const [retry, setRetry] = useState(0);
   const again = () => setRetry((n) => n + 1);
   const list = useRef<HTMLOListElement>(null);
@@ -29,12 +31,14 @@ export function DueList() {
 
   useEffect(() => {
     const controller = new AbortController();
+    const asked = Date.now();
     client.leads({ q: '', filter: 'due' }, controller.signal).then(
       (answer) => {
         focusWasOnACard.current = list.current?.contains(document.activeElement) ?? false;
         setPage(answer);
-        setRecorded(new Map());
-        setTaken(new Map());
+        // What happened while the answer was on its way stays: the list may have been read before it.
+        setRecorded((current) => since(current, asked));
+        setTaken((current) => since(current, asked));
         setError(null);
       },
       (caught: unknown) => {
@@ -70,15 +74,27 @@ export function DueList() {
           {page.leads.map((lead) => (
             <DeskCard
               key={lead.id}
-              lead={taken.get(lead.id) ?? lead}
+              lead={taken.get(lead.id)?.value ?? lead}
               now={now}
-              recorded={recorded.get(lead.id) ?? null}
-              onRecorded={(call) => setRecorded((current) => new Map(current).set(lead.id, call))}
-              onTaken={(view) => setTaken((current) => new Map(current).set(lead.id, view))}
+              recorded={recorded.get(lead.id)?.value ?? null}
+              onRecorded={(call) => setRecorded((current) => new Map(current).set(lead.id, at(call)))}
+              onTaken={(view) => setTaken((current) => new Map(current).set(lead.id, at(view)))}
             />
           ))}
         </ol>
       )}
     </>
   );
+}
+
+/** Something that happened on a card, and when (`Date.now()`). */
+type Since<T> = { value: T; at: number };
+
+function at<T>(value: T): Since<T> {
+  return { value, at: Date.now() };
+}
+
+/** The entries of `map` that happened at `asked` or later. */
+function since<T>(map: ReadonlyMap<number, Since<T>>, asked: number): ReadonlyMap<number, Since<T>> {
+  return new Map([...map].filter(([, entry]) => entry.at >= asked));
 }
