@@ -5,16 +5,15 @@ import {
   errorText,
   isAbort,
   type Account,
-  type Breakdown,
   type LeadDetail,
   type LeadView,
   type Received,
 } from './api';
 import { useInbox } from './context';
-import { useRefreshWhenShown, useRefreshWhileShown } from './clock';
 import { formatKyiv } from './format';
 import { LoadError } from './LoadError';
 import { CallButton, PhoneLink } from './Phone';
+import { useRefreshedRead } from './refreshed';
 
 /** Who has a lead, as the list and the lead's page say it; null when nobody has it. */
 export function claimText(lead: LeadView, me: string): string | null {
@@ -244,39 +243,20 @@ export function sourceLabel(source: string | null): string {
  * opened, so the list does not wait for it, and again every minute while open.
  */
 export function BreakdownFigures() {
-  const { client, role } = useInbox();
+  const { role } = useInbox();
   const [opened, setOpened] = useState(false);
-  const [figures, setFigures] = useState<Breakdown | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [retry, setRetry] = useState(0);
-
-  useEffect(() => {
-    if (!opened) return;
-    const controller = new AbortController();
-    client.breakdown(controller.signal).then(setFigures, (caught: unknown) => {
-      if (!isAbort(caught)) setError(errorText(caught));
-    });
-    return () => controller.abort();
-  }, [client, opened, retry]);
   // While open, asked again as the headline figures are.
-  const again = () => {
-    setError(null);
-    setRetry((n) => n + 1);
-  };
-  useRefreshWhenShown(again);
-  useRefreshWhileShown(again);
+  const {
+    value: figures,
+    error,
+    again,
+  } = useRefreshedRead((client, signal) => client.breakdown(signal), { enabled: opened });
 
   return (
     <details className="breakdown stat-wide" onToggle={(event) => setOpened(event.currentTarget.open)}>
       <summary>Джерела й оператори за 30 днів</summary>
       {error && (
-        <LoadError
-          message={error}
-          onRetry={() => {
-            setError(null);
-            setRetry((n) => n + 1);
-          }}
-        />
+        <LoadError message={error} onRetry={again} />
       )}
       {figures && (
         <>

@@ -1,36 +1,17 @@
-import { useEffect, useState } from 'react';
 import { Link } from 'react-router';
-import { errorText, isAbort, type Stats as StatsData } from './api';
-import { useRefreshWhenShown, useRefreshWhileShown } from './clock';
+import type { Stats as StatsData } from './api';
 import { BreakdownFigures } from './Claims';
-import { useInbox } from './context';
 import { channelLabel, formatKyiv, reachedInTime } from './format';
 import { LoadError } from './LoadError';
 import { PromiseFigures } from './Promise';
+import { useRefreshedRead } from './refreshed';
 
 /**
  * The figures of the call desk, asked for on arrival, every minute while shown and when the page is
  * shown again: the warning about failing channels needs them as much as the figures do.
  */
 export function useStats() {
-  const { client } = useInbox();
-  const [stats, setStats] = useState<StatsData | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [retry, setRetry] = useState(0);
-  const again = () => {
-    setError(null);
-    setRetry((n) => n + 1);
-  };
-
-  useEffect(() => {
-    const controller = new AbortController();
-    client.stats(controller.signal).then(setStats, (caught: unknown) => {
-      if (!isAbort(caught)) setError(errorText(caught));
-    });
-    return () => controller.abort();
-  }, [client, retry]);
-  useRefreshWhenShown(again);
-  useRefreshWhileShown(again);
+  const { value: stats, error, again } = useRefreshedRead((client, signal) => client.stats(signal));
   return { stats, error, again };
 }
 
