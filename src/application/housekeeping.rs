@@ -24,11 +24,7 @@ pub async fn purge_past_retention(
     actor: &Actor,
 ) -> Result<usize, StoreError> {
     let purged = store.purge_leads(now - days(settings.retention_days)).await?;
-    if purged > 0 {
-        let detail = format!("{purged} lead(s) older than {} days", settings.retention_days);
-        store.audit(actor.did(Action::Purged, None, Some(detail))).await?;
-    }
-    Ok(purged)
+    recorded(store, actor, purged, "lead(s)", settings.retention_days).await
 }
 
 /// Deletes the held leads nobody released within `ZAYAVKA_HOLD_DAYS`; returns how many, audited
@@ -40,8 +36,20 @@ async fn purge_unreleased(
     actor: &Actor,
 ) -> Result<usize, StoreError> {
     let purged = store.purge_held(now - days(settings.hold_days)).await?;
+    recorded(store, actor, purged, "held lead(s)", settings.hold_days).await
+}
+
+/// Writes the audit entry of a purge that deleted `purged` of `which`, older than `age_days`;
+/// returns `purged`. A purge that deleted nothing is not recorded.
+async fn recorded(
+    store: &Store,
+    actor: &Actor,
+    purged: usize,
+    which: &str,
+    age_days: u32,
+) -> Result<usize, StoreError> {
     if purged > 0 {
-        let detail = format!("{purged} held lead(s) older than {} days", settings.hold_days);
+        let detail = format!("{purged} {which} older than {age_days} days");
         store.audit(actor.did(Action::Purged, None, Some(detail))).await?;
     }
     Ok(purged)
