@@ -322,9 +322,13 @@ def main() -> int:
                            "targets": [{"target": n, "holds": ok, "value": v} for n, ok, v, _ in targets]},
                   problems)
     over = [f"{n}: {v}" for n, ok, v, enforced in targets if enforced and not ok]
-    if over and args.smoke:
-        print("smoke: not checked in one run: " + "; ".join(over))
-    elif over:
+    if args.smoke:
+        # Byte counts do not vary between runs, so the smoke fails on them; timings need a full run.
+        timed = [o for o in over if o.startswith("Lighthouse")]
+        if timed:
+            print("smoke: not checked in one run: " + "; ".join(timed))
+        over = [o for o in over if o not in timed]
+    if over:
         print("\nTHE PAGE CHECK FAILED:", *over, sep="\n  ", file=sys.stderr)
         return 1
     return code
