@@ -525,6 +525,38 @@ async fn leads_erase_removes_one_persons_leads() {
     assert_eq!(left[0]["name"], "Іван");
 }
 
+/// An erasure whose number cannot yet be removed from SQLite's WAL (a reader holds an older
+/// snapshot) fails, but the leads it deleted are in the audit trail; erasing again removes them.
+#[tokio::test]
+async fn an_erasure_that_finds_the_log_busy_is_still_in_the_audit_trail() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("leads.db");
+    let database_url = format!("sqlite://{}", path.display());
+    let server = Server::start(&database_url).await;
+    let body = r#"{"name":"Олена","phone":"+380671234567","confirmation":"Так"}"#;
+    assert_eq!(common::http(server.port, "POST", "/rest/v1/CRN", body).await.unwrap().0, 201);
+    let reader = rusqlite::Connection::open(&path).unwrap();
+    reader.execute_batch("BEGIN; SELECT count(*) FROM \"CRN\";").unwrap();
+
+    let env = [("ZAYAVKA_DATABASE_URL", database_url.as_str())];
+    let (ok, _, stderr) = run(&["leads", "erase", "--phone", "067 123 45 67"], &env).await;
+    assert!(!ok && stderr.contains("busy"), "{stderr}");
+    let (ok, trail, _) = run(&["admin", "audit", "--format", "jsonl"], &env).await;
+    assert!(ok);
+    let erased: Vec<serde_json::Value> = trail
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|e: &serde_json::Value| e["action"] == "erased")
+        .collect();
+    assert_eq!(erased.len(), 1, "{trail}");
+    assert_eq!(erased[0]["detail"], "1 lead(s)");
+
+    reader.execute_batch("COMMIT").unwrap();
+    let (ok, _, stderr) = run(&["leads", "erase", "--phone", "067 123 45 67"], &env).await;
+    assert!(ok && stderr.contains("0 lead(s) erased"), "{stderr}");
+    assert_eq!(std::fs::metadata(dir.path().join("leads.db-wal")).map_or(0, |m| m.len()), 0);
+}
+
 #[tokio::test]
 async fn leads_purge_deletes_the_leads_past_the_retention_period() {
     let database = common::TestDatabase::new().await;

@@ -39,8 +39,9 @@ async fn purge_unreleased(
     recorded(store, actor, purged, "held lead(s)", settings.hold_days).await
 }
 
-/// Writes the audit entry of a purge that deleted `purged` of `which`, older than `age_days`;
-/// returns `purged`. A purge that deleted nothing is not recorded.
+/// Writes the audit entry of a purge that deleted `purged` of `which`, older than `age_days`, then
+/// removes the deleted rows from the engine's log; returns `purged`. A purge that deleted nothing is
+/// not recorded.
 async fn recorded(
     store: &Store,
     actor: &Actor,
@@ -52,6 +53,7 @@ async fn recorded(
         let detail = format!("{purged} {which} older than {age_days} days");
         store.audit(actor.did(Action::Purged, None, Some(detail))).await?;
     }
+    store.scrub_log().await?;
     Ok(purged)
 }
 

@@ -131,11 +131,14 @@ pub enum EraseRefusal {
 }
 
 /// Deletes every lead of the person with this phone (as typed: read the way a visitor's is), with
-/// their calls and queued notifications; the trail keeps how many went. Returns that number.
+/// their calls and queued notifications; the trail keeps how many went, even if the engine's log
+/// still holds them (then the answer is an error, and erasing again removes them). Returns that
+/// number.
 pub async fn erase(services: Services<'_>, phone: &str, actor: &Actor) -> Result<usize, EraseRefusal> {
     let phone_e164 = crate::lead::normalise_phone(phone).ok_or(EraseRefusal::NotAPhone)?;
     let erased = services.store.erase_phone(&phone_e164).await?;
     let detail = Some(format!("{erased} lead(s)"));
     services.store.audit(actor.did(Action::Erased, None, detail)).await?;
+    services.store.scrub_log().await?;
     Ok(erased)
 }

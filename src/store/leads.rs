@@ -87,8 +87,8 @@ impl Store {
     }
 
     /// Deletes every lead with this phone (E.164) with its calls and notifications, and the
-    /// idempotency records that name them; on SQLite the freed bytes are zeroed and the WAL
-    /// checkpointed, so the number is gone from the files. Returns how many leads went.
+    /// idempotency records that name them; on SQLite the freed bytes are zeroed. Returns how many
+    /// leads went. `scrub_log` then removes their copies from the engine's log.
     pub async fn erase_phone(&self, phone_e164: &str) -> Result<usize, StoreError> {
         let phone_e164 = phone_e164.to_owned();
         dispatch!(self, erase_phone(phone_e164))
@@ -102,6 +102,15 @@ impl Store {
     /// Deletes held leads sent before `before` that nobody released.
     pub async fn purge_held(&self, before: jiff::Timestamp) -> Result<usize, StoreError> {
         dispatch!(self, purge_held(before))
+    }
+
+    /// After a deletion, removes the deleted rows' copies from the engine's log, so a number erased
+    /// is gone from the files: SQLite's WAL is truncated (if a deletion since the last truncation
+    /// deleted anything). A reader holding an older snapshot (a command's export) makes it
+    /// `Unavailable` after a few seconds; the next call tries again. A separate step, so that
+    /// what was deleted is in the audit trail even when the log cannot be truncated yet.
+    pub async fn scrub_log(&self) -> Result<(), StoreError> {
+        dispatch!(self, scrub_log())
     }
 
     /// Moves a held lead to the call list and queues its notifications (once: a lead already

@@ -103,26 +103,25 @@ impl SqliteStore {
 
     pub async fn erase_phone(&self, phone_e164: String) -> Result<usize, StoreError> {
         let erased = self.delete_leads(PHONE_IN_ANY_MONTH.as_str(), phone_e164).await?;
-        self.checkpoint().await?;
+        // Even one that found nothing: an earlier erasure, perhaps another process's, may have
+        // left the number's rows in the WAL.
+        self.truncation_owed.store(true, Ordering::Relaxed);
         Ok(erased)
     }
 
     pub async fn purge_leads(&self, before: jiff::Timestamp) -> Result<usize, StoreError> {
-        let purged = self.delete_leads("created_at < ?1", text(before)).await?;
-        self.checkpoint_after_purge(purged).await?;
-        Ok(purged)
+        self.delete_leads("created_at < ?1", text(before)).await
     }
 
     pub async fn purge_held(&self, before: jiff::Timestamp) -> Result<usize, StoreError> {
-        let purged = self.delete_leads("held IS NOT NULL AND created_at < ?1", text(before)).await?;
-        self.checkpoint_after_purge(purged).await?;
-        Ok(purged)
+        self.delete_leads("held IS NOT NULL AND created_at < ?1", text(before)).await
     }
 
-    /// A purge that deleted nothing leaves the WAL alone (a truncation blocks the writes while it
-    /// copies), unless an earlier one's truncation found the database busy.
-    async fn checkpoint_after_purge(&self, purged: usize) -> Result<(), StoreError> {
-        if purged > 0 || self.truncation_owed.load(Ordering::Relaxed) {
+    /// Truncates the WAL if a deletion left rows' copies in it. A deletion that deleted nothing
+    /// leaves the WAL alone (a truncation blocks the writes while it copies), unless an earlier
+    /// truncation found the database busy.
+    pub async fn scrub_log(&self) -> Result<(), StoreError> {
+        if self.truncation_owed.load(Ordering::Relaxed) {
             self.checkpoint().await?;
         }
         Ok(())
@@ -169,7 +168,6 @@ impl SqliteStore {
     /// own `LOCK_WAIT` the inserts stalled 5 s a try, 50 tries in a row.
     async fn checkpoint(&self) -> Result<(), StoreError> {
         const TRUNCATION_TRY: Duration = Duration::from_millis(50);
-        self.truncation_owed.store(true, Ordering::Relaxed);
         let busy = self
             .read(|conn| {
                 conn.busy_timeout(TRUNCATION_TRY)?;
@@ -210,6 +208,10 @@ impl SqliteStore {
             let started = Instant::now();
             let (gone, finished) = self.write(move |conn| delete_some(conn, condition, &value)).await?;
             deleted += gone;
+            if gone > 0 {
+                // The deleted rows' pages are in the WAL until it is truncated (`scrub_log`).
+                self.truncation_owed.store(true, Ordering::Relaxed);
+            }
             if finished {
                 return Ok(deleted);
             }
@@ -503,11 +505,11 @@ mod tests {
             .unwrap();
     }
 
-    /// A purge whose truncation of the WAL found the database busy (a command's export still
-    /// reading) leaves deleted rows' copies in the WAL; the next purge truncates it, though it
-    /// deletes nothing, and a purge owing nothing leaves the WAL alone.
+    /// A truncation of the WAL that found the database busy (a command's export still reading)
+    /// leaves deleted rows' copies in the WAL; the next one truncates it, though nothing more was
+    /// deleted, and one owing nothing leaves the WAL alone.
     #[tokio::test]
-    async fn a_purge_that_found_the_log_busy_is_followed_by_a_truncation() {
+    async fn a_truncation_that_found_the_log_busy_is_owed_to_the_next() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("leads.db");
         let store = SqliteStore::open(&path).unwrap();
@@ -521,16 +523,19 @@ mod tests {
         let export = Connection::open(&path).unwrap();
         export.execute_batch("BEGIN; SELECT count(*) FROM \"CRN\";").unwrap();
         let after = "2026-06-01T00:00:00Z".parse().unwrap();
-        let busy = store.purge_leads(after).await;
+        assert_eq!(store.purge_leads(after).await.unwrap(), 2);
+        let busy = store.scrub_log().await;
         assert!(matches!(busy, Err(StoreError::Unavailable(_))), "{busy:?}");
         assert!(wal_bytes() > 0, "the deleted rows' pages are in the WAL");
         export.execute_batch("COMMIT").unwrap();
 
         assert_eq!(store.purge_leads(after).await.unwrap(), 0);
+        store.scrub_log().await.unwrap();
         assert_eq!(wal_bytes(), 0, "the WAL was truncated");
         // Owing nothing, a purge that deletes nothing does not truncate.
         store.write(|conn| conn.execute("CREATE TABLE later (x)", [])).await.unwrap();
         assert_eq!(store.purge_held(after).await.unwrap(), 0);
+        store.scrub_log().await.unwrap();
         assert!(wal_bytes() > 0);
     }
 }

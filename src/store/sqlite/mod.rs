@@ -127,8 +127,7 @@ pub struct SqliteStore {
     writer: Mutex<Option<JoinHandle<()>>>,
     checkpoints: Mutex<Option<JoinHandle<()>>>,
     reader: std::sync::Arc<Mutex<Connection>>,
-    /// A purge's checkpoint found the database busy: deleted rows may still be in the WAL, so the
-    /// next purge truncates it even if it deletes nothing.
+    /// Rows were deleted since the WAL was last truncated: their copies may still be in it.
     truncation_owed: std::sync::atomic::AtomicBool,
 }
 
