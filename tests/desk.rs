@@ -241,12 +241,16 @@ async fn wrong_call_backs_are_refused_with_the_reason() {
     let id = submit(&app, "067 000 05 01").await;
     let soon = (Timestamp::now() + jiff::SignedDuration::from_hours(1)).to_string();
     let far = (Timestamp::now() + jiff::SignedDuration::from_hours(24 * 91)).to_string();
+    let year_ago = (Timestamp::now() - jiff::SignedDuration::from_hours(24 * 365)).to_string();
     for (body, reason) in [
         (
             json!({ "outcome": "no_answer", "call_back_at": "завтра о дев'ятій" }),
             "Час передзвону не розпізнано",
         ),
         (json!({ "outcome": "no_answer", "call_back_at": far }), "не пізніше ніж за 90 днів"),
+        // A mistyped year: past, not a call-back at the top of the list.
+        (json!({ "call_back_at": year_ago }), "Цей час уже минув"),
+        (json!({ "call_back_at": "-005000-01-01T00:00:00Z" }), "Цей час уже минув"),
         (json!({ "outcome": "interested", "call_back_at": soon }), "лишається відкритою"),
         (json!({ "outcome": "call_back" }), "Вкажіть, о котрій передзвонити"),
     ] {

@@ -12,6 +12,9 @@ use crate::team::Action;
 pub const MAX_NOTE_CHARS: usize = 1000;
 /// The furthest ahead a call-back may be set.
 pub const CALL_BACK_WITHIN: jiff::SignedDuration = jiff::SignedDuration::from_hours(24 * 90);
+/// How far in the past a call-back may be set: a time chosen a moment ago (the inbox's clock reads
+/// the minute) may have passed when the call is recorded, but not a mistyped day or year.
+pub const CALL_BACK_LATE_BY: jiff::SignedDuration = jiff::SignedDuration::from_mins(10);
 
 /// A call as the operator reports it.
 pub struct Call {
@@ -32,6 +35,8 @@ pub enum CallRefusal {
     UnknownOutcome,
     #[error("the call-back is more than 90 days ahead")]
     CallBackTooFar,
+    #[error("the call-back's time has passed")]
+    CallBackPast,
     #[error("a call-back for a call that closes the lead")]
     CallBackOnClosed,
     #[error("a call-back without its time")]
@@ -63,6 +68,9 @@ pub async fn record_call(
     let Call { outcome, note, call_back_at } = call;
     if call_back_at.is_some_and(|at| at > now + CALL_BACK_WITHIN) {
         return Err(CallRefusal::CallBackTooFar);
+    }
+    if call_back_at.is_some_and(|at| at < now - CALL_BACK_LATE_BY) {
+        return Err(CallRefusal::CallBackPast);
     }
     let outcome = match (outcome, call_back_at) {
         (None, Some(_)) => Outcome::CallBack,

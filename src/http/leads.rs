@@ -131,6 +131,7 @@ async fn add_attempt(
             );
             AdminError::BadRequest("Передзвонити можна не пізніше ніж за 90 днів.")
         }
+        CallRefusal::CallBackPast => AdminError::BadRequest("Цей час уже минув: вкажіть пізніший."),
         CallRefusal::NoOutcome => AdminError::BadRequest("Оберіть результат дзвінка."),
         CallRefusal::UnknownOutcome => {
             AdminError::BadRequest("Такого результату дзвінка немає: оновіть сторінку й оберіть зі списку.")
