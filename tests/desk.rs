@@ -373,6 +373,30 @@ async fn a_person_who_writes_again_shows_on_the_first_lead_and_its_holder_is_tol
     assert_eq!(due(&app, &operator).await, [first]);
 }
 
+/// A person who writes again after their lead was closed asks anew: the message is a lead of its
+/// own, due at once and announced, not a repeat of the closed one that nobody would call.
+#[tokio::test]
+async fn a_person_who_writes_again_after_their_lead_was_closed_is_called_again() {
+    use zayavka::notice::Event;
+    let (app, operator) = desk_with_channels().await;
+    let first = submit(&app, "067 000 09 01").await;
+    let closed = call(&app, &operator, first, json!({ "outcome": "unreachable" })).await;
+    assert_eq!(closed.status, StatusCode::CREATED, "{}", closed.text());
+    app.clock.advance_hours(3);
+
+    let again = submit_saying(&app, "067 000 09 01", "Пропустила дзвінки, передзвоніть").await;
+    let shown = lead(&app, &operator, again).await;
+    assert_eq!(shown["repeat_of"], Value::Null, "{shown}");
+    assert!(next_call_at(&shown).is_some_and(|at| at <= app.state.clock.now()), "{shown}");
+    assert_eq!(due(&app, &operator).await, [again]);
+    let announced: Vec<_> =
+        queued(&app, Event::New).await.into_iter().filter(|(id, _)| *id == again).collect();
+    assert_eq!(announced, [(again, "telegram"), (again, "webhook")]);
+    // Writing once more, the person is a repeat of the open lead, as always.
+    let repeat = submit(&app, "067 000 09 01").await;
+    assert_eq!(lead(&app, &operator, repeat).await["repeat_of"], again);
+}
+
 #[tokio::test]
 async fn without_a_channel_a_lead_nobody_called_in_time_is_still_marked_in_the_inbox() {
     let app = common::test_app_without_chores(|_| {}).await;

@@ -282,11 +282,18 @@ static PHONE_IN_ANY_MONTH: std::sync::LazyLock<String> = std::sync::LazyLock::ne
     format!("id IN ({LEAD_MONTHS} {})", ids_in_each_month("CRN_month_phone", "phone_e164 = ?1"))
 });
 
-/// The first lead of a phone since a time (`?2`), of which a new lead is a repeat: looked for in
-/// the months of that window (`?3`, a JSON array of `YYYY-MM`), the first key of its index.
-const FIND_FIRST: &str = "SELECT id FROM \"CRN\" INDEXED BY \"CRN_month_phone\" \
-     WHERE substr(created_at, 1, 7) IN (SELECT value FROM json_each(?3)) AND phone_e164 = ?1 \
-     AND created_at >= ?2 AND repeat_of IS NULL AND held IS NULL ORDER BY id LIMIT 1";
+/// The open first lead of a phone since a time (`?2`), of which a new lead is a repeat: looked
+/// for in the months of that window (`?3`, a JSON array of `YYYY-MM`), the first key of its index.
+/// A person who writes again after their lead was closed asks anew: a lead of its own (ADR 0081).
+static FIND_FIRST: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!(
+        "SELECT id FROM \"CRN\" INDEXED BY \"CRN_month_phone\" \
+         WHERE substr(created_at, 1, 7) IN (SELECT value FROM json_each(?3)) AND phone_e164 = ?1 \
+         AND created_at >= ?2 AND repeat_of IS NULL AND held IS NULL AND status IN ({}) \
+         ORDER BY id LIMIT 1",
+        open_statuses_sql()
+    )
+});
 const INSERT_LEAD: &str = "INSERT INTO \"CRN\" \
      (created_at, name, phone, phone_e164, confirmation, comment, policy_version, repeat_of, held, \
       utm_source, utm_medium, utm_campaign, utm_content, utm_term, referrer, next_call_at, phone_reversed) \
@@ -320,7 +327,7 @@ fn insert_leads(
         let since = now.checked_sub(window).ok()?;
         Some((format!("{since:.6}"), months_from(since, now)))
     });
-    let mut find_first = conn.prepare_cached(FIND_FIRST)?;
+    let mut find_first = conn.prepare_cached(&FIND_FIRST)?;
     let mut insert = conn.prepare_cached(INSERT_LEAD)?;
     let mut queue = conn.prepare_cached(
         "INSERT INTO outbox (lead_id, event, channel, created_at, next_attempt_at) VALUES (?1, 'new', ?2, ?3, ?3)",
@@ -456,7 +463,7 @@ mod tests {
                 let count = |sql| {
                     conn.prepare_cached(sql).map(|s| s.get_status(rusqlite::StatementStatus::RePrepare))
                 };
-                Ok((count(FIND_FIRST)?, count(INSERT_LEAD)?))
+                Ok((count(&FIND_FIRST)?, count(INSERT_LEAD)?))
             })
             .await
             .unwrap();
