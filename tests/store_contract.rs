@@ -15,7 +15,7 @@ use zayavka::lead::{Attribution, NewLead};
 use zayavka::notice::{Channel, Event};
 use zayavka::store::{
     AuditEntry, CountsAt, Delivery, Holder, Idempotency, InsertContext, LeadQuery, Operator, OperatorCount,
-    SourceCount, Store,
+    SourceCount, Store, StoreError,
 };
 use zayavka::team::{AccountChange, Action, Role};
 
@@ -209,6 +209,19 @@ async fn an_idempotency_key_is_kept_with_its_leads_until_purged() {
     assert_eq!(f.store.purge_idempotency_keys(before).await.unwrap(), 0, "recorded after `before`");
     assert_eq!(f.store.purge_idempotency_keys(later).await.unwrap(), 1);
     assert_eq!(f.store.idempotency_record("key-1", before).await.unwrap(), None);
+}
+
+/// A key already recorded stores nothing more: the request that recorded it may have ended (its
+/// client gone) before its write was done, and a retry that looked for the record too soon comes
+/// here with the same key.
+#[tokio::test]
+async fn a_recorded_idempotency_key_stores_nothing_again() {
+    let f = fixture().await;
+    let key = || Some(Idempotency { key: "key-1".into(), fingerprint: "fingerprint-1".into() });
+    f.store.insert(vec![lead("Ганна", "+380671234567")], &context(&[]), key()).await.unwrap();
+    let again = f.store.insert(vec![lead("Ганна", "+380671234567")], &context(&[]), key()).await;
+    assert!(matches!(again, Err(StoreError::IdempotencyKeyTaken)), "{again:?}");
+    assert_eq!(f.store.leads_after(0, 10).await.unwrap().len(), 1);
 }
 
 #[tokio::test]

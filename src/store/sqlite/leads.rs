@@ -2,7 +2,7 @@
 //! export, erasure, retention and release from quarantine.
 
 use super::*;
-use crate::store::ExportedLead;
+use crate::store::{ExportedLead, IDEMPOTENCY_WINDOW};
 use std::sync::atomic::Ordering;
 
 impl SqliteStore {
@@ -13,7 +13,22 @@ impl SqliteStore {
         idempotency: Option<Idempotency>,
         now: jiff::Timestamp,
     ) -> Result<Vec<Stored>, StoreError> {
-        self.write(move |conn| insert_leads(conn, &leads, &context, idempotency.as_ref(), now)).await
+        self.write(move |conn| {
+            // The request that recorded the key may have ended before its write was done (its
+            // client gone), freeing the key for a retry that found no record: it stores nothing.
+            if let Some(idempotency) = &idempotency {
+                let since = format!("{:.6}", now - IDEMPOTENCY_WINDOW);
+                let recorded = conn
+                    .prepare_cached("SELECT 1 FROM idempotency_keys WHERE key = ?1 AND created_at >= ?2")?
+                    .exists(params![idempotency.key, since])?;
+                if recorded {
+                    return Ok(None);
+                }
+            }
+            insert_leads(conn, &leads, &context, idempotency.as_ref(), now).map(Some)
+        })
+        .await?
+        .ok_or(StoreError::IdempotencyKeyTaken)
     }
 
     pub async fn purge_idempotency_keys(&self, before: jiff::Timestamp) -> Result<usize, StoreError> {
