@@ -106,6 +106,42 @@ async fn an_unreachable_database_stops_the_start() {
     assert_refused_start(&[("ZAYAVKA_DATABASE_URL", &url)], "cannot connect to PostgreSQL").await;
 }
 
+/// A PostgreSQL database whose `lower()` knows only ASCII (`LC_CTYPE 'C'`) would list every name
+/// in capitals, never found by a search: it is refused at the start, before any migration.
+#[tokio::test]
+async fn a_postgresql_database_that_cannot_lower_ukrainian_letters_stops_the_start() {
+    let base = common::postgres_base_url();
+    let name = format!("zt_c_locale_{}", std::process::id());
+    let (client, connection) = tokio_postgres::connect(&base, tokio_postgres::NoTls).await.unwrap();
+    tokio::spawn(connection);
+    client
+        .batch_execute(&format!(
+            "CREATE DATABASE {name} TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'"
+        ))
+        .await
+        .unwrap();
+    let url = format!("{}/{name}", base.rsplit_once('/').unwrap().0);
+    let env = [("ZAYAVKA_DATABASE_URL", url.as_str()), ("ZAYAVKA_LISTEN", "127.0.0.1:0")];
+    let started = tokio::time::timeout(std::time::Duration::from_secs(60), run(&["serve"], &env)).await;
+    let tables: i64 = {
+        let (inside, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls).await.unwrap();
+        let watched = tokio::spawn(connection);
+        let count = inside
+            .query_one("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'", &[])
+            .await
+            .unwrap()
+            .get(0);
+        drop(inside);
+        let _ = watched.await;
+        count
+    };
+    client.batch_execute(&format!("DROP DATABASE {name} WITH (FORCE)")).await.unwrap();
+    let (ok, _, stderr) = started.expect("the server started and served");
+    assert!(!ok, "{stderr}");
+    assert!(stderr.contains("does not lower Ukrainian letters") && stderr.contains("C.UTF-8"), "{stderr}");
+    assert_eq!(tables, 0, "nothing was created");
+}
+
 #[tokio::test]
 async fn a_port_in_use_stops_the_start() {
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
