@@ -371,6 +371,17 @@ async fn backup_copies_a_running_database() {
         run(&["leads", "export", "--format", "jsonl"], &[("ZAYAVKA_DATABASE_URL", &copy_url)]).await;
     assert!(ok);
     assert_eq!(jsonl.lines().count(), 3, "the copy holds every lead");
+    // A copy of everyone's data is in the trail, as an export is.
+    let (ok, trail, _) = run(&["admin", "audit", "--format", "jsonl"], &env).await;
+    assert!(ok);
+    let backups: Vec<serde_json::Value> = trail
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|e: &serde_json::Value| e["action"] == "exported")
+        .collect();
+    assert_eq!(backups.len(), 1, "{trail}");
+    assert!(backups[0]["actor"].as_str().unwrap().starts_with("command line"), "{trail}");
+    assert!(backups[0]["detail"].as_str().unwrap().contains(copy.to_str().unwrap()), "{trail}");
 
     let (ok, _, stderr) = run(&["backup", copy.to_str().unwrap()], &env).await;
     assert!(!ok && stderr.contains("exists already"), "an existing file is never overwritten: {stderr}");

@@ -8,7 +8,7 @@ use tokio::sync::mpsc;
 
 use super::{Actor, Services};
 use crate::export::{Format, chunks};
-use crate::store::StoreError;
+use crate::store::{Store, StoreError};
 use crate::team::Action;
 
 /// Why an export did not start.
@@ -50,4 +50,20 @@ pub async fn export(services: Services<'_>, format: Format, actor: &Actor) -> Re
     services.store.audit(actor.did(Action::Exported, None, detail)).await?;
     tracing::info!(format = format.extension(), "leads exported");
     Ok(Export { first, rest })
+}
+
+/// Copies the whole database (every lead, the accounts, the trail) to the new file `path` for
+/// `actor` (`zayavka backup`), audited as an export: a copy whose entry cannot be written is
+/// removed, so that no copy exists that the trail does not name.
+pub async fn backup(store: &Store, path: &std::path::Path, actor: &Actor) -> anyhow::Result<()> {
+    store.backup_to(path).await?;
+    let detail = Some(format!("backup of the whole database to {}", path.display()));
+    if let Err(e) = store.audit(actor.did(Action::Exported, None, detail)).await {
+        let _ = std::fs::remove_file(path);
+        return Err(
+            anyhow::Error::from(e).context("the copy was removed: its audit entry could not be written")
+        );
+    }
+    tracing::info!("database backed up");
+    Ok(())
 }

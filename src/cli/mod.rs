@@ -190,7 +190,7 @@ pub async fn run(settings: &Settings, command: Command) -> anyhow::Result<()> {
         Command::Serve => unreachable!("main.rs serves"),
         Command::Backup { file } => {
             let store = Store::open_existing(&settings.database_url).await?;
-            let result = store.backup_to(&file).await;
+            let result = crate::application::export::backup(&store, &file, &command_line()).await;
             store.close().await;
             result?;
             eprintln!("zayavka: backup written to {}", file.display());
