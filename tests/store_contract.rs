@@ -681,6 +681,34 @@ async fn the_audit_trail_keeps_entries_in_order_and_names_no_forgery() {
     assert!(f.store.audit_after(page[0].id, 2).await.unwrap().is_empty());
 }
 
+/// A notification whose event this release does not know (queued by a newer one, before a
+/// rollback) stops nothing: the others are sent, and what was finished is recorded.
+#[tokio::test]
+async fn an_unknown_notification_leaves_the_others_to_be_sent() {
+    let f = fixture().await;
+    let channels = [Channel::Telegram];
+    let add = |name: &'static str, phone: &'static str| {
+        let store = f.store.clone();
+        async move { store.insert(vec![lead(name, phone)], &context(&channels), None).await.unwrap()[0].lead.id }
+    };
+    add("Ганна", "+380671234567").await;
+    let t = Timestamp::now();
+    let being_sent = f.store.claim_outbox(Vec::new(), t, t + minutes(1), 10, channels.into()).await.unwrap();
+    assert_eq!(being_sent.len(), 1);
+    let unknown = add("Петро", "+380501112233").await;
+    f.database
+        .execute(&format!("UPDATE outbox SET event = 'from_a_newer_release' WHERE lead_id = {unknown}"))
+        .await;
+    let known = add("Ірина", "+380931112233").await;
+
+    let t = Timestamp::now();
+    let done = vec![Delivery::Sent(being_sent[0].id)];
+    let jobs = f.store.claim_outbox(done, t, t + minutes(1), 10, channels.into()).await.unwrap();
+    assert_eq!(jobs.iter().map(|job| job.lead_id).collect::<Vec<_>>(), vec![known]);
+    let waiting: i64 = f.store.outbox_queues().await.unwrap().iter().map(|queue| queue.waiting).sum();
+    assert_eq!(waiting, 2, "the one sent is recorded: the unknown one and the one just claimed wait");
+}
+
 #[tokio::test]
 async fn the_outbox_leases_what_is_due_and_keeps_a_failure_for_later() {
     let f = fixture().await;

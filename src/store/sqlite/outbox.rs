@@ -33,16 +33,23 @@ impl SqliteStore {
                    AND channel IN (SELECT value FROM json_each(?4)) ORDER BY next_attempt_at, id LIMIT ?3) \
                  RETURNING id, lead_id, event, channel, attempts",
             )?;
+            // Only known names are ever written; a row that says otherwise (a newer release's
+            // event, after a rollback) waits out its lease, and the others are sent.
             let rows = stmt.query_map(params![now, text(lease_until), limit, channels], |row| {
-                Ok(OutboxJob {
+                let (event, channel): (String, String) = (row.get(2)?, row.get(3)?);
+                let (Some(event), Some(channel)) = (Event::from_name(&event), Channel::from_name(&channel))
+                else {
+                    return Ok(None);
+                };
+                Ok(Some(OutboxJob {
                     id: row.get(0)?,
                     lead_id: row.get(1)?,
-                    event: named(row, 2, Event::from_name)?,
-                    channel: named(row, 3, Channel::from_name)?,
+                    event,
+                    channel,
                     attempts: row.get(4)?,
-                })
+                }))
             })?;
-            let mut jobs: Vec<OutboxJob> = rows.collect::<Result<_, _>>()?;
+            let mut jobs: Vec<OutboxJob> = rows.filter_map(Result::transpose).collect::<Result<_, _>>()?;
             jobs.sort_by_key(|job| job.id);
             Ok(jobs)
         })
