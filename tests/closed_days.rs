@@ -100,6 +100,30 @@ async fn a_day_closed_in_the_inbox_is_skipped_by_a_retry_until_it_is_opened_agai
     assert_eq!(no_answer_at(&app, second, evening).await, kyiv(closed, "01:00"), "open again");
 }
 
+/// A retry set before its day was closed moves to the team's first minute after the closure; a
+/// time the person asked for stays where they put it, and a lead due already stays due.
+#[tokio::test]
+async fn closing_a_day_moves_the_retries_already_set_on_it() {
+    let (app, admin, operator) = team(|_| {}).await;
+    let closed = days_after_clock(&app, 2);
+    // No working hours: an unanswered call at 23:00 the evening before is tried again two hours
+    // later, in the day not yet closed.
+    let retried = submit(&app, "067 000 01 03").await;
+    let evening = kyiv(closed.yesterday().unwrap(), "23:00");
+    assert_eq!(no_answer_at(&app, retried, evening).await, kyiv(closed, "01:00"));
+    let asked = submit(&app, "067 000 01 04").await;
+    let body = json!({ "outcome": "call_back", "call_back_at": kyiv(closed, "11:00").to_string() });
+    let called = operator.post(&app, &format!("/admin/api/leads/{asked}/attempts"), body).await;
+    assert_eq!(called.status, StatusCode::CREATED, "{}", called.text());
+    let waiting = submit(&app, "067 000 01 05").await;
+
+    assert_eq!(close(&app, &admin, closed).await.status, StatusCode::CREATED);
+    let next_call_at = |lead: Value| lead["next_call_at"].as_str().unwrap().parse::<Timestamp>().unwrap();
+    assert_eq!(next_call_at(lead(&app, &admin, retried).await), kyiv(closed.tomorrow().unwrap(), "00:00"));
+    assert_eq!(next_call_at(lead(&app, &admin, asked).await), kyiv(closed, "11:00"), "the person asked");
+    assert!(next_call_at(lead(&app, &admin, waiting).await) <= app.state.clock.now(), "due at once");
+}
+
 #[tokio::test]
 async fn a_lead_due_in_days_closed_in_the_inbox_is_marked_at_risk_and_unmarked_when_they_open() {
     let (app, admin, operator) = team(|_| {}).await;

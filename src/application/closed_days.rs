@@ -120,7 +120,24 @@ pub async fn add(
         return Ok((day, Added::AlreadyClosed));
     }
     services.store.audit(actor.did(Action::AddedClosedDay, None, Some(day.to_string()))).await?;
+    move_retries_off(services, day, now).await?;
     Ok((day, Added::Added))
+}
+
+/// A retry is never on a closed day: those set before `day` was closed move to the team's next
+/// working minute after it. What is already due stays due.
+async fn move_retries_off(services: Services<'_>, day: Date, now: Timestamp) -> Result<(), StoreError> {
+    let bounds = day
+        .to_zoned(operators_zone())
+        .and_then(|start| Ok((start.timestamp(), start.tomorrow()?.timestamp())));
+    let Ok((start, end)) = bounds else { return Ok(()) };
+    let calendar = services.store.calendar(services.settings.settings_calendar(), now).await?;
+    let Some(to) = calendar.next_working(end) else { return Ok(()) };
+    let moved = services.store.move_retries(start.max(now), end, to).await?;
+    if moved > 0 {
+        tracing::info!(moved, %day, "retries moved off a day just closed");
+    }
+    Ok(())
 }
 
 /// Takes `day` off the inbox's list: the team works that day again (unless the settings close it,

@@ -6,6 +6,7 @@ use jiff::{Span, Timestamp};
 
 use super::{Engine, Store, StoreError};
 use crate::calendar::{Calendar, DAYS_AHEAD_TO_CLOSE};
+use crate::inbox::Outcome;
 use crate::notice::operators_zone;
 
 /// A closed day of the inbox's list.
@@ -51,6 +52,18 @@ impl Store {
     /// Takes `day` off the list; `false` if it was not on it.
     pub async fn remove_closed_day(&self, day: Date) -> Result<bool, StoreError> {
         dispatch!(self, remove_closed_day(day.to_string()))
+    }
+
+    /// Moves the leads due in `[from, until)` again after an unanswered call (a retry) to `to`,
+    /// and says how many: `until` ends a day just closed, and `to` is the team's next working
+    /// minute after it. A time the person asked for (a `call_back` call) stays where they put it.
+    pub async fn move_retries(
+        &self,
+        from: Timestamp,
+        until: Timestamp,
+        to: Timestamp,
+    ) -> Result<usize, StoreError> {
+        dispatch!(self, move_retries(from, until, to, Outcome::NoAnswer.as_str()))
     }
 
     /// The team's calendar at `now`: `settings` (`Settings::settings_calendar`) with the list's

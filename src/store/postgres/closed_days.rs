@@ -41,6 +41,27 @@ impl PostgresStore {
         Ok(added == 1)
     }
 
+    pub async fn move_retries(
+        &self,
+        from: jiff::Timestamp,
+        until: jiff::Timestamp,
+        to: jiff::Timestamp,
+        unanswered: &'static str,
+    ) -> Result<usize, StoreError> {
+        let client = self.client().await?;
+        let moved = client
+            .execute(
+                "UPDATE \"CRN\" AS lead SET next_call_at = to_timestamp($3) \
+                 WHERE next_call_at >= to_timestamp($1) AND next_call_at < to_timestamp($2) AND call_back \
+                 AND (SELECT outcome FROM call_attempts WHERE lead_id = lead.id \
+                      ORDER BY at DESC, id DESC LIMIT 1) = $4",
+                &[&seconds(from), &seconds(until), &seconds(to), &unanswered],
+            )
+            .await
+            .map_err(unavailable)?;
+        Ok(moved as usize)
+    }
+
     pub async fn remove_closed_day(&self, day: String) -> Result<bool, StoreError> {
         let client = self.client().await?;
         let removed = client

@@ -35,6 +35,26 @@ impl SqliteStore {
         .await
     }
 
+    pub async fn move_retries(
+        &self,
+        from: jiff::Timestamp,
+        until: jiff::Timestamp,
+        to: jiff::Timestamp,
+        unanswered: &'static str,
+    ) -> Result<usize, StoreError> {
+        let (from, until, to) = (text(from), text(until), text(to));
+        self.write(move |conn| {
+            conn.prepare_cached(
+                "UPDATE \"CRN\" INDEXED BY \"CRN_next_call_at\" SET next_call_at = ?3 \
+                 WHERE next_call_at >= ?1 AND next_call_at < ?2 AND call_back \
+                 AND (SELECT outcome FROM call_attempts WHERE lead_id = \"CRN\".id \
+                      ORDER BY at DESC, id DESC LIMIT 1) = ?4",
+            )?
+            .execute(params![from, until, to, unanswered])
+        })
+        .await
+    }
+
     pub async fn remove_closed_day(&self, day: String) -> Result<bool, StoreError> {
         self.write(move |conn| {
             let removed =
