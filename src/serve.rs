@@ -74,6 +74,7 @@ pub async fn serve(settings: Settings) -> anyhow::Result<()> {
     let trusted_proxies = settings.trusted_proxies.clone();
     let store = Store::open(&settings.database_url).await?;
     let public_url = settings.public_url.clone();
+    crate::application::server_settings::record(&store, &settings).await?;
     let state = AppState::new(settings, store.clone()).await?;
     let listener = bind(listen, max_connections).with_context(|| format!("cannot listen on {listen}"))?;
     // The bound address, not the setting: with port 0 the system picks a free port, and this line

@@ -607,7 +607,7 @@ async fn an_erasure_that_finds_the_log_busy_is_still_in_the_audit_trail() {
 #[tokio::test]
 async fn leads_purge_deletes_the_leads_past_the_retention_period() {
     let database = common::TestDatabase::new().await;
-    let server = Server::start(&database.url).await;
+    let server = Server::start_with(&database.url, &[("ZAYAVKA_RETENTION_DAYS", "30")]).await;
     let mut ids = Vec::new();
     for (name, phone) in [("Давня", "+380671234567"), ("Недавня", "0501234567")] {
         let body = format!(r#"{{"name":"{name}","phone":"{phone}","confirmation":"Так"}}"#);
@@ -634,6 +634,37 @@ async fn leads_purge_deletes_the_leads_past_the_retention_period() {
     assert_eq!(purged.len(), 1, "{trail}");
     assert!(purged[0]["actor"].as_str().unwrap().starts_with("command line"), "{trail}");
     assert_eq!(purged[0]["detail"], "1 lead(s) older than 30 days");
+}
+
+/// A command run with other settings than the server's (a shell without the service's environment
+/// file) would purge by another retention period, or release a lead without its notifications:
+/// it is refused, and says which settings differ.
+#[tokio::test]
+async fn a_command_with_other_settings_than_the_server_is_refused() {
+    let database = common::TestDatabase::new().await;
+    let hook = "http://127.0.0.1:9/hook";
+    let server_env = [("ZAYAVKA_RETENTION_DAYS", "365"), ("ZAYAVKA_WEBHOOK_URL", hook)];
+    let server = Server::start_with(&database.url, &server_env).await;
+    let body = r#"{"name":"Давня","phone":"+380671234567","confirmation":"Так"}"#;
+    let (status, answer) = common::http(server.port, "POST", "/rest/v1/CRN", body).await.unwrap();
+    assert_eq!(status, 201, "{answer}");
+    let id = serde_json::from_str::<serde_json::Value>(&answer).unwrap()[0]["id"].as_i64().unwrap();
+    database.backdate(id, 24 * 200).await;
+
+    let env = [("ZAYAVKA_DATABASE_URL", database.url.as_str())];
+    let (ok, _, stderr) = run(&["leads", "purge"], &env).await;
+    assert!(!ok, "{stderr}");
+    assert!(stderr.contains("ZAYAVKA_RETENTION_DAYS: the server's 365, this command's 180"), "{stderr}");
+    assert!(stderr.contains("notification channels: the server's webhook, this command's none"), "{stderr}");
+    assert_eq!(server.export_jsonl().await.len(), 1, "nothing was deleted");
+
+    let (ok, _, stderr) = run(&["leads", "release", &id.to_string()], &env).await;
+    assert!(!ok && stderr.contains("other settings than the server"), "{stderr}");
+
+    // With the server's settings, the command runs.
+    let same = [env[0], server_env[0], server_env[1]];
+    let (ok, _, stderr) = run(&["leads", "purge"], &same).await;
+    assert!(ok && stderr.contains("0 lead(s) older than 365 days deleted"), "{stderr}");
 }
 
 /// `zayavka leads export` names held leads and their reasons; `zayavka leads release ID` moves one

@@ -5,7 +5,7 @@ use std::io::Write as _;
 use super::{LeadsCommand, command_line, services};
 use crate::application::figures::{self, FiguresError, PromiseFigures, PromiseRow, Viewer};
 use crate::application::totals::{self, Totals};
-use crate::application::{export, housekeeping, leads};
+use crate::application::{export, housekeeping, leads, server_settings};
 use crate::config::Settings;
 use crate::export::Format;
 use crate::metrics::Metrics;
@@ -58,7 +58,12 @@ async fn erase(settings: &Settings, phone: &str) -> anyhow::Result<()> {
 async fn purge(settings: &Settings) -> anyhow::Result<()> {
     let store = Store::open_existing(&settings.database_url).await?;
     let now = store.clock().now();
-    let result = housekeeping::purge_past_retention(&store, settings, now, &command_line()).await;
+    let result = match server_settings::check(&store, settings).await {
+        Ok(()) => housekeeping::purge_past_retention(&store, settings, now, &command_line())
+            .await
+            .map_err(Into::into),
+        Err(e) => Err(e),
+    };
     store.close().await;
     eprintln!("zayavka: {} lead(s) older than {} days deleted", result?, settings.retention_days);
     Ok(())
@@ -67,7 +72,12 @@ async fn purge(settings: &Settings) -> anyhow::Result<()> {
 async fn release(settings: &Settings, id: i64) -> anyhow::Result<()> {
     let store = Store::open_existing(&settings.database_url).await?;
     let metrics = Metrics::default();
-    let result = leads::release(services(&store, settings, &metrics), id, &command_line()).await;
+    let result = match server_settings::check(&store, settings).await {
+        Ok(()) => leads::release(services(&store, settings, &metrics), id, &command_line())
+            .await
+            .map_err(Into::into),
+        Err(e) => Err(e),
+    };
     store.close().await;
     if !result? {
         anyhow::bail!("there is no held lead {id} (the export's held field names them)");

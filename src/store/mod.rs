@@ -155,6 +155,16 @@ impl Store {
         dispatch!(self, meta_get_or_insert(key, make()))
     }
 
+    /// Keeps `value` under `key`, replacing what was there.
+    pub async fn meta_set(&self, key: &str, value: String) -> Result<(), StoreError> {
+        dispatch!(self, meta_set(key, value))
+    }
+
+    /// The value kept under `key`, if any.
+    pub async fn meta_get(&self, key: &str) -> Result<Option<String>, StoreError> {
+        dispatch!(self, meta_get(key))
+    }
+
     /// Finishes the writes already queued and closes the database cleanly.
     pub async fn close(&self) {
         dispatch!(self, close())

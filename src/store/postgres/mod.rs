@@ -167,6 +167,29 @@ impl PostgresStore {
         Ok(())
     }
 
+    pub async fn meta_set(&self, key: &str, value: String) -> Result<(), StoreError> {
+        self.client()
+            .await?
+            .execute(
+                "INSERT INTO zayavka_meta (key, value) VALUES ($1, $2) \
+                 ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                &[&key, &value],
+            )
+            .await
+            .map_err(unavailable)?;
+        Ok(())
+    }
+
+    pub async fn meta_get(&self, key: &str) -> Result<Option<String>, StoreError> {
+        let row = self
+            .client()
+            .await?
+            .query_opt("SELECT value FROM zayavka_meta WHERE key = $1", &[&key])
+            .await
+            .map_err(unavailable)?;
+        Ok(row.map(|row| row.get(0)))
+    }
+
     pub async fn meta_get_or_insert(&self, key: &str, value: String) -> Result<String, StoreError> {
         let client = self.client().await?;
         // Two instances starting together: the first insert wins and both read it back.

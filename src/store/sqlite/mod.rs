@@ -176,6 +176,28 @@ impl SqliteStore {
         self.write(move |conn| meta_get_or_insert(conn, &key, &value)).await
     }
 
+    pub async fn meta_set(&self, key: &str, value: String) -> Result<(), StoreError> {
+        let key = key.to_owned();
+        self.write(move |conn| {
+            conn.execute(
+                "INSERT INTO zayavka_meta (key, value) VALUES (?1, ?2) \
+                 ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                [&key, &value],
+            )
+            .map(|_| ())
+        })
+        .await
+    }
+
+    pub async fn meta_get(&self, key: &str) -> Result<Option<String>, StoreError> {
+        let key = key.to_owned();
+        self.read(move |conn| {
+            conn.query_row("SELECT value FROM zayavka_meta WHERE key = ?1", [&key], |row| row.get(0))
+                .optional()
+        })
+        .await
+    }
+
     /// Queues `work` for the writer thread and waits for the commit that holds it.
     async fn write<T: Send + 'static>(
         &self,
