@@ -114,7 +114,13 @@ for engine in $engines; do
     fi
     stop
     for format in csv jsonl; do
-      read -r took kib < <( { ZAYAVKA_DATABASE_URL="$url" /usr/bin/time -f '%e %M' "$bin" leads export --format "$format" >"$dir/out.$format"; } 2>&1 | tail -1)
+      # A failed or cut-short export must not get a figure: its status is kept, its leads counted.
+      ZAYAVKA_DATABASE_URL="$url" /usr/bin/time -o "$dir/time" -f '%e %M' "$bin" leads export --format "$format" >"$dir/out.$format" ||
+        { echo "bench: zayavka leads export --format $format failed" >&2; exit 1; }
+      read -r took kib <"$dir/time"
+      lines=$(wc -l <"$dir/out.$format")
+      [ "$format" = jsonl ] || lines=$((lines - 1))
+      [ "$lines" -eq "$leads" ] || { echo "bench: the command line's $format holds $lines leads, not $leads" >&2; exit 1; }
       echo "$engine rep $rep: command line $format $(stat -c %s "$dir/out.$format") bytes in $took s; its peak RSS $((kib / 1024)) MB"
       if [ "$format" = csv ]; then cli_csv_s+=("$took") cli_csv_mb+=("$((kib / 1024))"); else cli_jsonl_s+=("$took") cli_jsonl_mb+=("$((kib / 1024))"); fi
     done

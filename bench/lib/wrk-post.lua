@@ -1,10 +1,11 @@
 -- wrk script of bench/inserts.sh for the inserts:
---   wrk ... -s lib/wrk-post.lua URL -- zayavka APIKEY CODE [varied]
+--   wrk ... -s lib/wrk-post.lua URL -- zayavka APIKEY CODE [varied] [from=N]
 --   wrk ... -s lib/wrk-post.lua URL -- pocketbase - CODE
 -- Every POST is a new lead with a phone number of its own, +380 CODE and 7 digits (the thread's
 -- number and a counter), so that no insert is a repeat that a server could store without
 -- notifying (zayavka notifies a phone once a day): each run against the same
--- database passes a CODE of its own (a Ukrainian mobile operator code such as 67).
+-- database passes a CODE of its own (a Ukrainian mobile operator code such as 67), or numbers
+-- from another N (each thread's counter starts there).
 -- Every name is "Олена", or with `varied` one of 24 first names and 27,000 surnames (three of 30
 -- syllables): the words of names soon known, nearly every pair of them new (ADR 0077).
 
@@ -32,7 +33,11 @@ function init(args)
     error("unknown server " .. tostring(args[1]))
   end
   code = args[3] or "67"
-  varied = args[4] == "varied"
+  for i = 4, #args do
+    if args[i] == "varied" then varied = true end
+    local from = args[i]:match("^from=(%d+)$")
+    if from then counter = tonumber(from) end
+  end
 end
 
 -- The n-th varied name: a first name, and a surname of three syllables and "енко" (in lower case:
