@@ -483,6 +483,22 @@ async fn the_figures_count_what_was_reached_within_the_promise() {
     assert_eq!(operators, vec![calls(OLENA, 2, 1), calls(PETRO, 1, 0)]);
 }
 
+/// Sources with the same figures come in one order on both engines (the source's bytes), not in
+/// whatever order an engine's grouping left them.
+#[tokio::test]
+async fn sources_with_the_same_figures_are_listed_by_name() {
+    let f = fixture().await;
+    let from = |utm: &str| Attribution { utm_source: Some(utm.into()), ..Attribution::default() };
+    for (utm, phone) in [("zeta", "+380671111111"), ("alpha", "+380672222222"), ("mid", "+380673333333")] {
+        f.add(NewLead { attribution: from(utm), ..lead("Анна", phone) }).await;
+    }
+    let t = now();
+    let at = CountsAt { overdue_before: t - PROMISE, window_start: t - SignedDuration::from_hours(24) };
+    let sources = f.store.source_counts(at).await.unwrap();
+    let names: Vec<_> = sources.iter().map(|s| s.utm_source.as_deref().unwrap()).collect();
+    assert_eq!(names, ["alpha", "mid", "zeta"]);
+}
+
 #[tokio::test]
 async fn a_search_finds_leads_by_the_phones_end_or_start_or_part_of_the_name() {
     let f = fixture().await;

@@ -375,7 +375,8 @@ impl PostgresStore {
                     hour_of!("to_timestamp($2)"),
                     " UNION ALL SELECT utm_source, referrer, leads, reached_in_time FROM source_days WHERE day >= (",
                     hour_of!("to_timestamp($2)"),
-                    ")::date) AS counted GROUP BY utm_source, referrer HAVING sum(leads) > 0 ORDER BY 3 DESC, reached DESC"
+                    ")::date) AS counted GROUP BY utm_source, referrer HAVING sum(leads) > 0 \
+                     ORDER BY 3 DESC, reached DESC, utm_source COLLATE \"C\", referrer COLLATE \"C\""
                 ),
                 &[&seconds(at.window_start), &seconds(crate::store::inbox::first_whole_day(at.window_start))],
             )
@@ -404,7 +405,7 @@ impl PostgresStore {
                     hour_of!("to_timestamp($2)"),
                     " UNION ALL SELECT operator, calls, reached FROM operator_days WHERE day >= (",
                     hour_of!("to_timestamp($2)"),
-                    ")::date) AS counted GROUP BY operator HAVING sum(calls) > 0 ORDER BY operator"
+                    ")::date) AS counted GROUP BY operator HAVING sum(calls) > 0 ORDER BY operator COLLATE \"C\""
                 ),
                 &[&seconds(since), &seconds(crate::store::inbox::first_whole_day(since))],
             )

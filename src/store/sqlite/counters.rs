@@ -288,7 +288,8 @@ impl SqliteStore {
                 "SELECT nullif(utm_source, ''), nullif(referrer, ''), sum(leads), sum(reached_in_time) AS reached \
                  FROM (SELECT utm_source, referrer, leads, reached_in_time FROM source_hours WHERE hour >= ?1 AND hour < ?2 \
                  UNION ALL SELECT utm_source, referrer, leads, reached_in_time FROM source_days WHERE day >= ?2) \
-                 GROUP BY utm_source, referrer HAVING sum(leads) > 0 ORDER BY sum(leads) DESC, reached DESC",
+                 GROUP BY utm_source, referrer HAVING sum(leads) > 0 \
+                 ORDER BY sum(leads) DESC, reached DESC, utm_source, referrer",
             )?;
             let rows = stmt.query_map([hour(at.window_start), day(crate::store::inbox::first_whole_day(at.window_start))], |row| {
                 Ok(SourceCount {
