@@ -72,7 +72,7 @@ old_left() {
 }
 
 # Each window's numbers are new within the 24 hours that make a repeat: an operator code a window,
-# and after twelve windows numbers from further on (`from=`). Not 63: the seed's numbers are +38063.
+# and after twelve windows the next million numbers (`from=`; wrk runs one thread here). Not 63: the seed's numbers are +38063.
 codes=(67 68 91 66 73 93 95 96 97 98 50 99)
 for engine in $engines; do
   if [ "$engine" = sqlite ]; then
@@ -95,7 +95,7 @@ for engine in $engines; do
   during=() window=0
   while left=$(old_left) && [ "$left" -gt 0 ] && { [ "$windows" = 0 ] || [ "$window" -lt "$windows" ]; }; do
     during+=("$(wrk_load -s "$BENCH_DIR/lib/wrk-post.lua" "http://127.0.0.1:$port/rest/v1/CRN" \
-      -- zayavka bench-anon-key "${codes[$((window % 12))]}" "from=$((window / 12 * 100000))")")
+      -- zayavka bench-anon-key "${codes[$((window % 12))]}" "from=$((window / 12 * 1000000))")")
     window=$((window + 1))
     echo "$engine: during the purge, window $window (inserts/s, p99 ms, socket errors, non-2xx): ${during[-1]}; old leads left $(old_left)"
   done
@@ -103,7 +103,7 @@ for engine in $engines; do
   after=()
   for _ in $([ "$left" = 0 ] && echo 1 2 3); do
     after+=("$(wrk_load -s "$BENCH_DIR/lib/wrk-post.lua" "http://127.0.0.1:$port/rest/v1/CRN" \
-      -- zayavka bench-anon-key "${codes[$((window % 12))]}" "from=$((window / 12 * 100000))")")
+      -- zayavka bench-anon-key "${codes[$((window % 12))]}" "from=$((window / 12 * 1000000))")")
     window=$((window + 1))
     echo "$engine: after the purge (inserts/s, p99 ms, socket errors, non-2xx): ${after[-1]}"
   done

@@ -74,13 +74,14 @@ pub async fn serve(settings: Settings) -> anyhow::Result<()> {
     let trusted_proxies = settings.trusted_proxies.clone();
     let store = Store::open(&settings.database_url).await?;
     let public_url = settings.public_url.clone();
-    crate::application::server_settings::record(&store, &settings).await?;
     let state = AppState::new(settings, store.clone()).await?;
     let listener = bind(listen, max_connections).with_context(|| format!("cannot listen on {listen}"))?;
     // The bound address, not the setting: with port 0 the system picks a free port, and this line
     // is how the operator (and the tests) learn which.
     let address = listener.local_addr().context("cannot read the listening address")?;
     let stop = shutdown_signal().context("cannot listen for shutdown signals")?;
+    // Only a server that starts is the one the commands are to agree with.
+    crate::application::server_settings::record(&store, &state.settings).await?;
     // The chores start once the server can serve: a start that fails stops before any of them
     // runs (and logs beside its one error line).
     state.spawn_background();

@@ -50,7 +50,7 @@ end
 
 function request()
   counter = counter + 1
-  local phone = string.format("+380%s%07d", code, (thread_id or 0) * 1000000 + counter % 1000000)
+  local phone = string.format("+380%s%07d", code, ((thread_id or 0) * 1000000 + counter) % 10000000)
   local name = varied and name_of((counter * 7919 + (thread_id or 0)) % 648000) or "Олена"
   return wrk.format(nil, nil, nil,
     '{"name":"' .. name .. '","phone":"' .. phone .. '","confirmation":"Так","comment":null}')

@@ -117,6 +117,8 @@ pub async fn add(
         return Ok((day, Added::AlreadyClosed));
     }
     if !services.store.add_closed_day(day, note, actor.name.clone(), now).await? {
+        // Closed already: perhaps by a request whose move below failed, or raced a call.
+        move_retries_off(services, day, now).await?;
         return Ok((day, Added::AlreadyClosed));
     }
     services.store.audit(actor.did(Action::AddedClosedDay, None, Some(day.to_string()))).await?;
@@ -124,8 +126,10 @@ pub async fn add(
     Ok((day, Added::Added))
 }
 
-/// A retry is never on a closed day: those set before `day` was closed move to the team's next
-/// working minute after it. What is already due stays due.
+/// A retry is never on a closed day: those set before `day` was closed (after an unanswered call,
+/// by the cadence or at a time the operator chose) move to the team's next working minute after
+/// it. A time the person asked for stays, and what is already due stays due. Moving them again
+/// changes nothing.
 async fn move_retries_off(services: Services<'_>, day: Date, now: Timestamp) -> Result<(), StoreError> {
     let bounds = day
         .to_zoned(operators_zone())

@@ -1,8 +1,8 @@
 //! The settings that the use cases shared by the server and the command line decide by, as the
 //! server runs with them: recorded at each start, so that a command run with others (a shell
 //! without the service's environment file) is refused. Otherwise `zayavka leads purge` would delete
-//! by another retention period, and `zayavka leads release` would queue no notification and hand
-//! the lead to nobody.
+//! by another retention period, `zayavka leads release` would queue no notification and hand the
+//! lead to nobody, and `zayavka admin closed-days add` would move retries by another calendar.
 
 use crate::config::{Assign, Settings};
 use crate::store::{Store, StoreError};
@@ -10,37 +10,70 @@ use crate::store::{Store, StoreError};
 /// Where the server's settings are kept (`zayavka_meta`).
 const KEY: &str = "server_settings";
 
-/// What the shared use cases read, as (setting, value) pairs.
-fn shared(settings: &Settings) -> Vec<(String, String)> {
-    let channels =
-        settings.notify.channels().iter().map(|channel| channel.name()).collect::<Vec<_>>().join(",");
-    let assign = match settings.assign {
-        Assign::Pool => "pool",
-        Assign::RoundRobin => "round-robin",
-    };
-    vec![
-        ("ZAYAVKA_RETENTION_DAYS".into(), settings.retention_days.to_string()),
-        ("notification channels".into(), if channels.is_empty() { "none".into() } else { channels }),
-        ("ZAYAVKA_ASSIGN".into(), assign.into()),
-    ]
+/// A setting a command's use case reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shared {
+    RetentionDays,
+    Channels,
+    Assign,
+    WorkingHours,
+    ClosedDays,
+}
+
+impl Shared {
+    const ALL: [Shared; 5] =
+        [Shared::RetentionDays, Shared::Channels, Shared::Assign, Shared::WorkingHours, Shared::ClosedDays];
+
+    fn name(self) -> &'static str {
+        match self {
+            Shared::RetentionDays => "ZAYAVKA_RETENTION_DAYS",
+            Shared::Channels => "notification channels",
+            Shared::Assign => "ZAYAVKA_ASSIGN",
+            Shared::WorkingHours => "ZAYAVKA_WORKING_HOURS",
+            Shared::ClosedDays => "ZAYAVKA_CLOSED_DAYS",
+        }
+    }
+
+    fn value(self, settings: &Settings) -> String {
+        let listed = |items: Vec<String>| if items.is_empty() { "none".to_owned() } else { items.join(",") };
+        match self {
+            Shared::RetentionDays => settings.retention_days.to_string(),
+            Shared::Channels => {
+                listed(settings.notify.channels().iter().map(|c| c.name().to_owned()).collect())
+            }
+            Shared::Assign => match settings.assign {
+                Assign::Pool => "pool".into(),
+                Assign::RoundRobin => "round-robin".into(),
+            },
+            Shared::WorkingHours => match settings.working_hours {
+                Some(hours) => format!("{}-{}", hours.start.strftime("%H:%M"), hours.end.strftime("%H:%M")),
+                None => "none".into(),
+            },
+            Shared::ClosedDays => listed(
+                settings.closed_days.on_or_after(jiff::civil::Date::MIN).map(|day| day.to_string()).collect(),
+            ),
+        }
+    }
 }
 
 /// Records the settings a server starts with.
 pub async fn record(store: &Store, settings: &Settings) -> Result<(), StoreError> {
-    let shared = serde_json::to_string(&shared(settings)).expect("strings serialise");
-    store.meta_set(KEY, shared).await
+    let values: Vec<(&str, String)> = Shared::ALL.iter().map(|s| (s.name(), s.value(settings))).collect();
+    store.meta_set(KEY, serde_json::to_string(&values).expect("strings serialise")).await
 }
 
-/// Refuses a command whose settings differ from the server's last start, naming each difference.
-/// A database no server of this version has started on has none to compare.
-pub async fn check(store: &Store, settings: &Settings) -> anyhow::Result<()> {
+/// Refuses a command whose settings in `reads` differ from the server's last start, naming each
+/// difference. A database no server of this version has started on has none to compare.
+pub async fn check(store: &Store, settings: &Settings, reads: &[Shared]) -> anyhow::Result<()> {
     let Some(recorded) = store.meta_get(KEY).await? else { return Ok(()) };
     let Ok(server) = serde_json::from_str::<Vec<(String, String)>>(&recorded) else { return Ok(()) };
-    let differences: Vec<String> = shared(settings)
-        .into_iter()
-        .filter_map(|(name, ours)| {
-            let (_, theirs) = server.iter().find(|(recorded, _)| *recorded == name)?;
-            (*theirs != ours).then(|| format!("{name}: the server's {theirs}, this command's {ours}"))
+    let differences: Vec<String> = reads
+        .iter()
+        .filter_map(|setting| {
+            let (_, theirs) = server.iter().find(|(name, _)| name == setting.name())?;
+            let ours = setting.value(settings);
+            (*theirs != ours)
+                .then(|| format!("{}: the server's {theirs}, this command's {ours}", setting.name()))
         })
         .collect();
     anyhow::ensure!(

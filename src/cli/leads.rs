@@ -4,8 +4,9 @@ use std::io::Write as _;
 
 use super::{LeadsCommand, command_line, services};
 use crate::application::figures::{self, FiguresError, PromiseFigures, PromiseRow, Viewer};
+use crate::application::server_settings::{self, Shared};
 use crate::application::totals::{self, Totals};
-use crate::application::{export, housekeeping, leads, server_settings};
+use crate::application::{export, housekeeping, leads};
 use crate::config::Settings;
 use crate::export::Format;
 use crate::metrics::Metrics;
@@ -58,7 +59,7 @@ async fn erase(settings: &Settings, phone: &str) -> anyhow::Result<()> {
 async fn purge(settings: &Settings) -> anyhow::Result<()> {
     let store = Store::open_existing(&settings.database_url).await?;
     let now = store.clock().now();
-    let result = match server_settings::check(&store, settings).await {
+    let result = match server_settings::check(&store, settings, &[Shared::RetentionDays]).await {
         Ok(()) => housekeeping::purge_past_retention(&store, settings, now, &command_line())
             .await
             .map_err(Into::into),
@@ -72,7 +73,7 @@ async fn purge(settings: &Settings) -> anyhow::Result<()> {
 async fn release(settings: &Settings, id: i64) -> anyhow::Result<()> {
     let store = Store::open_existing(&settings.database_url).await?;
     let metrics = Metrics::default();
-    let result = match server_settings::check(&store, settings).await {
+    let result = match server_settings::check(&store, settings, &[Shared::Channels, Shared::Assign]).await {
         Ok(()) => leads::release(services(&store, settings, &metrics), id, &command_line())
             .await
             .map_err(Into::into),

@@ -191,7 +191,7 @@ settings! {
     duplicate_window_hours: u32 {
         "ZAYAVKA_DUPLICATE_WINDOW_HOURS", "HOURS", default "24",
         help "A submission whose phone was first sent within this many hours is stored as a repeat \
-              of that first lead, not notified again; 0 = off",
+              of that first lead while it is open, not notified again; 0 = off",
         parse Text::number,
     }
     public_url: String {

@@ -46,7 +46,7 @@ static INSERT_LEADS: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
            AND phone_e164 COLLATE \"C\" = input.phone_e164 AND repeat_of IS NULL AND held IS NULL \
            AND status IN ({open}) \
            AND created_at >= to_timestamp(input.at) - make_interval(secs => input.window_secs) \
-           ORDER BY id LIMIT 1) AS first \
+           ORDER BY id DESC LIMIT 1) AS first \
        FROM input), \
      new AS ( \
        INSERT INTO \"CRN\" \

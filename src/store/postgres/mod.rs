@@ -353,24 +353,31 @@ impl PostgresStore {
 /// Names are searched in lower case, folded by the database's `lower()` (the name-piece lists,
 /// migrations 0016, 0027, 0028) and by Rust for the text typed. A database whose character type is
 /// `C` or `POSIX` lowers only ASCII: every Ukrainian name would be listed in capitals and never
-/// found. Such a database is refused at the start, not discovered by an operator's empty search.
+/// found. A new database of that kind is refused at the start, before anything is written; one
+/// already in use (its leads must stay reachable: to export, erase, move) starts with an error in
+/// the log.
 async fn ukrainian_letters_fold(client: &tokio_postgres::Client) -> anyhow::Result<()> {
     // Ґ, Є, І, Ї and their lower case.
     let (capitals, lower) = ("\u{490}\u{404}\u{406}\u{407}", "\u{491}\u{454}\u{456}\u{457}");
     let row = client
         .query_one(
-            "SELECT lower($1) = $2, datctype FROM pg_database WHERE datname = current_database()",
+            "SELECT lower($1) = $2, datctype, to_regclass('zayavka_schema') IS NULL \
+             FROM pg_database WHERE datname = current_database()",
             &[&capitals, &lower],
         )
         .await
         .context("cannot read the PostgreSQL database's locale")?;
-    let (folds, ctype): (bool, String) = (row.get(0), row.get(1));
-    anyhow::ensure!(
-        folds,
+    let (folds, ctype, fresh): (bool, String, bool) = (row.get(0), row.get(1), row.get(2));
+    let problem = format!(
         "the PostgreSQL database's character type ({ctype}) does not lower Ukrainian letters, so \
-         names could not be searched: create the database with LC_CTYPE 'C.UTF-8' (or another \
+         names could not be searched: use a database created with LC_CTYPE 'C.UTF-8' (or another \
          UTF-8 locale), see docs/deployment.md"
     );
+    match (folds, fresh) {
+        (true, _) => {}
+        (false, true) => anyhow::bail!(problem),
+        (false, false) => tracing::error!("{problem}"),
+    }
     Ok(())
 }
 

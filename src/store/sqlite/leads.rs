@@ -136,8 +136,9 @@ impl SqliteStore {
     /// leaves the WAL alone (a truncation blocks the writes while it copies), unless an earlier
     /// truncation found the database busy.
     pub async fn scrub_log(&self) -> Result<(), StoreError> {
-        if self.truncation_owed.load(Ordering::Relaxed) {
-            self.checkpoint().await?;
+        // Taken before the truncation: a deletion committed while it runs owes the next one.
+        if self.truncation_owed.swap(false, Ordering::Relaxed) {
+            self.checkpoint().await.inspect_err(|_| self.truncation_owed.store(true, Ordering::Relaxed))?;
         }
         Ok(())
     }
@@ -207,7 +208,6 @@ impl SqliteStore {
                 "the database is busy: the deleted rows may still be in its log; try again".into(),
             ));
         }
-        self.truncation_owed.store(false, Ordering::Relaxed);
         Ok(())
     }
 
@@ -300,12 +300,13 @@ static PHONE_IN_ANY_MONTH: std::sync::LazyLock<String> = std::sync::LazyLock::ne
 /// The open first lead of a phone since a time (`?2`), of which a new lead is a repeat: looked
 /// for in the months of that window (`?3`, a JSON array of `YYYY-MM`), the first key of its index.
 /// A person who writes again after their lead was closed asks anew: a lead of its own (ADR 0081).
+/// Of two open ones (a closed lead called again), the newest.
 static FIND_FIRST: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
     format!(
         "SELECT id FROM \"CRN\" INDEXED BY \"CRN_month_phone\" \
          WHERE substr(created_at, 1, 7) IN (SELECT value FROM json_each(?3)) AND phone_e164 = ?1 \
          AND created_at >= ?2 AND repeat_of IS NULL AND held IS NULL AND status IN ({}) \
-         ORDER BY id LIMIT 1",
+         ORDER BY id DESC LIMIT 1",
         open_statuses_sql()
     )
 });
