@@ -142,6 +142,25 @@ async fn a_postgresql_database_that_cannot_lower_ukrainian_letters_stops_the_sta
     assert_eq!(tables, 0, "nothing was created");
 }
 
+/// A database migrated by a newer release (the binary moved back after an upgrade) is not opened:
+/// this binary would fail or count wrong where it met what it does not know.
+#[tokio::test]
+async fn a_database_migrated_by_a_newer_release_is_not_opened() {
+    let database = common::TestDatabase::new().await;
+    let store = zayavka::store::Store::open(&database.settings_url()).await.unwrap();
+    store.close().await;
+    database
+        .execute(match database.settings_url() {
+            zayavka::config::DatabaseUrl::Sqlite(_) => "PRAGMA user_version = 999",
+            zayavka::config::DatabaseUrl::Postgres(_) => "INSERT INTO zayavka_schema (version) VALUES (999)",
+        })
+        .await;
+    let env = [("ZAYAVKA_DATABASE_URL", database.url.as_str())];
+    let (ok, _, stderr) = run(&["leads", "export", "--format", "jsonl"], &env).await;
+    assert!(!ok, "{stderr}");
+    assert!(stderr.contains("migrated by a newer zayavka (its schema is at 999"), "{stderr}");
+}
+
 #[tokio::test]
 async fn a_port_in_use_stops_the_start() {
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();

@@ -37,6 +37,17 @@ pub enum StoreError {
     IdempotencyKeyTaken,
 }
 
+/// Why a database whose schema is newer than this binary's migrations is not opened: the release
+/// that migrated it writes and reads what this one does not know (a rollback by moving the binary
+/// back), and this one would fail or count wrong where it met that.
+fn newer_schema(applied: i64, known: usize) -> String {
+    format!(
+        "the database was migrated by a newer zayavka (its schema is at {applied}, this binary knows \
+         {known}): run that release, or restore the backup taken before the upgrade \
+         (docs/deployment.md, \"Upgrading\")"
+    )
+}
+
 /// How long a write waits for a lock another connection holds (someone writing to the database by
 /// hand, a maintenance job, a `zayavka` command) before its caller gets `Unavailable`: a visitor then
 /// sees 503 with the entries kept, long before the page's own 30 s. The same on both engines.

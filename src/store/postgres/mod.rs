@@ -222,7 +222,7 @@ impl PostgresStore {
     }
 }
 
-async fn migrate(client: &mut deadpool_postgres::Object) -> Result<(), tokio_postgres::Error> {
+async fn migrate(client: &mut deadpool_postgres::Object) -> anyhow::Result<()> {
     // Another instance may be migrating, and a migration may wait for locks: no lock timeout here
     // (RESET below gives the pooled connection its own back).
     client.batch_execute("SET lock_timeout = 0").await?;
@@ -231,13 +231,17 @@ async fn migrate(client: &mut deadpool_postgres::Object) -> Result<(), tokio_pos
         client.batch_execute("CREATE TABLE IF NOT EXISTS zayavka_schema (version INTEGER NOT NULL)").await?;
         let applied: i32 =
             client.query_one("SELECT coalesce(max(version), 0) FROM zayavka_schema", &[]).await?.get(0);
+        anyhow::ensure!(
+            applied as usize <= MIGRATIONS.len(),
+            super::newer_schema(applied.into(), MIGRATIONS.len())
+        );
         for (version, sql) in (1..).zip(MIGRATIONS).skip(usize::try_from(applied).unwrap_or(0)) {
             let tx = client.transaction().await?;
             tx.batch_execute(sql).await?;
             tx.execute("INSERT INTO zayavka_schema (version) VALUES ($1)", &[&version]).await?;
             tx.commit().await?;
         }
-        counters::keep_counters(client).await
+        Ok(counters::keep_counters(client).await?)
     }
     .await;
     client.execute("SELECT pg_advisory_unlock($1)", &[&MIGRATION_LOCK]).await?;

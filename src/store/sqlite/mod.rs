@@ -359,8 +359,9 @@ fn time_of_own_text(text: &[u8]) -> Option<jiff::Timestamp> {
 }
 
 /// Applies the migrations not yet applied; `user_version` counts those that were.
-fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
+fn migrate(conn: &mut Connection) -> anyhow::Result<()> {
     let applied: i64 = conn.pragma_query_value(None, "user_version", |row| row.get(0))?;
+    anyhow::ensure!(applied <= MIGRATIONS.len() as i64, super::newer_schema(applied, MIGRATIONS.len()));
     for (version, sql) in (1..).zip(MIGRATIONS).skip(usize::try_from(applied).unwrap_or(0)) {
         let tx = conn.transaction()?;
         tx.execute_batch(sql)?;
