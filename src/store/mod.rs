@@ -186,11 +186,13 @@ impl Store {
 mod tests {
     /// A rule is decided once, in Rust, and reaches the engines' SQL as a parameter (the 48 hours as
     /// `promise_seconds`, a claim's end as `until`, "at work" as `on_shift_since`, the open
-    /// statuses as `open_statuses_sql`): no engine spells a length of time or a status list itself.
+    /// statuses as `open_statuses_sql`, an outcome or an event by its name): no engine spells a
+    /// length of time, a status list, an outcome or an event itself.
     #[test]
     fn no_engine_writes_a_rule_into_its_sql() {
         let store = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/store");
-        let spelled = ["interval '", "hours'", "minutes'", "days'", "<= 2.0", "'attempt_"];
+        let spelled =
+            ["interval '", "hours'", "minutes'", "days'", "<= 2.0", "'attempt_", "'no_answer'", "'new'"];
         for engine in ["sqlite", "postgres"] {
             for file in std::fs::read_dir(store.join(engine)).unwrap() {
                 let path = file.unwrap().path();

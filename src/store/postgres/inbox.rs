@@ -129,8 +129,8 @@ impl PostgresStore {
         let mut unanswered: HashMap<i64, i64> = tx
             .query(
                 "SELECT lead_id, count(*) FROM call_attempts WHERE lead_id = ANY($1) \
-                 AND outcome = 'no_answer' GROUP BY lead_id",
-                &[&ids],
+                 AND outcome = $2 GROUP BY lead_id",
+                &[&ids, &Outcome::NoAnswer.as_str()],
             )
             .await
             .map_err(unavailable)?

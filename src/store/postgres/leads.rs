@@ -60,7 +60,7 @@ static INSERT_LEADS: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
      numbered AS (SELECT new.*, row_number() OVER (ORDER BY id) AS n FROM new), \
      queued AS ( \
        INSERT INTO outbox (lead_id, event, channel, created_at, next_attempt_at) \
-       SELECT numbered.id, 'new', channel.name, numbered.created_at, numbered.created_at \
+       SELECT numbered.id, '{new}', channel.name, numbered.created_at, numbered.created_at \
        FROM numbered JOIN unnest($16::int8[], $17::text[]) AS channel(n, name) USING (n) \
        WHERE numbered.repeat_of IS NULL AND numbered.held IS NULL), \
      told AS ( \
@@ -75,6 +75,7 @@ static INSERT_LEADS: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
             text_time!("created_at"),
             ", name, phone, confirmation, comment, repeat_of FROM new ORDER BY id"
         ),
+        new = Event::New.name(),
         wrote_again = Event::WroteAgain.name(),
         open = open_statuses_sql(),
     )
@@ -633,9 +634,9 @@ impl PostgresStore {
         let channels = channel_names(&channels);
         tx.execute(
             "INSERT INTO outbox (lead_id, event, channel, created_at, next_attempt_at) \
-             SELECT $1, 'new', unnest($2::text[]), to_timestamp($3), to_timestamp($3) \
+             SELECT $1, $4, unnest($2::text[]), to_timestamp($3), to_timestamp($3) \
              ON CONFLICT (lead_id, event, channel) DO NOTHING",
-            &[&id, &channels, &seconds(now)],
+            &[&id, &channels, &seconds(now), &Event::New.name()],
         )
         .await
         .map_err(unavailable)?;

@@ -5,6 +5,7 @@ use std::collections::BTreeSet;
 use rusqlite::types::Value;
 
 use super::*;
+use crate::inbox::Outcome;
 use crate::store::{Holder, NewAttempt};
 
 /// The columns `record_from` reads.
@@ -133,8 +134,8 @@ fn add_attempt(conn: &Connection, call: NewAttempt, now: &str) -> rusqlite::Resu
         params![lead_id, now, operator, outcome.as_str(), note],
     )?;
     let unanswered: i64 = conn
-        .prepare_cached("SELECT count(*) FROM call_attempts WHERE lead_id = ?1 AND outcome = 'no_answer'")?
-        .query_row([lead_id], |row| row.get(0))?;
+        .prepare_cached("SELECT count(*) FROM call_attempts WHERE lead_id = ?1 AND outcome = ?2")?
+        .query_row(params![lead_id, Outcome::NoAnswer.as_str()], |row| row.get(0))?;
     execute_cached(
         conn,
         "UPDATE \"CRN\" SET status = ?2, \

@@ -166,10 +166,10 @@ impl SqliteStore {
             }
             let mut queue = conn.prepare_cached(
                 "INSERT INTO outbox (lead_id, event, channel, created_at, next_attempt_at) \
-                 VALUES (?1, 'new', ?2, ?3, ?3) ON CONFLICT (lead_id, event, channel) DO NOTHING",
+                 VALUES (?1, ?4, ?2, ?3, ?3) ON CONFLICT (lead_id, event, channel) DO NOTHING",
             )?;
             for channel in channels.iter() {
-                queue.execute(params![id, channel.name(), now])?;
+                queue.execute(params![id, channel.name(), now, Event::New.name()])?;
             }
             Ok(true)
         })
@@ -346,7 +346,7 @@ fn insert_leads(
     let mut find_first = conn.prepare_cached(&FIND_FIRST)?;
     let mut insert = conn.prepare_cached(INSERT_LEAD)?;
     let mut queue = conn.prepare_cached(
-        "INSERT INTO outbox (lead_id, event, channel, created_at, next_attempt_at) VALUES (?1, 'new', ?2, ?3, ?3)",
+        "INSERT INTO outbox (lead_id, event, channel, created_at, next_attempt_at) VALUES (?1, ?4, ?2, ?3, ?3)",
     )?;
     let mut queue_wrote_again = conn.prepare_cached(&QUEUE_WROTE_AGAIN)?;
     let mut stored = Vec::with_capacity(leads.len());
@@ -386,7 +386,7 @@ fn insert_leads(
         match repeat_of {
             None if held.is_none() => {
                 for channel in context.channels.iter() {
-                    queue.execute(params![id, channel.name(), created_at])?;
+                    queue.execute(params![id, channel.name(), created_at, Event::New.name()])?;
                 }
             }
             None => {}
