@@ -626,7 +626,7 @@ async fn an_erasure_that_finds_the_log_busy_is_still_in_the_audit_trail() {
 #[tokio::test]
 async fn leads_purge_deletes_the_leads_past_the_retention_period() {
     let database = common::TestDatabase::new().await;
-    let server = Server::start_with(&database.url, &[("ZAYAVKA_RETENTION_DAYS", "30")]).await;
+    let mut server = Server::start_with(&database.url, &[("ZAYAVKA_RETENTION_DAYS", "30")]).await;
     let mut ids = Vec::new();
     for (name, phone) in [("Давня", "+380671234567"), ("Недавня", "0501234567")] {
         let body = format!(r#"{{"name":"{name}","phone":"{phone}","confirmation":"Так"}}"#);
@@ -634,6 +634,9 @@ async fn leads_purge_deletes_the_leads_past_the_retention_period() {
         assert_eq!(status, 201, "{answer}");
         ids.push(serde_json::from_str::<serde_json::Value>(&answer).unwrap()[0]["id"].as_i64().unwrap());
     }
+    // Stopped, so that its own hourly chore (its first runs at the start) cannot purge first.
+    server.signal("TERM");
+    server.child.wait().await.unwrap();
     database.backdate(ids[0], 24 * 31).await;
     database.backdate(ids[1], 24 * 29).await;
     let env = [("ZAYAVKA_DATABASE_URL", database.url.as_str()), ("ZAYAVKA_RETENTION_DAYS", "30")];
