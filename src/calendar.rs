@@ -10,6 +10,10 @@ use jiff::{SignedDuration, Timestamp};
 
 use crate::notice::{WorkingHours, operators_zone};
 
+/// The site promises a call back within this time: calendar hours, whatever the team's calendar.
+/// Here, below the settings (which keep reminders and escalations before it) and the inbox.
+pub const PROMISE: SignedDuration = SignedDuration::from_hours(48);
+
 /// Days the team does not work, Kyiv dates.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ClosedDays(BTreeSet<Date>);

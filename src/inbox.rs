@@ -9,8 +9,7 @@ use ts_rs::TS;
 use crate::calendar::Calendar;
 use crate::lead::Attribution;
 
-/// The site promises a call back within this time.
-pub const PROMISE: SignedDuration = SignedDuration::from_hours(48);
+pub use crate::calendar::PROMISE;
 
 /// Where a lead stands: waiting for a call that reaches the person (`new`, then one
 /// `attempt_N` per unanswered call), or what the call that reached them, or the last try, came to.

@@ -12,10 +12,6 @@ use jiff::SignedDuration;
 use crate::calendar::{Cadence, ClosedDays};
 use crate::notice::WorkingHours;
 
-/// The promise to a visitor, in hours: `inbox::PROMISE`, which sits above the settings (a unit
-/// test keeps the two equal). Reminders and escalations must come before it.
-const PROMISE_HOURS: u32 = 48;
-
 /// One setting's text after the layers (the flag or environment, else the file, else the
 /// default), with the variable that names it.
 pub struct Text {
@@ -61,8 +57,9 @@ impl Text {
     /// Hours after a lead arrived, before its 48-hour deadline; 0 = off.
     pub fn hours_before_deadline(&self) -> anyhow::Result<u32> {
         let hours = self.number()?;
-        if hours >= PROMISE_HOURS {
-            return Err(self.error(format_args!("{hours} is not before the {PROMISE_HOURS}-hour deadline")));
+        let promise = crate::calendar::PROMISE.as_hours();
+        if i64::from(hours) >= promise {
+            return Err(self.error(format_args!("{hours} is not before the {promise}-hour deadline")));
         }
         Ok(hours)
     }
@@ -264,14 +261,5 @@ pub fn max_connections(t: &Text) -> anyhow::Result<u32> {
     match t.number()? {
         0 => Err(t.error("at least one connection is needed")),
         connections => Ok(connections),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn the_promise_is_the_inbox_one() {
-        let hours = jiff::SignedDuration::from_hours(i64::from(super::PROMISE_HOURS));
-        assert_eq!(hours, crate::inbox::PROMISE);
     }
 }
