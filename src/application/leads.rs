@@ -12,9 +12,10 @@ use crate::team::Action;
 pub const MAX_NOTE_CHARS: usize = 1000;
 /// The furthest ahead a call-back may be set.
 pub const CALL_BACK_WITHIN: jiff::SignedDuration = jiff::SignedDuration::from_hours(24 * 90);
-/// How far in the past a call-back may be set: a time chosen a moment ago (the inbox's clock reads
-/// the minute) may have passed when the call is recorded, but not a mistyped day or year.
-pub const CALL_BACK_LATE_BY: jiff::SignedDuration = jiff::SignedDuration::from_mins(10);
+/// The earliest call-back taken. A past time is due at once, as the contract has it (an API client
+/// cannot wait for a time to come); before this one the two engines would store and say it
+/// differently (PostgreSQL's text loses the era), and no call-back is meant.
+pub const CALL_BACK_FROM: Timestamp = Timestamp::UNIX_EPOCH;
 
 /// A call as the operator reports it.
 pub struct Call {
@@ -35,8 +36,8 @@ pub enum CallRefusal {
     UnknownOutcome,
     #[error("the call-back is more than 90 days ahead")]
     CallBackTooFar,
-    #[error("the call-back's time has passed")]
-    CallBackPast,
+    #[error("the call-back is before 1970")]
+    CallBackTooEarly,
     #[error("a call-back for a call that closes the lead")]
     CallBackOnClosed,
     #[error("a call-back without its time")]
@@ -69,8 +70,8 @@ pub async fn record_call(
     if call_back_at.is_some_and(|at| at > now + CALL_BACK_WITHIN) {
         return Err(CallRefusal::CallBackTooFar);
     }
-    if call_back_at.is_some_and(|at| at < now - CALL_BACK_LATE_BY) {
-        return Err(CallRefusal::CallBackPast);
+    if call_back_at.is_some_and(|at| at < CALL_BACK_FROM) {
+        return Err(CallRefusal::CallBackTooEarly);
     }
     let outcome = match (outcome, call_back_at) {
         (None, Some(_)) => Outcome::CallBack,

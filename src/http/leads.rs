@@ -131,7 +131,9 @@ async fn add_attempt(
             );
             AdminError::BadRequest("Передзвонити можна не пізніше ніж за 90 днів.")
         }
-        CallRefusal::CallBackPast => AdminError::BadRequest("Цей час уже минув: вкажіть пізніший."),
+        CallRefusal::CallBackTooEarly => {
+            AdminError::BadRequest("Час передзвону раніший за 1970 рік: перевірте дату.")
+        }
         CallRefusal::NoOutcome => AdminError::BadRequest("Оберіть результат дзвінка."),
         CallRefusal::UnknownOutcome => {
             AdminError::BadRequest("Такого результату дзвінка немає: оновіть сторінку й оберіть зі списку.")
