@@ -1,8 +1,10 @@
 //! The settings that the use cases shared by the server and the command line decide by, as the
 //! server runs with them: recorded at each start, so that a command run with others (a shell
-//! without the service's environment file) is refused. Otherwise `zayavka leads purge` would delete
-//! by another retention period, `zayavka leads release` would queue no notification and hand the
-//! lead to nobody, and `zayavka admin closed-days add` would move retries by another calendar.
+//! without the service's environment file) says so before it acts. Such a `zayavka leads purge`
+//! deletes by another retention period, `zayavka leads release` queues no notification and hands
+//! the lead to nobody, and `zayavka admin closed-days add` moves retries by another calendar. The
+//! commands still run (the contract's commands take their settings from where they run): the
+//! warning is for the person who did not mean it.
 
 use crate::config::{Assign, Settings};
 use crate::store::{Store, StoreError};
@@ -62,11 +64,15 @@ pub async fn record(store: &Store, settings: &Settings) -> Result<(), StoreError
     store.meta_set(KEY, serde_json::to_string(&values).expect("strings serialise")).await
 }
 
-/// Refuses a command whose settings in `reads` differ from the server's last start, naming each
-/// difference. A database no server of this version has started on has none to compare.
-pub async fn check(store: &Store, settings: &Settings, reads: &[Shared]) -> anyhow::Result<()> {
-    let Some(recorded) = store.meta_get(KEY).await? else { return Ok(()) };
-    let Ok(server) = serde_json::from_str::<Vec<(String, String)>>(&recorded) else { return Ok(()) };
+/// How a command's settings in `reads` differ from the server's last start, one line each; none
+/// for a database no server of this version has started on.
+pub async fn differences(
+    store: &Store,
+    settings: &Settings,
+    reads: &[Shared],
+) -> Result<Vec<String>, StoreError> {
+    let Some(recorded) = store.meta_get(KEY).await? else { return Ok(Vec::new()) };
+    let Ok(server) = serde_json::from_str::<Vec<(String, String)>>(&recorded) else { return Ok(Vec::new()) };
     let differences: Vec<String> = reads
         .iter()
         .filter_map(|setting| {
@@ -76,11 +82,5 @@ pub async fn check(store: &Store, settings: &Settings, reads: &[Shared]) -> anyh
                 .then(|| format!("{}: the server's {theirs}, this command's {ours}", setting.name()))
         })
         .collect();
-    anyhow::ensure!(
-        differences.is_empty(),
-        "this command runs with other settings than the server ({}); run it with the server's \
-         settings (docs/deployment.md, \"Operator commands\")",
-        differences.join("; ")
-    );
-    Ok(())
+    Ok(differences)
 }

@@ -3,9 +3,9 @@
 
 use std::io::Write as _;
 
-use super::{ClosedDaysCommand, command_line, services};
+use super::{ClosedDaysCommand, command_line, services, warn_of_other_settings};
 use crate::application::closed_days::{self, Added, DayRefusal};
-use crate::application::server_settings::{self, Shared};
+use crate::application::server_settings::Shared;
 use crate::config::Settings;
 use crate::metrics::Metrics;
 use crate::store::Store;
@@ -40,7 +40,7 @@ async fn closed_days(
         }
         ClosedDaysCommand::Add { day, note } => {
             // Closing a day moves the retries set on it, by the team's calendar.
-            server_settings::check(store, settings, &[Shared::WorkingHours, Shared::ClosedDays]).await?;
+            warn_of_other_settings(store, settings, &[Shared::WorkingHours, Shared::ClosedDays]).await;
             match closed_days::add(services, &day, note.as_deref(), &command_line(), now).await {
                 Ok((day, Added::Added)) => eprintln!("zayavka: {day} is closed"),
                 Ok((day, Added::AlreadyClosed)) => eprintln!("zayavka: {day} was closed already"),

@@ -2,9 +2,9 @@
 
 use std::io::Write as _;
 
-use super::{LeadsCommand, command_line, services};
+use super::{LeadsCommand, command_line, services, warn_of_other_settings};
 use crate::application::figures::{self, FiguresError, PromiseFigures, PromiseRow, Viewer};
-use crate::application::server_settings::{self, Shared};
+use crate::application::server_settings::Shared;
 use crate::application::totals::{self, Totals};
 use crate::application::{export, housekeeping, leads};
 use crate::config::Settings;
@@ -59,12 +59,8 @@ async fn erase(settings: &Settings, phone: &str) -> anyhow::Result<()> {
 async fn purge(settings: &Settings) -> anyhow::Result<()> {
     let store = Store::open_existing(&settings.database_url).await?;
     let now = store.clock().now();
-    let result = match server_settings::check(&store, settings, &[Shared::RetentionDays]).await {
-        Ok(()) => housekeeping::purge_past_retention(&store, settings, now, &command_line())
-            .await
-            .map_err(Into::into),
-        Err(e) => Err(e),
-    };
+    warn_of_other_settings(&store, settings, &[Shared::RetentionDays]).await;
+    let result = housekeeping::purge_past_retention(&store, settings, now, &command_line()).await;
     store.close().await;
     eprintln!("zayavka: {} lead(s) older than {} days deleted", result?, settings.retention_days);
     Ok(())
@@ -73,12 +69,8 @@ async fn purge(settings: &Settings) -> anyhow::Result<()> {
 async fn release(settings: &Settings, id: i64) -> anyhow::Result<()> {
     let store = Store::open_existing(&settings.database_url).await?;
     let metrics = Metrics::default();
-    let result = match server_settings::check(&store, settings, &[Shared::Channels, Shared::Assign]).await {
-        Ok(()) => leads::release(services(&store, settings, &metrics), id, &command_line())
-            .await
-            .map_err(Into::into),
-        Err(e) => Err(e),
-    };
+    warn_of_other_settings(&store, settings, &[Shared::Channels, Shared::Assign]).await;
+    let result = leads::release(services(&store, settings, &metrics), id, &command_line()).await;
     store.close().await;
     if !result? {
         anyhow::bail!("there is no held lead {id} (the export's held field names them)");

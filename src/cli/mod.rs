@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
-use crate::application::{Actor, Services};
+use crate::application::{Actor, Services, server_settings};
 use crate::config::{SettingArgs, Settings};
 use crate::export::Format;
 use crate::metrics::Metrics;
@@ -208,6 +208,21 @@ pub async fn run(settings: &Settings, command: Command) -> anyhow::Result<()> {
 /// notification sender (the server's finds what was queued at its next poll).
 fn services<'a>(store: &'a Store, settings: &'a Settings, metrics: &'a Metrics) -> Services<'a> {
     Services { store, settings, notifier: None, metrics }
+}
+
+/// Says, before a command acts, which of the settings it decides by differ from the server's last
+/// start (a shell without the service's environment file, most likely). It still runs: the
+/// settings given are the ones asked for.
+async fn warn_of_other_settings(store: &Store, settings: &Settings, reads: &[server_settings::Shared]) {
+    match server_settings::differences(store, settings, reads).await {
+        Ok(differences) if differences.is_empty() => {}
+        Ok(differences) => eprintln!(
+            "zayavka: warning: this command runs with other settings than the server ({}); \
+             see docs/deployment.md, \"Operator commands\"",
+            differences.join("; ")
+        ),
+        Err(e) => tracing::warn!(error = %e, "reading the server's settings"),
+    }
 }
 
 /// Someone running the `zayavka` command on the server itself, named by their login.
