@@ -13,6 +13,17 @@ async fn run(args: &[&str], env: &[(&str, &str)]) -> (bool, String, String) {
     )
 }
 
+/// The audit trail's entries of `action`, as `zayavka admin audit --format jsonl` gives them.
+async fn audited(env: &[(&str, &str)], action: &str) -> Vec<serde_json::Value> {
+    let (ok, trail, stderr) = run(&["admin", "audit", "--format", "jsonl"], env).await;
+    assert!(ok, "{stderr}");
+    trail
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|e: &serde_json::Value| e["action"] == action)
+        .collect()
+}
+
 #[tokio::test]
 async fn help_lists_every_setting() {
     let (ok, stdout, _) = run(&["--help"], &[]).await;
@@ -391,16 +402,10 @@ async fn backup_copies_a_running_database() {
     assert!(ok);
     assert_eq!(jsonl.lines().count(), 3, "the copy holds every lead");
     // A copy of everyone's data is in the trail, as an export is.
-    let (ok, trail, _) = run(&["admin", "audit", "--format", "jsonl"], &env).await;
-    assert!(ok);
-    let backups: Vec<serde_json::Value> = trail
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .filter(|e: &serde_json::Value| e["action"] == "exported")
-        .collect();
-    assert_eq!(backups.len(), 1, "{trail}");
-    assert!(backups[0]["actor"].as_str().unwrap().starts_with("command line"), "{trail}");
-    assert!(backups[0]["detail"].as_str().unwrap().contains(copy.to_str().unwrap()), "{trail}");
+    let backups = audited(&env, "exported").await;
+    assert_eq!(backups.len(), 1, "{backups:?}");
+    assert!(backups[0]["actor"].as_str().unwrap().starts_with("command line"), "{backups:?}");
+    assert!(backups[0]["detail"].as_str().unwrap().contains(copy.to_str().unwrap()), "{backups:?}");
 
     let (ok, _, stderr) = run(&["backup", copy.to_str().unwrap()], &env).await;
     assert!(!ok && stderr.contains("exists already"), "an existing file is never overwritten: {stderr}");
@@ -607,14 +612,8 @@ async fn an_erasure_that_finds_the_log_busy_is_still_in_the_audit_trail() {
     let env = [("ZAYAVKA_DATABASE_URL", database_url.as_str())];
     let (ok, _, stderr) = run(&["leads", "erase", "--phone", "067 123 45 67"], &env).await;
     assert!(!ok && stderr.contains("busy"), "{stderr}");
-    let (ok, trail, _) = run(&["admin", "audit", "--format", "jsonl"], &env).await;
-    assert!(ok);
-    let erased: Vec<serde_json::Value> = trail
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .filter(|e: &serde_json::Value| e["action"] == "erased")
-        .collect();
-    assert_eq!(erased.len(), 1, "{trail}");
+    let erased = audited(&env, "erased").await;
+    assert_eq!(erased.len(), 1, "{erased:?}");
     assert_eq!(erased[0]["detail"], "1 lead(s)");
 
     reader.execute_batch("COMMIT").unwrap();
@@ -646,15 +645,9 @@ async fn leads_purge_deletes_the_leads_past_the_retention_period() {
     assert_eq!(left.len(), 1, "{left:?}");
     assert_eq!(left[0]["name"], "Недавня");
     // Deleting leads leaves a trace: who, and how many.
-    let (ok, trail, _) = run(&["admin", "audit", "--format", "jsonl"], &env).await;
-    assert!(ok);
-    let purged: Vec<serde_json::Value> = trail
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .filter(|e: &serde_json::Value| e["action"] == "purged")
-        .collect();
-    assert_eq!(purged.len(), 1, "{trail}");
-    assert!(purged[0]["actor"].as_str().unwrap().starts_with("command line"), "{trail}");
+    let purged = audited(&env, "purged").await;
+    assert_eq!(purged.len(), 1, "{purged:?}");
+    assert!(purged[0]["actor"].as_str().unwrap().starts_with("command line"), "{purged:?}");
     assert_eq!(purged[0]["detail"], "1 lead(s) older than 30 days");
 }
 
