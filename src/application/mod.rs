@@ -14,7 +14,7 @@
 //! - [`accounts`]: the operators' accounts, roles, passwords and second factor, the first setup;
 //! - [`audit_trail`]: the trail read a page at a time, newest first or from the start;
 //! - [`housekeeping`]: retention, unreleased held leads, expired keys and sessions;
-//! - [`server_settings`]: the settings the server runs with, so that a command runs with the same;
+//! - [`server_settings`]: the settings the server runs with, so that a command with others says so;
 //! - [`notifications`]: a failing channel's notifications sent again or dropped;
 //! - [`closed_days`]: the days off admins keep in the inbox, on top of the settings';
 //! - [`export`]: every lead as a file, audited before any of it leaves;
