@@ -9,6 +9,11 @@ pub fn operators_zone() -> jiff::tz::TimeZone {
     jiff::tz::TimeZone::get("Europe/Kyiv").unwrap_or(jiff::tz::TimeZone::UTC)
 }
 
+/// The operators' date at `at`: past midnight in Kyiv, not yet in UTC.
+pub fn operators_date(at: jiff::Timestamp) -> jiff::civil::Date {
+    at.to_zoned(operators_zone()).date()
+}
+
 /// When the team works, in its time zone: reminders and overdue notices wait for these hours (a
 /// new lead is told at once, and the 48-hour clock runs on calendar time regardless). `end`
 /// before `start` spans midnight (`22:00-06:00`).

@@ -7,7 +7,7 @@ use jiff::civil::Date;
 
 use super::{Actor, Services};
 use crate::calendar::DAYS_AHEAD_TO_CLOSE;
-use crate::notice::operators_zone;
+use crate::notice::{operators_date, operators_zone};
 use crate::store::StoreError;
 use crate::team::Action;
 
@@ -45,7 +45,7 @@ pub struct Listed {
 /// The closed days from today (Kyiv) on, earliest first: the settings' and the list's. A day in
 /// both is listed once, as the settings' (taking it off the list would not open it).
 pub async fn list(services: Services<'_>, now: Timestamp) -> Result<Vec<Listed>, StoreError> {
-    let today = today(now);
+    let today = operators_date(now);
     let settings = services.settings.settings_calendar();
     let mut days: Vec<Listed> = settings
         .closed
@@ -102,7 +102,7 @@ pub async fn add(
     now: Timestamp,
 ) -> Result<(Date, Added), DayRefusal> {
     let day = parse_day(day)?;
-    let today = today(now);
+    let today = operators_date(now);
     if day < today {
         return Err(DayRefusal::Past);
     }
@@ -161,11 +161,6 @@ pub async fn remove(services: Services<'_>, day: &str, actor: &Actor) -> Result<
 /// `YYYY-MM-DD` exactly (what a date input sends), surrounding spaces aside.
 fn parse_day(text: &str) -> Result<Date, DayRefusal> {
     crate::calendar::parse_day(text).ok_or(DayRefusal::NotADate)
-}
-
-/// Today's date in Kyiv at `now`.
-fn today(now: Timestamp) -> Date {
-    now.to_zoned(operators_zone()).date()
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ use super::client::ClientInfo;
 use super::inbox_api::{AdminOnly, SignedIn, actor, read_json};
 use crate::application::closed_days::{self, Added, DayRefusal, Listed, MAX_NOTE_CHARS};
 use crate::http::AppState;
-use crate::notice::operators_zone;
+use crate::notice::operators_date;
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -62,7 +62,7 @@ impl From<Listed> for ClosedDayView {
 async fn list(State(state): State<AppState>, SignedIn(_): SignedIn) -> Result<Json<ClosedDays>, AdminError> {
     let now = state.clock.now();
     let days = closed_days::list(state.services(), now).await?;
-    let today = now.to_zoned(operators_zone()).date().to_string();
+    let today = operators_date(now).to_string();
     Ok(Json(ClosedDays { today, days: days.into_iter().map(ClosedDayView::from).collect() }))
 }
 

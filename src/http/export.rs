@@ -58,10 +58,10 @@ fn download(state: &AppState, format: Format, content_type: &'static str, export
         tracing::warn!(error = %stopped, "inbox: an export stopped before its end");
         Some((Err(stopped), None))
     });
-    // The team's date, as every other date it sees: past midnight in Kyiv, not yet in UTC.
+    // The team's date, as every other date it sees.
     let filename = format!(
         "attachment; filename=\"zayavky-{}.{}\"",
-        state.clock.now().to_zoned(crate::notice::operators_zone()).strftime("%Y-%m-%d"),
+        crate::notice::operators_date(state.clock.now()),
         format.extension()
     );
     (

@@ -7,7 +7,7 @@ use jiff::{Span, Timestamp};
 use super::{Engine, Store, StoreError};
 use crate::calendar::{Calendar, DAYS_AHEAD_TO_CLOSE};
 use crate::inbox::Outcome;
-use crate::notice::operators_zone;
+use crate::notice::operators_date;
 
 /// A closed day of the inbox's list.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -70,7 +70,7 @@ impl Store {
     /// days on top. Read afresh for each request and scan, so every instance on one database
     /// follows a change at once; bounded to the days that can still matter.
     pub async fn calendar(&self, settings: Calendar, now: Timestamp) -> Result<Calendar, StoreError> {
-        let today = now.to_zoned(operators_zone()).date();
+        let today = operators_date(now);
         let from = today.checked_sub(Span::new().days(READ_FROM_DAYS_AGO)).unwrap_or(today);
         let listed = self.closed_days(from, READ_AT_MOST).await?;
         Ok(settings.also_closed(listed.into_iter().map(|closed| closed.day)))
