@@ -75,7 +75,12 @@ async fn lead(app: &TestApp, who: &SignedIn, id: i64) -> Value {
 async fn no_answer_at(app: &TestApp, id: i64, now: Timestamp) -> Timestamp {
     let services = app.state.services();
     let actor = Actor { name: OPERATOR.into(), address: None };
-    let call = Call { outcome: Some("no_answer".into()), note: String::new(), call_back_at: None };
+    let call = Call {
+        outcome: Some("no_answer".into()),
+        note: String::new(),
+        call_back_at: None,
+        request_key: None,
+    };
     record_call(services, id, call, &actor, now).await.unwrap();
     let record = app.state.store.lead(id).await.unwrap().unwrap();
     record.next_call_at.expect("a retry").parse().unwrap()

@@ -269,6 +269,50 @@ async fn wrong_call_backs_are_refused_with_the_reason() {
     assert_eq!(due(&app, &operator).await, [id]);
 }
 
+/// A phone on a bad connection recorded the call, but its answer was lost: the operator taps
+/// again. The inbox sends the call again under the key it sent it with, and the call is recorded
+/// once, so the cadence's next step is not spent on a call nobody made (ADR 0084).
+#[tokio::test]
+async fn a_call_sent_again_under_its_key_is_recorded_once() {
+    let (app, operator) = desk(|_| {}).await;
+    let id = submit(&app, "067 000 05 02").await;
+    let path = format!("/admin/api/leads/{id}/attempts");
+    let keyed = |key: &'static str| [("idempotency-key", key)];
+    let no_answer = json!({ "outcome": "no_answer", "note": "не взяли" });
+
+    let first = operator.post_with(&app, &path, &keyed("call-1"), no_answer.clone()).await;
+    assert_eq!(first.status, StatusCode::CREATED, "{}", first.text());
+    let again = operator.post_with(&app, &path, &keyed("call-1"), no_answer.clone()).await;
+    assert_eq!(again.status, StatusCode::CREATED, "{}", again.text());
+    assert_eq!(again.json()["attempts"].as_array().unwrap().len(), 1, "{}", again.text());
+    assert_eq!(again.json()["lead"]["status"], "attempt_1");
+    assert_eq!(again.json()["lead"]["next_call_at"], first.json()["lead"]["next_call_at"]);
+    let recorded = operator.audit(&app).await;
+    let recorded = recorded.iter().filter(|entry| entry["action"] == "recorded_call").count();
+    assert_eq!(recorded, 1, "the trail has the call once");
+
+    // The key of that call with another call is refused: it would be lost as a repeat.
+    let other = operator.post_with(&app, &path, &keyed("call-1"), json!({ "outcome": "interested" })).await;
+    assert_eq!(other.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", other.text());
+    assert!(other.json()["error"].as_str().unwrap().contains("з іншим дзвінком"), "{}", other.text());
+    let bad = operator.post_with(&app, &path, &[("idempotency-key", "")], no_answer.clone()).await;
+    assert_eq!(bad.status, StatusCode::BAD_REQUEST, "{}", bad.text());
+    assert_eq!(lead(&app, &operator, id).await["attempt_count"], 1, "neither was recorded");
+
+    // A new key is a new call; so is every call sent without one, as before; and a key is the
+    // operator's own: a colleague's request with the same one is their call.
+    let second = operator.post_with(&app, &path, &keyed("call-2"), no_answer.clone()).await;
+    assert_eq!(second.json()["lead"]["status"], "attempt_2", "{}", second.text());
+    assert_eq!(call(&app, &operator, id, no_answer.clone()).await.status, StatusCode::CREATED);
+    let hash = zayavka::auth::hash_password(PASSWORD).unwrap();
+    assert!(app.state.store.add_operator("petro@example.org".into(), hash, None).await.unwrap());
+    let colleague = signed_in(&app, "petro@example.org").await;
+    let theirs = colleague.post_with(&app, &path, &keyed("call-1"), json!({ "outcome": "interested" })).await;
+    assert_eq!(theirs.status, StatusCode::CREATED, "{}", theirs.text());
+    assert_eq!(theirs.json()["attempts"].as_array().unwrap().len(), 4);
+    assert_eq!(theirs.json()["lead"]["status"], "interested");
+}
+
 #[tokio::test]
 async fn a_lead_whose_deadline_falls_on_days_off_is_at_risk_as_soon_as_it_arrives() {
     // Tomorrow and the day of the deadline are closed (Kyiv dates): the 48 hours end while

@@ -15,7 +15,7 @@ use zayavka::clock::{Clock, ClockHand};
 use zayavka::config::DatabaseUrl;
 use zayavka::inbox::{CallPlan, Outcome};
 use zayavka::lead::{Attribution, NewLead};
-use zayavka::store::{InsertContext, Store};
+use zayavka::store::{CallLogged, InsertContext, NewAttempt, Store};
 
 const OLENA: &str = "olena@example.org";
 const PETRO: &str = "petro@example.org";
@@ -88,7 +88,15 @@ async fn scene(store: &Store, clock: &ClockHand, database: &TestDatabase, now: T
         let sent = store.lead(id).await.unwrap().unwrap().created_at.parse::<Timestamp>().unwrap();
         clock.set(sent + after);
         let plan = CallPlan { at_once: sent + after, call_back_at: None, retries: vec![None] };
-        assert!(store.add_attempt(id, operator.into(), outcome, String::new(), plan).await.unwrap());
+        let call = NewAttempt {
+            lead_id: id,
+            operator: operator.into(),
+            outcome,
+            note: String::new(),
+            plan,
+            request_key: None,
+        };
+        assert_eq!(store.add_attempt(call).await.unwrap(), CallLogged::Logged);
     };
     let a = add(person("+380671110001", Some("google"), None, false), now - days(10)).await;
     let b = add(person("+380671110002", Some("google"), None, false), now - days(9)).await;
@@ -210,7 +218,15 @@ async fn the_figures_kept_between_requests_follow_each_change_of_a_lead() {
         .unwrap()
         .id;
     let plan = CallPlan { at_once: now, call_back_at: None, retries: vec![None] };
-    assert!(store.add_attempt(e, OLENA.into(), Outcome::NoAnswer, String::new(), plan).await.unwrap());
+    let call = NewAttempt {
+        lead_id: e,
+        operator: OLENA.into(),
+        outcome: Outcome::NoAnswer,
+        note: String::new(),
+        plan,
+        request_key: None,
+    };
+    assert_eq!(store.add_attempt(call).await.unwrap(), CallLogged::Logged);
     let called = figures::promise(&store, now, Viewer::Everyone).await.unwrap();
     assert_eq!((called.overall.attempted, called.overall.first_attempt_median_minutes), (5, Some(60)));
     let olena = called.by_operator.iter().find(|row| row.operator.as_deref() == Some(OLENA)).unwrap();

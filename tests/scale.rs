@@ -17,7 +17,7 @@ use common::TestDatabase;
 use jiff::{SignedDuration, Timestamp};
 use zayavka::application::figures::Viewer;
 use zayavka::inbox::PROMISE;
-use zayavka::store::{CountsAt, Store};
+use zayavka::store::{CountsAt, NewAttempt, Store};
 
 async fn filled(leads: usize) -> TestDatabase {
     let database = TestDatabase::new().await;
@@ -125,7 +125,10 @@ async fn the_counters_kept_through_every_write_are_what_the_rows_say() {
         let now = Timestamp::now();
         let plan = zayavka::inbox::CallPlan { at_once: now, call_back_at: None, retries: vec![None] };
         let outcome = zayavka::inbox::Outcome::Interested;
-        store.add_attempt(id, shape::OPERATORS[1].into(), outcome, String::new(), plan).await.unwrap();
+        let operator = shape::OPERATORS[1].into();
+        let call =
+            NewAttempt { lead_id: id, operator, outcome, note: String::new(), plan, request_key: None };
+        store.add_attempt(call).await.unwrap();
     }
     // And one by hand, past the store: the newest lead gets another source.
     database

@@ -14,8 +14,8 @@ use zayavka::inbox::{CallPlan, LeadRecord, Outcome, PROMISE, Status};
 use zayavka::lead::{Attribution, NewLead};
 use zayavka::notice::{Channel, Event};
 use zayavka::store::{
-    AuditEntry, CountsAt, Delivery, Holder, Idempotency, InsertContext, LeadQuery, Operator, OperatorCount,
-    SourceCount, Store, StoreError,
+    AuditEntry, CallLogged, CountsAt, Delivery, Holder, Idempotency, InsertContext, LeadQuery, NewAttempt,
+    Operator, OperatorCount, SourceCount, Store, StoreError,
 };
 use zayavka::team::{AccountChange, Action, Role};
 
@@ -118,7 +118,15 @@ impl Fixture {
     }
 
     async fn call(&self, id: i64, operator: &str, outcome: Outcome, plan: CallPlan) {
-        assert!(self.store.add_attempt(id, operator.into(), outcome, "нотатка".into(), plan).await.unwrap());
+        let call = NewAttempt {
+            lead_id: id,
+            operator: operator.into(),
+            outcome,
+            note: "нотатка".into(),
+            plan,
+            request_key: None,
+        };
+        assert_eq!(self.store.add_attempt(call).await.unwrap(), CallLogged::Logged);
     }
 
     async fn due(&self, at: Timestamp) -> Vec<i64> {
@@ -396,6 +404,35 @@ async fn a_lead_is_taken_by_one_operator_until_given_back_or_its_time_is_up() {
     assert!(!f.store.take(id, petro, until, t).await.unwrap(), "nothing left to call about");
 }
 
+/// A call's request sent twice under its key, even within one batch of the writer, is logged
+/// once; the key with another call logs nothing; another operator's key is their own (ADR 0084).
+#[tokio::test]
+async fn a_call_under_a_request_key_is_logged_once() {
+    let f = fixture().await;
+    let a = f.add(lead("Анна", "+380671111111")).await;
+    let t = now();
+    let call = |operator: &str, outcome, key: &str| NewAttempt {
+        lead_id: a,
+        operator: operator.into(),
+        outcome,
+        note: "нотатка".into(),
+        plan: plain(t),
+        request_key: Some(key.into()),
+    };
+    let batch = vec![
+        call(OLENA, Outcome::NoAnswer, "k1"),
+        call(OLENA, Outcome::NoAnswer, "k1"),
+        call(OLENA, Outcome::Interested, "k1"),
+        call(PETRO, Outcome::NoAnswer, "k1"),
+    ];
+    let logged = f.store.add_attempts(batch).await.unwrap();
+    use CallLogged::{Before, KeyTaken, Logged};
+    assert_eq!(logged, [Logged, Before, KeyTaken, Logged]);
+    assert_eq!(f.store.add_attempt(call(OLENA, Outcome::NoAnswer, "k1")).await.unwrap(), Before);
+    let record = f.record(a).await;
+    assert_eq!((record.status, record.attempt_count), (Status::Attempt2, 2));
+}
+
 #[tokio::test]
 async fn calls_move_the_status_on_and_the_due_list_comes_in_calling_order() {
     let f = fixture().await;
@@ -429,9 +466,15 @@ async fn calls_move_the_status_on_and_the_due_list_comes_in_calling_order() {
     assert!(record.reached_at.is_some());
     assert_eq!(f.due(t + minutes(180)).await, vec![c, b], "a closed lead is not called again");
     assert_eq!(ids(f.store.due_leads(t + minutes(180), 1).await.unwrap()), vec![c], "up to the limit");
-    assert!(
-        !f.store.add_attempt(c + 1, OLENA.into(), Outcome::NoAnswer, String::new(), plain(t)).await.unwrap()
-    );
+    let call = NewAttempt {
+        lead_id: c + 1,
+        operator: OLENA.into(),
+        outcome: Outcome::NoAnswer,
+        note: String::new(),
+        plan: plain(t),
+        request_key: None,
+    };
+    assert_eq!(f.store.add_attempt(call).await.unwrap(), CallLogged::NotCallable);
 }
 
 #[tokio::test]

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use jiff::{SignedDuration, Timestamp};
 use zayavka::application::figures::{FiguresError, Viewer};
 use zayavka::inbox::{CallPlan, Outcome, PROMISE, Search};
-use zayavka::store::{CountsAt, Holder, LeadQuery, Store};
+use zayavka::store::{CountsAt, Holder, LeadQuery, NewAttempt, Store};
 
 use super::shape::OPERATORS;
 
@@ -143,7 +143,16 @@ pub async fn measure(store: &Store, runs: usize) -> anyhow::Result<Vec<Timed>> {
             for id in ids {
                 let now = Timestamp::now();
                 let plan = CallPlan { at_once: now, call_back_at: None, retries: vec![None] };
-                store.add_attempt(id, OPERATORS[1].into(), Outcome::NoAnswer, String::new(), plan).await?;
+                let operator = OPERATORS[1].into();
+                let call = NewAttempt {
+                    lead_id: id,
+                    operator,
+                    outcome: Outcome::NoAnswer,
+                    note: String::new(),
+                    plan,
+                    request_key: None,
+                };
+                store.add_attempt(call).await?;
             }
             Ok(())
         }
@@ -192,7 +201,16 @@ async fn call(store: &Store, id: i64) -> Result<(), zayavka::store::StoreError> 
         call_back_at: None,
         retries: vec![Some(now + SignedDuration::from_hours(2))],
     };
-    store.add_attempt(id, OPERATORS[0].into(), Outcome::NoAnswer, String::new(), plan).await.map(drop)
+    let operator = OPERATORS[0].into();
+    let call = NewAttempt {
+        lead_id: id,
+        operator,
+        outcome: Outcome::NoAnswer,
+        note: String::new(),
+        plan,
+        request_key: None,
+    };
+    store.add_attempt(call).await.map(drop)
 }
 
 /// The promise figures at `now`, as the handler asks for them.

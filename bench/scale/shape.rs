@@ -20,7 +20,7 @@ use zayavka::clock::{Clock, ClockHand};
 use zayavka::config::DatabaseUrl;
 use zayavka::inbox::{CallPlan, Outcome};
 use zayavka::lead::{Attribution, MAX_LEADS_PER_REQUEST, NewLead};
-use zayavka::store::{InsertContext, NewAttempt, Store};
+use zayavka::store::{CallLogged, InsertContext, NewAttempt, Store};
 use zayavka::team::Role;
 
 /// How many leads, over how many days before now.
@@ -276,10 +276,13 @@ pub async fn fill(url: &DatabaseUrl, shape: &Shape) -> anyhow::Result<Filled> {
                         make_calls(store, batch)
                     })
                     .buffer_unordered(in_flight)
-                    .collect::<Vec<Result<Vec<bool>, _>>>()
+                    .collect::<Vec<Result<Vec<CallLogged>, _>>>()
             });
             for result in futures_util::future::join_all(runs).await.into_iter().flatten() {
-                anyhow::ensure!(result?.iter().all(|&added| added), "a call to a lead not stored");
+                anyhow::ensure!(
+                    result?.iter().all(|&logged| logged == CallLogged::Logged),
+                    "a call to a lead not stored"
+                );
             }
             made += in_round;
             // One at a time: the round before's first.
@@ -358,7 +361,7 @@ fn per_writer<T, U: IntoIterator<Item = T>>(
 }
 
 /// One batch of calls through the store's batch path, made at the time the store's clock tells.
-async fn make_calls(store: Store, batch: Vec<Call>) -> Result<Vec<bool>, zayavka::store::StoreError> {
+async fn make_calls(store: Store, batch: Vec<Call>) -> Result<Vec<CallLogged>, zayavka::store::StoreError> {
     let now = store.clock().now();
     let plan = |outcome: Outcome| CallPlan {
         at_once: now,
@@ -377,6 +380,7 @@ async fn make_calls(store: Store, batch: Vec<Call>) -> Result<Vec<bool>, zayavka
             outcome,
             note: String::new(),
             plan: plan(outcome),
+            request_key: None,
         })
         .collect();
     store.add_attempts(calls).await

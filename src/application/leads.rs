@@ -5,7 +5,7 @@ use jiff::Timestamp;
 
 use super::{Actor, Services, hand_out};
 use crate::inbox::{CallPlan, Outcome};
-use crate::store::StoreError;
+use crate::store::{CallLogged, NewAttempt, StoreError};
 use crate::team::Action;
 
 /// Longest call note, in characters.
@@ -25,6 +25,17 @@ pub struct Call {
     pub note: String,
     /// "Передзвонити о …": when the person asked to be called.
     pub call_back_at: Option<Timestamp>,
+    /// The request's `Idempotency-Key`: the same call sent again with it (its answer lost on the
+    /// way) is logged once (ADR 0084).
+    pub request_key: Option<String>,
+}
+
+/// A call recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Recorded {
+    pub outcome: Outcome,
+    /// Recorded by an earlier sending of the same request, not again now.
+    pub before: bool,
 }
 
 /// Why a call was not recorded.
@@ -52,6 +63,9 @@ pub enum CallRefusal {
     /// A repeat: its calls go on the person's first lead.
     #[error("the lead is a repeat")]
     Repeat,
+    /// The request's key names another call the operator recorded.
+    #[error("the request key was used for another call")]
+    KeyTaken,
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -59,14 +73,15 @@ pub enum CallRefusal {
 /// Records a call to lead `id` at `now`: its outcome moves the lead on, an unanswered call
 /// schedules the next try by the retry cadence (working time only), and the trail says who called.
 /// Only a lead of the call list is called, as the inbox offers it: not a held lead, nor a repeat.
+/// A call whose request came before under the same key is not recorded twice.
 pub async fn record_call(
     services: Services<'_>,
     id: i64,
     call: Call,
     actor: &Actor,
     now: Timestamp,
-) -> Result<Outcome, CallRefusal> {
-    let Call { outcome, note, call_back_at } = call;
+) -> Result<Recorded, CallRefusal> {
+    let Call { outcome, note, call_back_at, request_key } = call;
     if call_back_at.is_some_and(|at| at > now + CALL_BACK_WITHIN) {
         return Err(CallRefusal::CallBackTooFar);
     }
@@ -99,19 +114,25 @@ pub async fn record_call(
     if note.chars().count() > MAX_NOTE_CHARS {
         return Err(CallRefusal::NoteTooLong);
     }
-    if !services.store.add_attempt(id, actor.name.clone(), outcome, note, plan).await? {
-        let lead = services.store.lead(id).await?.ok_or(CallRefusal::NoSuchLead)?;
-        return Err(if lead.held.is_some() {
-            CallRefusal::Held
-        } else if lead.repeat_of.is_some() {
-            CallRefusal::Repeat
-        } else {
-            CallRefusal::NoSuchLead
-        });
+    let call = NewAttempt { lead_id: id, operator: actor.name.clone(), outcome, note, plan, request_key };
+    match services.store.add_attempt(call).await? {
+        CallLogged::Logged => {}
+        CallLogged::Before => return Ok(Recorded { outcome, before: true }),
+        CallLogged::KeyTaken => return Err(CallRefusal::KeyTaken),
+        CallLogged::NotCallable => {
+            let lead = services.store.lead(id).await?.ok_or(CallRefusal::NoSuchLead)?;
+            return Err(if lead.held.is_some() {
+                CallRefusal::Held
+            } else if lead.repeat_of.is_some() {
+                CallRefusal::Repeat
+            } else {
+                CallRefusal::NoSuchLead
+            });
+        }
     }
     let detail = Some(outcome.as_str().to_owned());
     services.store.audit(actor.did(Action::RecordedCall, Some(id), detail)).await?;
-    Ok(outcome)
+    Ok(Recorded { outcome, before: false })
 }
 
 /// Moves held lead `id` to the call list: due for a call at once, its notifications queued and

@@ -61,6 +61,8 @@ pub enum AdminError {
     LeadHeld,
     /// 413
     TooLarge,
+    /// 422: the request asks for something it contradicts, as the sentence says.
+    Unprocessable(&'static str),
     /// 415
     NotJson,
     /// 429: too many sign-ins from this address or for this account.
@@ -103,6 +105,7 @@ impl AdminError {
             | AdminError::NotAClosedDay => StatusCode::NOT_FOUND,
             AdminError::Conflict(_) | AdminError::LeadHeld => StatusCode::CONFLICT,
             AdminError::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            AdminError::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
             AdminError::NotJson => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             AdminError::TooManyLogins(_) | AdminError::TryLater(..) => StatusCode::TOO_MANY_REQUESTS,
             AdminError::Hashing(_) | AdminError::StatsWindow(_) | AdminError::QrCode(_) => {
@@ -120,6 +123,7 @@ impl AdminError {
             AdminError::BadRequest(sentence)
             | AdminError::CodeRequired(sentence)
             | AdminError::Conflict(sentence)
+            | AdminError::Unprocessable(sentence)
             | AdminError::Plain(_, sentence) => sentence,
             AdminError::SignedOut => "Увійдіть, щоб продовжити.",
             AdminError::WrongPassword => "Неправильна електронна пошта або пароль.",

@@ -13,6 +13,7 @@ use ts_rs::TS;
 
 use super::admin_error::AdminError;
 use super::client::ClientInfo;
+use super::idempotency::idempotency_key;
 use super::inbox_api::{AdminOnly, LeadDetail, SignedIn, actor, detail, lead_answer, read_json, time};
 use crate::application::leads::{self, Call, CallRefusal};
 use crate::application::reading::{self, Filter, PageAsked, PageRefusal};
@@ -113,6 +114,8 @@ async fn add_attempt(
     Path(id): Path<i64>,
     request: Request,
 ) -> Result<Response, AdminError> {
+    let request_key = idempotency_key(request.headers())
+        .map_err(|_| AdminError::BadRequest("Idempotency-Key: від 1 до 255 видимих символів ASCII."))?;
     let NewAttempt { outcome, note, call_back_at } = read_json(request).await?;
     let call_back_at = match call_back_at.as_deref().map(str::trim).filter(|at| !at.is_empty()) {
         None => None,
@@ -120,10 +123,10 @@ async fn add_attempt(
             AdminError::BadRequest("Час передзвону не розпізнано: потрібні дата й час (RFC 3339).")
         })?),
     };
-    let call = Call { outcome, note, call_back_at };
+    let call = Call { outcome, note, call_back_at, request_key };
     let actor = actor(&session, &client);
     let recorded = leads::record_call(state.services(), id, call, &actor, state.clock.now());
-    let outcome = recorded.await.map_err(|refusal| match refusal {
+    let recorded = recorded.await.map_err(|refusal| match refusal {
         CallRefusal::CallBackTooFar => {
             const _: () = assert!(
                 leads::CALL_BACK_WITHIN.as_secs() == 90 * 24 * 3600,
@@ -146,6 +149,9 @@ async fn add_attempt(
             const _: () = assert!(leads::MAX_NOTE_CHARS == 1000, "the sentence below names the limit");
             AdminError::BadRequest("Нотатка задовга: не більше 1000 символів.")
         }
+        CallRefusal::KeyTaken => AdminError::Unprocessable(
+            "Цей Idempotency-Key уже надіслано з іншим дзвінком: для нового дзвінка потрібен новий ключ.",
+        ),
         CallRefusal::NoSuchLead => AdminError::LeadNotFound,
         CallRefusal::Held => AdminError::LeadHeld,
         CallRefusal::Repeat => {
@@ -153,7 +159,12 @@ async fn add_attempt(
         }
         CallRefusal::Store(e) => AdminError::Database(e),
     })?;
-    tracing::info!(id, outcome = outcome.as_str(), operator = session.operator_id, "inbox: call logged");
+    let outcome = recorded.outcome.as_str();
+    if recorded.before {
+        tracing::info!(id, outcome, operator = session.operator_id, "inbox: call sent again, logged before");
+    } else {
+        tracing::info!(id, outcome, operator = session.operator_id, "inbox: call logged");
+    }
     Ok((StatusCode::CREATED, Json(lead_answer(&state, id).await?)).into_response())
 }
 

@@ -12,6 +12,7 @@ pub mod error;
 pub mod export;
 pub mod form;
 pub mod health;
+pub mod idempotency;
 pub mod inbox_api;
 pub mod leads;
 pub mod notifications;

@@ -18,6 +18,7 @@ use sha2::{Digest, Sha256};
 use tower_http::cors::{AllowHeaders, Any, CorsLayer};
 
 use super::client::ClientInfo;
+use super::idempotency::idempotency_key;
 use super::submit;
 use crate::http::AppState;
 use crate::http::error::ApiError;
@@ -118,7 +119,7 @@ async fn insert(
     // One token before the body is read; a request of several rows pays for the others once they
     // are counted (`insert_checked`).
     submit::check_rate(&state, &client, 1).await.map_err(ApiError::RateLimited)?;
-    let result = match idempotency_key(&headers)? {
+    let result = match idempotency_key(&headers).map_err(|_| ApiError::BadIdempotencyKey)? {
         None => insert_checked(&state, &client, &headers, &query, body, None).await,
         Some(key) => insert_idempotent(&state, &client, &headers, &query, body, key).await,
     };
@@ -134,16 +135,6 @@ async fn insert(
         submit::invalid(&state);
     }
     result
-}
-
-/// The `Idempotency-Key` header (IETF httpapi draft): 1–255 visible ASCII characters.
-fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
-    let Some(value) = headers.get("idempotency-key") else { return Ok(None) };
-    let key = value.to_str().map_err(|_| ApiError::BadIdempotencyKey)?.trim().trim_matches('"');
-    if key.is_empty() || key.len() > 255 || !key.bytes().all(|b| b.is_ascii_graphic()) {
-        return Err(ApiError::BadIdempotencyKey);
-    }
-    Ok(Some(key.to_owned()))
 }
 
 /// An insert under an `Idempotency-Key`: a repeat of a finished request replays its answer (the

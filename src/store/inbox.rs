@@ -79,6 +79,23 @@ pub struct NewAttempt {
     pub outcome: Outcome,
     pub note: String,
     pub plan: CallPlan,
+    /// The `Idempotency-Key` of the operator's request, if it carried one: a second call with it
+    /// from the same operator is not logged again (ADR 0084).
+    pub request_key: Option<String>,
+}
+
+/// What logging a call did (`Store::add_attempts`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallLogged {
+    /// Logged now.
+    Logged,
+    /// Not logged: there is no such lead of the call list (none, a held one or a repeat).
+    NotCallable,
+    /// Not logged again: the operator's call with this request key, to this lead with this
+    /// outcome and note, is logged already (its answer was lost, and the request came again).
+    Before,
+    /// Not logged: the operator's request key names another call already logged.
+    KeyTaken,
 }
 
 /// The inbox's figures at one moment.
@@ -155,23 +172,15 @@ impl Store {
 
     /// Logs a call and moves the lead's status on (`Outcome::status_after`) and its next call
     /// (`CallPlan::next_call_at`); a call by the operator who took the lead ends their claim (a
-    /// lead handed to them stays theirs). `false` if there is no such lead of the call list: none,
-    /// a held one or a repeat.
-    pub async fn add_attempt(
-        &self,
-        lead_id: i64,
-        operator: String,
-        outcome: Outcome,
-        note: String,
-        plan: CallPlan,
-    ) -> Result<bool, StoreError> {
-        let call = NewAttempt { lead_id, operator, outcome, note, plan };
-        Ok(self.add_attempts(vec![call]).await?.first() == Some(&true))
+    /// lead handed to them stays theirs). Nothing is logged for a lead not of the call list (none,
+    /// a held one or a repeat), nor under a request key the operator used before.
+    pub async fn add_attempt(&self, call: NewAttempt) -> Result<CallLogged, StoreError> {
+        Ok(self.add_attempts(vec![call]).await?.first().copied().unwrap_or(CallLogged::NotCallable))
     }
 
     /// Logs many calls in one transaction, in their order, leaving each lead as its calls one
-    /// after the other with `add_attempt` would; for each, `false` as `add_attempt` gives it.
-    pub async fn add_attempts(&self, calls: Vec<NewAttempt>) -> Result<Vec<bool>, StoreError> {
+    /// after the other with `add_attempt` would; for each, what `add_attempt` would say.
+    pub async fn add_attempts(&self, calls: Vec<NewAttempt>) -> Result<Vec<CallLogged>, StoreError> {
         dispatch!(self, add_attempts(calls, self.clock.now()))
     }
 

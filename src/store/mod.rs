@@ -79,7 +79,7 @@ mod second_factor;
 pub use audit::{AuditEntry, AuditRecord};
 pub use claims::{OperatorCount, SourceCount};
 pub use closed_days::ClosedDay;
-pub use inbox::{Attempt, Counts, CountsAt, Holder, LeadQuery, NewAttempt};
+pub use inbox::{Attempt, CallLogged, Counts, CountsAt, Holder, LeadQuery, NewAttempt};
 pub use leads::{IDEMPOTENCY_WINDOW, Idempotency, InsertContext, Stored};
 pub use operators::{Account, Operator, Session};
 pub use outages::{ChannelNoticeJob, FailingChannel};

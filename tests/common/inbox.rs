@@ -57,14 +57,26 @@ impl SignedIn {
     }
 
     pub async fn post(&self, app: &TestApp, path: &str, body: Value) -> Answer {
-        let request = Request::post(path)
+        self.post_with(app, path, &[], body).await
+    }
+
+    /// The same with more headers (an `Idempotency-Key`).
+    pub async fn post_with(
+        &self,
+        app: &TestApp,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: Value,
+    ) -> Answer {
+        let mut request = Request::post(path)
             .header("cookie", &self.cookie)
             .header("x-csrf-token", &self.csrf)
             .header("x-forwarded-for", CLIENT)
-            .header("content-type", "application/json")
-            .body(Body::from(body.to_string()))
-            .unwrap();
-        app.call(request).await
+            .header("content-type", "application/json");
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        app.call(request.body(Body::from(body.to_string())).unwrap()).await
     }
 
     pub async fn delete(&self, app: &TestApp, path: &str) -> Answer {

@@ -6,7 +6,7 @@ use tokio_postgres::types::ToSql;
 
 use super::*;
 use crate::inbox::Outcome;
-use crate::store::{Holder, NewAttempt};
+use crate::store::{CallLogged, Holder, NewAttempt};
 
 impl PostgresStore {
     pub async fn find_leads(&self, query: LeadQuery) -> Result<Vec<LeadRecord>, StoreError> {
@@ -92,7 +92,7 @@ impl PostgresStore {
         &self,
         calls: Vec<NewAttempt>,
         now: jiff::Timestamp,
-    ) -> Result<Vec<bool>, StoreError> {
+    ) -> Result<Vec<CallLogged>, StoreError> {
         let now = seconds(now);
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(unavailable)?;
@@ -116,14 +116,50 @@ impl PostgresStore {
             .iter()
             .map(|row| (row.get(0), row.get(1)))
             .collect();
-        let added: Vec<bool> = calls.iter().map(|call| found.contains_key(&call.lead_id)).collect();
-        let calls: Vec<NewAttempt> =
-            calls.into_iter().filter(|call| found.contains_key(&call.lead_id)).collect();
+        // The calls logged before under these requests' keys (ADR 0084), read under the leads'
+        // locks: a request sent again while its first was running waits for it, then finds its call.
+        let keys: Vec<&str> = calls.iter().filter_map(|call| call.request_key.as_deref()).collect();
+        let mut keyed: HashMap<(String, String), (i64, String, String)> = HashMap::new();
+        if !keys.is_empty() {
+            let rows = tx
+                .query(
+                    "SELECT request_key, operator, lead_id, outcome, note FROM call_attempts \
+                     WHERE request_key = ANY($1)",
+                    &[&keys],
+                )
+                .await
+                .map_err(unavailable)?;
+            for row in rows {
+                keyed.insert((row.get(0), row.get(1)), (row.get(2), row.get(3), row.get(4)));
+            }
+        }
+        let mut logged = Vec::with_capacity(calls.len());
+        let mut to_log = Vec::with_capacity(calls.len());
+        for call in calls {
+            let key = call.request_key.clone().map(|key| (key, call.operator.clone()));
+            logged.push(match key.as_ref().and_then(|key| keyed.get(key)) {
+                Some((lead_id, outcome, note)) => {
+                    let same =
+                        *lead_id == call.lead_id && outcome == call.outcome.as_str() && *note == call.note;
+                    if same { CallLogged::Before } else { CallLogged::KeyTaken }
+                }
+                None if !found.contains_key(&call.lead_id) => CallLogged::NotCallable,
+                None => {
+                    if let Some(key) = key {
+                        keyed
+                            .insert(key, (call.lead_id, call.outcome.as_str().to_owned(), call.note.clone()));
+                    }
+                    to_log.push(call);
+                    CallLogged::Logged
+                }
+            });
+        }
+        let calls = to_log;
         if calls.is_empty() {
             // Ended here, not by the drop, which only queues the rollback: until the connection's
             // task sends it, the transaction keeps its locks (a test's schema waited 10 s for them).
             tx.rollback().await.map_err(unavailable)?;
-            return Ok(added);
+            return Ok(logged);
         }
         // Each lead's unanswered calls before these (read under the locks).
         let mut unanswered: HashMap<i64, i64> = tx
@@ -192,17 +228,18 @@ impl PostgresStore {
         let operators: Vec<&str> = calls.iter().map(|call| call.operator.as_str()).collect();
         let outcomes: Vec<&str> = calls.iter().map(|call| call.outcome.as_str()).collect();
         let notes: Vec<&str> = calls.iter().map(|call| call.note.as_str()).collect();
+        let keys: Vec<Option<&str>> = calls.iter().map(|call| call.request_key.as_deref()).collect();
         tx.execute(
-            "INSERT INTO call_attempts (lead_id, at, operator, outcome, note) \
-             SELECT id, to_timestamp($2), operator, outcome, note \
-             FROM unnest($1::bigint[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY \
-               AS c(id, operator, outcome, note, n) ORDER BY n",
-            &[&leads, &now, &operators, &outcomes, &notes],
+            "INSERT INTO call_attempts (lead_id, at, operator, outcome, note, request_key) \
+             SELECT id, to_timestamp($2), operator, outcome, note, request_key \
+             FROM unnest($1::bigint[], $3::text[], $4::text[], $5::text[], $6::text[]) WITH ORDINALITY \
+               AS c(id, operator, outcome, note, request_key, n) ORDER BY n",
+            &[&leads, &now, &operators, &outcomes, &notes, &keys],
         )
         .await
         .map_err(unavailable)?;
         tx.commit().await.map_err(unavailable)?;
-        Ok(added)
+        Ok(logged)
     }
 }
 

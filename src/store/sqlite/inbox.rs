@@ -6,7 +6,7 @@ use rusqlite::types::Value;
 
 use super::*;
 use crate::inbox::Outcome;
-use crate::store::{Holder, NewAttempt};
+use crate::store::{CallLogged, Holder, NewAttempt};
 
 /// The columns `record_from` reads.
 impl SqliteStore {
@@ -109,15 +109,29 @@ impl SqliteStore {
         &self,
         calls: Vec<NewAttempt>,
         now: jiff::Timestamp,
-    ) -> Result<Vec<bool>, StoreError> {
+    ) -> Result<Vec<CallLogged>, StoreError> {
         let now = text(now);
         self.write(move |conn| calls.into_iter().map(|call| add_attempt(conn, call, &now)).collect()).await
     }
 }
 
-/// Logs one call (`Store::add_attempt`); `false` if there is no such lead of the call list.
-fn add_attempt(conn: &Connection, call: NewAttempt, now: &str) -> rusqlite::Result<bool> {
-    let NewAttempt { lead_id, operator, outcome, note, plan } = call;
+/// Logs one call (`Store::add_attempt`).
+fn add_attempt(conn: &Connection, call: NewAttempt, now: &str) -> rusqlite::Result<CallLogged> {
+    let NewAttempt { lead_id, operator, outcome, note, plan, request_key } = call;
+    // Read in the writer's transaction: a request sent again while its first was still waiting
+    // for the writer finds the call the first logged.
+    if let Some(key) = &request_key {
+        let logged = conn
+            .prepare_cached(
+                "SELECT lead_id = ?3 AND outcome = ?4 AND note = ?5 FROM call_attempts \
+                 WHERE request_key = ?1 AND operator = ?2",
+            )?
+            .query_row(params![key, operator, lead_id, outcome.as_str(), note], |row| row.get::<_, bool>(0))
+            .optional()?;
+        if let Some(same) = logged {
+            return Ok(if same { CallLogged::Before } else { CallLogged::KeyTaken });
+        }
+    }
     // Cached statements: each fires the counters' triggers, whose programs are costly to prepare.
     // Only a lead of the call list is called: not a held one (released first), nor a repeat
     // (its calls go on the person's first lead).
@@ -126,12 +140,13 @@ fn add_attempt(conn: &Connection, call: NewAttempt, now: &str) -> rusqlite::Resu
         .query_row([lead_id], |_| Ok(()))
         .optional()?;
     if callable.is_none() {
-        return Ok(false);
+        return Ok(CallLogged::NotCallable);
     }
     execute_cached(
         conn,
-        "INSERT INTO call_attempts (lead_id, at, operator, outcome, note) VALUES (?1, ?2, ?3, ?4, ?5)",
-        params![lead_id, now, operator, outcome.as_str(), note],
+        "INSERT INTO call_attempts (lead_id, at, operator, outcome, note, request_key) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        params![lead_id, now, operator, outcome.as_str(), note, request_key],
     )?;
     let unanswered: i64 = conn
         .prepare_cached("SELECT count(*) FROM call_attempts WHERE lead_id = ?1 AND outcome = ?2")?
@@ -158,7 +173,7 @@ fn add_attempt(conn: &Connection, call: NewAttempt, now: &str) -> rusqlite::Resu
          AND claimed_until IS NOT NULL AND claimed_by = (SELECT id FROM operators WHERE email = ?2)",
         params![lead_id, operator],
     )?;
-    Ok(true)
+    Ok(CallLogged::Logged)
 }
 
 /// `Connection::execute` with the statement kept prepared.
