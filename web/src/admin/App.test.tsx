@@ -456,6 +456,36 @@ describe('a lead', () => {
     expect(screen.getByRole('textbox', { name: 'Нотатка' })).toHaveProperty('value', '');
   });
 
+  it('sends a call again under the same key after a lost answer, and the next call under a new one', async () => {
+    let answers = 0;
+    const server = fakeServer({
+      ...signedInRoutes(),
+      'POST /admin/api/leads/42/attempts': () => {
+        answers += 1;
+        // The first reaches the server, but its answer never comes back.
+        if (answers === 1) return Promise.reject(new TypeError('Failed to fetch'));
+        return json(leadDetail({ ...LEAD_OPEN, status: 'attempt_2', attempt_count: 2 }, [ATTEMPT_1]), 201);
+      },
+    });
+    openInbox('/admin/leads/42');
+    const outcomes = await screen.findByRole('radiogroup', { name: 'Результат дзвінка' });
+    fireEvent.click(within(outcomes).getByRole('radio', { name: 'Не відповіли' }));
+    const send = screen.getByRole('button', { name: 'Записати дзвінок' });
+    fireEvent.click(send);
+    expect(await screen.findByRole('alert')).toBeTruthy();
+    fireEvent.click(send);
+    await waitFor(() => expect(screen.getByRole('status').textContent).toBe('Дзвінок записано.'));
+    fireEvent.click(within(outcomes).getByRole('radio', { name: 'Не відповіли' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Записати дзвінок' }));
+    await waitFor(() => expect(server.calls('POST /admin/api/leads/42/attempts')).toHaveLength(3));
+
+    const keys = server.calls('POST /admin/api/leads/42/attempts').map((r) => r.headers.get('Idempotency-Key'));
+    expect(keys[0]).toMatch(/^[0-9a-f]{32}$/);
+    expect(keys[1]).toBe(keys[0]);
+    expect(keys[2]).toMatch(/^[0-9a-f]{32}$/);
+    expect(keys[2]).not.toBe(keys[0]);
+  });
+
   it('announces the second call recorded in a row too: the status line empties before it speaks again', async () => {
     let calls = 1;
     fakeServer({

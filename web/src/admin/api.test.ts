@@ -53,7 +53,7 @@ describe('createClient', () => {
     });
     const client = createClient(CSRF, () => {});
     await client.lead('42');
-    await client.recordAttempt(42, 'no_answer', 'пізніше');
+    await client.recordAttempt(42, 'no_answer', 'пізніше', 'call-key-1');
     await client.erase('067 123 45 67');
     await expect(client.logout()).resolves.toBeUndefined();
 
@@ -64,6 +64,7 @@ describe('createClient', () => {
       ['POST', '/admin/api/logout', CSRF],
     ]);
     expect(server.requests[1].body).toEqual({ outcome: 'no_answer', note: 'пізніше' });
+    expect(server.requests[1].headers.get('Idempotency-Key')).toBe('call-key-1');
     expect(server.requests[2].body).toEqual({ phone: '067 123 45 67' });
     expect(server.requests.every((r) => r.credentials === 'same-origin')).toBe(true);
   });

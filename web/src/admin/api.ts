@@ -127,6 +127,8 @@ interface RequestOptions {
   signal?: AbortSignal;
   /** Sent even if the page is put aside meanwhile (a phone's dialer opening over it). */
   keepalive?: boolean;
+  /** Sent as `Idempotency-Key`: the same request sent again under it does its work once. */
+  idempotencyKey?: string;
 }
 
 /** Reads a successful answer: JSON, or nothing for a 204. */
@@ -157,6 +159,7 @@ async function request<T>(
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (options.body !== undefined) headers['Content-Type'] = 'application/json';
   if (options.csrf !== undefined) headers['X-CSRF-Token'] = options.csrf;
+  if (options.idempotencyKey !== undefined) headers['Idempotency-Key'] = options.idempotencyKey;
   let res: Response;
   try {
     res = await fetch(path, {
@@ -277,14 +280,22 @@ export function createClient(csrf: string, onUnauthorized: () => void) {
     leads: (query: LeadQuery, signal?: AbortSignal) => received(call<LeadPage>(leadsPath(query), { signal })),
     lead: (id: string, signal?: AbortSignal) => received(call<LeadDetail>(`/admin/api/leads/${id}`, { signal })),
     stats: (signal?: AbortSignal) => call<Stats>('/admin/api/stats', { signal }),
-    recordAttempt: (id: number, outcome: Outcome, note: string) =>
-      received(call<LeadDetail>(`/admin/api/leads/${id}/attempts`, { method: 'POST', body: { outcome, note } })),
+    /** A call; sent again under the same `key`, it is recorded once (ADR 0084). */
+    recordAttempt: (id: number, outcome: Outcome, note: string, key: string) =>
+      received(
+        call<LeadDetail>(`/admin/api/leads/${id}/attempts`, {
+          method: 'POST',
+          body: { outcome, note },
+          idempotencyKey: key,
+        }),
+      ),
     /** The person asked to be called at `at` (RFC 3339): the lead stays open and is due then. */
-    recordCallBack: (id: number, at: string, note: string) =>
+    recordCallBack: (id: number, at: string, note: string, key: string) =>
       received(
         call<LeadDetail>(`/admin/api/leads/${id}/attempts`, {
           method: 'POST',
           body: { outcome: 'call_back' satisfies CallBack, note, call_back_at: at },
+          idempotencyKey: key,
         }),
       ),
     /** "Я телефоную": 409 when someone else has it, it is closed or held. */

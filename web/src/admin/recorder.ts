@@ -35,19 +35,26 @@ export function useCallRecorder(
   const [pending, setPending] = useState(false);
   // A second tap before the first answer is the same call, not another.
   const busy = useRef(false);
+  // The call last sent and the key it went under, until an answer says it is recorded: sent
+  // again after a lost answer, it goes under the same key and the server records it once.
+  const sending = useRef<{ call: string; key: string } | null>(null);
   const [failure, setFailure] = useState<{ from: RecordedFrom; message: string } | null>(null);
 
   async function send(
     from: RecordedFrom,
     outcome: Outcome | CallBack,
-    call: () => Promise<Received<LeadDetail>>,
+    call: (key: string) => Promise<Received<LeadDetail>>,
+    at: string | null = null,
   ) {
     if (busy.current) return;
     busy.current = true;
     setPending(true);
     setFailure(null);
+    const sent = JSON.stringify([outcome, draft.note, at]);
+    if (sending.current?.call !== sent) sending.current = { call: sent, key: newKey() };
     try {
-      const answer = await call();
+      const answer = await call(sending.current.key);
+      sending.current = null;
       // Forgotten now, not by the effect: a desk card that becomes its summary in the same render
       // never runs it, and the note would come back on the lead's next call.
       const recorded: CallDraft = { outcome: null, note: '' };
@@ -68,12 +75,12 @@ export function useCallRecorder(
       setFailure({ from, message: 'Виберіть результат дзвінка.' });
       return;
     }
-    void send(from, outcome, () => client.recordAttempt(leadId, outcome, draft.note));
+    void send(from, outcome, (key) => client.recordAttempt(leadId, outcome, draft.note, key));
   }
 
   /** The person asked to be called at `at`: the lead stays open, due then. */
   function recordCallBack(at: string) {
-    void send('call-back', 'call_back', () => client.recordCallBack(leadId, at, draft.note));
+    void send('call-back', 'call_back', (key) => client.recordCallBack(leadId, at, draft.note, key), at);
   }
 
   function refuse(from: RecordedFrom, message: string) {
@@ -84,3 +91,8 @@ export function useCallRecorder(
 }
 
 export type CallRecorder = ReturnType<typeof useCallRecorder>;
+
+/** A request key no other call shares: 128 random bits (`crypto.randomUUID` needs HTTPS). */
+function newKey(): string {
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
