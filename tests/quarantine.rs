@@ -386,11 +386,46 @@ async fn a_released_lead_joins_the_call_list_and_is_notified_once() {
     let id = answer.json()[0]["id"].as_i64().unwrap();
     assert_eq!(outbox_rows(&app).await, 0);
     let channels = app.state.insert_context.channels.clone();
-    assert!(app.state.store.release(id, channels.clone()).await.unwrap());
+    assert!(app.state.store.release(id, channels.clone(), None).await.unwrap());
     assert_eq!(app.stored().await[0].held, None);
     assert_eq!(outbox_rows(&app).await, 1);
-    assert!(!app.state.store.release(id, channels).await.unwrap(), "a lead in the call list is not held");
+    assert!(
+        !app.state.store.release(id, channels, None).await.unwrap(),
+        "a lead in the call list is not held"
+    );
     assert_eq!(outbox_rows(&app).await, 1, "notified once");
+}
+
+/// A person whose first message was held, and who then wrote as people do, has a lead of the call
+/// list. Releasing the held message must not give the desk a second lead to call them by: it
+/// joins the open lead as its repeat, and whoever holds that lead is told the person wrote again
+/// (ADR 0085). Released by the use case the inbox and `zayavka leads release` call.
+#[tokio::test]
+async fn a_held_lead_released_beside_the_persons_open_lead_is_its_repeat() {
+    let app = test_app_with(defaults).await;
+    let held = insert(&app, &lead("Олена", "067 123 45 72"), &[]).await;
+    assert!(held_of(&app, &held).await.is_some(), "no proof: held");
+    let held = held.json()[0]["id"].as_i64().unwrap();
+    let open = insert(&app, &lead("Олена", "067 123 45 72"), &[("x-zayavka-proof", &proof(&app, 30))]).await;
+    assert_eq!(held_of(&app, &open).await, None);
+    let open = open.json()[0]["id"].as_i64().unwrap();
+    let store = &app.state.store;
+    assert!(store.add_operator("olena@example.org".into(), "hash".into(), None).await.unwrap());
+    let operator = store.operator("olena@example.org".into()).await.unwrap().unwrap().id;
+    let now = app.state.clock.now();
+    assert!(store.take(open, operator, now + jiff::SignedDuration::from_mins(30), now).await.unwrap());
+    assert_eq!(outbox_rows(&app).await, 1, "the open lead's announcement");
+
+    let actor = zayavka::application::Actor { name: "admin@example.org".into(), address: None };
+    assert!(zayavka::application::leads::release(app.state.services(), held, &actor).await.unwrap());
+    let released = app.stored().await.into_iter().find(|l| l.id == held).unwrap();
+    assert_eq!((released.held, released.repeat_of, released.next_call_at), (None, Some(open), None));
+    let due = store.due_leads(app.state.clock.now(), 10).await.unwrap();
+    assert_eq!(due.iter().map(|l| l.id).collect::<Vec<_>>(), [open], "one lead to call the person by");
+    let pending = store.pending_notifications(10).await.unwrap();
+    let mut events: Vec<_> = pending.iter().map(|n| (n.lead_id, n.event.name())).collect();
+    events.sort_unstable();
+    assert_eq!(events, [(open, "new"), (open, "wrote_again")], "no second announcement");
 }
 
 #[tokio::test]

@@ -112,7 +112,7 @@ async fn the_counters_kept_through_every_write_are_what_the_rows_say() {
     // oldest leads, calls that reach and close, and a take.
     let held = common::newest_leads(&store, true, 3).await;
     assert!(!held.is_empty());
-    assert!(store.release(held[0].id, std::sync::Arc::from(Vec::new())).await.unwrap());
+    assert!(store.release(held[0].id, std::sync::Arc::from(Vec::new()), None).await.unwrap());
     // A lead with calls (ids may have gaps: PostgreSQL's sequence skips those of refused rows).
     let called = common::newest_leads(&store, false, 200)
         .await

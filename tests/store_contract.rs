@@ -336,14 +336,14 @@ async fn a_held_lead_waits_apart_until_released_once() {
     let olena = f.operator(OLENA).await;
     assert!(!f.store.take(id, olena, now() + minutes(30), now()).await.unwrap(), "not on the call list yet");
 
-    assert!(f.store.release(id, channels.into()).await.unwrap());
+    assert!(f.store.release(id, channels.into(), None).await.unwrap());
     let record = f.record(id).await;
     assert_eq!(record.held, None);
     assert!(record.next_call_at.is_some(), "released into the call list, due at once");
     assert_eq!(f.list("", Holder::Anyone).await, vec![id]);
     assert_eq!(f.claim(&channels).await, vec![(id, Event::New, Channel::Email)]);
-    assert!(!f.store.release(id, channels.into()).await.unwrap(), "released once");
-    assert!(!f.store.release(id + 1, channels.into()).await.unwrap());
+    assert!(!f.store.release(id, channels.into(), None).await.unwrap(), "released once");
+    assert!(!f.store.release(id + 1, channels.into(), None).await.unwrap());
 
     let unreleased = f.add(held("Бот", "+380501112233")).await;
     let later = now() + minutes(1);

@@ -136,11 +136,12 @@ pub async fn record_call(
 }
 
 /// Moves held lead `id` to the call list: due for a call at once, its notifications queued and
-/// sent, handed out in turn under round-robin, and the release in the trail. `false` if there is
-/// no held lead `id`.
+/// sent, handed out in turn under round-robin, and the release in the trail. Where the person has
+/// an open lead of the call list already (within the duplicate window), the released lead is its
+/// repeat instead: one person, one lead to call (ADR 0085). `false` if there is no held lead `id`.
 pub async fn release(services: Services<'_>, id: i64, actor: &Actor) -> Result<bool, StoreError> {
     let Services { store, settings, .. } = services;
-    if !store.release(id, settings.notify.channels()).await? {
+    if !store.release(id, settings.notify.channels(), settings.duplicate_window()).await? {
         return Ok(false);
     }
     services.wake_notifier();

@@ -1,8 +1,8 @@
 //! The settings that the use cases shared by the server and the command line decide by, as the
 //! server runs with them: recorded at each start, so that a command run with others (a shell
 //! without the service's environment file) says so before it acts. Such a `zayavka leads purge`
-//! deletes by another retention period, `zayavka leads release` queues no notification and hands
-//! the lead to nobody, and `zayavka admin closed-days add` moves retries by another calendar. The
+//! deletes by another retention period, `zayavka leads release` queues no notification, hands
+//! the lead to nobody or makes a second lead of a person's repeat, and `zayavka admin closed-days add` moves retries by another calendar. The
 //! commands still run (the contract's commands take their settings from where they run): the
 //! warning is for the person who did not mean it.
 
@@ -18,19 +18,27 @@ pub enum Shared {
     RetentionDays,
     Channels,
     Assign,
+    DuplicateWindow,
     WorkingHours,
     ClosedDays,
 }
 
 impl Shared {
-    const ALL: [Shared; 5] =
-        [Shared::RetentionDays, Shared::Channels, Shared::Assign, Shared::WorkingHours, Shared::ClosedDays];
+    const ALL: [Shared; 6] = [
+        Shared::RetentionDays,
+        Shared::Channels,
+        Shared::Assign,
+        Shared::DuplicateWindow,
+        Shared::WorkingHours,
+        Shared::ClosedDays,
+    ];
 
     fn name(self) -> &'static str {
         match self {
             Shared::RetentionDays => "ZAYAVKA_RETENTION_DAYS",
             Shared::Channels => "notification channels",
             Shared::Assign => "ZAYAVKA_ASSIGN",
+            Shared::DuplicateWindow => "ZAYAVKA_DUPLICATE_WINDOW_HOURS",
             Shared::WorkingHours => "ZAYAVKA_WORKING_HOURS",
             Shared::ClosedDays => "ZAYAVKA_CLOSED_DAYS",
         }
@@ -47,6 +55,7 @@ impl Shared {
                 Assign::Pool => "pool".into(),
                 Assign::RoundRobin => "round-robin".into(),
             },
+            Shared::DuplicateWindow => settings.duplicate_window_hours.to_string(),
             Shared::WorkingHours => match settings.working_hours {
                 Some(hours) => format!("{}-{}", hours.start.strftime("%H:%M"), hours.end.strftime("%H:%M")),
                 None => "none".into(),

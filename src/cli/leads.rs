@@ -69,7 +69,8 @@ async fn purge(settings: &Settings) -> anyhow::Result<()> {
 async fn release(settings: &Settings, id: i64) -> anyhow::Result<()> {
     let store = Store::open_existing(&settings.database_url).await?;
     let metrics = Metrics::default();
-    warn_of_other_settings(&store, settings, &[Shared::Channels, Shared::Assign]).await;
+    warn_of_other_settings(&store, settings, &[Shared::Channels, Shared::Assign, Shared::DuplicateWindow])
+        .await;
     let result = leads::release(services(&store, settings, &metrics), id, &command_line()).await;
     store.close().await;
     if !result? {

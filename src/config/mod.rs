@@ -228,6 +228,13 @@ impl Settings {
         Settings::resolve(SettingArgs::default(), None).expect("the defaults are valid")
     }
 
+    /// How far back a submission looks for the person's open lead, of which it is then a repeat;
+    /// `None`: never a repeat (`ZAYAVKA_DUPLICATE_WINDOW_HOURS=0`).
+    pub fn duplicate_window(&self) -> Option<std::time::Duration> {
+        (self.duplicate_window_hours > 0)
+            .then(|| std::time::Duration::from_secs(u64::from(self.duplicate_window_hours) * 3600))
+    }
+
     /// The settings' part of the calendar: the hours and `ZAYAVKA_CLOSED_DAYS`. What the team's
     /// calendar is at a given time also takes the inbox's list: `Store::calendar` adds it.
     pub fn settings_calendar(&self) -> Calendar {

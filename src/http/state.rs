@@ -81,8 +81,7 @@ impl AppState {
         let insert_context = InsertContext {
             channels: settings.notify.channels(),
             policy_version: site.policy_version.as_str().into(),
-            duplicate_window: (settings.duplicate_window_hours > 0)
-                .then(|| Duration::from_secs(u64::from(settings.duplicate_window_hours) * 3600)),
+            duplicate_window: settings.duplicate_window(),
         };
         let limiter = SubmitLimiter::new(settings.rate_limit_per_minute, clock.clone()).map(Arc::new);
         let login_limiter = Arc::new(LoginLimiter::new(clock.clone()));

@@ -114,8 +114,16 @@ impl Store {
     }
 
     /// Moves a held lead to the call list and queues its notifications (once: a lead already
-    /// notified is not notified again); `false` if there is no such held lead.
-    pub async fn release(&self, id: i64, channels: Arc<[Channel]>) -> Result<bool, StoreError> {
-        dispatch!(self, release(id, channels, self.clock.now()))
+    /// notified is not notified again); `false` if there is no such held lead. Where the person
+    /// has an open lead of the call list within `duplicate_window` (as a lead sent now would find
+    /// it), the released lead becomes its repeat instead, and its holder is told the person wrote
+    /// again (ADR 0085).
+    pub async fn release(
+        &self,
+        id: i64,
+        channels: Arc<[Channel]>,
+        duplicate_window: Option<std::time::Duration>,
+    ) -> Result<bool, StoreError> {
+        dispatch!(self, release(id, channels, duplicate_window, self.clock.now()))
     }
 }

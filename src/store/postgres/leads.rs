@@ -610,28 +610,56 @@ impl PostgresStore {
         &self,
         id: i64,
         channels: std::sync::Arc<[Channel]>,
+        duplicate_window: Option<std::time::Duration>,
         now: jiff::Timestamp,
     ) -> Result<bool, StoreError> {
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(unavailable)?;
+        // The person's open lead of the call list, as a lead sent now would find it: the released
+        // one is its repeat, not a second lead to call the same person (ADR 0085).
+        let window_secs = duplicate_window.map(|window| window.as_secs_f64());
         let released = tx
-            .execute(
-                // Released into the call list, a first lead is due at once, ordered by its deadline.
+            .query_opt(
                 &format!(
-                    "UPDATE \"CRN\" SET held = NULL, call_back = false, \
-                     next_call_at = CASE WHEN repeat_of IS NULL AND status IN ({open}) \
-                     THEN to_timestamp($2) END WHERE id = $1 AND held IS NOT NULL",
+                    "WITH held AS (SELECT id, phone_e164 FROM \"CRN\" WHERE id = $1 AND held IS NOT NULL FOR UPDATE), \
+                     first AS (SELECT (SELECT first.id FROM \"CRN\" AS first WHERE $3::float8 IS NOT NULL \
+                       AND first.phone_e164 COLLATE \"C\" = held.phone_e164 AND first.repeat_of IS NULL \
+                       AND first.held IS NULL AND first.status IN ({open}) \
+                       AND first.created_at >= to_timestamp($2) - make_interval(secs => $3::float8) \
+                       ORDER BY first.id DESC LIMIT 1) AS id FROM held) \
+                     UPDATE \"CRN\" AS l SET held = NULL, call_back = false, \
+                       repeat_of = coalesce(l.repeat_of, first.id), \
+                       next_call_at = CASE WHEN l.repeat_of IS NULL AND first.id IS NULL AND l.status IN ({open}) \
+                       THEN to_timestamp($2) END \
+                     FROM held, first WHERE l.id = held.id RETURNING first.id",
                     open = open_statuses_sql()
                 ),
-                &[&id, &seconds(now)],
+                &[&id, &seconds(now), &window_secs],
             )
             .await
             .map_err(unavailable)?;
-        if released == 0 {
+        let Some(released) = released else {
             tx.rollback().await.map_err(unavailable)?;
             return Ok(false);
-        }
+        };
         let channels = channel_names(&channels);
+        if let Some(first) = released.get::<_, Option<i64>>(0) {
+            tx.execute(
+                &format!(
+                    "INSERT INTO outbox (lead_id, event, channel, created_at, next_attempt_at) \
+                     SELECT id, $4, unnest($2::text[]), to_timestamp($3), to_timestamp($3) FROM \"CRN\" \
+                     WHERE id = $1 AND status IN ({open}) AND claimed_by IS NOT NULL \
+                     AND (claimed_until IS NULL OR claimed_until > to_timestamp($3)) \
+                     ON CONFLICT (lead_id, event, channel) DO NOTHING",
+                    open = open_statuses_sql()
+                ),
+                &[&first, &channels, &seconds(now), &Event::WroteAgain.name()],
+            )
+            .await
+            .map_err(unavailable)?;
+            tx.commit().await.map_err(unavailable)?;
+            return Ok(true);
+        }
         tx.execute(
             "INSERT INTO outbox (lead_id, event, channel, created_at, next_attempt_at) \
              SELECT $1, $4, unnest($2::text[]), to_timestamp($3), to_timestamp($3) \

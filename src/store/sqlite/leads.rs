@@ -147,22 +147,43 @@ impl SqliteStore {
         &self,
         id: i64,
         channels: std::sync::Arc<[Channel]>,
+        duplicate_window: Option<std::time::Duration>,
         now: jiff::Timestamp,
     ) -> Result<bool, StoreError> {
+        let window = window_back(duplicate_window, now);
         let now = text(now);
         self.write(move |conn| {
+            let phone: Option<String> = conn
+                .query_row("SELECT phone_e164 FROM \"CRN\" WHERE id = ?1 AND held IS NOT NULL", [id], |row| {
+                    row.get(0)
+                })
+                .optional()?;
+            let Some(phone) = phone else { return Ok(false) };
+            // The person's open lead of the call list, as a lead sent now would find it: the
+            // released one is its repeat, not a second lead to call the same person (ADR 0085).
+            let first: Option<i64> = match &window {
+                Some((since, months)) => conn
+                    .prepare_cached(&FIND_FIRST)?
+                    .query_row(params![phone, since, months], |row| row.get(0))
+                    .optional()?,
+                None => None,
+            };
             // Released into the call list, a first lead is due at once, ordered by its deadline.
-            let released = conn.execute(
+            conn.execute(
                 &format!(
-                    "UPDATE \"CRN\" SET held = NULL, call_back = 0, \
-                     next_call_at = CASE WHEN repeat_of IS NULL AND status IN ({open}) \
-                     THEN ?2 END WHERE id = ?1 AND held IS NOT NULL",
+                    "UPDATE \"CRN\" SET held = NULL, call_back = 0, repeat_of = coalesce(repeat_of, ?3), \
+                     next_call_at = CASE WHEN repeat_of IS NULL AND ?3 IS NULL AND status IN ({open}) \
+                     THEN ?2 END WHERE id = ?1",
                     open = open_statuses_sql()
                 ),
-                params![id, now],
+                params![id, now, first],
             )?;
-            if released == 0 {
-                return Ok(false);
+            if let Some(first) = first {
+                let mut queue_wrote_again = conn.prepare_cached(&QUEUE_WROTE_AGAIN)?;
+                for channel in channels.iter() {
+                    queue_wrote_again.execute(params![first, now, channel.name()])?;
+                }
+                return Ok(true);
             }
             let mut queue = conn.prepare_cached(
                 "INSERT INTO outbox (lead_id, event, channel, created_at, next_attempt_at) \
@@ -337,12 +358,7 @@ fn insert_leads(
     now: jiff::Timestamp,
 ) -> rusqlite::Result<Vec<Stored>> {
     let created_at = format!("{now:.6}");
-    // Same text format as created_at, so comparing the text compares the times.
-    let duplicates_since = context.duplicate_window.and_then(|window| {
-        let window = jiff::SignedDuration::try_from(window).ok()?;
-        let since = now.checked_sub(window).ok()?;
-        Some((format!("{since:.6}"), months_from(since, now)))
-    });
+    let duplicates_since = window_back(context.duplicate_window, now);
     let mut find_first = conn.prepare_cached(&FIND_FIRST)?;
     let mut insert = conn.prepare_cached(INSERT_LEAD)?;
     let mut queue = conn.prepare_cached(
@@ -412,6 +428,13 @@ fn insert_leads(
 
 /// The months (UTC) from `since`'s to `until`'s, as a JSON array of the `YYYY-MM` that begins a
 /// `created_at` in them.
+/// The duplicate window back from `now`, as `FIND_FIRST` takes it: its start, in the text format
+/// of `created_at` (so that comparing the text compares the times), and its months.
+fn window_back(window: Option<std::time::Duration>, now: jiff::Timestamp) -> Option<(String, String)> {
+    let since = now.checked_sub(jiff::SignedDuration::try_from(window?).ok()?).ok()?;
+    Some((format!("{since:.6}"), months_from(since, now)))
+}
+
 fn months_from(since: jiff::Timestamp, until: jiff::Timestamp) -> String {
     let month = |at: jiff::Timestamp| at.to_zoned(jiff::tz::TimeZone::UTC).date().first_of_month();
     let (mut month, last) = (month(since), month(until));
