@@ -100,9 +100,10 @@ pub struct LeadRecord {
     /// When a call first reached the person.
     pub reached_at: Option<String>,
     pub attempt_count: i64,
-    /// The first lead of the same person, when this one is a repeat sent within the duplicate window.
+    /// The first lead of the same person, when this one is a repeat sent within the duplicate window
+    /// (or a held lead released beside it, ADR 0085).
     pub repeat_of: Option<i64>,
-    /// The later submissions that name this lead in `repeat_of`.
+    /// The submissions that name this lead in `repeat_of`.
     pub repeat_count: i64,
     /// Why the lead is held for review (`abuse::Signal` codes); `None` in the call list.
     pub held: Option<Vec<String>>,

@@ -705,6 +705,15 @@ async fn a_held_lead_is_exported_with_its_reasons_and_released_from_the_command_
     let (ok, _, stderr) = run(&["leads", "release", &id], &env).await;
     assert!(!ok, "a lead in the call list is not held");
     assert!(stderr.contains("no held lead"), "{stderr}");
+
+    // The same script again: held; released while the person's lead is open, it joins that lead.
+    let (status, answer) = common::http(server.port, "POST", "/rest/v1/CRN", lead).await.unwrap();
+    assert_eq!(status, 201, "{answer}");
+    let again = server.export_jsonl().await[1]["id"].as_i64().unwrap().to_string();
+    let (ok, _, stderr) = run(&["leads", "release", &again], &env).await;
+    assert!(ok, "{stderr}");
+    assert!(stderr.contains(&format!("a repeat of the person's open lead {id}")), "{stderr}");
+    assert_eq!(server.export_jsonl().await[1]["repeat_of"].to_string(), id);
 }
 
 /// Logs written to a file (here a pipe) carry no colour codes; `ZAYAVKA_LOG_FORMAT=json` writes one

@@ -71,12 +71,23 @@ async fn release(settings: &Settings, id: i64) -> anyhow::Result<()> {
     let metrics = Metrics::default();
     warn_of_other_settings(&store, settings, &[Shared::Channels, Shared::Assign, Shared::DuplicateWindow])
         .await;
-    let result = leads::release(services(&store, settings, &metrics), id, &command_line()).await;
+    let released = leads::release(services(&store, settings, &metrics), id, &command_line()).await;
+    // Where it went: the call list, or the person's open lead there (ADR 0085). Released either
+    // way; a failed read only says less.
+    let repeat_of = match &released {
+        Ok(true) => store.lead(id).await.ok().flatten().and_then(|lead| lead.repeat_of),
+        _ => None,
+    };
     store.close().await;
-    if !result? {
+    if !released? {
         anyhow::bail!("there is no held lead {id} (the export's held field names them)");
     }
-    eprintln!("zayavka: lead {id} released to the call list");
+    match repeat_of {
+        Some(first) => eprintln!(
+            "zayavka: lead {id} released as a repeat of the person's open lead {first}, the one to call"
+        ),
+        None => eprintln!("zayavka: lead {id} released to the call list"),
+    }
     Ok(())
 }
 

@@ -615,6 +615,11 @@ impl PostgresStore {
     ) -> Result<bool, StoreError> {
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(unavailable)?;
+        // The phone's lock, as an insert takes it (`LOCK_PHONES`): a lead of the person stored
+        // meanwhile is seen here, or sees this one released.
+        tx.execute("SELECT pg_advisory_xact_lock(hashtext(phone_e164)) FROM \"CRN\" WHERE id = $1", &[&id])
+            .await
+            .map_err(unavailable)?;
         // The person's open lead of the call list, as a lead sent now would find it: the released
         // one is its repeat, not a second lead to call the same person (ADR 0085).
         let window_secs = duplicate_window.map(|window| window.as_secs_f64());

@@ -426,8 +426,6 @@ fn insert_leads(
     Ok(stored)
 }
 
-/// The months (UTC) from `since`'s to `until`'s, as a JSON array of the `YYYY-MM` that begins a
-/// `created_at` in them.
 /// The duplicate window back from `now`, as `FIND_FIRST` takes it: its start, in the text format
 /// of `created_at` (so that comparing the text compares the times), and its months.
 fn window_back(window: Option<std::time::Duration>, now: jiff::Timestamp) -> Option<(String, String)> {
@@ -435,6 +433,8 @@ fn window_back(window: Option<std::time::Duration>, now: jiff::Timestamp) -> Opt
     Some((format!("{since:.6}"), months_from(since, now)))
 }
 
+/// The months (UTC) from `since`'s to `until`'s, as a JSON array of the `YYYY-MM` that begins a
+/// `created_at` in them.
 fn months_from(since: jiff::Timestamp, until: jiff::Timestamp) -> String {
     let month = |at: jiff::Timestamp| at.to_zoned(jiff::tz::TimeZone::UTC).date().first_of_month();
     let (mut month, last) = (month(since), month(until));

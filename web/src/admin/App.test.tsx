@@ -9,6 +9,7 @@ import {
   CSRF,
   LEAD_OPEN,
   LEAD_OVERDUE,
+  LEAD_HELD_PERSON,
   LEAD_WITH_REPEATS,
   NOW,
   REPEATS,
@@ -473,6 +474,9 @@ describe('a lead', () => {
     const send = screen.getByRole('button', { name: 'Записати дзвінок' });
     fireEvent.click(send);
     expect(await screen.findByRole('alert')).toBeTruthy();
+    // Kept with the draft, so that a reload sends it under the same key too.
+    const [lost] = server.calls('POST /admin/api/leads/42/attempts');
+    expect(Object.values(storedDrafts()).join()).toContain(lost.headers.get('Idempotency-Key'));
     fireEvent.click(send);
     await waitFor(() => expect(screen.getByRole('status').textContent).toBe('Дзвінок записано.'));
     fireEvent.click(within(outcomes).getByRole('radio', { name: 'Не відповіли' }));
@@ -739,6 +743,21 @@ describe('held leads', () => {
     await openFigures();
     expect(await screen.findByRole('link', { name: 'На перевірці: 1' })).toBeTruthy();
     expect(server.calls('POST /admin/api/leads/45/release')).toHaveLength(0);
+  });
+
+  it("says so when a released lead joined the person's open lead instead of the call list", async () => {
+    const joined = { ...LEAD_HELD_PERSON, held: null, repeat_of: 42, next_call_at: null };
+    fakeServer({ ...heldRoutes(), 'POST /admin/api/leads/44/release': () => json(leadDetail(joined, [])) });
+    openInbox('/admin/held');
+    await screen.findByText('Галина');
+
+    fireEvent.click(within(heldItem(44)).getByRole('button', { name: 'Передати в роботу' }));
+
+    await waitFor(() =>
+      expect(screen.getByRole('status').textContent).toBe(
+        'Заявку №44 додано до відкритої заявки №42 цієї людини: дзвоніть за тією.',
+      ),
+    );
   });
 
   it('erases one after the confirmation: every lead with its phone leaves the view', async () => {

@@ -64,7 +64,7 @@ export function HeldList() {
                 key={lead.id}
                 lead={lead}
                 mayErase={role === 'admin'}
-                onReleased={() => gone((other) => other.id === lead.id, `Заявку №${lead.id} передано в роботу.`)}
+                onReleased={(answer) => gone((other) => other.id === lead.id, releasedText(answer.lead))}
                 // Erasure takes every lead with the phone, held or not.
                 onErased={(erased) =>
                   gone((other) => other.phone_e164 === lead.phone_e164, `Видалено заявок: ${erased}`)
@@ -87,7 +87,7 @@ function HeldItem({
   lead: LeadView;
   /** Admins only: an operator releases, an admin erases. */
   mayErase: boolean;
-  onReleased: () => void;
+  onReleased: (answer: Received<LeadDetail>) => void;
   onErased: (erased: number) => void;
 }) {
   return (
@@ -124,6 +124,16 @@ export function HeldReasons({ reasons }: { reasons: string[] }) {
       </ul>
     </div>
   );
+}
+
+/**
+ * What a release did: the lead is in the call list, or, where the person has an open lead there
+ * already, it joined that one as a repeat (ADR 0085). `which` names the lead ("Заявку" on its page).
+ */
+export function releasedText(lead: LeadView, which = `Заявку №${lead.id}`): string {
+  return lead.repeat_of === null
+    ? `${which} передано в роботу.`
+    : `${which} додано до відкритої заявки №${lead.repeat_of} цієї людини: дзвоніть за тією.`;
 }
 
 /** "Передати в роботу": releases a held lead to the call list and hands back the server's answer. */

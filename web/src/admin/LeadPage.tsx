@@ -24,7 +24,7 @@ import {
   statusLabel,
   timeLeft,
 } from './format';
-import { FROM_HELD, HeldReasons, ReleaseButton } from './Held';
+import { FROM_HELD, HeldReasons, ReleaseButton, releasedText } from './Held';
 import { LeadMarks, RetriesUsedUp } from './LeadMarks';
 import { LoadError } from './LoadError';
 import { NotFound } from './NotFound';
@@ -145,7 +145,7 @@ function LeadBody({
           onReleased={(answer) => {
             onChange(answer);
             onReleased();
-            notify('Заявку передано в роботу.', pathname);
+            notify(releasedText(answer.lead, 'Заявку'), pathname);
           }}
         />
       )}

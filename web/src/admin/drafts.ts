@@ -6,6 +6,12 @@ import type { Outcome } from './api';
 export interface CallDraft {
   outcome: Outcome | null;
   note: string;
+  /**
+   * The call last sent and the `Idempotency-Key` it went under, until an answer says it is
+   * recorded: sent again after a lost answer (a reload too), it goes under the same key and the
+   * server records it once (ADR 0084).
+   */
+  sending?: { call: string; key: string };
 }
 
 const PREFIX = 'zayavka.call-draft.';
@@ -17,10 +23,12 @@ export function readDraft(leadId: number): CallDraft {
   try {
     const saved: unknown = JSON.parse(sessionStorage.getItem(PREFIX + leadId) ?? 'null');
     if (saved && typeof saved === 'object') {
-      const { outcome, note } = saved as Record<string, unknown>;
+      const { outcome, note, sending } = saved as Record<string, unknown>;
+      const { call, key } = (sending ?? {}) as Record<string, unknown>;
       return {
         outcome: OUTCOMES.includes(outcome as Outcome) ? (outcome as Outcome) : null,
         note: typeof note === 'string' ? note : '',
+        ...(typeof call === 'string' && typeof key === 'string' ? { sending: { call, key } } : {}),
       };
     }
   } catch {
@@ -31,7 +39,7 @@ export function readDraft(leadId: number): CallDraft {
 
 export function saveDraft(leadId: number, draft: CallDraft) {
   try {
-    if (draft.outcome === null && draft.note === '') sessionStorage.removeItem(PREFIX + leadId);
+    if (draft.outcome === null && draft.note === '' && !draft.sending) sessionStorage.removeItem(PREFIX + leadId);
     else sessionStorage.setItem(PREFIX + leadId, JSON.stringify(draft));
   } catch {
     // Storage off or full: the draft lives as long as the page, as without it.

@@ -35,9 +35,6 @@ export function useCallRecorder(
   const [pending, setPending] = useState(false);
   // A second tap before the first answer is the same call, not another.
   const busy = useRef(false);
-  // The call last sent and the key it went under, until an answer says it is recorded: sent
-  // again after a lost answer, it goes under the same key and the server records it once.
-  const sending = useRef<{ call: string; key: string } | null>(null);
   const [failure, setFailure] = useState<{ from: RecordedFrom; message: string } | null>(null);
 
   async function send(
@@ -50,11 +47,17 @@ export function useCallRecorder(
     busy.current = true;
     setPending(true);
     setFailure(null);
+    // Kept with the draft before it goes: a call sent again, after a lost answer or a reload, goes
+    // under the same key (`CallDraft.sending`); a changed call under a new one.
     const sent = JSON.stringify([outcome, draft.note, at]);
-    if (sending.current?.call !== sent) sending.current = { call: sent, key: newKey() };
+    const sending = draft.sending?.call === sent ? draft.sending : { call: sent, key: newKey() };
+    if (sending !== draft.sending) {
+      const kept: CallDraft = { ...draft, sending };
+      saveDraft(leadId, kept);
+      setDraft(kept);
+    }
     try {
-      const answer = await call(sending.current.key);
-      sending.current = null;
+      const answer = await call(sending.key);
       // Forgotten now, not by the effect: a desk card that becomes its summary in the same render
       // never runs it, and the note would come back on the lead's next call.
       const recorded: CallDraft = { outcome: null, note: '' };
