@@ -141,18 +141,7 @@ pub async fn measure(store: &Store, runs: usize) -> anyhow::Result<Vec<Timed>> {
         let ids: Vec<i64> = spaced.by_ref().take(10).collect();
         async move {
             for id in ids {
-                let now = Timestamp::now();
-                let plan = CallPlan { at_once: now, call_back_at: None, retries: vec![None] };
-                let operator = OPERATORS[1].into();
-                let call = NewAttempt {
-                    lead_id: id,
-                    operator,
-                    outcome: Outcome::NoAnswer,
-                    note: String::new(),
-                    plan,
-                    request_key: None,
-                };
-                store.add_attempt(call).await?;
+                store.add_attempt(no_answer(id, OPERATORS[1], None)).await?;
             }
             Ok(())
         }
@@ -195,22 +184,17 @@ pub async fn measure(store: &Store, runs: usize) -> anyhow::Result<Vec<Timed>> {
 
 /// The fill's first operator records that lead `id` did not answer, to be tried again in two hours.
 async fn call(store: &Store, id: i64) -> Result<(), zayavka::store::StoreError> {
+    let retry = Timestamp::now() + SignedDuration::from_hours(2);
+    store.add_attempt(no_answer(id, OPERATORS[0], Some(retry))).await.map(drop)
+}
+
+/// `operator`'s call to lead `id` that nobody answered, tried again at `retry` (`None`: the cadence
+/// is used up).
+fn no_answer(id: i64, operator: &str, retry: Option<Timestamp>) -> NewAttempt {
     let now = Timestamp::now();
-    let plan = CallPlan {
-        at_once: now,
-        call_back_at: None,
-        retries: vec![Some(now + SignedDuration::from_hours(2))],
-    };
-    let operator = OPERATORS[0].into();
-    let call = NewAttempt {
-        lead_id: id,
-        operator,
-        outcome: Outcome::NoAnswer,
-        note: String::new(),
-        plan,
-        request_key: None,
-    };
-    store.add_attempt(call).await.map(drop)
+    let plan = CallPlan { at_once: now, call_back_at: None, retries: vec![retry] };
+    let (outcome, note) = (Outcome::NoAnswer, String::new());
+    NewAttempt { lead_id: id, operator: operator.into(), outcome, note, plan, request_key: None }
 }
 
 /// The promise figures at `now`, as the handler asks for them.
