@@ -819,6 +819,41 @@ async fn the_outbox_leases_what_is_due_and_keeps_a_failure_for_later() {
     assert_eq!(reminders, vec![(id, Event::Reminder, Channel::Telegram)]);
 }
 
+/// The reminder and the overdue notice say nobody reached the person. A lead whose last call
+/// agreed a time with them gets neither: they were reached, and that time's own notice comes when
+/// it does. Once a later call goes unanswered, they are due again (ADR 0086).
+#[tokio::test]
+async fn a_person_who_asked_for_a_later_call_is_not_reported_unreached() {
+    let f = fixture().await;
+    let channels = [Channel::Email];
+    let add = |lead: NewLead| {
+        let store = f.store.clone();
+        async move { store.insert(vec![lead], &context(&channels), None).await.unwrap()[0].lead.id }
+    };
+    let asked = add(lead("Анна", "+380671111111")).await;
+    let unanswered = add(lead("Богдан", "+380672222222")).await;
+    let uncalled = add(lead("Віра", "+380673333333")).await;
+    let t = now();
+    let in_a_day = CallPlan { call_back_at: Some(t + minutes(24 * 60)), ..plain(t) };
+    f.call(asked, OLENA, Outcome::CallBack, in_a_day).await;
+    f.call(unanswered, OLENA, Outcome::NoAnswer, plain(t)).await;
+    let window = (t - minutes(10), t + minutes(10));
+    let remind = |event| f.store.queue_reminders(event, channels.into(), window.0, window.1);
+    assert_eq!(remind(Event::Overdue).await.unwrap(), 2);
+    let mut told: Vec<i64> = f
+        .claim(&channels)
+        .await
+        .iter()
+        .filter(|(_, event, _)| *event == Event::Overdue)
+        .map(|(id, ..)| *id)
+        .collect();
+    told.sort_unstable();
+    assert_eq!(told, [unanswered, uncalled]);
+
+    f.call(asked, OLENA, Outcome::NoAnswer, plain(t)).await;
+    assert_eq!(remind(Event::Overdue).await.unwrap(), 1, "unanswered at the agreed time");
+}
+
 #[tokio::test]
 async fn erasing_a_phone_takes_its_leads_calls_notifications_and_keys() {
     let f = fixture().await;

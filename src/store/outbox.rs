@@ -98,7 +98,9 @@ impl Store {
     }
 
     /// Queues `event` on every channel for the open leads sent in `[from, to)` that have not had
-    /// it yet; returns how many notifications were queued.
+    /// it yet; returns how many notifications were queued. Not for a lead whose last call agreed a
+    /// time with the person (`Outcome::CallBack`): they were reached, and that time's own notice
+    /// comes when it does (ADR 0086).
     pub async fn queue_reminders(
         &self,
         event: Event,

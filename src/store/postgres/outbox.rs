@@ -1,6 +1,7 @@
 //! The notification outbox: claiming due rows, marking them sent or for a retry, reminders.
 
 use super::*;
+use crate::inbox::Outcome;
 use crate::store::{PendingNotification, WaitingChange};
 
 impl PostgresStore {
@@ -67,10 +68,19 @@ impl PostgresStore {
                      SELECT id, $1, channel, to_timestamp($5), to_timestamp($5) FROM \"CRN\", unnest($2::text[]) AS channel \
                      WHERE repeat_of IS NULL AND held IS NULL AND status IN ({}) \
                      AND created_at >= to_timestamp($3) AND created_at < to_timestamp($4) \
+                     AND coalesce((SELECT outcome FROM call_attempts WHERE lead_id = \"CRN\".id \
+                       ORDER BY id DESC LIMIT 1), '') <> $6 \
                      ON CONFLICT (lead_id, event, channel) DO NOTHING",
                     open_statuses_sql()
                 ),
-                &[&event.name(), &channels, &seconds(from), &seconds(to), &seconds(now)],
+                &[
+                    &event.name(),
+                    &channels,
+                    &seconds(from),
+                    &seconds(to),
+                    &seconds(now),
+                    &Outcome::CallBack.as_str(),
+                ],
             )
             .await
             .map_err(unavailable)?;

@@ -1,6 +1,7 @@
 //! The notification outbox: claiming due rows, marking them sent or for a retry, reminders.
 
 use super::*;
+use crate::inbox::Outcome;
 use crate::store::{PendingNotification, WaitingChange};
 
 /// Per channel: unsent rows, those that failed, the oldest's time, the newest failure's reason.
@@ -70,12 +71,22 @@ impl SqliteStore {
                 "INSERT INTO outbox (lead_id, event, channel, created_at, next_attempt_at) \
                  SELECT id, ?1, ?2, ?3, ?3 FROM \"CRN\" \
                  WHERE repeat_of IS NULL AND held IS NULL AND status IN ({}) AND created_at >= ?4 AND created_at < ?5 \
+                 AND coalesce((SELECT outcome FROM call_attempts WHERE lead_id = \"CRN\".id \
+                   ORDER BY id DESC LIMIT 1), '') <> ?6 \
                  ON CONFLICT (lead_id, event, channel) DO NOTHING",
                 open_statuses_sql()
             ))?;
             let mut queued = 0;
             for channel in channels.iter() {
-                queued += stmt.execute(params![event.name(), channel.name(), now, text(from), text(to)])?;
+                let asked_for_later = Outcome::CallBack.as_str();
+                queued += stmt.execute(params![
+                    event.name(),
+                    channel.name(),
+                    now,
+                    text(from),
+                    text(to),
+                    asked_for_later
+                ])?;
             }
             Ok(queued)
         })
