@@ -191,13 +191,14 @@ mod tests {
     #[test]
     fn no_engine_writes_a_rule_into_its_sql() {
         let store = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/store");
-        let spelled =
-            ["interval '", "hours'", "minutes'", "days'", "<= 2.0", "'attempt_", "'no_answer'", "'new'"];
+        let outcomes = crate::inbox::Outcome::ALL.map(|outcome| format!("'{}'", outcome.as_str()));
+        let rules = ["interval '", "hours'", "minutes'", "days'", "<= 2.0", "'attempt_", "'new'"];
+        let spelled: Vec<&str> = rules.into_iter().chain(outcomes.iter().map(String::as_str)).collect();
         for engine in ["sqlite", "postgres"] {
             for file in std::fs::read_dir(store.join(engine)).unwrap() {
                 let path = file.unwrap().path();
                 let text = std::fs::read_to_string(&path).unwrap().to_lowercase();
-                for literal in spelled {
+                for &literal in &spelled {
                     assert!(!text.contains(literal), "{} spells {literal:?}", path.display());
                 }
             }

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 // The inbox as an operator uses it: the real app under its /admin router, the server replaced at
 // `fetch` by recorded answers shaped as docs/admin-api.md says.
-import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { act, cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { LeadView } from './api';
 import {
@@ -488,6 +488,38 @@ describe('a lead', () => {
     expect(keys[1]).toBe(keys[0]);
     expect(keys[2]).toMatch(/^[0-9a-f]{32}$/);
     expect(keys[2]).not.toBe(keys[0]);
+  });
+
+  it('after a lost answer and a reload, sends the call under its key again, unless the lead shows it recorded', async () => {
+    for (const recorded of [false, true]) {
+      let posts = 0;
+      const server = fakeServer({
+        ...signedInRoutes(),
+        // After the reload the lead shows the lost call, or not (it never reached the server).
+        'GET /admin/api/leads/42': () =>
+          json(leadDetail(posts > 0 && recorded ? { ...LEAD_OPEN, attempt_count: 2 } : LEAD_OPEN, [ATTEMPT_1])),
+        'POST /admin/api/leads/42/attempts': () => {
+          posts += 1;
+          if (posts === 1) return Promise.reject(new TypeError('Failed to fetch'));
+          return json(leadDetail({ ...LEAD_OPEN, status: 'attempt_2', attempt_count: 2 }, [ATTEMPT_1]), 201);
+        },
+      });
+      openInbox('/admin/leads/42');
+      fireEvent.click(await screen.findByRole('radio', { name: 'Не відповіли' }));
+      fireEvent.click(screen.getByRole('button', { name: 'Записати дзвінок' }));
+      expect(await screen.findByRole('alert')).toBeTruthy();
+      cleanup();
+
+      openInbox('/admin/leads/42');
+      expect(await screen.findByRole('radio', { name: 'Не відповіли' })).toHaveProperty('checked', true);
+      fireEvent.click(screen.getByRole('button', { name: 'Записати дзвінок' }));
+      await waitFor(() => expect(server.calls('POST /admin/api/leads/42/attempts')).toHaveLength(2));
+      const [lost, again] = server.calls('POST /admin/api/leads/42/attempts').map((r) => r.headers.get('Idempotency-Key'));
+      if (recorded) expect(again, 'the lead shows the lost call: this one is the next').not.toBe(lost);
+      else expect(again).toBe(lost);
+      await waitFor(() => expect(screen.getByRole('status').textContent).toBe('Дзвінок записано.'));
+      cleanup();
+    }
   });
 
   it('announces the second call recorded in a row too: the status line empties before it speaks again', async () => {

@@ -109,7 +109,7 @@ function CardOutcomes({
   const { notify } = useInbox();
   const { pathname } = useLocation();
   const noteId = useId();
-  const recorder = useCallRecorder(lead.id, (answer, outcome) => {
+  const recorder = useCallRecorder(lead, (answer, outcome) => {
     onRecorded({ answer, outcome });
     notify('Дзвінок записано.', pathname);
   });

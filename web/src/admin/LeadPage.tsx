@@ -128,7 +128,7 @@ function LeadBody({
   const { lead } = detail;
   // A held lead is released before anyone calls; a repeat's calls go on its first lead.
   const callable = !lead.held && lead.repeat_of === null;
-  const recorder = useCallRecorder(lead.id, (answer) => {
+  const recorder = useCallRecorder(lead, (answer) => {
     onChange(answer);
     notify('Дзвінок записано.', pathname);
   });

@@ -7,11 +7,11 @@ export interface CallDraft {
   outcome: Outcome | null;
   note: string;
   /**
-   * The call last sent and the `Idempotency-Key` it went under, until an answer says it is
-   * recorded: sent again after a lost answer (a reload too), it goes under the same key and the
-   * server records it once (ADR 0084).
+   * The call last sent, the `Idempotency-Key` it went under and how many calls the lead showed
+   * then, until an answer says it is recorded: sent again after a lost answer (a reload too), it
+   * goes under the same key and the server records it once (ADR 0084).
    */
-  sending?: { call: string; key: string };
+  sending?: { call: string; key: string; calls: number };
 }
 
 const PREFIX = 'zayavka.call-draft.';
@@ -24,11 +24,12 @@ export function readDraft(leadId: number): CallDraft {
     const saved: unknown = JSON.parse(sessionStorage.getItem(PREFIX + leadId) ?? 'null');
     if (saved && typeof saved === 'object') {
       const { outcome, note, sending } = saved as Record<string, unknown>;
-      const { call, key } = (sending ?? {}) as Record<string, unknown>;
+      const { call, key, calls } = (sending ?? {}) as Record<string, unknown>;
+      const kept = typeof call === 'string' && typeof key === 'string' && typeof calls === 'number';
       return {
         outcome: OUTCOMES.includes(outcome as Outcome) ? (outcome as Outcome) : null,
         note: typeof note === 'string' ? note : '',
-        ...(typeof call === 'string' && typeof key === 'string' ? { sending: { call, key } } : {}),
+        ...(kept ? { sending: { call, key, calls } } : {}),
       };
     }
   } catch {

@@ -1,7 +1,7 @@
 // Recording a call on a lead, shared by its page and its desk card: the call being written kept
 // as a draft, one call at a time, and where a refusal is said.
 import { useEffect, useRef, useState } from 'react';
-import { errorText, type CallBack, type LeadDetail, type Outcome, type Received } from './api';
+import { errorText, type CallBack, type LeadDetail, type LeadView, type Outcome, type Received } from './api';
 import { useInbox } from './context';
 import { type CallDraft, readDraft, saveDraft } from './drafts';
 
@@ -27,9 +27,10 @@ export type RecordedFrom = 'tap' | 'call-back' | 'form';
  * the outcome recorded.
  */
 export function useCallRecorder(
-  leadId: number,
+  lead: Pick<LeadView, 'id' | 'attempt_count'>,
   onRecorded: (answer: Received<LeadDetail>, outcome: Outcome | CallBack) => void,
 ) {
+  const leadId = lead.id;
   const { client } = useInbox();
   const [draft, setDraft] = useCallDraft(leadId);
   const [pending, setPending] = useState(false);
@@ -48,9 +49,12 @@ export function useCallRecorder(
     setPending(true);
     setFailure(null);
     // Kept with the draft before it goes: a call sent again, after a lost answer or a reload, goes
-    // under the same key (`CallDraft.sending`); a changed call under a new one.
+    // under the same key (`CallDraft.sending`). A changed call goes under a new one, and so does
+    // the same call once the lead shows more calls than when the key was made: the lost one was
+    // recorded, and this is the next (a retry two hours on taps the same «Не відповіли»).
     const sent = JSON.stringify([outcome, draft.note, at]);
-    const sending = draft.sending?.call === sent ? draft.sending : { call: sent, key: newKey() };
+    const same = draft.sending?.call === sent && draft.sending.calls === lead.attempt_count;
+    const sending = same && draft.sending ? draft.sending : { call: sent, key: newKey(), calls: lead.attempt_count };
     if (sending !== draft.sending) {
       const kept: CallDraft = { ...draft, sending };
       saveDraft(leadId, kept);
