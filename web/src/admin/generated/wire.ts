@@ -126,11 +126,12 @@ policy_version: string, status: Status,
  */
 reached_at: string | null, attempt_count: number,
 /**
- * The first lead of the same person, when this one is a repeat sent within the duplicate window.
+ * The first lead of the same person, when this one is a repeat sent within the duplicate window
+ * (or a held lead released beside it, ADR 0085).
  */
 repeat_of: number | null,
 /**
- * The later submissions that name this lead in `repeat_of`.
+ * The submissions that name this lead in `repeat_of`.
  */
 repeat_count: number,
 /**
@@ -178,11 +179,12 @@ policy_version: string, status: Status,
  */
 reached_at: string | null, attempt_count: number,
 /**
- * The first lead of the same person, when this one is a repeat sent within the duplicate window.
+ * The first lead of the same person, when this one is a repeat sent within the duplicate window
+ * (or a held lead released beside it, ADR 0085).
  */
 repeat_of: number | null,
 /**
- * The later submissions that name this lead in `repeat_of`.
+ * The submissions that name this lead in `repeat_of`.
  */
 repeat_count: number,
 /**
