@@ -150,6 +150,40 @@ async fn one_operator_takes_a_lead_and_the_other_sees_who_and_cannot_take_it() {
     assert_eq!(unknown.status, StatusCode::BAD_REQUEST);
 }
 
+/// Only a lead of the call list is handed over, as only one is taken: a held lead is released
+/// first, and a repeat's calls go on the person's first lead, which is the one to hand over.
+#[tokio::test]
+async fn a_held_lead_or_a_repeat_is_not_handed_over() {
+    let app = common::test_app().await;
+    let (admin, ..) = team(&app).await;
+    // No Ukrainian line starts 00: held as an impossible number.
+    let held = submit(&app, person("+380001234567")).await;
+    let first = submit(&app, person("067 123 45 69")).await;
+    let repeat = submit(&app, person("067 123 45 69")).await;
+    assert_eq!(admin.lead(&app, repeat).await["repeat_of"], first);
+
+    let assign = |id: i64| {
+        let path = format!("/admin/api/leads/{id}/assign");
+        let admin = &admin;
+        let app = &app;
+        async move { admin.post(app, &path, json!({ "email": OLENA })).await }
+    };
+    let refused = assign(held).await;
+    assert_eq!(refused.status, StatusCode::CONFLICT, "{}", refused.text());
+    assert!(refused.json()["error"].as_str().unwrap().contains("на перевірці"), "{}", refused.text());
+    let refused = assign(repeat).await;
+    assert_eq!(refused.status, StatusCode::CONFLICT, "{}", refused.text());
+    assert!(
+        refused.json()["error"].as_str().unwrap().contains("передайте першу заявку"),
+        "{}",
+        refused.text()
+    );
+    for id in [held, repeat] {
+        assert_eq!(admin.lead(&app, id).await["claimed_by"], Value::Null, "nobody has it");
+    }
+    assert_eq!(assign(first).await.status, StatusCode::OK);
+}
+
 #[tokio::test]
 async fn an_admin_hands_a_lead_over_and_an_operator_gives_back_their_own() {
     let app = common::test_app().await;

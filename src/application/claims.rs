@@ -21,6 +21,9 @@ pub enum ClaimRefusal {
     NotTheirs,
     #[error("no such account")]
     NoSuchAccount,
+    /// A repeat: the person's first lead is the one handed over.
+    #[error("the lead is a repeat")]
+    Repeat,
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -63,7 +66,8 @@ pub async fn give_back(
 }
 
 /// Hands lead `id` to the account with this e-mail (with no end), or with `None` back to the pool.
-/// Returns the account's id.
+/// Returns the account's id. Only a lead of the call list: a held lead is released first, and a
+/// repeat's first lead is the one to hand over.
 pub async fn hand_to(
     services: Services<'_>,
     id: i64,
@@ -79,7 +83,12 @@ pub async fn hand_to(
     };
     let operator_id = account.as_ref().map(|account| account.id);
     if !store.hand_to(id, operator_id).await? {
-        return Err(ClaimRefusal::NoSuchLead);
+        let lead = store.lead(id).await?.ok_or(ClaimRefusal::NoSuchLead)?;
+        return Err(if lead.held.is_some() {
+            ClaimRefusal::NotTakeable(TakeRefusal::Held)
+        } else {
+            ClaimRefusal::Repeat
+        });
     }
     let detail = Some(account.map_or_else(|| "pool".to_owned(), |a| account_detail(&a.email, a.role)));
     store.audit(actor.did(Action::HandedOver, Some(id), detail)).await?;

@@ -82,6 +82,9 @@ fn refused(refusal: ClaimRefusal) -> AdminError {
         }
         ClaimRefusal::NotTheirs => AdminError::Conflict("Ця заявка не у вас."),
         ClaimRefusal::NoSuchAccount => AdminError::BadRequest("Такого облікового запису немає."),
+        ClaimRefusal::Repeat => {
+            AdminError::Conflict("Це повторна заявка: передайте першу заявку цієї людини.")
+        }
         ClaimRefusal::Store(e) => AdminError::Database(e),
     }
 }

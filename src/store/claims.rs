@@ -47,7 +47,7 @@ impl Store {
     }
 
     /// Hands the lead to the operator (an id) with no end, or to nobody; `false` if there is no
-    /// such lead.
+    /// such lead of the call list (none, a held one or a repeat).
     pub async fn hand_to(&self, id: i64, operator_id: Option<i64>) -> Result<bool, StoreError> {
         dispatch!(self, hand_to(id, operator_id))
     }

@@ -54,7 +54,8 @@ impl PostgresStore {
         let client = self.client().await?;
         let changed = client
             .execute(
-                "UPDATE \"CRN\" SET claimed_by = $2, claimed_until = NULL WHERE id = $1",
+                "UPDATE \"CRN\" SET claimed_by = $2, claimed_until = NULL \
+                 WHERE id = $1 AND held IS NULL AND repeat_of IS NULL",
                 &[&id, &operator_id],
             )
             .await

@@ -54,7 +54,8 @@ impl SqliteStore {
     pub async fn hand_to(&self, id: i64, operator_id: Option<i64>) -> Result<bool, StoreError> {
         self.write(move |conn| {
             let changed = conn.execute(
-                "UPDATE \"CRN\" SET claimed_by = ?2, claimed_until = NULL WHERE id = ?1",
+                "UPDATE \"CRN\" SET claimed_by = ?2, claimed_until = NULL \
+                 WHERE id = ?1 AND held IS NULL AND repeat_of IS NULL",
                 params![id, operator_id],
             )?;
             Ok(changed == 1)
