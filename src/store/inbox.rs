@@ -137,6 +137,13 @@ pub(super) fn promise_seconds() -> f64 {
     crate::inbox::PROMISE.as_secs_f64()
 }
 
+/// The outcome of the last call to the lead `lead` names (a table or its alias), as both engines
+/// read it: the last by id, the order the lead's own state follows (its calls are written one
+/// after the other under the lead, and a batch writes them in its order).
+pub(super) fn last_outcome_sql(lead: &str) -> String {
+    format!("(SELECT outcome FROM call_attempts WHERE lead_id = {lead}.id ORDER BY id DESC LIMIT 1)")
+}
+
 /// A status as both engines keep it. The tables only admit known names (a CHECK constraint);
 /// were one ever unknown, the lead stays on the call list rather than vanish from it.
 pub(super) fn status_of(name: &str) -> Status {

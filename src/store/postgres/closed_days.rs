@@ -1,6 +1,7 @@
 //! The inbox's list of closed days.
 
 use super::*;
+use crate::store::inbox::last_outcome_sql;
 
 impl PostgresStore {
     pub async fn closed_days(&self, from: String, limit: u32) -> Result<Vec<ClosedDay>, StoreError> {
@@ -51,10 +52,12 @@ impl PostgresStore {
         let client = self.client().await?;
         let moved = client
             .execute(
-                "UPDATE \"CRN\" AS lead SET next_call_at = to_timestamp($3) \
-                 WHERE next_call_at >= to_timestamp($1) AND next_call_at < to_timestamp($2) AND call_back \
-                 AND (SELECT outcome FROM call_attempts WHERE lead_id = lead.id \
-                      ORDER BY at DESC, id DESC LIMIT 1) = $4",
+                &format!(
+                    "UPDATE \"CRN\" AS lead SET next_call_at = to_timestamp($3) \
+                     WHERE next_call_at >= to_timestamp($1) AND next_call_at < to_timestamp($2) \
+                     AND call_back AND {} = $4",
+                    last_outcome_sql("lead")
+                ),
                 &[&seconds(from), &seconds(until), &seconds(to), &unanswered],
             )
             .await

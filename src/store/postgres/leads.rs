@@ -67,9 +67,7 @@ static INSERT_LEADS: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
        INSERT INTO outbox (lead_id, event, channel, created_at, next_attempt_at) \
        SELECT first.id, '{wrote_again}', channel.name, numbered.created_at, numbered.created_at \
        FROM numbered JOIN unnest($16::int8[], $17::text[]) AS channel(n, name) USING (n) \
-       JOIN \"CRN\" AS first ON first.id = numbered.repeat_of \
-       WHERE first.status IN ({open}) AND first.claimed_by IS NOT NULL \
-       AND (first.claimed_until IS NULL OR first.claimed_until > numbered.created_at) \
+       JOIN \"CRN\" AS first ON first.id = numbered.repeat_of WHERE {told} \
        ON CONFLICT (lead_id, event, channel) DO NOTHING) \
      SELECT id, ",
             text_time!("created_at"),
@@ -78,8 +76,19 @@ static INSERT_LEADS: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
         new = Event::New.name(),
         wrote_again = Event::WroteAgain.name(),
         open = open_statuses_sql(),
+        told = holder_is_told("first", "numbered.created_at"),
     )
 });
+
+/// Whether whoever holds the first lead `first` (an alias) at `at` is told the person wrote again:
+/// the lead is open and someone has it (handed to them, or taken and not run out), once per lead.
+fn holder_is_told(first: &str, at: &str) -> String {
+    format!(
+        "{first}.status IN ({open}) AND {first}.claimed_by IS NOT NULL \
+         AND ({first}.claimed_until IS NULL OR {first}.claimed_until > {at})",
+        open = open_statuses_sql()
+    )
+}
 
 /// Two instances taking the same phone at once: a lock on each phone, held until commit, makes the
 /// second see the first's row. Taken in one order (of the keys) so that two batches never wait
@@ -652,11 +661,9 @@ impl PostgresStore {
             tx.execute(
                 &format!(
                     "INSERT INTO outbox (lead_id, event, channel, created_at, next_attempt_at) \
-                     SELECT id, $4, unnest($2::text[]), to_timestamp($3), to_timestamp($3) FROM \"CRN\" \
-                     WHERE id = $1 AND status IN ({open}) AND claimed_by IS NOT NULL \
-                     AND (claimed_until IS NULL OR claimed_until > to_timestamp($3)) \
-                     ON CONFLICT (lead_id, event, channel) DO NOTHING",
-                    open = open_statuses_sql()
+                     SELECT id, $4, unnest($2::text[]), to_timestamp($3), to_timestamp($3) FROM \"CRN\" AS first \
+                     WHERE id = $1 AND {} ON CONFLICT (lead_id, event, channel) DO NOTHING",
+                    holder_is_told("first", "to_timestamp($3)")
                 ),
                 &[&first, &channels, &seconds(now), &Event::WroteAgain.name()],
             )

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::inbox::Outcome;
+use crate::store::inbox::last_outcome_sql;
 use crate::store::{PendingNotification, WaitingChange};
 
 impl PostgresStore {
@@ -68,10 +69,10 @@ impl PostgresStore {
                      SELECT id, $1, channel, to_timestamp($5), to_timestamp($5) FROM \"CRN\", unnest($2::text[]) AS channel \
                      WHERE repeat_of IS NULL AND held IS NULL AND status IN ({}) \
                      AND created_at >= to_timestamp($3) AND created_at < to_timestamp($4) \
-                     AND coalesce((SELECT outcome FROM call_attempts WHERE lead_id = \"CRN\".id \
-                       ORDER BY id DESC LIMIT 1), '') <> $6 \
+                     AND coalesce({last}, '') <> $6 \
                      ON CONFLICT (lead_id, event, channel) DO NOTHING",
-                    open_statuses_sql()
+                    open_statuses_sql(),
+                    last = last_outcome_sql("\"CRN\"")
                 ),
                 &[
                     &event.name(),

@@ -1,6 +1,7 @@
 //! The inbox's list of closed days.
 
 use super::*;
+use crate::store::inbox::last_outcome_sql;
 
 impl SqliteStore {
     pub async fn closed_days(&self, from: String, limit: u32) -> Result<Vec<ClosedDay>, StoreError> {
@@ -44,12 +45,11 @@ impl SqliteStore {
     ) -> Result<usize, StoreError> {
         let (from, until, to) = (text(from), text(until), text(to));
         self.write(move |conn| {
-            conn.prepare_cached(
+            conn.prepare_cached(&format!(
                 "UPDATE \"CRN\" INDEXED BY \"CRN_next_call_at\" SET next_call_at = ?3 \
-                 WHERE next_call_at >= ?1 AND next_call_at < ?2 AND call_back \
-                 AND (SELECT outcome FROM call_attempts WHERE lead_id = \"CRN\".id \
-                      ORDER BY at DESC, id DESC LIMIT 1) = ?4",
-            )?
+                 WHERE next_call_at >= ?1 AND next_call_at < ?2 AND call_back AND {} = ?4",
+                last_outcome_sql("\"CRN\"")
+            ))?
             .execute(params![from, until, to, unanswered])
         })
         .await

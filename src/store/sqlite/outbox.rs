@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::inbox::Outcome;
+use crate::store::inbox::last_outcome_sql;
 use crate::store::{PendingNotification, WaitingChange};
 
 /// Per channel: unsent rows, those that failed, the oldest's time, the newest failure's reason.
@@ -71,22 +72,15 @@ impl SqliteStore {
                 "INSERT INTO outbox (lead_id, event, channel, created_at, next_attempt_at) \
                  SELECT id, ?1, ?2, ?3, ?3 FROM \"CRN\" \
                  WHERE repeat_of IS NULL AND held IS NULL AND status IN ({}) AND created_at >= ?4 AND created_at < ?5 \
-                 AND coalesce((SELECT outcome FROM call_attempts WHERE lead_id = \"CRN\".id \
-                   ORDER BY id DESC LIMIT 1), '') <> ?6 \
+                 AND coalesce({last}, '') <> ?6 \
                  ON CONFLICT (lead_id, event, channel) DO NOTHING",
-                open_statuses_sql()
+                open_statuses_sql(),
+                last = last_outcome_sql("\"CRN\"")
             ))?;
+            let (from, to, asked_for_later) = (text(from), text(to), Outcome::CallBack.as_str());
             let mut queued = 0;
             for channel in channels.iter() {
-                let asked_for_later = Outcome::CallBack.as_str();
-                queued += stmt.execute(params![
-                    event.name(),
-                    channel.name(),
-                    now,
-                    text(from),
-                    text(to),
-                    asked_for_later
-                ])?;
+                queued += stmt.execute(params![event.name(), channel.name(), now, from, to, asked_for_later])?;
             }
             Ok(queued)
         })
