@@ -234,9 +234,13 @@ impl Outcome {
         }
     }
 
-    /// The call reached the person.
+    /// The call reached the person: they answered, whatever they said. A person who asked to be
+    /// called at another time answered too, so the 48 hours were kept (ADR 0087).
     pub fn reached(self) -> bool {
-        matches!(self, Outcome::Interested | Outcome::NotInterested | Outcome::NotEligible)
+        matches!(
+            self,
+            Outcome::Interested | Outcome::NotInterested | Outcome::NotEligible | Outcome::CallBack
+        )
     }
 
     /// The lead's status after this call, when `unanswered` calls (this one included) went
@@ -314,7 +318,8 @@ pub struct LeadView {
     pub claimed_by: Option<String>,
     /// ...and until when (`None`: handed to them, no end).
     pub claimed_until: Option<String>,
-    /// Open, and its 48 hours end during a closure or just after it (`Calendar::at_risk`).
+    /// Open, no call reached the person yet, and its 48 hours end during a closure or just after
+    /// it (`Calendar::at_risk`).
     pub at_risk: bool,
 }
 
@@ -325,7 +330,9 @@ impl LeadView {
         let (claimed_by, claimed_until) = live.map_or((None, None), |claim| (Some(claim.by), claim.until));
         let open = record.status.is_open();
         let created_at = record.created_at.parse::<Timestamp>().ok();
-        let at_risk = open && created_at.is_some_and(|at| calendar.at_risk(at, PROMISE));
+        // A lead some call reached kept its 48 hours, though it may stay open (ADR 0087).
+        let on_the_clock = open && record.reached_at.is_none();
+        let at_risk = on_the_clock && created_at.is_some_and(|at| calendar.at_risk(at, PROMISE));
         let deadline_at = deadline_of(&record.created_at);
         LeadView { record, open, deadline_at, claimed_by, claimed_until, at_risk }
     }
@@ -452,6 +459,8 @@ mod tests {
             assert_eq!(Status::from_name(status.name()), Some(status));
         }
         assert!(!Outcome::Unreachable.reached());
+        assert!(!Outcome::NoAnswer.reached());
+        assert!(Outcome::CallBack.reached());
     }
 
     #[test]
@@ -534,6 +543,6 @@ mod tests {
         assert_eq!(source_of(Some("facebook"), Some("www.google.com")), Some("facebook"));
         assert_eq!(source_of(None, Some("www.google.com")), Some("www.google.com"));
         assert_eq!(source_of::<&str>(None, None), None);
-        assert_eq!(reached_outcomes_sql(), "'interested', 'not_interested', 'not_eligible'");
+        assert_eq!(reached_outcomes_sql(), "'interested', 'not_interested', 'not_eligible', 'call_back'");
     }
 }

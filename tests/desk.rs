@@ -52,6 +52,13 @@ async fn due(app: &TestApp, operator: &SignedIn) -> Vec<i64> {
     leads.iter().map(|l| l["id"].as_i64().unwrap()).collect()
 }
 
+/// The ids of a list of the inbox, `filter` as the inbox asks for it.
+async fn listed(app: &TestApp, operator: &SignedIn, filter: &str) -> Vec<i64> {
+    let answer = operator.get(app, &format!("/admin/api/leads?filter={filter}")).await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
+    answer.json()["leads"].as_array().unwrap().iter().map(|l| l["id"].as_i64().unwrap()).collect()
+}
+
 async fn call(app: &TestApp, operator: &SignedIn, id: i64, body: Value) -> common::Answer {
     operator.post(app, &format!("/admin/api/leads/{id}/attempts"), body).await
 }
@@ -333,6 +340,48 @@ async fn a_lead_whose_deadline_falls_on_days_off_is_at_risk_as_soon_as_it_arrive
     let (app, operator) = desk(|_| {}).await;
     let id = submit(&app, "067 000 06 02").await;
     assert_eq!(lead(&app, &operator, id).await["at_risk"], false, "no days off: not at risk");
+}
+
+/// A person who answered and asked to be called on another day was reached: the 48 hours were
+/// kept, though the lead stays open for the time agreed. It is not overdue, not at risk, and it
+/// counts as reached in time in every figure (ADR 0087).
+#[tokio::test]
+async fn a_person_who_asked_for_a_later_call_was_reached_in_time() {
+    let closed = kyiv_date(Timestamp::now() + zayavka::inbox::PROMISE).to_string();
+    let (app, operator) =
+        desk(move |s| s.closed_days = zayavka::calendar::ClosedDays::parse(&closed).unwrap()).await;
+    let agreed = submit(&app, "067 000 07 01").await;
+    let nobody_answered = submit(&app, "067 000 07 02").await;
+    assert_eq!(lead(&app, &operator, agreed).await["at_risk"], true, "its 48 hours end on a day off");
+    app.clock.advance_hours(10);
+    let in_three_days = app.state.clock.now() + jiff::SignedDuration::from_hours(72);
+    let at = Timestamp::from_second(in_three_days.as_second()).unwrap().to_string();
+    let asked = call(&app, &operator, agreed, json!({ "outcome": "call_back", "call_back_at": at })).await;
+    assert_eq!(asked.status, StatusCode::CREATED, "{}", asked.text());
+    let answer = asked.json();
+    assert_eq!(answer["lead"]["reached_at"], answer["now"], "{answer}");
+    assert_eq!(answer["lead"]["open"], true);
+    assert_eq!(answer["lead"]["at_risk"], false);
+    call(&app, &operator, nobody_answered, json!({ "outcome": "no_answer" })).await;
+
+    // Fifty hours after both were sent, only the one nobody reached is overdue.
+    app.clock.advance_hours(40);
+    assert_eq!(listed(&app, &operator, "overdue").await, [nobody_answered]);
+    assert_eq!(listed(&app, &operator, "open").await, [nobody_answered, agreed]);
+    let stats = operator.get(&app, "/admin/api/stats").await.json();
+    assert_eq!((&stats["open"], &stats["overdue"]), (&json!(2), &json!(1)), "{stats}");
+    assert_eq!(stats["reached_in_time"], json!({ "reached": 1, "due": 2 }));
+    let promise = operator.get(&app, "/admin/api/stats/promise").await.json();
+    let overall = &promise["overall"];
+    assert_eq!((&overall["reached"], &overall["reached_in_time"]), (&json!(1), &json!(1)), "{promise}");
+    assert_eq!(overall["reach_median_minutes"], 600);
+
+    // The agreed time comes and nobody answers: still reached once, still not overdue.
+    come_due(&app, at.parse().unwrap());
+    assert!(due(&app, &operator).await.contains(&agreed));
+    let unanswered = call(&app, &operator, agreed, json!({ "outcome": "no_answer" })).await;
+    assert_eq!(unanswered.json()["lead"]["reached_at"], answer["now"]);
+    assert_eq!(listed(&app, &operator, "overdue").await, [nobody_answered]);
 }
 
 /// The desk with two channels that lead nowhere, and no background tasks: the test runs the

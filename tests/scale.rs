@@ -159,6 +159,13 @@ async fn the_counters_kept_through_every_write_are_what_the_rows_say() {
              ORDER BY created_at DESC LIMIT 1)",
         )
         .await;
+    // And leads reached first by a call that agreed a later time, not marked reached, as a binary
+    // before ADR 0087 left them: a rule that came to count an outcome as reaching the person.
+    let unmarked = "SELECT lead_id FROM call_attempts WHERE outcome = 'call_back'";
+    database.execute(&format!("UPDATE \"CRN\" SET reached_at = NULL WHERE id IN ({unmarked})")).await;
+    let store = Store::open(&database.settings_url()).await.unwrap();
+    assert_ne!(kept, figures(&store).await, "the fill agrees times with some people");
+    store.close().await;
     database.execute("DELETE FROM zayavka_meta WHERE key = 'counters_rules'").await;
     let store = Store::open(&database.settings_url()).await.unwrap();
     assert_eq!(kept, figures(&store).await);

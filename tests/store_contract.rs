@@ -88,7 +88,7 @@ impl Fixture {
                 name_pattern,
                 phone,
                 open_only: false,
-                created_before: None,
+                overdue_before: None,
                 before_id: found.last().copied(),
                 held: false,
                 holder: Holder::Anyone,
@@ -108,7 +108,7 @@ impl Fixture {
             name_pattern: None,
             phone: None,
             open_only: false,
-            created_before: None,
+            overdue_before: None,
             before_id: None,
             held: true,
             holder: Holder::Anyone,
@@ -564,7 +564,7 @@ async fn a_search_finds_leads_by_the_phones_end_or_start_or_part_of_the_name() {
         name_pattern: None,
         phone: None,
         open_only: false,
-        created_before: None,
+        overdue_before: None,
         before_id: Some(petro),
         held: false,
         holder: Holder::Anyone,
@@ -819,9 +819,9 @@ async fn the_outbox_leases_what_is_due_and_keeps_a_failure_for_later() {
     assert_eq!(reminders, vec![(id, Event::Reminder, Channel::Telegram)]);
 }
 
-/// The reminder and the overdue notice say nobody reached the person. A lead whose last call
-/// agreed a time with them gets neither: they were reached, and that time's own notice comes when
-/// it does. Once a later call goes unanswered, they are due again (ADR 0086).
+/// The reminder and the overdue notice say nobody reached the person. A person who asked to be
+/// called at another time answered: their lead gets neither, and that time's own notice comes when
+/// it does. A later call that goes unanswered does not undo it (ADR 0086, 0087).
 #[tokio::test]
 async fn a_person_who_asked_for_a_later_call_is_not_reported_unreached() {
     let f = fixture().await;
@@ -851,7 +851,13 @@ async fn a_person_who_asked_for_a_later_call_is_not_reported_unreached() {
     assert_eq!(told, [unanswered, uncalled]);
 
     f.call(asked, OLENA, Outcome::NoAnswer, plain(t)).await;
-    assert_eq!(remind(Event::Overdue).await.unwrap(), 1, "unanswered at the agreed time");
+    assert_eq!(
+        remind(Event::Reminder).await.unwrap(),
+        2,
+        "reached once, though unanswered at the agreed time"
+    );
+    let asked = f.store.lead(asked).await.unwrap().unwrap();
+    assert!(asked.status.is_open() && asked.reached_at.is_some(), "{asked:?}");
 }
 
 #[tokio::test]

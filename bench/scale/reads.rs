@@ -23,7 +23,7 @@ pub struct Timed {
 
 /// The list's page as the inbox asks for it (a page of 50, read as 51).
 fn list(filter: &str, operator_id: i64, now: Timestamp, q: &str, before_id: Option<i64>) -> LeadQuery {
-    let (open_only, created_before, held, holder) = match filter {
+    let (open_only, overdue_before, held, holder) = match filter {
         "open" => (true, None, false, Holder::Anyone),
         "overdue" => (true, Some(now - PROMISE), false, Holder::Anyone),
         "mine" => (true, None, false, Holder::Operator { id: operator_id, now }),
@@ -32,7 +32,7 @@ fn list(filter: &str, operator_id: i64, now: Timestamp, q: &str, before_id: Opti
         _ => (false, None, false, Holder::Anyone),
     };
     let (name_pattern, phone) = Search::parse(q).patterns();
-    LeadQuery { name_pattern, phone, open_only, created_before, before_id, held, holder, limit: 51 }
+    LeadQuery { name_pattern, phone, open_only, overdue_before, before_id, held, holder, limit: 51 }
 }
 
 /// The stats' window, as the handlers make it: the last `STATS_DAYS` days in Kyiv.

@@ -319,7 +319,7 @@ pub async fn fill(url: &DatabaseUrl, shape: &Shape) -> anyhow::Result<Filled> {
         name_pattern: None,
         phone: None,
         open_only: true,
-        created_before: None,
+        overdue_before: None,
         before_id: None,
         held: false,
         holder: zayavka::store::Holder::Nobody { now },

@@ -123,7 +123,7 @@ fn newest_first_terms(filter: Filter, reader: i64, now: Timestamp) -> Option<Ter
     })
 }
 
-/// `LeadQuery`'s `open_only`, `created_before`, `held` and `holder`.
+/// `LeadQuery`'s `open_only`, `overdue_before`, `held` and `holder`.
 type Terms = (bool, Option<Timestamp>, bool, Holder);
 
 /// A page of the newest-first list, the id to ask the next page before, and how the search read
@@ -131,7 +131,7 @@ type Terms = (bool, Option<Timestamp>, bool, Holder);
 async fn newest_first(
     services: Services<'_>,
     asked: &PageAsked<'_>,
-    (open_only, created_before, held, holder): Terms,
+    (open_only, overdue_before, held, holder): Terms,
     limit: u32,
 ) -> Result<(Vec<LeadRecord>, Option<i64>, &'static str), PageRefusal> {
     if asked.search.chars().count() > crate::lead::MAX_NAME_CHARS {
@@ -147,7 +147,7 @@ async fn newest_first(
         name_pattern,
         phone,
         open_only,
-        created_before,
+        overdue_before,
         before_id: asked.before_id,
         limit: limit + 1,
         held,

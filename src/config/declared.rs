@@ -253,8 +253,8 @@ settings! {
     }
     remind_after_hours: u32 {
         "ZAYAVKA_REMIND_AFTER_HOURS", "HOURS", default "40",
-        help "An open lead this many hours old gets a reminder on every channel; an overdue notice \
-              follows at 48 h; 0 = neither",
+        help "An open lead nobody has reached this many hours after it was sent gets a reminder on \
+              every channel; an overdue notice follows at 48 h; 0 = neither",
         parse Text::hours_before_deadline,
     }
     // Half the 48 hours: a lead left untried all day still leaves a day to call.

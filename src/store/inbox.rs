@@ -13,8 +13,9 @@ pub struct LeadQuery {
     pub phone: Option<crate::inbox::PhoneSearch>,
     /// Only open leads (`crate::inbox::OPEN_STATUSES`)...
     pub open_only: bool,
-    /// ...and of them only those sent before this time (overdue).
-    pub created_before: Option<jiff::Timestamp>,
+    /// ...and of them only those whose 48 hours ran out: sent before this time, no call reached
+    /// the person (overdue, ADR 0087).
+    pub overdue_before: Option<jiff::Timestamp>,
     /// Leads with a smaller id (the next page).
     pub before_id: Option<i64>,
     /// The held leads instead of the call list.
@@ -32,7 +33,7 @@ impl LeadQuery {
             name_pattern: Some(format!("%{part}%")),
             phone: None,
             open_only: false,
-            created_before: None,
+            overdue_before: None,
             before_id,
             held: false,
             holder: Holder::Anyone,
@@ -135,6 +136,17 @@ pub(super) fn first_whole_day(at: jiff::Timestamp) -> jiff::Timestamp {
 /// passed into SQL, never written there.
 pub(super) fn promise_seconds() -> f64 {
     crate::inbox::PROMISE.as_secs_f64()
+}
+
+/// Whether the 48 hours still run for the lead row `lead` names (a table, its alias or a trigger's
+/// row): a person's first lead of the call list, open, that no call has reached. Past its 48 hours
+/// such a lead is overdue; a lead some call reached is not, even when it stays open for a time the
+/// person asked for (ADR 0087).
+pub(super) fn on_the_clock_sql(lead: &str) -> String {
+    format!(
+        "({lead}.repeat_of IS NULL AND {lead}.held IS NULL AND {lead}.status IN ({open}) AND {lead}.reached_at IS NULL)",
+        open = crate::inbox::open_statuses_sql()
+    )
 }
 
 /// The outcome of the last call to the lead `lead` names (a table or its alias), as both engines

@@ -97,10 +97,10 @@ impl Store {
         dispatch!(self, claim_outbox(done, now, lease_until, limit, channels))
     }
 
-    /// Queues `event` on every channel for the open leads sent in `[from, to)` that have not had
-    /// it yet; returns how many notifications were queued. Not for a lead whose last call agreed a
-    /// time with the person (`Outcome::CallBack`): they were reached, and that time's own notice
-    /// comes when it does (ADR 0086).
+    /// Queues `event` on every channel for the leads sent in `[from, to)` whose 48 hours still run
+    /// (open, no call reached the person: `inbox::on_the_clock_sql`) and that have not had it yet;
+    /// returns how many notifications were queued. A person who asked for a later call was reached:
+    /// that time's own notice comes when it does (ADR 0086, 0087).
     pub async fn queue_reminders(
         &self,
         event: Event,

@@ -6,6 +6,7 @@
 
 use super::*;
 use crate::store::PROMISE_COLUMNS;
+use crate::store::inbox::on_the_clock_sql;
 
 /// Under this key the database keeps the rules its triggers were made with.
 const RULES_KEY: &str = "counters_rules";
@@ -100,6 +101,7 @@ impl Rules {
             (format!("date_trunc('hour', {r}.created_at AT TIME ZONE 'UTC')"), "hour"),
             (format!("{first}::int"), "leads"),
             (format!("({first} AND {r}.status IN ({open}))::int"), "open"),
+            (format!("{}::int", on_the_clock_sql(r)), "waiting"),
             (format!("({first} AND {r}.reached_at IS NOT NULL)::int"), "reached"),
             (
                 format!(
@@ -122,15 +124,15 @@ impl Rules {
     /// move. An hour written has its revision raised (`store::promise`).
     fn count_leads(&self, changes: &str) -> String {
         format!(
-            "INSERT INTO lead_hours AS c (hour, leads, open, reached, reached_in_time, held, revision)
-             SELECT hour, sum(sign * leads), sum(sign * open), sum(sign * reached), sum(sign * reached_in_time),
-                 sum(sign * held), 1
+            "INSERT INTO lead_hours AS c (hour, leads, open, waiting, reached, reached_in_time, held, revision)
+             SELECT hour, sum(sign * leads), sum(sign * open), sum(sign * waiting), sum(sign * reached),
+                 sum(sign * reached_in_time), sum(sign * held), 1
              FROM ({changes}) AS f GROUP BY hour
-             HAVING sum(sign * leads) <> 0 OR sum(sign * open) <> 0 OR sum(sign * reached) <> 0
-                 OR sum(sign * reached_in_time) <> 0 OR sum(sign * held) <> 0
+             HAVING sum(sign * leads) <> 0 OR sum(sign * open) <> 0 OR sum(sign * waiting) <> 0
+                 OR sum(sign * reached) <> 0 OR sum(sign * reached_in_time) <> 0 OR sum(sign * held) <> 0
              ORDER BY hour
              ON CONFLICT (hour) DO UPDATE SET leads = c.leads + excluded.leads, open = c.open + excluded.open,
-                 reached = c.reached + excluded.reached,
+                 waiting = c.waiting + excluded.waiting, reached = c.reached + excluded.reached,
                  reached_in_time = c.reached_in_time + excluded.reached_in_time, held = c.held + excluded.held,
                  revision = c.revision + 1;
              INSERT INTO source_hours AS c (hour, utm_source, referrer, leads, reached_in_time)
@@ -265,18 +267,24 @@ impl Rules {
 
     /// Fills the counters from the rows as they are, and writes only the calls and leads whose
     /// marks differ. An hour's row stays, its revision raised, so that a store that kept the
-    /// hour's leads (another process's) reads them again.
+    /// hour's leads (another process's) reads them again. A lead that a call reached under
+    /// today's rules but that was never marked reached (an outcome came to count as reaching the
+    /// person, ADR 0087) is marked first, at its first such call.
     fn refill(&self) -> String {
         let Rules { promise_seconds, reached, .. } = self;
         format!(
-            "UPDATE lead_hours SET leads = 0, open = 0, reached = 0, reached_in_time = 0, held = 0,
+            "UPDATE \"CRN\" AS l SET reached_at = r.at
+                 FROM (SELECT lead_id, min(at) AS at FROM call_attempts WHERE outcome IN ({reached})
+                       GROUP BY lead_id) AS r
+                 WHERE l.id = r.lead_id AND l.reached_at IS NULL;
+             UPDATE lead_hours SET leads = 0, open = 0, waiting = 0, reached = 0, reached_in_time = 0, held = 0,
                  revision = revision + 1;
              TRUNCATE source_hours, operator_hours, source_days, operator_days;
-             INSERT INTO lead_hours (hour, leads, open, reached, reached_in_time, held)
-             SELECT hour, sum(leads), sum(open), sum(reached), sum(reached_in_time), sum(held)
+             INSERT INTO lead_hours (hour, leads, open, waiting, reached, reached_in_time, held)
+             SELECT hour, sum(leads), sum(open), sum(waiting), sum(reached), sum(reached_in_time), sum(held)
              FROM (SELECT {figures} FROM \"CRN\") AS f GROUP BY hour
              ON CONFLICT (hour) DO UPDATE SET leads = excluded.leads, open = excluded.open,
-                 reached = excluded.reached, reached_in_time = excluded.reached_in_time, held = excluded.held;
+                 waiting = excluded.waiting, reached = excluded.reached, reached_in_time = excluded.reached_in_time, held = excluded.held;
              INSERT INTO source_hours (hour, utm_source, referrer, leads, reached_in_time)
              SELECT hour, utm_source, referrer, count(*), sum(reached_in_time)
              FROM (SELECT {figures} FROM \"CRN\") AS f WHERE leads = 1 GROUP BY hour, utm_source, referrer;
@@ -319,7 +327,7 @@ impl PostgresStore {
                 &format!(
                     "SELECT h.held::bigint, h.open::bigint, \
                      (h.overdue + (SELECT count(*) FROM \"CRN\" WHERE created_at >= b.boundary AT TIME ZONE 'UTC' \
-                       AND created_at < b.before AND {first} AND status IN ({open})))::bigint, \
+                       AND created_at < b.before AND {waiting}))::bigint, \
                      (h.due + (SELECT count(*) FROM \"CRN\" \
                        WHERE created_at >= greatest(b.boundary, b.start) AT TIME ZONE 'UTC' \
                        AND created_at < (b.boundary + make_interval(hours => 1)) AT TIME ZONE 'UTC' AND {first} \
@@ -327,12 +335,12 @@ impl PostgresStore {
                      h.reached_in_time::bigint \
                      FROM (SELECT {boundary} AS boundary, to_timestamp($1) AS before, {start} AS start) AS b, \
                      LATERAL (SELECT coalesce(sum(held), 0) AS held, coalesce(sum(open), 0) AS open, \
-                       coalesce(sum(open) FILTER (WHERE hour < b.boundary), 0) AS overdue, \
+                       coalesce(sum(waiting) FILTER (WHERE hour < b.boundary), 0) AS overdue, \
                        coalesce(sum(CASE WHEN hour < b.start THEN 0 WHEN hour < b.boundary THEN leads \
                          WHEN hour > b.boundary THEN reached END), 0) AS due, \
                        coalesce(sum(reached_in_time) FILTER (WHERE hour >= b.start), 0) AS reached_in_time \
                        FROM lead_hours) AS h",
-                    open = open_statuses_sql(),
+                    waiting = on_the_clock_sql("\"CRN\""),
                     boundary = hour_of!("to_timestamp($1)"),
                     start = hour_of!("to_timestamp($2)"),
                 ),

@@ -345,7 +345,7 @@ async fn leads_of(
 
 /// Overdue: the leads to call by time of sending, from the cut-off down.
 fn by_sending(query: &LeadQuery) -> bool {
-    query.created_before.is_some() && query.open_only && !query.held
+    query.overdue_before.is_some() && query.open_only && !query.held
 }
 
 /// The list's query for this shape of `query`, with only the conditions it asks for written out,
@@ -377,8 +377,9 @@ fn list_sql(query: &LeadQuery, among: Option<Vec<i64>>) -> (String, Vec<Box<dyn 
     if query.open_only && !by_sending {
         conditions.push(format!("status IN ({})", open_statuses_sql()));
     }
-    if let Some(before) = query.created_before {
+    if let Some(before) = query.overdue_before {
         conditions.push(format!("created_at < to_timestamp({}::float8)", bind(Box::new(seconds(before)))));
+        conditions.push("reached_at IS NULL".into());
     }
     match query.holder {
         Holder::Anyone => {}

@@ -65,6 +65,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/postgres/0027_pairs_of_words.sql"),
     include_str!("../../../migrations/postgres/0028_leads_by_name_piece.sql"),
     include_str!("../../../migrations/postgres/0029_calls_by_request_key.sql"),
+    include_str!("../../../migrations/postgres/0030_leads_waiting_by_hour.sql"),
 ];
 
 /// Inserts that may wait for a batch writer before callers wait to enqueue.

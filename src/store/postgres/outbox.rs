@@ -1,8 +1,7 @@
 //! The notification outbox: claiming due rows, marking them sent or for a retry, reminders.
 
 use super::*;
-use crate::inbox::Outcome;
-use crate::store::inbox::last_outcome_sql;
+use crate::store::inbox::on_the_clock_sql;
 use crate::store::{PendingNotification, WaitingChange};
 
 impl PostgresStore {
@@ -67,21 +66,11 @@ impl PostgresStore {
                 &format!(
                     "INSERT INTO outbox (lead_id, event, channel, created_at, next_attempt_at) \
                      SELECT id, $1, channel, to_timestamp($5), to_timestamp($5) FROM \"CRN\", unnest($2::text[]) AS channel \
-                     WHERE repeat_of IS NULL AND held IS NULL AND status IN ({}) \
-                     AND created_at >= to_timestamp($3) AND created_at < to_timestamp($4) \
-                     AND coalesce({last}, '') <> $6 \
+                     WHERE {} AND created_at >= to_timestamp($3) AND created_at < to_timestamp($4) \
                      ON CONFLICT (lead_id, event, channel) DO NOTHING",
-                    open_statuses_sql(),
-                    last = last_outcome_sql("\"CRN\"")
+                    on_the_clock_sql("\"CRN\"")
                 ),
-                &[
-                    &event.name(),
-                    &channels,
-                    &seconds(from),
-                    &seconds(to),
-                    &seconds(now),
-                    &Outcome::CallBack.as_str(),
-                ],
+                &[&event.name(), &channels, &seconds(from), &seconds(to), &seconds(now)],
             )
             .await
             .map_err(unavailable)?;

@@ -6,6 +6,7 @@
 
 use super::*;
 use crate::store::PROMISE_COLUMNS;
+use crate::store::inbox::on_the_clock_sql;
 
 /// Under this key the database keeps the rules its triggers were made with.
 const RULES_KEY: &str = "counters_rules";
@@ -76,13 +77,14 @@ impl Rules {
     }
 
     /// What the lead row `r` (`NEW`, `OLD` or a table) adds to the counters, and the names.
-    fn figure_list(&self, r: &str) -> [(String, &'static str); 8] {
+    fn figure_list(&self, r: &str) -> [(String, &'static str); 9] {
         let Rules { promise_seconds, open, .. } = self;
         let first = format!("({r}.repeat_of IS NULL AND {r}.held IS NULL)");
         [
             (format!("substr({r}.created_at, 1, 13)"), "hour"),
             (first.clone(), "leads"),
             (format!("({first} AND {r}.status IN ({open}))"), "open"),
+            (on_the_clock_sql(r), "waiting"),
             (format!("({first} AND {r}.reached_at IS NOT NULL)"), "reached"),
             (
                 format!(
@@ -106,14 +108,15 @@ impl Rules {
     /// hour's revision (`store::promise`). The figures are written out in each statement: read
     /// from a subquery, SQLite ran it as a result of its own for every row (ADR 0054).
     fn count_lead(&self, r: &str, sign: &str) -> String {
-        let [hour, leads, open, reached, reached_in_time, held, utm_source, referrer] =
+        let [hour, leads, open, waiting, reached, reached_in_time, held, utm_source, referrer] =
             self.figure_list(r).map(|(figure, _)| figure);
         format!(
-            "INSERT INTO lead_hours (hour, leads, open, reached, reached_in_time, held, revision) \
-             SELECT {hour}, {sign}{leads}, {sign}{open}, {sign}{reached}, {sign}{reached_in_time}, {sign}{held}, 1 \
+            "INSERT INTO lead_hours (hour, leads, open, waiting, reached, reached_in_time, held, revision) \
+             SELECT {hour}, {sign}{leads}, {sign}{open}, {sign}{waiting}, {sign}{reached}, {sign}{reached_in_time}, \
+             {sign}{held}, 1 \
              WHERE true \
              ON CONFLICT (hour) DO UPDATE SET leads = leads + excluded.leads, open = open + excluded.open, \
-             reached = reached + excluded.reached, reached_in_time = reached_in_time + excluded.reached_in_time, \
+             waiting = waiting + excluded.waiting, reached = reached + excluded.reached, reached_in_time = reached_in_time + excluded.reached_in_time, \
              held = held + excluded.held, revision = revision + 1;
              INSERT INTO source_hours (hour, utm_source, referrer, leads, reached_in_time) \
              SELECT {hour}, {utm_source}, {referrer}, {sign}1, {sign}{reached_in_time} WHERE {leads} \
@@ -184,18 +187,24 @@ impl Rules {
 
     /// Fills the counters from the rows as they are, and writes only the calls and leads whose
     /// marks differ. An hour's row stays, its revision raised, so that a store that kept the
-    /// hour's leads (another process's) reads them again.
+    /// hour's leads (another process's) reads them again. A lead that a call reached under
+    /// today's rules but that was never marked reached (an outcome came to count as reaching the
+    /// person, ADR 0087) is marked first, at its first such call.
     fn refill(&self) -> String {
         let Rules { promise_seconds, reached, .. } = self;
         format!(
-            "UPDATE lead_hours SET leads = 0, open = 0, reached = 0, reached_in_time = 0, held = 0,
+            "UPDATE \"CRN\" SET reached_at = (SELECT min(at) FROM call_attempts
+                     WHERE lead_id = \"CRN\".id AND outcome IN ({reached}))
+                 WHERE reached_at IS NULL
+                   AND id IN (SELECT lead_id FROM call_attempts WHERE outcome IN ({reached}));
+             UPDATE lead_hours SET leads = 0, open = 0, waiting = 0, reached = 0, reached_in_time = 0, held = 0,
                  revision = revision + 1;
              DELETE FROM source_hours; DELETE FROM operator_hours;
-             INSERT INTO lead_hours (hour, leads, open, reached, reached_in_time, held)
-             SELECT hour, sum(leads), sum(open), sum(reached), sum(reached_in_time), sum(held)
+             INSERT INTO lead_hours (hour, leads, open, waiting, reached, reached_in_time, held)
+             SELECT hour, sum(leads), sum(open), sum(waiting), sum(reached), sum(reached_in_time), sum(held)
              FROM (SELECT {figures} FROM \"CRN\") WHERE true GROUP BY hour
              ON CONFLICT (hour) DO UPDATE SET leads = excluded.leads, open = excluded.open,
-                 reached = excluded.reached, reached_in_time = excluded.reached_in_time, held = excluded.held;
+                 waiting = excluded.waiting, reached = excluded.reached, reached_in_time = excluded.reached_in_time, held = excluded.held;
              INSERT INTO source_hours (hour, utm_source, referrer, leads, reached_in_time)
              SELECT hour, utm_source, referrer, count(*), sum(reached_in_time)
              FROM (SELECT {figures} FROM \"CRN\") WHERE leads GROUP BY hour, utm_source, referrer;
@@ -250,18 +259,18 @@ impl SqliteStore {
                 .prepare_cached(&format!(
                     "SELECT h.held, h.open, \
                      h.overdue + (SELECT count(*) FROM \"CRN\" WHERE created_at >= :boundary \
-                       AND created_at < :before AND {first} AND status IN ({open})), \
+                       AND created_at < :before AND {waiting}), \
                      h.due + (SELECT count(*) FROM \"CRN\" WHERE created_at >= max(:boundary, :start) \
                        AND created_at < :after_boundary AND {first} \
                        AND (created_at < :before OR reached_at IS NOT NULL)), \
                      h.reached_in_time \
                      FROM (SELECT coalesce(sum(held), 0) AS held, coalesce(sum(open), 0) AS open, \
-                       coalesce(sum(CASE WHEN hour < :boundary THEN open END), 0) AS overdue, \
+                       coalesce(sum(CASE WHEN hour < :boundary THEN waiting END), 0) AS overdue, \
                        coalesce(sum(CASE WHEN hour < :start THEN 0 WHEN hour < :boundary THEN leads \
                          WHEN hour > :boundary THEN reached END), 0) AS due, \
                        coalesce(sum(CASE WHEN hour >= :start THEN reached_in_time END), 0) AS reached_in_time \
                        FROM lead_hours) AS h",
-                    open = open_statuses_sql()
+                    waiting = on_the_clock_sql("\"CRN\"")
                 ))?
                 .query_row(
                     rusqlite::named_params! {

@@ -228,8 +228,9 @@ fn list_sql(query: &LeadQuery, names_part: Option<(i64, String)>, limit: u32) ->
     if query.open_only {
         conditions.push(format!("\"CRN\".status IN ({})", open_statuses_sql()));
     }
-    if let Some(before) = query.created_before {
+    if let Some(before) = query.overdue_before {
         conditions.push(format!("\"CRN\".created_at < {}", bind(Value::Text(text(before)))));
+        conditions.push("\"CRN\".reached_at IS NULL".into());
     }
     match query.holder {
         Holder::Anyone => {}
@@ -249,7 +250,7 @@ fn list_sql(query: &LeadQuery, names_part: Option<(i64, String)>, limit: u32) ->
             bind(Value::Text(pattern.clone()))
         ));
     }
-    let by_sending = query.created_before.is_some()
+    let by_sending = query.overdue_before.is_some()
         && query.open_only
         && !query.held
         && query.phone.is_none()

@@ -76,6 +76,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/sqlite/0030_words_of_names.sql"),
     include_str!("../../../migrations/sqlite/0031_pairs_of_words.sql"),
     include_str!("../../../migrations/sqlite/0032_calls_by_request_key.sql"),
+    include_str!("../../../migrations/sqlite/0033_leads_waiting_by_hour.sql"),
 ];
 
 const RECORD_COLUMNS: &str = "id, created_at, name, phone, phone_e164, confirmation, comment, policy_version, \

@@ -1,8 +1,7 @@
 //! The notification outbox: claiming due rows, marking them sent or for a retry, reminders.
 
 use super::*;
-use crate::inbox::Outcome;
-use crate::store::inbox::last_outcome_sql;
+use crate::store::inbox::on_the_clock_sql;
 use crate::store::{PendingNotification, WaitingChange};
 
 /// Per channel: unsent rows, those that failed, the oldest's time, the newest failure's reason.
@@ -71,16 +70,14 @@ impl SqliteStore {
             let mut stmt = conn.prepare_cached(&format!(
                 "INSERT INTO outbox (lead_id, event, channel, created_at, next_attempt_at) \
                  SELECT id, ?1, ?2, ?3, ?3 FROM \"CRN\" \
-                 WHERE repeat_of IS NULL AND held IS NULL AND status IN ({}) AND created_at >= ?4 AND created_at < ?5 \
-                 AND coalesce({last}, '') <> ?6 \
+                 WHERE {} AND created_at >= ?4 AND created_at < ?5 \
                  ON CONFLICT (lead_id, event, channel) DO NOTHING",
-                open_statuses_sql(),
-                last = last_outcome_sql("\"CRN\"")
+                on_the_clock_sql("\"CRN\"")
             ))?;
-            let (from, to, asked_for_later) = (text(from), text(to), Outcome::CallBack.as_str());
+            let (from, to) = (text(from), text(to));
             let mut queued = 0;
             for channel in channels.iter() {
-                queued += stmt.execute(params![event.name(), channel.name(), now, from, to, asked_for_later])?;
+                queued += stmt.execute(params![event.name(), channel.name(), now, from, to])?;
             }
             Ok(queued)
         })

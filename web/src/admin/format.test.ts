@@ -131,6 +131,14 @@ describe('timeLeft', () => {
     expect(isOverdue({ ...open, repeat_of: 41 }, late)).toBe(false);
     expect(timeLeft({ ...open, held: null, repeat_of: null }, late)).toBe('Прострочено на 3 дн 4 год');
   });
+
+  it('is nothing once a call reached the person, though the lead stays open for the time they asked for', () => {
+    const late = at('2026-11-25T13:15:00Z');
+    const askedForLater = { ...open, reached_at: '2026-11-21T10:00:00.000000Z' };
+    expect(timeLeft(askedForLater, late)).toBeNull();
+    expect(isOverdue(askedForLater, late)).toBe(false);
+    expect(isOverdue({ ...open, reached_at: null }, late)).toBe(true);
+  });
 });
 
 describe('isOverdue', () => {

@@ -237,15 +237,19 @@ export function formatSpan(ms: number): string {
   return hours === 0 ? `${minutes} хв` : `${hours} год ${minutes} хв`;
 }
 
-type Clocked = Pick<LeadView, 'open' | 'deadline_at'> & Partial<Pick<LeadView, 'held' | 'repeat_of'>>;
+type Clocked = Pick<LeadView, 'open' | 'deadline_at'> & Partial<Pick<LeadView, 'held' | 'repeat_of' | 'reached_at'>>;
 
 /**
- * Whether the 48 hours run for a lead: an open one in the call list. A held lead is outside them
- * until it is released, and a repeat is answered by its person's first lead. (The server sends an
- * empty deadline for a sending time it cannot read.)
+ * Whether the 48 hours run for a lead: an open one in the call list that no call has reached. A
+ * held lead is outside them until it is released, and a repeat is answered by its person's first
+ * lead. A person who answered and asked for a later call was reached: the promise was kept, and
+ * the lead waits for the time agreed. (The server sends an empty deadline for a sending time it
+ * cannot read.)
  */
 export function onTheClock(lead: Clocked): boolean {
-  return lead.open && lead.deadline_at !== '' && lead.held == null && lead.repeat_of == null;
+  return (
+    lead.open && lead.deadline_at !== '' && lead.held == null && lead.repeat_of == null && lead.reached_at == null
+  );
 }
 
 /** A lead on the clock whose deadline has passed at `now` (ms since the epoch, the server's clock). */

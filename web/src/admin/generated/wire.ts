@@ -110,7 +110,8 @@ claimed_by: string | null,
  */
 claimed_until: string | null,
 /**
- * Open, and its 48 hours end during a closure or just after it (`Calendar::at_risk`).
+ * Open, no call reached the person yet, and its 48 hours end during a closure or just after
+ * it (`Calendar::at_risk`).
  */
 at_risk: boolean, id: number,
 /**
