@@ -159,10 +159,18 @@ async fn the_counters_kept_through_every_write_are_what_the_rows_say() {
              ORDER BY created_at DESC LIMIT 1)",
         )
         .await;
-    // And leads reached first by a call that agreed a later time, not marked reached, as a binary
-    // before ADR 0087 left them: a rule that came to count an outcome as reaching the person.
-    let unmarked = "SELECT lead_id FROM call_attempts WHERE outcome = 'call_back'";
-    database.execute(&format!("UPDATE \"CRN\" SET reached_at = NULL WHERE id IN ({unmarked})")).await;
+    // And leads whose person asked for a later call, marked reached at their last call or not at
+    // all, as a binary before ADR 0087 left them: a rule came to count an outcome as reaching.
+    let asked = "SELECT lead_id FROM call_attempts WHERE outcome = 'call_back'";
+    let last_call = "SELECT max(at) FROM call_attempts WHERE lead_id = \"CRN\".id";
+    database
+        .execute(&format!("UPDATE \"CRN\" SET reached_at = NULL WHERE id % 2 = 0 AND id IN ({asked})"))
+        .await;
+    database
+        .execute(&format!(
+            "UPDATE \"CRN\" SET reached_at = ({last_call}) WHERE id % 2 = 1 AND id IN ({asked})"
+        ))
+        .await;
     let store = Store::open(&database.settings_url()).await.unwrap();
     assert_ne!(kept, figures(&store).await, "the fill agrees times with some people");
     store.close().await;

@@ -118,7 +118,7 @@ pub struct Counts {
 /// The moments `Store::counts` measures against.
 #[derive(Debug, Clone, Copy)]
 pub struct CountsAt {
-    /// Open leads sent before this are overdue (now − 48 h).
+    /// Open leads nobody reached sent before this are overdue (now − 48 h; `on_the_clock_sql`).
     pub overdue_before: jiff::Timestamp,
     /// Start of the window of the "reached in time" share and the hourly counts.
     pub window_start: jiff::Timestamp,

@@ -187,16 +187,17 @@ impl Rules {
 
     /// Fills the counters from the rows as they are, and writes only the calls and leads whose
     /// marks differ. An hour's row stays, its revision raised, so that a store that kept the
-    /// hour's leads (another process's) reads them again. A lead that a call reached under
-    /// today's rules but that was never marked reached (an outcome came to count as reaching the
-    /// person, ADR 0087) is marked first, at its first such call.
+    /// hour's leads (another process's) reads them again. A lead is first marked reached at its
+    /// first call (by id, the order its state follows) that reaches the person under today's
+    /// rules, where it was marked later or not at all (an outcome came to count as reaching the
+    /// person, ADR 0087).
     fn refill(&self) -> String {
         let Rules { promise_seconds, reached, .. } = self;
         format!(
-            "UPDATE \"CRN\" SET reached_at = (SELECT min(at) FROM call_attempts
-                     WHERE lead_id = \"CRN\".id AND outcome IN ({reached}))
-                 WHERE reached_at IS NULL
-                   AND id IN (SELECT lead_id FROM call_attempts WHERE outcome IN ({reached}));
+            "UPDATE \"CRN\" SET reached_at = r.at
+                 FROM (SELECT a.lead_id, a.at FROM call_attempts AS a JOIN (SELECT min(id) AS id
+                       FROM call_attempts WHERE outcome IN ({reached}) GROUP BY lead_id) AS f ON f.id = a.id) AS r
+                 WHERE \"CRN\".id = r.lead_id AND (\"CRN\".reached_at IS NULL OR \"CRN\".reached_at > r.at);
              UPDATE lead_hours SET leads = 0, open = 0, waiting = 0, reached = 0, reached_in_time = 0, held = 0,
                  revision = revision + 1;
              DELETE FROM source_hours; DELETE FROM operator_hours;
