@@ -840,6 +840,19 @@ async fn the_reminder_comes_when_the_setting_says_and_0_turns_both_notices_off()
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_reminder_held_up_by_an_outage_is_dropped_once_the_lead_is_closed() {
+    a_reminder_held_up_by_an_outage_is_dropped_once("status = 'interested'").await;
+}
+
+/// A person who answered and asked for a later call was reached (ADR 0087): the lead stays open,
+/// and the reminder that waited says nobody reached them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reminder_held_up_by_an_outage_is_dropped_once_the_person_asked_for_a_later_call() {
+    a_reminder_held_up_by_an_outage_is_dropped_once("reached_at = created_at").await;
+}
+
+/// A reminder refused by the receiver, then the lead changed by hand (`change`, an `UPDATE`'s
+/// `SET`) as a call would have changed it: the reminder's retry drops it.
+async fn a_reminder_held_up_by_an_outage_is_dropped_once(change: &str) {
     let receiver = HttpReceiver::start(Reply::status(500)).await;
     let app = scanning_app(&receiver, |_| {}).await;
     let id = submit_to(&app, "Майже", &phone(94)).await;
@@ -853,13 +866,13 @@ async fn a_reminder_held_up_by_an_outage_is_dropped_once_the_lead_is_closed() {
     })
     .await;
     // Meanwhile an operator reaches the person; then the receiver is back.
-    app.database.execute(&format!("UPDATE \"CRN\" SET status = 'interested' WHERE id = {id}")).await;
+    app.database.execute(&format!("UPDATE \"CRN\" SET {change} WHERE id = {id}")).await;
     receiver.set_default(Reply::status(200));
     pass_seconds_until(&app, "new-lead notification", async || {
         receiver.requests().iter().any(|r| event(r) == "lead.new" && r.status == 200)
     })
     .await;
-    // The reminder's retry finds the lead closed and drops it.
+    // The reminder's retry finds the person reached and drops it.
     pass_seconds_until(&app, "empty queue", async || {
         let rows = outbox(&app.database).await;
         rows.iter().all(|r| r.sent && !r.locked)

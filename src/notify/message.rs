@@ -84,8 +84,8 @@ impl Message {
         let deadline_at = crate::inbox::deadline_of(&lead.created_at);
         let deadline = kyiv_time(&deadline_at);
         let title = match event {
-            // A lead already called is not "without a call": nobody answered yet. (A lead whose
-            // last call agreed a time with the person gets neither notice: ADR 0086.)
+            // A lead already called is not "without a call": nobody answered yet. (A lead some
+            // call reached, a time agreed included, gets neither notice: ADR 0087.)
             Event::Reminder if lead.attempt_count > 0 => {
                 format!("Нагадування: заявка №{}, людину ще не застали", lead.id)
             }

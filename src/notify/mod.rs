@@ -318,9 +318,11 @@ impl Notifier {
     async fn send_one(&self, job: OutboxJob, lead: Option<LeadRecord>) -> Option<Delivery> {
         let channel = job.channel;
         let lead = lead?;
-        if job.event != Event::New && !lead.status.is_open() {
+        let says_unreached = matches!(job.event, Event::Reminder | Event::Overdue);
+        if job.event != Event::New && !lead.status.is_open() || says_unreached && lead.reached_at.is_some() {
             // A reminder or overdue notice that waited (a channel was down) while an operator
-            // reached the person: nothing to remind of any more.
+            // reached the person, a time agreed with them included (ADR 0087): nothing to remind
+            // of any more.
             return Some(Delivery::Sent(job.id));
         }
         // A minute's leeway: the instance whose scan queued the notice may run a little ahead.
