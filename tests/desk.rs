@@ -375,6 +375,12 @@ async fn a_person_who_asked_for_a_later_call_was_reached_in_time() {
     let overall = &promise["overall"];
     assert_eq!((&overall["reached"], &overall["reached_in_time"]), (&json!(1), &json!(1)), "{promise}");
     assert_eq!(overall["reach_median_minutes"], 600);
+    let breakdown = operator.get(&app, "/admin/api/stats/breakdown").await.json();
+    assert_eq!(
+        breakdown["operators"],
+        json!([{ "email": OPERATOR, "calls": 2, "reached": 1 }]),
+        "{breakdown}"
+    );
 
     // The agreed time comes and nobody answers: still reached once, still not overdue.
     come_due(&app, at.parse().unwrap());
@@ -382,6 +388,7 @@ async fn a_person_who_asked_for_a_later_call_was_reached_in_time() {
     let unanswered = call(&app, &operator, agreed, json!({ "outcome": "no_answer" })).await;
     assert_eq!(unanswered.json()["lead"]["reached_at"], answer["now"]);
     assert_eq!(listed(&app, &operator, "overdue").await, [nobody_answered]);
+    assert_eq!(operator.get(&app, "/admin/api/stats").await.json()["overdue"], 1);
 }
 
 /// The desk with two channels that lead nowhere, and no background tasks: the test runs the
