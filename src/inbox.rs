@@ -168,6 +168,12 @@ pub enum TakeRefusal {
 }
 
 impl LeadRecord {
+    /// Whether the 48 hours still run for the lead: a person's first lead of the call list, open,
+    /// that no call has reached (ADR 0087; `store::inbox::on_the_clock_sql` says it in SQL).
+    pub fn on_the_clock(&self) -> bool {
+        self.status.is_open() && self.reached_at.is_none() && self.repeat_of.is_none() && self.held.is_none()
+    }
+
     /// Who has the lead at `now`.
     pub fn claim_at(&self, now: Timestamp) -> Option<&Claim> {
         self.claim.as_ref().filter(|claim| claim.live_at(now))
@@ -318,8 +324,8 @@ pub struct LeadView {
     pub claimed_by: Option<String>,
     /// ...and until when (`None`: handed to them, no end).
     pub claimed_until: Option<String>,
-    /// Open, no call reached the person yet, and its 48 hours end during a closure or just after
-    /// it (`Calendar::at_risk`).
+    /// On the 48-hour clock (`LeadRecord::on_the_clock`), and its 48 hours end during a closure or
+    /// just after it (`Calendar::at_risk`).
     pub at_risk: bool,
 }
 
@@ -330,9 +336,7 @@ impl LeadView {
         let (claimed_by, claimed_until) = live.map_or((None, None), |claim| (Some(claim.by), claim.until));
         let open = record.status.is_open();
         let created_at = record.created_at.parse::<Timestamp>().ok();
-        // A lead some call reached kept its 48 hours, though it may stay open (ADR 0087).
-        let on_the_clock = open && record.reached_at.is_none();
-        let at_risk = on_the_clock && created_at.is_some_and(|at| calendar.at_risk(at, PROMISE));
+        let at_risk = record.on_the_clock() && created_at.is_some_and(|at| calendar.at_risk(at, PROMISE));
         let deadline_at = deadline_of(&record.created_at);
         LeadView { record, open, deadline_at, claimed_by, claimed_until, at_risk }
     }

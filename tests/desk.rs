@@ -327,8 +327,8 @@ async fn a_lead_whose_deadline_falls_on_days_off_is_at_risk_as_soon_as_it_arrive
     let now = Timestamp::now();
     let closed =
         format!("{}, {}", kyiv_date(now).tomorrow().unwrap(), kyiv_date(now + zayavka::inbox::PROMISE));
-    let (app, operator) =
-        desk(move |s| s.closed_days = zayavka::calendar::ClosedDays::parse(&closed).unwrap()).await;
+    let closed_days = zayavka::calendar::ClosedDays::parse(&closed).unwrap();
+    let (app, operator) = desk(move |s| s.closed_days = closed_days).await;
     let id = submit(&app, "067 000 06 01").await;
     assert_eq!(lead(&app, &operator, id).await["at_risk"], true);
     let listed = operator.get(&app, "/admin/api/leads?filter=due").await.json();
@@ -336,6 +336,17 @@ async fn a_lead_whose_deadline_falls_on_days_off_is_at_risk_as_soon_as_it_arrive
     // Reached, it is no longer at risk.
     call(&app, &operator, id, json!({ "outcome": "interested" })).await;
     assert_eq!(lead(&app, &operator, id).await["at_risk"], false);
+
+    // Held for review, a lead is outside the 48 hours until it is released.
+    let (app, operator) = desk(move |s| {
+        s.closed_days = zayavka::calendar::ClosedDays::parse(&closed).unwrap();
+        s.hold_without_proof = true;
+    })
+    .await;
+    let held = submit(&app, "067 000 06 03").await;
+    assert_eq!(lead(&app, &operator, held).await["at_risk"], false, "held");
+    operator.post(&app, &format!("/admin/api/leads/{held}/release"), json!({})).await;
+    assert_eq!(lead(&app, &operator, held).await["at_risk"], true, "released");
 
     let (app, operator) = desk(|_| {}).await;
     let id = submit(&app, "067 000 06 02").await;

@@ -319,7 +319,7 @@ impl Notifier {
         let channel = job.channel;
         let lead = lead?;
         let says_unreached = matches!(job.event, Event::Reminder | Event::Overdue);
-        if job.event != Event::New && !lead.status.is_open() || says_unreached && lead.reached_at.is_some() {
+        if job.event != Event::New && !lead.status.is_open() || says_unreached && !lead.on_the_clock() {
             // A reminder or overdue notice that waited (a channel was down) while an operator
             // reached the person, a time agreed with them included (ADR 0087): nothing to remind
             // of any more.

@@ -110,8 +110,8 @@ claimed_by: string | null,
  */
 claimed_until: string | null,
 /**
- * Open, no call reached the person yet, and its 48 hours end during a closure or just after
- * it (`Calendar::at_risk`).
+ * On the 48-hour clock (`LeadRecord::on_the_clock`), and its 48 hours end during a closure or
+ * just after it (`Calendar::at_risk`).
  */
 at_risk: boolean, id: number,
 /**
