@@ -42,12 +42,7 @@ static INSERT_LEADS: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
          AS l(name, phone, phone_e164, confirmation, comment, policy_version, window_secs, held, \
            utm_source, utm_medium, utm_campaign, utm_content, utm_term, referrer, at, n)), \
      looked_up AS ( \
-       SELECT input.*, (SELECT id FROM \"CRN\" WHERE input.window_secs IS NOT NULL \
-           AND phone_e164 COLLATE \"C\" = input.phone_e164 AND repeat_of IS NULL AND held IS NULL \
-           AND status IN ({open}) \
-           AND created_at >= to_timestamp(input.at) - make_interval(secs => input.window_secs) \
-           ORDER BY id DESC LIMIT 1) AS first \
-       FROM input), \
+       SELECT input.*, {first_lead} AS first FROM input), \
      new AS ( \
        INSERT INTO \"CRN\" \
        (name, phone, phone_e164, confirmation, comment, policy_version, repeat_of, held, \
@@ -75,10 +70,24 @@ static INSERT_LEADS: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
         ),
         new = Event::New.name(),
         wrote_again = Event::WroteAgain.name(),
-        open = open_statuses_sql(),
+        first_lead = open_first_lead("input.phone_e164", "to_timestamp(input.at)", "input.window_secs"),
         told = holder_is_told("first", "numbered.created_at"),
     )
 });
+
+/// The id of the person's open first lead of the call list that a lead with the number `phone`,
+/// sent at `at`, is a repeat of: the newest sent within `window_secs` (NULL: no window, never a
+/// repeat). Asked by an insert for each lead and by a release (ADR 0081, 0085).
+fn open_first_lead(phone: &str, at: &str, window_secs: &str) -> String {
+    format!(
+        "(SELECT first.id FROM \"CRN\" AS first WHERE {window_secs} IS NOT NULL \
+          AND first.phone_e164 COLLATE \"C\" = {phone} AND first.repeat_of IS NULL AND first.held IS NULL \
+          AND first.status IN ({open}) \
+          AND first.created_at >= {at} - make_interval(secs => {window_secs}) \
+          ORDER BY first.id DESC LIMIT 1)",
+        open = open_statuses_sql()
+    )
+}
 
 /// Whether whoever holds the first lead `first` (an alias) at `at` is told the person wrote again:
 /// the lead is open and someone has it (handed to them, or taken and not run out), once per lead.
@@ -636,16 +645,13 @@ impl PostgresStore {
             .query_opt(
                 &format!(
                     "WITH held AS (SELECT id, phone_e164 FROM \"CRN\" WHERE id = $1 AND held IS NOT NULL FOR UPDATE), \
-                     first AS (SELECT (SELECT first.id FROM \"CRN\" AS first WHERE $3::float8 IS NOT NULL \
-                       AND first.phone_e164 COLLATE \"C\" = held.phone_e164 AND first.repeat_of IS NULL \
-                       AND first.held IS NULL AND first.status IN ({open}) \
-                       AND first.created_at >= to_timestamp($2) - make_interval(secs => $3::float8) \
-                       ORDER BY first.id DESC LIMIT 1) AS id FROM held) \
+                     first AS (SELECT {first_lead} AS id FROM held) \
                      UPDATE \"CRN\" AS l SET held = NULL, call_back = false, \
                        repeat_of = coalesce(l.repeat_of, first.id), \
                        next_call_at = CASE WHEN l.repeat_of IS NULL AND first.id IS NULL AND l.status IN ({open}) \
                        THEN to_timestamp($2) END \
                      FROM held, first WHERE l.id = held.id RETURNING first.id",
+                    first_lead = open_first_lead("held.phone_e164", "to_timestamp($2)", "$3::float8"),
                     open = open_statuses_sql()
                 ),
                 &[&id, &seconds(now), &window_secs],
