@@ -52,13 +52,6 @@ async fn due(app: &TestApp, operator: &SignedIn) -> Vec<i64> {
     leads.iter().map(|l| l["id"].as_i64().unwrap()).collect()
 }
 
-/// The ids of a list of the inbox, `filter` as the inbox asks for it.
-async fn listed(app: &TestApp, operator: &SignedIn, filter: &str) -> Vec<i64> {
-    let answer = operator.get(app, &format!("/admin/api/leads?filter={filter}")).await;
-    assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
-    answer.json()["leads"].as_array().unwrap().iter().map(|l| l["id"].as_i64().unwrap()).collect()
-}
-
 async fn call(app: &TestApp, operator: &SignedIn, id: i64, body: Value) -> common::Answer {
     operator.post(app, &format!("/admin/api/leads/{id}/attempts"), body).await
 }
@@ -377,8 +370,8 @@ async fn a_person_who_asked_for_a_later_call_was_reached_in_time() {
 
     // Fifty hours after both were sent, only the one nobody reached is overdue.
     app.clock.advance_hours(40);
-    assert_eq!(listed(&app, &operator, "overdue").await, [nobody_answered]);
-    assert_eq!(listed(&app, &operator, "open").await, [nobody_answered, agreed]);
+    assert_eq!(operator.listed(&app, "overdue").await, [nobody_answered]);
+    assert_eq!(operator.listed(&app, "open").await, [nobody_answered, agreed]);
     let stats = operator.get(&app, "/admin/api/stats").await.json();
     assert_eq!((&stats["open"], &stats["overdue"]), (&json!(2), &json!(1)), "{stats}");
     assert_eq!(stats["reached_in_time"], json!({ "reached": 1, "due": 2 }));
@@ -398,7 +391,7 @@ async fn a_person_who_asked_for_a_later_call_was_reached_in_time() {
     assert!(due(&app, &operator).await.contains(&agreed));
     let unanswered = call(&app, &operator, agreed, json!({ "outcome": "no_answer" })).await;
     assert_eq!(unanswered.json()["lead"]["reached_at"], answer["now"]);
-    assert_eq!(listed(&app, &operator, "overdue").await, [nobody_answered]);
+    assert_eq!(operator.listed(&app, "overdue").await, [nobody_answered]);
     assert_eq!(operator.get(&app, "/admin/api/stats").await.json()["overdue"], 1);
 }
 

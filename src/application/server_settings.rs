@@ -2,9 +2,9 @@
 //! server runs with them: recorded at each start, so that a command run with others (a shell
 //! without the service's environment file) says so before it acts. Such a `zayavka leads purge`
 //! deletes by another retention period, `zayavka leads release` queues no notification, hands
-//! the lead to nobody or makes a second lead of a person's repeat, and `zayavka admin closed-days add` moves retries by another calendar. The
-//! commands still run (the contract's commands take their settings from where they run): the
-//! warning is for the person who did not mean it.
+//! the lead to nobody or makes a second lead of a person's repeat, and `zayavka admin closed-days
+//! add` moves retries by another calendar. The commands still run (the contract's commands take
+//! their settings from where they run): the warning is for the person who did not mean it.
 
 use crate::config::{Assign, Settings};
 use crate::store::{Store, StoreError};

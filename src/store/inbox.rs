@@ -140,9 +140,8 @@ pub(super) fn promise_seconds() -> f64 {
 
 /// Whether the 48 hours still run for the lead row `lead` names (a table, its alias or a trigger's
 /// row), as `LeadRecord::on_the_clock` says it: a person's first lead of the call list, open, that
-/// no call has reached. Past its 48 hours
-/// such a lead is overdue; a lead some call reached is not, even when it stays open for a time the
-/// person asked for (ADR 0087).
+/// no call has reached. Past its 48 hours such a lead is overdue; a lead some call reached is not,
+/// even when it stays open for a time the person asked for (ADR 0087).
 pub(super) fn on_the_clock_sql(lead: &str) -> String {
     format!(
         "({lead}.repeat_of IS NULL AND {lead}.held IS NULL AND {lead}.status IN ({open}) AND {lead}.reached_at IS NULL)",

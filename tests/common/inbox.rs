@@ -56,6 +56,13 @@ impl SignedIn {
         app.call(request).await
     }
 
+    /// The ids a list filter of the inbox shows this operator.
+    pub async fn listed(&self, app: &TestApp, filter: &str) -> Vec<i64> {
+        let answer = self.get(app, &format!("/admin/api/leads?filter={filter}")).await;
+        assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
+        answer.json()["leads"].as_array().unwrap().iter().map(|l| l["id"].as_i64().unwrap()).collect()
+    }
+
     pub async fn post(&self, app: &TestApp, path: &str, body: Value) -> Answer {
         self.post_with(app, path, &[], body).await
     }

@@ -53,8 +53,11 @@ export function useCallRecorder(
     // the same call once the lead shows more calls than when the key was made: the lost one was
     // recorded, and this is the next (a retry two hours on taps the same «Не відповіли»).
     const sent = JSON.stringify([outcome, draft.note, at]);
-    const same = draft.sending?.call === sent && draft.sending.calls === lead.attempt_count;
-    const sending = same && draft.sending ? draft.sending : { call: sent, key: newKey(), calls: lead.attempt_count };
+    const before = draft.sending;
+    const sending =
+      before?.call === sent && before.calls === lead.attempt_count
+        ? before
+        : { call: sent, key: newKey(), calls: lead.attempt_count };
     if (sending !== draft.sending) {
       const kept: CallDraft = { ...draft, sending };
       saveDraft(leadId, kept);
