@@ -16,6 +16,7 @@ use zayavka::config::DatabaseUrl;
 use zayavka::inbox::{CallPlan, Outcome};
 use zayavka::lead::{Attribution, NewLead};
 use zayavka::store::{CallLogged, InsertContext, NewAttempt, Store};
+use zayavka::team::Action;
 
 const OLENA: &str = "olena@example.org";
 const PETRO: &str = "petro@example.org";
@@ -95,6 +96,7 @@ async fn scene(store: &Store, clock: &ClockHand, database: &TestDatabase, now: T
             note: String::new(),
             plan,
             request_key: None,
+            trail: common::trail(operator, Action::RecordedCall, id),
         };
         assert_eq!(store.add_attempt(call).await.unwrap(), CallLogged::Logged);
     };
@@ -225,6 +227,7 @@ async fn the_figures_kept_between_requests_follow_each_change_of_a_lead() {
         note: String::new(),
         plan,
         request_key: None,
+        trail: common::trail(OLENA, Action::RecordedCall, e),
     };
     assert_eq!(store.add_attempt(call).await.unwrap(), CallLogged::Logged);
     let called = figures::promise(&store, now, Viewer::Everyone).await.unwrap();

@@ -39,6 +39,7 @@ mod store_contract;
 mod stranger;
 mod supabase_schema;
 mod team;
+mod trail;
 mod visitor_texts;
 mod wire_types;
 

@@ -11,6 +11,7 @@ use common::{TestApp, test_app_with, test_app_without_chores};
 use serde_json::json;
 
 use zayavka::config::Settings;
+use zayavka::team::Action;
 
 /// The defaults a deployment runs with (the test helpers turn the proof rule and the volume checks
 /// off for other tests), and a webhook so that notifications are queued.
@@ -386,11 +387,21 @@ async fn a_released_lead_joins_the_call_list_and_is_notified_once() {
     let id = answer.json()[0]["id"].as_i64().unwrap();
     assert_eq!(outbox_rows(&app).await, 0);
     let channels = app.state.insert_context.channels.clone();
-    assert!(app.state.store.release(id, channels.clone(), None).await.unwrap());
+    assert!(
+        app.state
+            .store
+            .release(id, channels.clone(), None, common::trail("admin@example.org", Action::Released, id))
+            .await
+            .unwrap()
+    );
     assert_eq!(app.stored().await[0].held, None);
     assert_eq!(outbox_rows(&app).await, 1);
     assert!(
-        !app.state.store.release(id, channels, None).await.unwrap(),
+        !app.state
+            .store
+            .release(id, channels, None, common::trail("admin@example.org", Action::Released, id))
+            .await
+            .unwrap(),
         "a lead in the call list is not held"
     );
     assert_eq!(outbox_rows(&app).await, 1, "notified once");
@@ -413,7 +424,18 @@ async fn a_held_lead_released_beside_the_persons_open_lead_is_its_repeat() {
     assert!(store.add_operator("olena@example.org".into(), "hash".into(), None).await.unwrap());
     let operator = store.operator("olena@example.org".into()).await.unwrap().unwrap().id;
     let now = app.state.clock.now();
-    assert!(store.take(open, operator, now + jiff::SignedDuration::from_mins(30), now).await.unwrap());
+    assert!(
+        store
+            .take(
+                open,
+                operator,
+                now + jiff::SignedDuration::from_mins(30),
+                now,
+                common::trail("olena@example.org", Action::TookLead, open)
+            )
+            .await
+            .unwrap()
+    );
     assert_eq!(outbox_rows(&app).await, 1, "the open lead's announcement");
 
     let actor = zayavka::application::Actor { name: "admin@example.org".into(), address: None };

@@ -18,6 +18,7 @@ use jiff::{SignedDuration, Timestamp};
 use zayavka::application::figures::Viewer;
 use zayavka::inbox::PROMISE;
 use zayavka::store::{CountsAt, NewAttempt, Store};
+use zayavka::team::Action;
 
 async fn filled(leads: usize) -> TestDatabase {
     let database = TestDatabase::new().await;
@@ -112,7 +113,17 @@ async fn the_counters_kept_through_every_write_are_what_the_rows_say() {
     // oldest leads, calls that reach and close, and a take.
     let held = common::newest_leads(&store, true, 3).await;
     assert!(!held.is_empty());
-    assert!(store.release(held[0].id, std::sync::Arc::from(Vec::new()), None).await.unwrap());
+    assert!(
+        store
+            .release(
+                held[0].id,
+                std::sync::Arc::from(Vec::new()),
+                None,
+                common::trail("admin@example.org", Action::Released, held[0].id)
+            )
+            .await
+            .unwrap()
+    );
     // A lead with calls (ids may have gaps: PostgreSQL's sequence skips those of refused rows).
     let called = common::newest_leads(&store, false, 200)
         .await
@@ -126,8 +137,16 @@ async fn the_counters_kept_through_every_write_are_what_the_rows_say() {
         let plan = zayavka::inbox::CallPlan { at_once: now, call_back_at: None, retries: vec![None] };
         let outcome = zayavka::inbox::Outcome::Interested;
         let operator = shape::OPERATORS[1].into();
-        let call =
-            NewAttempt { lead_id: id, operator, outcome, note: String::new(), plan, request_key: None };
+        let trail = common::trail(shape::OPERATORS[1], Action::RecordedCall, id);
+        let call = NewAttempt {
+            lead_id: id,
+            operator,
+            outcome,
+            note: String::new(),
+            plan,
+            request_key: None,
+            trail,
+        };
         store.add_attempt(call).await.unwrap();
     }
     // A person past their 48 hours, still being tried, answers and asks to be called tomorrow: the
@@ -154,6 +173,7 @@ async fn the_counters_kept_through_every_write_are_what_the_rows_say() {
         note: String::new(),
         plan,
         request_key: None,
+        trail: common::trail(shape::OPERATORS[2], Action::RecordedCall, still_tried.id),
     };
     store.add_attempt(call).await.unwrap();
     // And one by hand, past the store: the newest lead gets another source.

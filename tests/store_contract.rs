@@ -34,6 +34,11 @@ async fn fixture() -> Fixture {
     Fixture { store, database }
 }
 
+/// The audit entry of a change of lead `lead_id` made here, by an admin.
+fn trail(action: Action, lead_id: i64) -> AuditEntry {
+    common::trail("admin@example.org", action, lead_id)
+}
+
 /// Now, to the microsecond both engines keep.
 fn now() -> Timestamp {
     Timestamp::from_microsecond(Timestamp::now().as_microsecond()).unwrap()
@@ -125,6 +130,7 @@ impl Fixture {
             note: "нотатка".into(),
             plan,
             request_key: None,
+            trail: common::trail(operator, Action::RecordedCall, id),
         };
         assert_eq!(self.store.add_attempt(call).await.unwrap(), CallLogged::Logged);
     }
@@ -305,9 +311,14 @@ async fn a_repeat_of_a_lead_someone_holds_tells_them_once_with_its_insert() {
 
     let olena = f.operator(OLENA).await;
     let t = now();
-    assert!(f.store.take(ganna, olena, t + minutes(30), t).await.unwrap());
+    assert!(f.store.take(ganna, olena, t + minutes(30), t, trail(Action::TookLead, ganna)).await.unwrap());
     // Petro's lead was taken an hour ago for 30 minutes: nobody holds it now.
-    assert!(f.store.take(petro, olena, t - minutes(30), t - minutes(60)).await.unwrap());
+    assert!(
+        f.store
+            .take(petro, olena, t - minutes(30), t - minutes(60), trail(Action::TookLead, petro))
+            .await
+            .unwrap()
+    );
     let (again, also) =
         (send("Ганна втретє", "+380671234567").await, send("Петро знову", "+380501112233").await);
     assert_eq!((again.repeat_of, also.repeat_of), (Some(ganna), Some(petro)));
@@ -334,16 +345,22 @@ async fn a_held_lead_waits_apart_until_released_once() {
     assert_eq!(f.list("", Holder::Anyone).await, Vec::<i64>::new());
     assert!(f.claim(&channels).await.is_empty(), "a held lead is not notified");
     let olena = f.operator(OLENA).await;
-    assert!(!f.store.take(id, olena, now() + minutes(30), now()).await.unwrap(), "not on the call list yet");
+    assert!(
+        !f.store.take(id, olena, now() + minutes(30), now(), trail(Action::TookLead, id)).await.unwrap(),
+        "not on the call list yet"
+    );
 
-    assert!(f.store.release(id, channels.into(), None).await.unwrap());
+    assert!(f.store.release(id, channels.into(), None, trail(Action::Released, id)).await.unwrap());
     let record = f.record(id).await;
     assert_eq!(record.held, None);
     assert!(record.next_call_at.is_some(), "released into the call list, due at once");
     assert_eq!(f.list("", Holder::Anyone).await, vec![id]);
     assert_eq!(f.claim(&channels).await, vec![(id, Event::New, Channel::Email)]);
-    assert!(!f.store.release(id, channels.into(), None).await.unwrap(), "released once");
-    assert!(!f.store.release(id + 1, channels.into(), None).await.unwrap());
+    assert!(
+        !f.store.release(id, channels.into(), None, trail(Action::Released, id)).await.unwrap(),
+        "released once"
+    );
+    assert!(!f.store.release(id + 1, channels.into(), None, trail(Action::Released, id + 1)).await.unwrap());
 
     let unreleased = f.add(held("Бот", "+380501112233")).await;
     let later = now() + minutes(1);
@@ -359,7 +376,7 @@ async fn a_lead_is_taken_by_one_operator_until_given_back_or_its_time_is_up() {
     let id = f.add(lead("Ганна", "+380671234567")).await;
     let t = now();
     let until = t + minutes(30);
-    assert!(f.store.take(id, olena, until, t).await.unwrap());
+    assert!(f.store.take(id, olena, until, t, trail(Action::TookLead, id)).await.unwrap());
     let claim = f.record(id).await.claim.expect("Olena has it");
     assert_eq!(
         (claim.by.as_str(), claim.until.as_ref().map(|u| u.parse::<Timestamp>().unwrap())),
@@ -367,8 +384,17 @@ async fn a_lead_is_taken_by_one_operator_until_given_back_or_its_time_is_up() {
     );
 
     let meanwhile = t + minutes(10);
-    assert!(!f.store.take(id, petro, meanwhile + minutes(30), meanwhile).await.unwrap(), "Olena has it");
-    assert!(!f.store.give_back(id, petro, meanwhile).await.unwrap(), "not Petro's to give back");
+    assert!(
+        !f.store
+            .take(id, petro, meanwhile + minutes(30), meanwhile, trail(Action::TookLead, id))
+            .await
+            .unwrap(),
+        "Olena has it"
+    );
+    assert!(
+        !f.store.give_back(id, petro, meanwhile, trail(Action::GaveBack, id)).await.unwrap(),
+        "not Petro's to give back"
+    );
     assert_eq!(f.list("", Holder::Operator { id: olena, now: meanwhile }).await, vec![id]);
     assert_eq!(f.list("", Holder::Nobody { now: meanwhile }).await, Vec::<i64>::new());
 
@@ -376,32 +402,43 @@ async fn a_lead_is_taken_by_one_operator_until_given_back_or_its_time_is_up() {
     let after = t + minutes(31);
     assert_eq!(f.list("", Holder::Nobody { now: after }).await, vec![id]);
     assert_eq!(f.list("", Holder::Operator { id: olena, now: after }).await, Vec::<i64>::new());
-    assert!(f.store.take(id, petro, after + minutes(30), after).await.unwrap());
-    assert!(f.store.give_back(id, petro, after + minutes(1)).await.unwrap());
+    assert!(f.store.take(id, petro, after + minutes(30), after, trail(Action::TookLead, id)).await.unwrap());
+    assert!(f.store.give_back(id, petro, after + minutes(1), trail(Action::GaveBack, id)).await.unwrap());
     assert_eq!(f.record(id).await.claim, None);
 
     // Handed to Olena by an admin: hers without an end, until handed to nobody.
-    assert!(f.store.hand_to(id, Some(olena)).await.unwrap());
+    assert!(f.store.hand_to(id, Some(olena), trail(Action::HandedOver, id)).await.unwrap());
     assert_eq!(f.record(id).await.claim.unwrap().until, None);
     let much_later = t + SignedDuration::from_hours(24);
-    assert!(!f.store.take(id, petro, much_later + minutes(30), much_later).await.unwrap());
-    assert!(f.store.hand_to(id, None).await.unwrap());
+    assert!(
+        !f.store
+            .take(id, petro, much_later + minutes(30), much_later, trail(Action::TookLead, id))
+            .await
+            .unwrap()
+    );
+    assert!(f.store.hand_to(id, None, trail(Action::HandedOver, id)).await.unwrap());
     assert_eq!(f.record(id).await.claim, None);
-    assert!(!f.store.hand_to(id + 1, Some(olena)).await.unwrap(), "no such lead");
+    assert!(
+        !f.store.hand_to(id + 1, Some(olena), trail(Action::HandedOver, id + 1)).await.unwrap(),
+        "no such lead"
+    );
 
     // A lead handed to her stays hers through her call. One she took stays hers through another's
     // call, and her own call ends it; a closed lead cannot be taken.
     let retry = CallPlan { retries: vec![Some(t + minutes(120))], ..plain(t) };
-    assert!(f.store.hand_to(id, Some(olena)).await.unwrap());
+    assert!(f.store.hand_to(id, Some(olena), trail(Action::HandedOver, id)).await.unwrap());
     f.call(id, OLENA, Outcome::NoAnswer, retry.clone()).await;
     assert_eq!(f.record(id).await.claim.map(|claim| (claim.by, claim.until)), Some((OLENA.into(), None)));
-    assert!(f.store.hand_to(id, None).await.unwrap());
-    assert!(f.store.take(id, olena, until, t).await.unwrap());
+    assert!(f.store.hand_to(id, None, trail(Action::HandedOver, id)).await.unwrap());
+    assert!(f.store.take(id, olena, until, t, trail(Action::TookLead, id)).await.unwrap());
     f.call(id, PETRO, Outcome::NoAnswer, retry).await;
     assert_eq!(f.record(id).await.claim.map(|claim| claim.by), Some(OLENA.into()));
     f.call(id, OLENA, Outcome::Interested, plain(t)).await;
     assert_eq!(f.record(id).await.claim, None);
-    assert!(!f.store.take(id, petro, until, t).await.unwrap(), "nothing left to call about");
+    assert!(
+        !f.store.take(id, petro, until, t, trail(Action::TookLead, id)).await.unwrap(),
+        "nothing left to call about"
+    );
 }
 
 /// A call's request sent twice under its key, even within one batch of the writer, is logged
@@ -418,6 +455,7 @@ async fn a_call_under_a_request_key_is_logged_once() {
         note: "нотатка".into(),
         plan: plain(t),
         request_key: Some(key.into()),
+        trail: common::trail(operator, Action::RecordedCall, a),
     };
     let batch = vec![
         call(OLENA, Outcome::NoAnswer, "k1"),
@@ -473,6 +511,7 @@ async fn calls_move_the_status_on_and_the_due_list_comes_in_calling_order() {
         note: String::new(),
         plan: plain(t),
         request_key: None,
+        trail: common::trail(OLENA, Action::RecordedCall, c + 1),
     };
     assert_eq!(f.store.add_attempt(call).await.unwrap(), CallLogged::NotCallable);
 }

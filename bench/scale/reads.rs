@@ -8,8 +8,9 @@ use jiff::{SignedDuration, Timestamp};
 use zayavka::application::figures::{FiguresError, Viewer};
 use zayavka::inbox::{CallPlan, Outcome, PROMISE, Search};
 use zayavka::store::{CountsAt, Holder, LeadQuery, NewAttempt, Store};
+use zayavka::team::Action;
 
-use super::shape::OPERATORS;
+use super::shape::{OPERATORS, entry};
 
 /// The days the inbox's stats show (`STATS_DAYS` of the stats handler).
 const STATS_DAYS: i64 = 30;
@@ -162,7 +163,8 @@ pub async fn measure(store: &Store, runs: usize) -> anyhow::Result<Vec<Timed>> {
             let id = to_take.next().expect("enough free leads");
             async move {
                 let now = Timestamp::now();
-                store.take(id, operator, now + SignedDuration::from_hours(1), now).await.map(drop)
+                let trail = entry(OPERATORS[0], Action::TookLead, id);
+                store.take(id, operator, now + SignedDuration::from_hours(1), now, trail).await.map(drop)
             }
         })
         .await?,
@@ -194,7 +196,8 @@ fn no_answer(id: i64, operator: &str, retry: Option<Timestamp>) -> NewAttempt {
     let now = Timestamp::now();
     let plan = CallPlan { at_once: now, call_back_at: None, retries: vec![retry] };
     let (outcome, note) = (Outcome::NoAnswer, String::new());
-    NewAttempt { lead_id: id, operator: operator.into(), outcome, note, plan, request_key: None }
+    let trail = entry(operator, Action::RecordedCall, id);
+    NewAttempt { lead_id: id, operator: operator.into(), outcome, note, plan, request_key: None, trail }
 }
 
 /// The promise figures at `now`, as the handler asks for them.

@@ -20,8 +20,8 @@ use zayavka::clock::{Clock, ClockHand};
 use zayavka::config::DatabaseUrl;
 use zayavka::inbox::{CallPlan, Outcome};
 use zayavka::lead::{Attribution, MAX_LEADS_PER_REQUEST, NewLead};
-use zayavka::store::{CallLogged, InsertContext, NewAttempt, Store};
-use zayavka::team::Role;
+use zayavka::store::{AuditEntry, CallLogged, InsertContext, NewAttempt, Store};
+use zayavka::team::{Action, Role};
 
 /// How many leads, over how many days before now.
 #[derive(Debug, Clone)]
@@ -236,7 +236,7 @@ pub async fn fill(url: &DatabaseUrl, shape: &Shape) -> anyhow::Result<Filled> {
     let handing = stream::iter(handed)
         .map(|(id, operator_id)| {
             let store = store.clone();
-            async move { store.hand_to(id, Some(operator_id)).await }
+            async move { store.hand_to(id, Some(operator_id), entry(ADMIN, Action::HandedOver, id)).await }
         })
         .buffer_unordered(16)
         .collect::<Vec<Result<bool, _>>>();
@@ -328,7 +328,8 @@ pub async fn fill(url: &DatabaseUrl, shape: &Shape) -> anyhow::Result<Filled> {
     for (n, lead) in store.find_leads(query).await?.into_iter().enumerate() {
         let operator_id = operator_ids[n % operator_ids.len()];
         let now = Timestamp::now();
-        if store.take(lead.id, operator_id, now + SignedDuration::from_hours(2), now).await? {
+        let trail = entry(OPERATORS[n % OPERATORS.len()], Action::TookLead, lead.id);
+        if store.take(lead.id, operator_id, now + SignedDuration::from_hours(2), now, trail).await? {
             filled.taken += 1;
         }
     }
@@ -381,9 +382,15 @@ async fn make_calls(store: Store, batch: Vec<Call>) -> Result<Vec<CallLogged>, z
             note: String::new(),
             plan: plan(outcome),
             request_key: None,
+            trail: entry(operator, Action::RecordedCall, lead_id),
         })
         .collect();
     store.add_attempts(calls).await
+}
+
+/// The audit entry of `actor`'s change of lead `lead_id`, written with it as the inbox's is.
+pub fn entry(actor: &str, action: Action, lead_id: i64) -> AuditEntry {
+    AuditEntry { actor: actor.into(), action, lead_id: Some(lead_id), detail: None, address: None }
 }
 
 /// A stored lead, as the calls and the spread need it.

@@ -38,13 +38,12 @@ pub async fn take(
 ) -> Result<(), ClaimRefusal> {
     let store = services.store;
     let until = claim_until(now, services.settings.claim_minutes);
-    if !store.take(id, operator_id, until, now).await? {
+    if !store.take(id, operator_id, until, now, actor.did(Action::TookLead, Some(id), None)).await? {
         let lead = store.lead(id).await?.ok_or(ClaimRefusal::NoSuchLead)?;
         // Taken by a colleague a moment ago (or so) when nothing else stands in the way.
         let refusal = lead.take_refusal(&actor.name, now).unwrap_or(TakeRefusal::Taken);
         return Err(ClaimRefusal::NotTakeable(refusal));
     }
-    store.audit(actor.did(Action::TookLead, Some(id), None)).await?;
     Ok(())
 }
 
@@ -57,11 +56,10 @@ pub async fn give_back(
     now: Timestamp,
 ) -> Result<(), ClaimRefusal> {
     let store = services.store;
-    if !store.give_back(id, operator_id, now).await? {
+    if !store.give_back(id, operator_id, now, actor.did(Action::GaveBack, Some(id), None)).await? {
         store.lead(id).await?.ok_or(ClaimRefusal::NoSuchLead)?;
         return Err(ClaimRefusal::NotTheirs);
     }
-    store.audit(actor.did(Action::GaveBack, Some(id), None)).await?;
     Ok(())
 }
 
@@ -82,7 +80,8 @@ pub async fn hand_to(
         None => None,
     };
     let operator_id = account.as_ref().map(|account| account.id);
-    if !store.hand_to(id, operator_id).await? {
+    let detail = Some(account.map_or_else(|| "pool".to_owned(), |a| account_detail(&a.email, a.role)));
+    if !store.hand_to(id, operator_id, actor.did(Action::HandedOver, Some(id), detail)).await? {
         let lead = store.lead(id).await?.ok_or(ClaimRefusal::NoSuchLead)?;
         return Err(if lead.held.is_some() {
             ClaimRefusal::NotTakeable(TakeRefusal::Held)
@@ -90,7 +89,5 @@ pub async fn hand_to(
             ClaimRefusal::Repeat
         });
     }
-    let detail = Some(account.map_or_else(|| "pool".to_owned(), |a| account_detail(&a.email, a.role)));
-    store.audit(actor.did(Action::HandedOver, Some(id), detail)).await?;
     Ok(operator_id)
 }

@@ -114,7 +114,9 @@ pub async fn record_call(
     if note.chars().count() > MAX_NOTE_CHARS {
         return Err(CallRefusal::NoteTooLong);
     }
-    let call = NewAttempt { lead_id: id, operator: actor.name.clone(), outcome, note, plan, request_key };
+    let trail = actor.did(Action::RecordedCall, Some(id), Some(outcome.as_str().to_owned()));
+    let call =
+        NewAttempt { lead_id: id, operator: actor.name.clone(), outcome, note, plan, request_key, trail };
     match services.store.add_attempt(call).await? {
         CallLogged::Logged => {}
         CallLogged::Before => return Ok(Recorded { outcome, before: true }),
@@ -130,8 +132,6 @@ pub async fn record_call(
             });
         }
     }
-    let detail = Some(outcome.as_str().to_owned());
-    services.store.audit(actor.did(Action::RecordedCall, Some(id), detail)).await?;
     Ok(Recorded { outcome, before: false })
 }
 
@@ -141,13 +141,13 @@ pub async fn record_call(
 /// repeat instead: one person, one lead to call (ADR 0085). `false` if there is no held lead `id`.
 pub async fn release(services: Services<'_>, id: i64, actor: &Actor) -> Result<bool, StoreError> {
     let Services { store, settings, .. } = services;
-    if !store.release(id, settings.notify.channels(), settings.duplicate_window()).await? {
+    let trail = actor.did(Action::Released, Some(id), None);
+    if !store.release(id, settings.notify.channels(), settings.duplicate_window(), trail).await? {
         return Ok(false);
     }
     services.wake_notifier();
     // At once, not queued: whoever released it sees who has the lead now.
     hand_out::hand_out(store, settings, vec![id]).await;
-    store.audit(actor.did(Action::Released, Some(id), None)).await?;
     Ok(true)
 }
 

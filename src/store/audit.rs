@@ -32,13 +32,24 @@ pub struct AuditRecord {
     pub address: Option<String>,
 }
 
+impl AuditEntry {
+    /// The entry as the trail keeps it. The actor may be what a stranger typed as an e-mail:
+    /// control characters are kept as escapes, so that no entry can forge another or hide text.
+    pub(super) fn printable(self) -> AuditEntry {
+        AuditEntry {
+            actor: printable(&self.actor).into_owned(),
+            detail: self.detail.map(|detail| printable(&detail).into_owned()),
+            ..self
+        }
+    }
+}
+
 impl Store {
-    /// Appends to the audit trail. The actor may be what a stranger typed as an e-mail: control
-    /// characters are kept as escapes, so that no entry can forge another or hide text.
-    pub async fn audit(&self, mut entry: AuditEntry) -> Result<(), StoreError> {
-        entry.actor = printable(&entry.actor).into_owned();
-        entry.detail = entry.detail.map(|detail| printable(&detail).into_owned());
-        dispatch!(self, audit(entry, self.clock.now()))
+    /// Appends to the audit trail an entry of its own: a read, or a change whose entry says what
+    /// only its end knows (how many a deletion took). A change of one lead writes its entry in
+    /// its own transaction instead (`take`, `add_attempt`, `release` …; ADR 0088).
+    pub async fn audit(&self, entry: AuditEntry) -> Result<(), StoreError> {
+        dispatch!(self, audit(entry.printable(), self.clock.now()))
     }
 
     /// Up to `limit` audit entries with an id below `before_id` (all, without one), newest first.

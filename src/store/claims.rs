@@ -1,6 +1,6 @@
 //! Who has a lead (taken, or handed out in turn) and the figures per source and per operator.
 
-use super::{CountsAt, Engine, Store, StoreError};
+use super::{AuditEntry, CountsAt, Engine, Store, StoreError};
 
 /// Leads and how many were reached within 48 hours, per stored `(utm_source, referrer)`; the
 /// caller names the source (`crate::inbox::source_of`).
@@ -26,14 +26,16 @@ impl Store {
     /// Gives the lead to the operator until `until`, if it is an open first lead of the call list
     /// that nobody else has at `now` (`crate::inbox::LeadRecord::take_refusal` says why not).
     /// One already handed to them stays theirs without an end. `false` if it was not given.
+    /// `trail` is written with the claim, or neither is (as with every change of one lead here).
     pub async fn take(
         &self,
         id: i64,
         operator_id: i64,
         until: jiff::Timestamp,
         now: jiff::Timestamp,
+        trail: AuditEntry,
     ) -> Result<bool, StoreError> {
-        dispatch!(self, take(id, operator_id, until, now))
+        dispatch!(self, take(id, operator_id, until, now, trail.printable()))
     }
 
     /// Puts the lead back in the pool if this operator has it at `now`; `false` if not.
@@ -42,14 +44,20 @@ impl Store {
         id: i64,
         operator_id: i64,
         now: jiff::Timestamp,
+        trail: AuditEntry,
     ) -> Result<bool, StoreError> {
-        dispatch!(self, give_back(id, operator_id, now))
+        dispatch!(self, give_back(id, operator_id, now, trail.printable()))
     }
 
     /// Hands the lead to the operator (an id) with no end, or to nobody; `false` if there is no
     /// such lead of the call list (none, a held one or a repeat).
-    pub async fn hand_to(&self, id: i64, operator_id: Option<i64>) -> Result<bool, StoreError> {
-        dispatch!(self, hand_to(id, operator_id))
+    pub async fn hand_to(
+        &self,
+        id: i64,
+        operator_id: Option<i64>,
+        trail: AuditEntry,
+    ) -> Result<bool, StoreError> {
+        dispatch!(self, hand_to(id, operator_id, self.clock.now(), trail.printable()))
     }
 
     /// Hands each of these leads that is a first lead of the call list nobody has to the next

@@ -1,7 +1,7 @@
 //! The inbox's reads and the call log: lists, a lead with its repeats and calls, the call queue
 //! and the figures.
 
-use super::{Engine, Store, StoreError};
+use super::{AuditEntry, Engine, Store, StoreError};
 use crate::inbox::{CallPlan, LeadRecord, Outcome, Status};
 
 /// Which leads the inbox lists, newest first.
@@ -83,6 +83,8 @@ pub struct NewAttempt {
     /// The `Idempotency-Key` of the operator's request, if it carried one: a second call with it
     /// from the same operator is not logged again (ADR 0084).
     pub request_key: Option<String>,
+    /// The call's audit entry, written with it and only with it (ADR 0088).
+    pub trail: AuditEntry,
 }
 
 /// What logging a call did (`Store::add_attempts`).
@@ -200,6 +202,8 @@ impl Store {
     /// Logs many calls in one transaction, in their order, leaving each lead as its calls one
     /// after the other with `add_attempt` would; for each, what `add_attempt` would say.
     pub async fn add_attempts(&self, calls: Vec<NewAttempt>) -> Result<Vec<CallLogged>, StoreError> {
+        let calls =
+            calls.into_iter().map(|call| NewAttempt { trail: call.trail.printable(), ..call }).collect();
         dispatch!(self, add_attempts(calls, self.clock.now()))
     }
 

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::{Engine, Store, StoreError};
+use super::{AuditEntry, Engine, Store, StoreError};
 use crate::inbox::LeadRecord;
 use crate::lead::{Lead, NewLead};
 use crate::notice::Channel;
@@ -117,13 +117,14 @@ impl Store {
     /// notified is not notified again); `false` if there is no such held lead. Where the person
     /// has an open lead of the call list within `duplicate_window` (as a lead sent now would find
     /// it), the released lead becomes its repeat instead, and its holder is told the person wrote
-    /// again (ADR 0085).
+    /// again (ADR 0085). `trail` is written with the release, or neither is.
     pub async fn release(
         &self,
         id: i64,
         channels: Arc<[Channel]>,
         duplicate_window: Option<std::time::Duration>,
+        trail: AuditEntry,
     ) -> Result<bool, StoreError> {
-        dispatch!(self, release(id, channels, duplicate_window, self.clock.now()))
+        dispatch!(self, release(id, channels, duplicate_window, self.clock.now(), trail.printable()))
     }
 }

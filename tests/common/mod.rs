@@ -352,6 +352,18 @@ pub fn new_lead(name: &str, phone_e164: &str) -> zayavka::lead::NewLead {
     }
 }
 
+/// The audit entry a test's own change of lead `lead_id` writes with it: `action` by `actor`, from
+/// the command line.
+pub fn trail(actor: &str, action: zayavka::team::Action, lead_id: i64) -> zayavka::store::AuditEntry {
+    zayavka::store::AuditEntry {
+        actor: actor.into(),
+        action,
+        lead_id: Some(lead_id),
+        detail: None,
+        address: None,
+    }
+}
+
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }

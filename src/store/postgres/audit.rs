@@ -18,22 +18,7 @@ macro_rules! audit_sql {
 impl PostgresStore {
     pub async fn audit(&self, entry: AuditEntry, now: jiff::Timestamp) -> Result<(), StoreError> {
         let client = self.client().await?;
-        client
-            .execute(
-                "INSERT INTO audit (at, actor, action, lead_id, detail, address) \
-                 VALUES (to_timestamp($1), $2, $3, $4, $5, $6)",
-                &[
-                    &seconds(now),
-                    &entry.actor,
-                    &entry.action.name(),
-                    &entry.lead_id,
-                    &entry.detail,
-                    &entry.address,
-                ],
-            )
-            .await
-            .map_err(unavailable)?;
-        Ok(())
+        append(&**client, &[&entry], seconds(now)).await
     }
 
     pub async fn audit_page(&self, before_id: i64, limit: u32) -> Result<Vec<AuditRecord>, StoreError> {
@@ -61,4 +46,34 @@ impl PostgresStore {
             })
             .collect())
     }
+}
+
+/// Appends `entries` at `now` on `client`, in their order; given a transaction, the change it
+/// holds and its entries are kept together or not at all (ADR 0088).
+pub(super) async fn append(
+    client: &impl tokio_postgres::GenericClient,
+    entries: &[&AuditEntry],
+    now: f64,
+) -> Result<(), StoreError> {
+    let column =
+        |field: fn(&AuditEntry) -> Option<&str>| entries.iter().map(|e| field(e)).collect::<Vec<_>>();
+    let lead_ids: Vec<Option<i64>> = entries.iter().map(|entry| entry.lead_id).collect();
+    client
+        .execute(
+            "INSERT INTO audit (at, actor, action, lead_id, detail, address) \
+             SELECT to_timestamp($1), actor, action, lead_id, detail, address \
+             FROM unnest($2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[]) WITH ORDINALITY \
+               AS e(actor, action, lead_id, detail, address, n) ORDER BY n",
+            &[
+                &now,
+                &column(|entry| Some(entry.actor.as_str())),
+                &column(|entry| Some(entry.action.name())),
+                &lead_ids,
+                &column(|entry| entry.detail.as_deref()),
+                &column(|entry| entry.address.as_deref()),
+            ],
+        )
+        .await
+        .map_err(unavailable)?;
+    Ok(())
 }

@@ -9,26 +9,20 @@ impl PostgresStore {
         operator_id: i64,
         until: jiff::Timestamp,
         now: jiff::Timestamp,
+        trail: AuditEntry,
     ) -> Result<bool, StoreError> {
-        let client = self.client().await?;
         // SET reads the row as it was: a lead handed to this operator keeps having no end. The
         // row's lock makes two operators taking it at once one after the other: the second sees
         // the first's claim.
-        let changed = client
-            .execute(
-                &format!(
-                    "UPDATE \"CRN\" SET claimed_by = $2, claimed_until = \
-                     CASE WHEN claimed_by = $2 AND claimed_until IS NULL THEN NULL ELSE to_timestamp($3) END \
-                     WHERE id = $1 AND repeat_of IS NULL AND held IS NULL AND status IN ({open}) \
-                     AND NOT (claimed_by IS NOT NULL AND claimed_by <> $2 \
-                              AND (claimed_until IS NULL OR claimed_until > to_timestamp($4)))",
-                    open = open_statuses_sql()
-                ),
-                &[&id, &operator_id, &seconds(until), &seconds(now)],
-            )
-            .await
-            .map_err(unavailable)?;
-        Ok(changed == 1)
+        let sql = format!(
+            "UPDATE \"CRN\" SET claimed_by = $2, claimed_until = \
+             CASE WHEN claimed_by = $2 AND claimed_until IS NULL THEN NULL ELSE to_timestamp($3) END \
+             WHERE id = $1 AND repeat_of IS NULL AND held IS NULL AND status IN ({open}) \
+             AND NOT (claimed_by IS NOT NULL AND claimed_by <> $2 \
+                      AND (claimed_until IS NULL OR claimed_until > to_timestamp($4)))",
+            open = open_statuses_sql()
+        );
+        self.audited(&sql, &[&id, &operator_id, &seconds(until), &seconds(now)], &trail, now).await
     }
 
     pub async fn give_back(
@@ -36,31 +30,44 @@ impl PostgresStore {
         id: i64,
         operator_id: i64,
         now: jiff::Timestamp,
+        trail: AuditEntry,
     ) -> Result<bool, StoreError> {
-        let client = self.client().await?;
-        let changed = client
-            .execute(
-                "UPDATE \"CRN\" SET claimed_by = NULL, claimed_until = NULL \
-                 WHERE id = $1 AND claimed_by = $2 \
-                 AND (claimed_until IS NULL OR claimed_until > to_timestamp($3))",
-                &[&id, &operator_id, &seconds(now)],
-            )
-            .await
-            .map_err(unavailable)?;
-        Ok(changed == 1)
+        let sql = "UPDATE \"CRN\" SET claimed_by = NULL, claimed_until = NULL \
+                   WHERE id = $1 AND claimed_by = $2 \
+                   AND (claimed_until IS NULL OR claimed_until > to_timestamp($3))";
+        self.audited(sql, &[&id, &operator_id, &seconds(now)], &trail, now).await
     }
 
-    pub async fn hand_to(&self, id: i64, operator_id: Option<i64>) -> Result<bool, StoreError> {
-        let client = self.client().await?;
-        let changed = client
-            .execute(
-                "UPDATE \"CRN\" SET claimed_by = $2, claimed_until = NULL \
-                 WHERE id = $1 AND held IS NULL AND repeat_of IS NULL",
-                &[&id, &operator_id],
-            )
-            .await
-            .map_err(unavailable)?;
-        Ok(changed == 1)
+    pub async fn hand_to(
+        &self,
+        id: i64,
+        operator_id: Option<i64>,
+        now: jiff::Timestamp,
+        trail: AuditEntry,
+    ) -> Result<bool, StoreError> {
+        let sql = "UPDATE \"CRN\" SET claimed_by = $2, claimed_until = NULL \
+                   WHERE id = $1 AND held IS NULL AND repeat_of IS NULL";
+        self.audited(sql, &[&id, &operator_id], &trail, now).await
+    }
+
+    /// Whether `change` (a statement on one lead) changed its lead; if so, with `trail` appended in
+    /// the same transaction.
+    async fn audited(
+        &self,
+        change: &str,
+        values: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+        trail: &AuditEntry,
+        now: jiff::Timestamp,
+    ) -> Result<bool, StoreError> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(unavailable)?;
+        if tx.execute(change, values).await.map_err(unavailable)? != 1 {
+            tx.rollback().await.map_err(unavailable)?;
+            return Ok(false);
+        }
+        super::audit::append(&*tx, &[trail], seconds(now)).await?;
+        tx.commit().await.map_err(unavailable)?;
+        Ok(true)
     }
 
     pub async fn hand_out_in_turn(

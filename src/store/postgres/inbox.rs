@@ -238,6 +238,8 @@ impl PostgresStore {
         )
         .await
         .map_err(unavailable)?;
+        let trails: Vec<&AuditEntry> = calls.iter().map(|call| &call.trail).collect();
+        super::audit::append(&*tx, &trails, now).await?;
         tx.commit().await.map_err(unavailable)?;
         Ok(logged)
     }

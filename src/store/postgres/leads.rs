@@ -630,6 +630,7 @@ impl PostgresStore {
         channels: std::sync::Arc<[Channel]>,
         duplicate_window: Option<std::time::Duration>,
         now: jiff::Timestamp,
+        trail: AuditEntry,
     ) -> Result<bool, StoreError> {
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(unavailable)?;
@@ -662,6 +663,7 @@ impl PostgresStore {
             tx.rollback().await.map_err(unavailable)?;
             return Ok(false);
         };
+        super::audit::append(&*tx, &[&trail], seconds(now)).await?;
         let channels = channel_names(&channels);
         if let Some(first) = released.get::<_, Option<i64>>(0) {
             tx.execute(

@@ -5,21 +5,8 @@ use super::*;
 
 impl SqliteStore {
     pub async fn audit(&self, entry: AuditEntry, now: jiff::Timestamp) -> Result<(), StoreError> {
-        self.write(move |conn| {
-            conn.prepare_cached(
-                "INSERT INTO audit (at, actor, action, lead_id, detail, address) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            )?
-            .execute(params![
-                text(now),
-                entry.actor,
-                entry.action.name(),
-                entry.lead_id,
-                entry.detail,
-                entry.address
-            ])?;
-            Ok(())
-        })
-        .await
+        let now = text(now);
+        self.write(move |conn| append(conn, &entry, &now)).await
     }
 
     pub async fn audit_page(&self, before_id: i64, limit: u32) -> Result<Vec<AuditRecord>, StoreError> {
@@ -47,6 +34,23 @@ impl SqliteStore {
         })
         .await
     }
+}
+
+/// Appends `entry` at `now` in the write it is called from: a change and its entry are kept
+/// together or not at all (ADR 0088).
+pub(super) fn append(conn: &Connection, entry: &AuditEntry, now: &str) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO audit (at, actor, action, lead_id, detail, address) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?
+    .execute(params![
+        now,
+        entry.actor,
+        entry.action.name(),
+        entry.lead_id,
+        entry.detail,
+        entry.address
+    ])?;
+    Ok(())
 }
 
 fn audit_record(row: &rusqlite::Row) -> rusqlite::Result<AuditRecord> {

@@ -14,6 +14,7 @@ impl SqliteStore {
         operator_id: i64,
         until: jiff::Timestamp,
         now: jiff::Timestamp,
+        trail: AuditEntry,
     ) -> Result<bool, StoreError> {
         self.write(move |conn| {
             // SET reads the row as it was: a lead handed to this operator keeps having no end.
@@ -24,10 +25,11 @@ impl SqliteStore {
                  AND NOT ({LIVE} AND claimed_by <> :operator)",
                 open = open_statuses_sql()
             );
+            let now = text(now);
             let changed = conn.prepare_cached(&sql)?.execute(named_params! {
-                ":id": id, ":operator": operator_id, ":until": text(until), ":now": text(now),
+                ":id": id, ":operator": operator_id, ":until": text(until), ":now": now,
             })?;
-            Ok(changed == 1)
+            audited(conn, changed, &trail, &now)
         })
         .await
     }
@@ -37,28 +39,36 @@ impl SqliteStore {
         id: i64,
         operator_id: i64,
         now: jiff::Timestamp,
+        trail: AuditEntry,
     ) -> Result<bool, StoreError> {
         self.write(move |conn| {
             let sql = format!(
                 "UPDATE \"CRN\" SET claimed_by = NULL, claimed_until = NULL \
                  WHERE id = :id AND claimed_by = :operator AND {LIVE}"
             );
+            let now = text(now);
             let changed = conn
                 .prepare_cached(&sql)?
-                .execute(named_params! { ":id": id, ":operator": operator_id, ":now": text(now) })?;
-            Ok(changed == 1)
+                .execute(named_params! { ":id": id, ":operator": operator_id, ":now": now })?;
+            audited(conn, changed, &trail, &now)
         })
         .await
     }
 
-    pub async fn hand_to(&self, id: i64, operator_id: Option<i64>) -> Result<bool, StoreError> {
+    pub async fn hand_to(
+        &self,
+        id: i64,
+        operator_id: Option<i64>,
+        now: jiff::Timestamp,
+        trail: AuditEntry,
+    ) -> Result<bool, StoreError> {
         self.write(move |conn| {
             let changed = conn.execute(
                 "UPDATE \"CRN\" SET claimed_by = ?2, claimed_until = NULL \
                  WHERE id = ?1 AND held IS NULL AND repeat_of IS NULL",
                 params![id, operator_id],
             )?;
-            Ok(changed == 1)
+            audited(conn, changed, &trail, &text(now))
         })
         .await
     }
@@ -112,4 +122,12 @@ impl SqliteStore {
         })
         .await
     }
+}
+
+/// Whether a change of one lead was made (`changed` rows); if so, with its entry in the trail.
+fn audited(conn: &Connection, changed: usize, trail: &AuditEntry, now: &str) -> rusqlite::Result<bool> {
+    if changed == 1 {
+        super::audit::append(conn, trail, now)?;
+    }
+    Ok(changed == 1)
 }

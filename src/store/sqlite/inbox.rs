@@ -117,7 +117,7 @@ impl SqliteStore {
 
 /// Logs one call (`Store::add_attempt`).
 fn add_attempt(conn: &Connection, call: NewAttempt, now: &str) -> rusqlite::Result<CallLogged> {
-    let NewAttempt { lead_id, operator, outcome, note, plan, request_key } = call;
+    let NewAttempt { lead_id, operator, outcome, note, plan, request_key, trail } = call;
     // Read in the writer's transaction: a request sent again while its first was still waiting
     // for the writer finds the call the first logged.
     if let Some(key) = &request_key {
@@ -173,6 +173,7 @@ fn add_attempt(conn: &Connection, call: NewAttempt, now: &str) -> rusqlite::Resu
          AND claimed_until IS NOT NULL AND claimed_by = (SELECT id FROM operators WHERE email = ?2)",
         params![lead_id, operator],
     )?;
+    super::audit::append(conn, &trail, now)?;
     Ok(CallLogged::Logged)
 }
 

@@ -149,6 +149,7 @@ impl SqliteStore {
         channels: std::sync::Arc<[Channel]>,
         duplicate_window: Option<std::time::Duration>,
         now: jiff::Timestamp,
+        trail: AuditEntry,
     ) -> Result<bool, StoreError> {
         let window = window_back(duplicate_window, now);
         let now = text(now);
@@ -178,6 +179,7 @@ impl SqliteStore {
                 ),
                 params![id, now, first],
             )?;
+            super::audit::append(conn, &trail, &now)?;
             if let Some(first) = first {
                 let mut queue_wrote_again = conn.prepare_cached(&QUEUE_WROTE_AGAIN)?;
                 for channel in channels.iter() {
