@@ -17,6 +17,8 @@ use jiff::{SignedDuration, Timestamp};
 use serde_json::json;
 use zayavka::notice::Channel;
 use zayavka::notify::ChannelTurn;
+use zayavka::store::PendingNotification;
+use zayavka::team::Action;
 
 const ADMIN: &str = "admin@example.org";
 const OPERATOR: &str = "olena@example.org";
@@ -232,7 +234,10 @@ async fn fail_telegram(app: &TestApp, telegram: &HttpReceiver, tries: usize) {
         let pending = app.state.store.pending_notifications(10).await.unwrap();
         let waiting =
             pending.iter().find(|n| n.channel == Channel::Telegram).expect("Telegram's notification waits");
-        app.state.store.resend_notification(waiting.id, app.state.clock.now()).await.unwrap();
+        let trail = Box::new(|waiting: &PendingNotification| {
+            common::trail("admin@example.org", Action::ResentNotification, waiting.lead_id)
+        });
+        app.state.store.resend_notification(waiting.id, app.state.clock.now(), trail).await.unwrap();
         app.state.notifier.send_again(Channel::Telegram);
         telegram.wait_for("one more try", WAIT, |r| r.len() > failed).await;
     }

@@ -36,7 +36,17 @@ async fn fixture() -> Fixture {
 
 /// The audit entry of a change of lead `lead_id` made here, by an admin.
 fn trail(action: Action, lead_id: i64) -> AuditEntry {
-    common::trail("admin@example.org", action, lead_id)
+    AuditEntry { lead_id: Some(lead_id), ..admin_did(action) }
+}
+
+/// The audit entry of a change made here by `actor` that names no lead.
+fn did(actor: &str, action: Action) -> AuditEntry {
+    AuditEntry { actor: actor.into(), action, lead_id: None, detail: None, address: None }
+}
+
+/// The same by an admin.
+fn admin_did(action: Action) -> AuditEntry {
+    did("admin@example.org", action)
 }
 
 /// Now, to the microsecond both engines keep.
@@ -973,9 +983,19 @@ async fn accounts_keep_an_admin_and_a_change_of_role_ends_the_sessions() {
     let accounts = f.store.accounts().await.unwrap();
     let roles: Vec<_> = accounts.iter().map(|a| (a.email.as_str(), a.role)).collect();
     assert_eq!(roles, vec![(OLENA, Role::Admin), (PETRO, Role::Operator)], "the first account is an admin");
-    assert_eq!(f.store.set_role(OLENA.into(), Role::Operator).await.unwrap(), AccountChange::LastAdmin);
-    assert_eq!(f.store.remove_operator(OLENA.into()).await.unwrap(), AccountChange::LastAdmin);
-    let nobody = f.store.remove_operator("nobody@example.org".into()).await.unwrap();
+    assert_eq!(
+        f.store.set_role(OLENA.into(), Role::Operator, admin_did(Action::ChangedRole)).await.unwrap(),
+        AccountChange::LastAdmin
+    );
+    assert_eq!(
+        f.store.remove_operator(OLENA.into(), admin_did(Action::RemovedOperator)).await.unwrap(),
+        AccountChange::LastAdmin
+    );
+    let nobody = f
+        .store
+        .remove_operator("nobody@example.org".into(), admin_did(Action::RemovedOperator))
+        .await
+        .unwrap();
     assert_eq!(nobody, AccountChange::NoSuchOperator);
 
     let expires = now() + SignedDuration::from_hours(1);
@@ -986,7 +1006,10 @@ async fn accounts_keep_an_admin_and_a_change_of_role_ends_the_sessions() {
         (session.email.as_str(), session.role, session.csrf_token.as_str()),
         (PETRO, Role::Operator, "csrf")
     );
-    assert_eq!(f.store.set_role(PETRO.into(), Role::Admin).await.unwrap(), AccountChange::Done);
+    assert_eq!(
+        f.store.set_role(PETRO.into(), Role::Admin, admin_did(Action::ChangedRole)).await.unwrap(),
+        AccountChange::Done
+    );
     assert!(f.store.session("token".into()).await.unwrap().is_none(), "signed out by the change");
 }
 
@@ -1006,7 +1029,12 @@ async fn a_session_is_not_started_for_a_password_or_a_factor_changed_since_the_c
     };
 
     let with_old_password = account().await;
-    assert!(store.set_password(PETRO.into(), "new hash".into()).await.unwrap());
+    assert!(
+        store
+            .set_password(PETRO.into(), "new hash".into(), admin_did(Action::ChangedPassword))
+            .await
+            .unwrap()
+    );
     assert_eq!(start("old password", with_old_password).await, (false, false));
     assert_eq!(start("new password", account().await).await, (true, true));
 
@@ -1030,12 +1058,30 @@ async fn closed_days_are_kept_once_each_read_in_order_and_join_the_calendar() {
     let f = fixture().await;
     let day = |text: &str| text.parse::<jiff::civil::Date>().unwrap();
     let now = now();
-    assert!(f.store.add_closed_day(day("2027-01-07"), None, OLENA.into(), now).await.unwrap());
     assert!(
-        f.store.add_closed_day(day("2027-01-01"), Some("Новий рік".into()), OLENA.into(), now).await.unwrap()
+        f.store
+            .add_closed_day(day("2027-01-07"), None, now, did(OLENA, Action::AddedClosedDay))
+            .await
+            .unwrap()
+    );
+    assert!(
+        f.store
+            .add_closed_day(
+                day("2027-01-01"),
+                Some("Новий рік".into()),
+                now,
+                did(OLENA, Action::AddedClosedDay)
+            )
+            .await
+            .unwrap()
     );
     // Again: nothing changes, the first note and who added it stay.
-    assert!(!f.store.add_closed_day(day("2027-01-01"), None, PETRO.into(), now).await.unwrap());
+    assert!(
+        !f.store
+            .add_closed_day(day("2027-01-01"), None, now, did(PETRO, Action::AddedClosedDay))
+            .await
+            .unwrap()
+    );
     let listed = f.store.closed_days(day("2026-12-31"), 10).await.unwrap();
     let read: Vec<(String, Option<String>, String)> =
         listed.iter().map(|c| (c.day.to_string(), c.note.clone(), c.added_by.clone())).collect();
@@ -1063,8 +1109,10 @@ async fn closed_days_are_kept_once_each_read_in_order_and_join_the_calendar() {
     }
     assert!(!calendar.closed.contains(day("2027-01-03")));
 
-    assert!(f.store.remove_closed_day(day("2027-01-01")).await.unwrap());
-    assert!(!f.store.remove_closed_day(day("2027-01-01")).await.unwrap());
+    assert!(f.store.remove_closed_day(day("2027-01-01"), admin_did(Action::RemovedClosedDay)).await.unwrap());
+    assert!(
+        !f.store.remove_closed_day(day("2027-01-01"), admin_did(Action::RemovedClosedDay)).await.unwrap()
+    );
     let calendar = f.store.calendar(settings, before).await.unwrap();
     assert!(!calendar.closed.contains(day("2027-01-01")) && calendar.closed.contains(day("2027-01-07")));
 }

@@ -1,8 +1,9 @@
-//! The audit trail keeps every change an operator makes to a lead: a call, a take, a give-back, a
-//! hand-over and a release are written with their entry, or not at all (ADR 0088). Here the
-//! database refuses the trail's entries, as it would if it went away between the change and its
-//! entry: the inbox says the change failed, and nothing of it was made. Runs on SQLite, and on
-//! PostgreSQL with ZAYAVKA_TEST_ENGINE=postgres.
+//! The audit trail keeps every change made from the inbox or the command line: to a lead (a call,
+//! a take, a give-back, a hand-over, a release), to an account, to the closed days, to a waiting
+//! notification. Each is written with its entry, or not at all (ADR 0088). Here the database
+//! refuses the trail's entries, as it would if it went away between the change and its entry: the
+//! answer says the change failed, and nothing of it was made. Runs on SQLite, and on PostgreSQL
+//! with ZAYAVKA_TEST_ENGINE=postgres.
 
 use crate::common;
 
@@ -10,12 +11,14 @@ use axum::http::StatusCode;
 use common::inbox::{PASSWORD, SignedIn, signed_in};
 use common::{TestApp, new_lead};
 use serde_json::{Value, json};
+use zayavka::application::{Actor, accounts};
 use zayavka::config::DatabaseUrl;
 use zayavka::lead::NewLead;
 use zayavka::team::Role;
 
 const ADMIN: &str = "admin@example.org";
 const OLENA: &str = "olena@example.org";
+const PETRO: &str = "petro@example.org";
 
 /// Makes the database refuse every new entry of the trail (`true`), or take them again.
 async fn refuse_entries(app: &TestApp, refuse: bool) {
@@ -38,16 +41,15 @@ async fn refuse_entries(app: &TestApp, refuse: bool) {
 /// `path` posted with `body` while the trail refuses entries: the inbox says it could not be done.
 async fn refused(app: &TestApp, who: &SignedIn, path: &str, body: Value) {
     refuse_entries(app, true).await;
-    let answer = who.post(app, path, body.clone()).await;
+    let answer = who.post(app, path, body).await;
     refuse_entries(app, false).await;
     assert_eq!(answer.status, StatusCode::SERVICE_UNAVAILABLE, "{path}: {}", answer.text());
 }
 
 /// The same once the trail takes entries again: done.
-async fn done(app: &TestApp, who: &SignedIn, path: &str, body: Value) -> Value {
+async fn done(app: &TestApp, who: &SignedIn, path: &str, body: Value) {
     let answer = who.post(app, path, body).await;
     assert!(answer.status.is_success(), "{path}: {}", answer.text());
-    answer.json()
 }
 
 /// The actions of the trail's entries about lead `id`, oldest first.
@@ -57,21 +59,46 @@ async fn entries_about(app: &TestApp, admin: &SignedIn, id: i64) -> Vec<String> 
     about.map(|entry| entry["action"].as_str().unwrap().to_owned()).collect()
 }
 
+/// Each account's e-mail and role.
+async fn accounts(app: &TestApp, admin: &SignedIn) -> Vec<(String, String)> {
+    let answer = admin.get(app, "/admin/api/operators").await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
+    let accounts = answer.json()["operators"].as_array().unwrap().clone();
+    accounts
+        .iter()
+        .map(|a| (a["email"].as_str().unwrap().into(), a["role"].as_str().unwrap().into()))
+        .collect()
+}
+
+/// The actions of the trail's entries, oldest first, but for reading and signing in.
+async fn changes(app: &TestApp, admin: &SignedIn) -> Vec<String> {
+    let trail = admin.audit(app).await;
+    let actions = trail.iter().rev().map(|entry| entry["action"].as_str().unwrap().to_owned());
+    actions
+        .filter(|action| !["listed_leads", "opened_lead", "signed_in"].contains(&action.as_str()))
+        .collect()
+}
+
 async fn lead(app: &TestApp, who: &SignedIn, id: i64) -> Value {
     let answer = who.get(app, &format!("/admin/api/leads/{id}")).await;
     assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
     answer.json()
 }
 
+/// The accounts, each signed in: an admin and two operators.
+async fn team(app: &TestApp) -> (SignedIn, SignedIn, SignedIn) {
+    for (email, role) in [(ADMIN, Role::Admin), (OLENA, Role::Operator), (PETRO, Role::Operator)] {
+        let hash = zayavka::auth::hash_password(PASSWORD).unwrap();
+        assert!(app.state.store.add_operator(email.into(), hash, Some(role)).await.unwrap());
+    }
+    (signed_in(app, ADMIN).await, signed_in(app, OLENA).await, signed_in(app, PETRO).await)
+}
+
 #[tokio::test]
-async fn a_change_whose_entry_cannot_be_written_is_not_made() {
+async fn a_change_of_a_lead_whose_entry_cannot_be_written_is_not_made() {
     let app = common::test_app_without_chores(|_| {}).await;
     let store = &app.state.store;
-    for (email, role) in [(ADMIN, Role::Admin), (OLENA, Role::Operator)] {
-        let hash = zayavka::auth::hash_password(PASSWORD).unwrap();
-        assert!(store.add_operator(email.into(), hash, Some(role)).await.unwrap());
-    }
-    let (admin, olena) = (signed_in(&app, ADMIN).await, signed_in(&app, OLENA).await);
+    let (admin, olena, _) = team(&app).await;
     let context = &app.state.insert_context;
     let open = new_lead("Ганна Мельник", "+380671234567");
     let open = store.insert(vec![open], context, None).await.unwrap()[0].lead.id;
@@ -95,8 +122,8 @@ async fn a_change_whose_entry_cannot_be_written_is_not_made() {
     refused(&app, &olena, &path(open, "attempts"), call.clone()).await;
     let before = lead(&app, &olena, open).await;
     assert_eq!((&before["lead"]["status"], &before["attempts"]), (&json!("new"), &json!([])));
-    let after = done(&app, &olena, &path(open, "attempts"), call).await;
-    assert_eq!(after["lead"]["status"], "attempt_1");
+    done(&app, &olena, &path(open, "attempts"), call).await;
+    assert_eq!(lead(&app, &olena, open).await["lead"]["status"], "attempt_1");
 
     // A release refused leaves the lead held, out of the call list.
     refused(&app, &admin, &path(held, "release"), json!({})).await;
@@ -110,4 +137,96 @@ async fn a_change_whose_entry_cannot_be_written_is_not_made() {
         entries_about(&app, &admin, open).await.into_iter().filter(|a| *a != opened).collect();
     assert_eq!(open_entries, ["took_lead", "gave_back", "handed_over", "recorded_call"]);
     assert_eq!(entries_about(&app, &admin, held).await, ["released"]);
+}
+
+#[tokio::test]
+async fn a_change_of_an_account_a_day_or_a_notification_whose_entry_cannot_be_written_is_not_made() {
+    let app = common::test_app_without_chores(|s| {
+        // Nothing sends (no chores): a lead's notification waits for an admin.
+        let url = "http://127.0.0.1:9/hooks".into();
+        s.notify.webhook = Some(zayavka::config::Webhook { url, secret: None });
+    })
+    .await;
+    let store = &app.state.store;
+    let (admin, _, _) = team(&app).await;
+    let team_before = accounts(&app, &admin).await;
+
+    // From the inbox: a role, a removal.
+    let role = json!({ "email": PETRO, "role": "admin" });
+    refused(&app, &admin, "/admin/api/operators/role", role.clone()).await;
+    assert_eq!(accounts(&app, &admin).await, team_before, "Petro is still an operator");
+    done(&app, &admin, "/admin/api/operators/role", role).await;
+    refused(&app, &admin, "/admin/api/operators/remove", json!({ "email": OLENA })).await;
+    assert!(accounts(&app, &admin).await.iter().any(|(email, _)| email == OLENA), "Olena is still there");
+    done(&app, &admin, "/admin/api/operators/remove", json!({ "email": OLENA })).await;
+
+    // From the command line: a password, a second factor reset (the same use cases as the inbox's).
+    let actor = Actor { name: "command line (root)".into(), address: None };
+    let account = accounts::new_account(PETRO, "another long secret".into()).await.unwrap();
+    refuse_entries(&app, true).await;
+    assert!(accounts::set_password(app.state.services(), account, &actor).await.is_err());
+    refuse_entries(&app, false).await;
+    assert!(signed_in_as(&app, PETRO, PASSWORD).await, "the old password still holds");
+    let account = accounts::new_account(PETRO, "another long secret".into()).await.unwrap();
+    assert!(accounts::set_password(app.state.services(), account, &actor).await.unwrap());
+    let id = store.operator(PETRO.into()).await.unwrap().unwrap().id;
+    assert!(store.start_second_factor(id, "SECRET".into()).await.unwrap());
+    assert!(store.confirm_second_factor(id, "SECRET".into(), 1, Vec::new(), "none".into()).await.unwrap());
+    refuse_entries(&app, true).await;
+    assert!(accounts::reset_second_factor(app.state.services(), PETRO, &actor).await.is_err());
+    refuse_entries(&app, false).await;
+    let factor = store.operator(PETRO.into()).await.unwrap().unwrap().totp_secret;
+    assert_eq!(factor.as_deref(), Some("SECRET"), "the factor stays");
+    assert!(accounts::reset_second_factor(app.state.services(), PETRO, &actor).await.unwrap());
+
+    // A closed day, added and taken off.
+    let day = zayavka::notice::operators_date(app.state.clock.now())
+        .checked_add(jiff::Span::new().days(7))
+        .unwrap();
+    let closed = || async { admin.get(&app, "/admin/api/closed-days").await.json()["days"].to_string() };
+    let none = closed().await;
+    refused(&app, &admin, "/admin/api/closed-days", json!({ "day": day.to_string() })).await;
+    assert_eq!(closed().await, none);
+    done(&app, &admin, "/admin/api/closed-days", json!({ "day": day.to_string() })).await;
+    let one = closed().await;
+    assert_ne!(one, none);
+    refuse_entries(&app, true).await;
+    let answer = admin.delete(&app, &format!("/admin/api/closed-days/{day}")).await;
+    refuse_entries(&app, false).await;
+    assert_eq!(answer.status, StatusCode::SERVICE_UNAVAILABLE, "{}", answer.text());
+    assert_eq!(closed().await, one, "the day is still closed");
+    assert_eq!(
+        admin.delete(&app, &format!("/admin/api/closed-days/{day}")).await.status,
+        StatusCode::NO_CONTENT
+    );
+
+    // A waiting notification, sent again and dropped.
+    let context = &app.state.insert_context;
+    store.insert(vec![new_lead("Ганна Мельник", "+380671234567")], context, None).await.unwrap();
+    let waiting = store.pending_notifications(10).await.unwrap();
+    let path = |what: &str| format!("/admin/api/notifications/{}/{what}", waiting[0].id);
+    refused(&app, &admin, &path("send-again"), json!({})).await;
+    done(&app, &admin, &path("send-again"), json!({})).await;
+    refused(&app, &admin, &path("drop"), json!({})).await;
+    assert_eq!(store.pending_notifications(10).await.unwrap().len(), 1, "it still waits");
+    done(&app, &admin, &path("drop"), json!({})).await;
+    assert!(store.pending_notifications(10).await.unwrap().is_empty());
+
+    // Each change that was made is in the trail once; none that was refused is.
+    let made = [
+        "changed_role",
+        "removed_operator",
+        "changed_password",
+        "second_factor_reset",
+        "added_closed_day",
+        "removed_closed_day",
+        "resent_notification",
+        "dropped_notification",
+    ];
+    assert_eq!(changes(&app, &admin).await, made);
+}
+
+/// Whether `email` signs in with `password`.
+async fn signed_in_as(app: &TestApp, email: &str, password: &str) -> bool {
+    common::inbox::sign_in(app, email, password, "").await.status == StatusCode::OK
 }

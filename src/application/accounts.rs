@@ -80,11 +80,8 @@ pub async fn set_password(
     actor: &Actor,
 ) -> Result<bool, StoreError> {
     let NewAccount { email, password_hash } = account;
-    if !services.store.set_password(email.clone(), password_hash).await? {
-        return Ok(false);
-    }
-    services.store.audit(actor.did(Action::ChangedPassword, None, Some(email))).await?;
-    Ok(true)
+    let trail = actor.did(Action::ChangedPassword, None, Some(email.clone()));
+    services.store.set_password(email, password_hash, trail).await
 }
 
 /// Gives the account (by e-mail, normalised here) another role; its sessions end. The last admin
@@ -96,22 +93,15 @@ pub async fn set_role(
     actor: &Actor,
 ) -> Result<AccountChange, StoreError> {
     let email = auth::normalise_email(email);
-    let change = services.store.set_role(email.clone(), role).await?;
-    if change == AccountChange::Done {
-        let detail = Some(account_detail(&email, role));
-        services.store.audit(actor.did(Action::ChangedRole, None, detail)).await?;
-    }
-    Ok(change)
+    let trail = actor.did(Action::ChangedRole, None, Some(account_detail(&email, role)));
+    services.store.set_role(email, role, trail).await
 }
 
 /// Removes the account and ends its sessions; the last admin cannot be removed.
 pub async fn remove(services: Services<'_>, email: &str, actor: &Actor) -> Result<AccountChange, StoreError> {
     let email = auth::normalise_email(email);
-    let change = services.store.remove_operator(email.clone()).await?;
-    if change == AccountChange::Done {
-        services.store.audit(actor.did(Action::RemovedOperator, None, Some(email))).await?;
-    }
-    Ok(change)
+    let trail = actor.did(Action::RemovedOperator, None, Some(email.clone()));
+    services.store.remove_operator(email, trail).await
 }
 
 /// Turns off the account's second factor (a lost phone) and ends its sessions. `false` if there
@@ -122,9 +112,6 @@ pub async fn reset_second_factor(
     actor: &Actor,
 ) -> Result<bool, StoreError> {
     let email = auth::normalise_email(email);
-    if !services.store.reset_second_factor(email.clone()).await? {
-        return Ok(false);
-    }
-    services.store.audit(actor.did(Action::SecondFactorReset, None, Some(email))).await?;
-    Ok(true)
+    let trail = actor.did(Action::SecondFactorReset, None, Some(email.clone()));
+    services.store.reset_second_factor(email, trail).await
 }

@@ -116,12 +116,12 @@ pub async fn add(
     if services.settings.settings_calendar().closed.contains(day) {
         return Ok((day, Added::AlreadyClosed));
     }
-    if !services.store.add_closed_day(day, note, actor.name.clone(), now).await? {
+    let trail = actor.did(Action::AddedClosedDay, None, Some(day.to_string()));
+    if !services.store.add_closed_day(day, note, now, trail).await? {
         // Closed already: perhaps by a request whose move below failed, or raced a call.
         move_retries_off(services, day, now).await?;
         return Ok((day, Added::AlreadyClosed));
     }
-    services.store.audit(actor.did(Action::AddedClosedDay, None, Some(day.to_string()))).await?;
     move_retries_off(services, day, now).await?;
     Ok((day, Added::Added))
 }
@@ -151,10 +151,10 @@ pub async fn remove(services: Services<'_>, day: &str, actor: &Actor) -> Result<
     if services.settings.settings_calendar().closed.contains(day) {
         return Err(DayRefusal::InSettings);
     }
-    if !services.store.remove_closed_day(day).await? {
+    let trail = actor.did(Action::RemovedClosedDay, None, Some(day.to_string()));
+    if !services.store.remove_closed_day(day, trail).await? {
         return Err(DayRefusal::NotListed);
     }
-    services.store.audit(actor.did(Action::RemovedClosedDay, None, Some(day.to_string()))).await?;
     Ok(day)
 }
 

@@ -4,7 +4,7 @@
 use jiff::Timestamp;
 
 use super::{Actor, Services};
-use crate::store::{PendingNotification, StoreError, WaitingChange};
+use crate::store::{EntryOf, PendingNotification, StoreError, WaitingChange};
 use crate::team::Action;
 
 /// How many waiting notifications the admins' screen lists: enough for a channel down for a day
@@ -19,9 +19,9 @@ pub async fn send_again(
     now: Timestamp,
     actor: &Actor,
 ) -> Result<WaitingChange, StoreError> {
-    let change = services.store.resend_notification(id, now).await?;
+    let trail = entry(actor, Action::ResentNotification);
+    let change = services.store.resend_notification(id, now, trail).await?;
     if let WaitingChange::Changed(notification) = &change {
-        services.store.audit(entry(actor, Action::ResentNotification, notification)).await?;
         if let Some(notifier) = services.notifier {
             notifier.send_again(notification.channel);
         }
@@ -36,19 +36,19 @@ pub async fn drop(
     now: Timestamp,
     actor: &Actor,
 ) -> Result<WaitingChange, StoreError> {
-    let change = services.store.drop_notification(id, now).await?;
-    if let WaitingChange::Changed(notification) = &change {
-        services.store.audit(entry(actor, Action::DroppedNotification, notification)).await?;
-    }
-    Ok(change)
+    services.store.drop_notification(id, now, entry(actor, Action::DroppedNotification)).await
 }
 
-/// The entry names the lead by id, the channel, the notice and its last error: no visitor data.
-fn entry(actor: &Actor, action: Action, notification: &PendingNotification) -> crate::store::AuditEntry {
-    let mut detail = format!("{} {}", notification.channel.name(), notification.event.name());
-    if let Some(error) = &notification.last_error {
-        detail.push_str(": ");
-        detail.push_str(error);
-    }
-    actor.did(action, Some(notification.lead_id), Some(detail))
+/// The entry of `action` on a notification: the lead by id, the channel, the notice and its last
+/// error, no visitor data.
+fn entry(actor: &Actor, action: Action) -> EntryOf<PendingNotification> {
+    let actor = actor.clone();
+    Box::new(move |notification| {
+        let mut detail = format!("{} {}", notification.channel.name(), notification.event.name());
+        if let Some(error) = &notification.last_error {
+            detail.push_str(": ");
+            detail.push_str(error);
+        }
+        actor.did(action, Some(notification.lead_id), Some(detail))
+    })
 }

@@ -17,6 +17,10 @@ pub struct AuditEntry {
     pub address: Option<String>,
 }
 
+/// The audit entry of a change, made from what the change found (the notification it sent again),
+/// and written with it in its transaction (ADR 0088).
+pub type EntryOf<T> = Box<dyn FnOnce(&T) -> AuditEntry + Send>;
+
 /// One entry of the audit trail, as kept.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
 #[ts(rename = "AuditEntry")]

@@ -4,7 +4,7 @@
 use jiff::civil::Date;
 use jiff::{Span, Timestamp};
 
-use super::{Engine, Store, StoreError};
+use super::{AuditEntry, Engine, Store, StoreError};
 use crate::calendar::{Calendar, DAYS_AHEAD_TO_CLOSE};
 use crate::inbox::Outcome;
 use crate::notice::operators_date;
@@ -38,20 +38,21 @@ impl Store {
         dispatch!(self, closed_days(from.to_string(), limit))
     }
 
-    /// Adds `day` to the list; `false` if it is there already (its note and who added it stay).
+    /// Adds `day` to the list, with `trail` (added by its actor); `false` if it is there already
+    /// (its note and who added it stay).
     pub async fn add_closed_day(
         &self,
         day: Date,
         note: Option<String>,
-        added_by: String,
         now: Timestamp,
+        trail: AuditEntry,
     ) -> Result<bool, StoreError> {
-        dispatch!(self, add_closed_day(day.to_string(), note, added_by, now))
+        dispatch!(self, add_closed_day(day.to_string(), note, now, trail.printable()))
     }
 
-    /// Takes `day` off the list; `false` if it was not on it.
-    pub async fn remove_closed_day(&self, day: Date) -> Result<bool, StoreError> {
-        dispatch!(self, remove_closed_day(day.to_string()))
+    /// Takes `day` off the list, with `trail`; `false` if it was not on it.
+    pub async fn remove_closed_day(&self, day: Date, trail: AuditEntry) -> Result<bool, StoreError> {
+        dispatch!(self, remove_closed_day(day.to_string(), self.clock.now(), trail.printable()))
     }
 
     /// Moves the leads due in `[from, until)` again after an unanswered call (a retry) to `to`,

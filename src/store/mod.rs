@@ -76,7 +76,7 @@ mod outbox;
 mod promise;
 mod second_factor;
 
-pub use audit::{AuditEntry, AuditRecord};
+pub use audit::{AuditEntry, AuditRecord, EntryOf};
 pub use claims::{OperatorCount, SourceCount};
 pub use closed_days::ClosedDay;
 pub use inbox::{Attempt, CallLogged, Counts, CountsAt, Holder, LeadQuery, NewAttempt};

@@ -1,6 +1,6 @@
 //! Accounts, first-start setup and sessions.
 
-use super::{Engine, Store, StoreError};
+use super::{AuditEntry, Engine, Store, StoreError};
 use crate::team::{AccountChange, Role};
 
 #[derive(Debug, Clone)]
@@ -73,19 +73,34 @@ impl Store {
     }
 
     /// Gives an account `role`; never takes the admin role from the last admin. A change of role
-    /// ends the account's sessions, so its rights change at once.
-    pub async fn set_role(&self, email: String, role: Role) -> Result<AccountChange, StoreError> {
-        dispatch!(self, set_role(email, role))
+    /// ends the account's sessions, so its rights change at once. `trail` is written with the
+    /// change, or neither is (as with every change of an account here).
+    pub async fn set_role(
+        &self,
+        email: String,
+        role: Role,
+        trail: AuditEntry,
+    ) -> Result<AccountChange, StoreError> {
+        dispatch!(self, set_role(email, role, self.clock.now(), trail.printable()))
     }
 
     /// Removes an account with its sessions; never the last admin.
-    pub async fn remove_operator(&self, email: String) -> Result<AccountChange, StoreError> {
-        dispatch!(self, remove_operator(email))
+    pub async fn remove_operator(
+        &self,
+        email: String,
+        trail: AuditEntry,
+    ) -> Result<AccountChange, StoreError> {
+        dispatch!(self, remove_operator(email, self.clock.now(), trail.printable()))
     }
 
     /// Sets an operator's password and ends their sessions; `false` if there is no such account.
-    pub async fn set_password(&self, email: String, password_hash: String) -> Result<bool, StoreError> {
-        dispatch!(self, set_password(email, password_hash))
+    pub async fn set_password(
+        &self,
+        email: String,
+        password_hash: String,
+        trail: AuditEntry,
+    ) -> Result<bool, StoreError> {
+        dispatch!(self, set_password(email, password_hash, self.clock.now(), trail.printable()))
     }
 
     pub async fn operator(&self, email: String) -> Result<Option<Operator>, StoreError> {

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use super::{Engine, Store, StoreError};
+use super::{Engine, EntryOf, Store, StoreError};
 use crate::notice::{Channel, Event};
 
 /// A notification a sender has claimed.
@@ -149,22 +149,30 @@ impl Store {
         dispatch!(self, pending_notifications(limit))
     }
 
-    /// Makes notification `id` due at once ("send again"), unless a sender is sending it now.
+    /// Makes notification `id` due at once ("send again"), unless a sender is sending it now; with
+    /// the audit entry `trail` makes of it, or neither.
     pub async fn resend_notification(
         &self,
         id: i64,
         now: jiff::Timestamp,
+        trail: EntryOf<PendingNotification>,
     ) -> Result<WaitingChange, StoreError> {
-        dispatch!(self, resend_notification(id, now))
+        dispatch!(self, resend_notification(id, now, printable(trail)))
     }
 
     /// Gives up on notification `id` on purpose: it is never sent. Not while a sender is sending
-    /// it: that send may deliver it.
+    /// it: that send may deliver it. With `trail`'s entry, as `resend_notification`.
     pub async fn drop_notification(
         &self,
         id: i64,
         now: jiff::Timestamp,
+        trail: EntryOf<PendingNotification>,
     ) -> Result<WaitingChange, StoreError> {
-        dispatch!(self, drop_notification(id, now))
+        dispatch!(self, drop_notification(id, now, printable(trail)))
     }
+}
+
+/// `trail`, making its entries as the trail keeps them.
+fn printable(trail: EntryOf<PendingNotification>) -> EntryOf<PendingNotification> {
+    Box::new(move |notification| trail(notification).printable())
 }

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::{Delivery, Engine, Store, StoreError};
+use super::{AuditEntry, Delivery, Engine, Store, StoreError};
 use crate::notice::Channel;
 
 /// When wrong second-factor codes refuse an account's codes: after `in_a_row` of them, for
@@ -124,7 +124,7 @@ impl Store {
 
     /// Forgets an operator's second factor and recovery codes and ends their sessions (a lost
     /// phone); `false` if there is no such account.
-    pub async fn reset_second_factor(&self, email: String) -> Result<bool, StoreError> {
-        dispatch!(self, reset_second_factor(email))
+    pub async fn reset_second_factor(&self, email: String, trail: AuditEntry) -> Result<bool, StoreError> {
+        dispatch!(self, reset_second_factor(email, self.clock.now(), trail.printable()))
     }
 }

@@ -21,6 +21,26 @@ impl PostgresStore {
         append(&**client, &[&entry], seconds(now)).await
     }
 
+    /// Whether `change`, a statement on one row (a lead, a closed day), changed it; if so, with
+    /// `trail` appended in the same transaction.
+    pub(super) async fn audited_change(
+        &self,
+        change: &str,
+        values: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+        trail: &AuditEntry,
+        now: jiff::Timestamp,
+    ) -> Result<bool, StoreError> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(unavailable)?;
+        if tx.execute(change, values).await.map_err(unavailable)? != 1 {
+            tx.rollback().await.map_err(unavailable)?;
+            return Ok(false);
+        }
+        append(&*tx, &[trail], seconds(now)).await?;
+        tx.commit().await.map_err(unavailable)?;
+        Ok(true)
+    }
+
     pub async fn audit_page(&self, before_id: i64, limit: u32) -> Result<Vec<AuditRecord>, StoreError> {
         self.audit_read(audit_sql!("WHERE id < $1 ORDER BY id DESC LIMIT $2"), before_id, limit).await
     }

@@ -22,7 +22,7 @@ impl PostgresStore {
                       AND (claimed_until IS NULL OR claimed_until > to_timestamp($4)))",
             open = open_statuses_sql()
         );
-        self.audited(&sql, &[&id, &operator_id, &seconds(until), &seconds(now)], &trail, now).await
+        self.audited_change(&sql, &[&id, &operator_id, &seconds(until), &seconds(now)], &trail, now).await
     }
 
     pub async fn give_back(
@@ -35,7 +35,7 @@ impl PostgresStore {
         let sql = "UPDATE \"CRN\" SET claimed_by = NULL, claimed_until = NULL \
                    WHERE id = $1 AND claimed_by = $2 \
                    AND (claimed_until IS NULL OR claimed_until > to_timestamp($3))";
-        self.audited(sql, &[&id, &operator_id, &seconds(now)], &trail, now).await
+        self.audited_change(sql, &[&id, &operator_id, &seconds(now)], &trail, now).await
     }
 
     pub async fn hand_to(
@@ -47,27 +47,7 @@ impl PostgresStore {
     ) -> Result<bool, StoreError> {
         let sql = "UPDATE \"CRN\" SET claimed_by = $2, claimed_until = NULL \
                    WHERE id = $1 AND held IS NULL AND repeat_of IS NULL";
-        self.audited(sql, &[&id, &operator_id], &trail, now).await
-    }
-
-    /// Whether `change` (a statement on one lead) changed its lead; if so, with `trail` appended in
-    /// the same transaction.
-    async fn audited(
-        &self,
-        change: &str,
-        values: &[&(dyn tokio_postgres::types::ToSql + Sync)],
-        trail: &AuditEntry,
-        now: jiff::Timestamp,
-    ) -> Result<bool, StoreError> {
-        let mut client = self.client().await?;
-        let tx = client.transaction().await.map_err(unavailable)?;
-        if tx.execute(change, values).await.map_err(unavailable)? != 1 {
-            tx.rollback().await.map_err(unavailable)?;
-            return Ok(false);
-        }
-        super::audit::append(&*tx, &[trail], seconds(now)).await?;
-        tx.commit().await.map_err(unavailable)?;
-        Ok(true)
+        self.audited_change(sql, &[&id, &operator_id], &trail, now).await
     }
 
     pub async fn hand_out_in_turn(

@@ -27,19 +27,12 @@ impl PostgresStore {
         &self,
         day: String,
         note: Option<String>,
-        added_by: String,
         now: jiff::Timestamp,
+        trail: AuditEntry,
     ) -> Result<bool, StoreError> {
-        let client = self.client().await?;
-        let added = client
-            .execute(
-                "INSERT INTO closed_days (day, note, added_by, added_at) \
-                 VALUES ($1::text::date, $2, $3, to_timestamp($4)) ON CONFLICT (day) DO NOTHING",
-                &[&day, &note, &added_by, &seconds(now)],
-            )
-            .await
-            .map_err(unavailable)?;
-        Ok(added == 1)
+        let add = "INSERT INTO closed_days (day, note, added_by, added_at) \
+                   VALUES ($1::text::date, $2, $3, to_timestamp($4)) ON CONFLICT (day) DO NOTHING";
+        self.audited_change(add, &[&day, &note, &trail.actor, &seconds(now)], &trail, now).await
     }
 
     pub async fn move_retries(
@@ -65,12 +58,12 @@ impl PostgresStore {
         Ok(moved as usize)
     }
 
-    pub async fn remove_closed_day(&self, day: String) -> Result<bool, StoreError> {
-        let client = self.client().await?;
-        let removed = client
-            .execute("DELETE FROM closed_days WHERE day = $1::text::date", &[&day])
-            .await
-            .map_err(unavailable)?;
-        Ok(removed == 1)
+    pub async fn remove_closed_day(
+        &self,
+        day: String,
+        now: jiff::Timestamp,
+        trail: AuditEntry,
+    ) -> Result<bool, StoreError> {
+        self.audited_change("DELETE FROM closed_days WHERE day = $1::text::date", &[&day], &trail, now).await
     }
 }

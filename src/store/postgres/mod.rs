@@ -25,7 +25,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_postgres::{NoTls, Row};
 
 use super::{
-    Account, Attempt, AuditEntry, AuditRecord, ChannelQueue, ClosedDay, Counts, CountsAt, Delivery,
+    Account, Attempt, AuditEntry, AuditRecord, ChannelQueue, ClosedDay, Counts, CountsAt, Delivery, EntryOf,
     IDEMPOTENCY_WINDOW, Idempotency, InsertContext, LOCK_WAIT, LeadQuery, LeadRecord, Operator,
     OperatorCount, OutboxJob, Session, SourceCount, StoreError, Stored, channel_names, closed_day_row,
     held_codes, held_text, role_of, status_of,

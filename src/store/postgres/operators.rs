@@ -56,17 +56,34 @@ impl PostgresStore {
             .collect())
     }
 
-    pub async fn set_role(&self, email: String, role: Role) -> Result<AccountChange, StoreError> {
-        self.change_account(email, Some(role)).await
+    pub async fn set_role(
+        &self,
+        email: String,
+        role: Role,
+        now: jiff::Timestamp,
+        trail: AuditEntry,
+    ) -> Result<AccountChange, StoreError> {
+        self.change_account(email, Some(role), now, trail).await
     }
 
-    pub async fn remove_operator(&self, email: String) -> Result<AccountChange, StoreError> {
-        self.change_account(email, None).await
+    pub async fn remove_operator(
+        &self,
+        email: String,
+        now: jiff::Timestamp,
+        trail: AuditEntry,
+    ) -> Result<AccountChange, StoreError> {
+        self.change_account(email, None, now, trail).await
     }
 
-    /// Gives the account `role`, or removes it (`None`); under a lock, so two admins demoting each
-    /// other at once cannot leave the team without one.
-    async fn change_account(&self, email: String, role: Option<Role>) -> Result<AccountChange, StoreError> {
+    /// Gives the account `role`, or removes it (`None`), with `trail`; under a lock, so two admins
+    /// demoting each other at once cannot leave the team without one.
+    async fn change_account(
+        &self,
+        email: String,
+        role: Option<Role>,
+        now: jiff::Timestamp,
+        trail: AuditEntry,
+    ) -> Result<AccountChange, StoreError> {
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(unavailable)?;
         tx.execute("LOCK TABLE operators IN SHARE ROW EXCLUSIVE MODE", &[]).await.map_err(unavailable)?;
@@ -102,25 +119,37 @@ impl PostgresStore {
             }
             .map_err(unavailable)?;
         }
+        super::audit::append(&*tx, &[&trail], seconds(now)).await?;
         tx.commit().await.map_err(unavailable)?;
         Ok(AccountChange::Done)
     }
 
-    pub async fn set_password(&self, email: String, password_hash: String) -> Result<bool, StoreError> {
+    pub async fn set_password(
+        &self,
+        email: String,
+        password_hash: String,
+        now: jiff::Timestamp,
+        trail: AuditEntry,
+    ) -> Result<bool, StoreError> {
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(unavailable)?;
         let changed = tx
             .execute("UPDATE operators SET password_hash = $2 WHERE email = $1", &[&email, &password_hash])
             .await
             .map_err(unavailable)?;
+        if changed == 0 {
+            tx.rollback().await.map_err(unavailable)?;
+            return Ok(false);
+        }
         tx.execute(
             "DELETE FROM operator_sessions WHERE operator_id IN (SELECT id FROM operators WHERE email = $1)",
             &[&email],
         )
         .await
         .map_err(unavailable)?;
+        super::audit::append(&*tx, &[&trail], seconds(now)).await?;
         tx.commit().await.map_err(unavailable)?;
-        Ok(changed == 1)
+        Ok(true)
     }
 
     pub async fn operator(&self, email: String) -> Result<Option<Operator>, StoreError> {

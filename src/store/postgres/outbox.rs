@@ -192,43 +192,55 @@ impl PostgresStore {
         &self,
         id: i64,
         now: jiff::Timestamp,
+        trail: EntryOf<PendingNotification>,
     ) -> Result<WaitingChange, StoreError> {
-        self.change_waiting("next_attempt_at = to_timestamp($2), locked_until = NULL", &[&id, &seconds(now)])
-            .await
+        self.change_waiting("next_attempt_at = to_timestamp($2), locked_until = NULL", id, now, trail).await
     }
 
     pub async fn drop_notification(
         &self,
         id: i64,
         now: jiff::Timestamp,
+        trail: EntryOf<PendingNotification>,
     ) -> Result<WaitingChange, StoreError> {
         let set = "sent_at = to_timestamp($2), dropped_at = to_timestamp($2), locked_until = NULL";
-        self.change_waiting(set, &[&id, &seconds(now)]).await
+        self.change_waiting(set, id, now, trail).await
     }
 
-    /// Sets `set` on notification `$1` if it still waits and no sender holds it (`$2` is now).
+    /// Sets `set` on notification `$1` if it still waits and no sender holds it (`$2` is now),
+    /// with the entry `trail` makes of it.
     async fn change_waiting(
         &self,
         set: &str,
-        params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+        id: i64,
+        now: jiff::Timestamp,
+        trail: EntryOf<PendingNotification>,
     ) -> Result<WaitingChange, StoreError> {
-        let client = self.client().await?;
-        let row = client
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(unavailable)?;
+        let row = tx
             .query_opt(
                 &format!(
                     "UPDATE outbox SET {set} WHERE id = $1 AND sent_at IS NULL \
                      AND (locked_until IS NULL OR locked_until <= to_timestamp($2)) RETURNING {PENDING_COLUMNS}"
                 ),
-                params,
+                &[&id, &seconds(now)],
             )
             .await
             .map_err(unavailable)?;
         if let Some(row) = row {
             // A channel this version does not know (a row written by hand) is as good as gone.
-            return Ok(pending_notification(&row).map_or(WaitingChange::NotWaiting, WaitingChange::Changed));
+            let Some(changed) = pending_notification(&row) else {
+                tx.commit().await.map_err(unavailable)?;
+                return Ok(WaitingChange::NotWaiting);
+            };
+            super::audit::append(&*tx, &[&trail(&changed)], seconds(now)).await?;
+            tx.commit().await.map_err(unavailable)?;
+            return Ok(WaitingChange::Changed(changed));
         }
+        tx.rollback().await.map_err(unavailable)?;
         let waits = client
-            .query_opt("SELECT 1 FROM outbox WHERE id = $1 AND sent_at IS NULL", &params[..1])
+            .query_opt("SELECT 1 FROM outbox WHERE id = $1 AND sent_at IS NULL", &[&id])
             .await
             .map_err(unavailable)?;
         Ok(if waits.is_some() { WaitingChange::BeingSent } else { WaitingChange::NotWaiting })

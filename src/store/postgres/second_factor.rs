@@ -235,7 +235,12 @@ impl PostgresStore {
         self.notices_done("account_notices", deliveries, now).await
     }
 
-    pub async fn reset_second_factor(&self, email: String) -> Result<bool, StoreError> {
+    pub async fn reset_second_factor(
+        &self,
+        email: String,
+        now: jiff::Timestamp,
+        trail: AuditEntry,
+    ) -> Result<bool, StoreError> {
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(unavailable)?;
         let Some(row) = tx
@@ -256,6 +261,7 @@ impl PostgresStore {
         tx.execute("DELETE FROM operator_sessions WHERE operator_id = $1", &[&id])
             .await
             .map_err(unavailable)?;
+        super::audit::append(&*tx, &[&trail], seconds(now)).await?;
         tx.commit().await.map_err(unavailable)?;
         Ok(true)
     }

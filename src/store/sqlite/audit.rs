@@ -53,6 +53,20 @@ pub(super) fn append(conn: &Connection, entry: &AuditEntry, now: &str) -> rusqli
     Ok(())
 }
 
+/// Whether a change of one row (a lead, a closed day) was made (`changed` rows); if so, with its
+/// entry in the trail.
+pub(super) fn audited(
+    conn: &Connection,
+    changed: usize,
+    trail: &AuditEntry,
+    now: &str,
+) -> rusqlite::Result<bool> {
+    if changed == 1 {
+        append(conn, trail, now)?;
+    }
+    Ok(changed == 1)
+}
+
 fn audit_record(row: &rusqlite::Row) -> rusqlite::Result<AuditRecord> {
     Ok(AuditRecord {
         id: row.get(0)?,

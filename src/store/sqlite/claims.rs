@@ -29,7 +29,7 @@ impl SqliteStore {
             let changed = conn.prepare_cached(&sql)?.execute(named_params! {
                 ":id": id, ":operator": operator_id, ":until": text(until), ":now": now,
             })?;
-            audited(conn, changed, &trail, &now)
+            super::audit::audited(conn, changed, &trail, &now)
         })
         .await
     }
@@ -50,7 +50,7 @@ impl SqliteStore {
             let changed = conn
                 .prepare_cached(&sql)?
                 .execute(named_params! { ":id": id, ":operator": operator_id, ":now": now })?;
-            audited(conn, changed, &trail, &now)
+            super::audit::audited(conn, changed, &trail, &now)
         })
         .await
     }
@@ -68,7 +68,7 @@ impl SqliteStore {
                  WHERE id = ?1 AND held IS NULL AND repeat_of IS NULL",
                 params![id, operator_id],
             )?;
-            audited(conn, changed, &trail, &text(now))
+            super::audit::audited(conn, changed, &trail, &text(now))
         })
         .await
     }
@@ -122,12 +122,4 @@ impl SqliteStore {
         })
         .await
     }
-}
-
-/// Whether a change of one lead was made (`changed` rows); if so, with its entry in the trail.
-fn audited(conn: &Connection, changed: usize, trail: &AuditEntry, now: &str) -> rusqlite::Result<bool> {
-    if changed == 1 {
-        super::audit::append(conn, trail, now)?;
-    }
-    Ok(changed == 1)
 }

@@ -21,17 +21,18 @@ impl SqliteStore {
         &self,
         day: String,
         note: Option<String>,
-        added_by: String,
         now: jiff::Timestamp,
+        trail: AuditEntry,
     ) -> Result<bool, StoreError> {
         self.write(move |conn| {
+            let now = text(now);
             let added = conn
                 .prepare_cached(
                     "INSERT INTO closed_days (day, note, added_by, added_at) VALUES (?1, ?2, ?3, ?4) \
                      ON CONFLICT (day) DO NOTHING",
                 )?
-                .execute(params![day, note, added_by, text(now)])?;
-            Ok(added == 1)
+                .execute(params![day, note, trail.actor, now])?;
+            super::audit::audited(conn, added, &trail, &now)
         })
         .await
     }
@@ -55,11 +56,16 @@ impl SqliteStore {
         .await
     }
 
-    pub async fn remove_closed_day(&self, day: String) -> Result<bool, StoreError> {
+    pub async fn remove_closed_day(
+        &self,
+        day: String,
+        now: jiff::Timestamp,
+        trail: AuditEntry,
+    ) -> Result<bool, StoreError> {
         self.write(move |conn| {
             let removed =
                 conn.prepare_cached("DELETE FROM closed_days WHERE day = ?1")?.execute(params![day])?;
-            Ok(removed == 1)
+            super::audit::audited(conn, removed, &trail, &text(now))
         })
         .await
     }

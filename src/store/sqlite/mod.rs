@@ -33,7 +33,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use tokio::sync::{mpsc, oneshot};
 
 use super::{
-    Account, Attempt, AuditEntry, AuditRecord, ChannelQueue, ClosedDay, Counts, CountsAt, Delivery,
+    Account, Attempt, AuditEntry, AuditRecord, ChannelQueue, ClosedDay, Counts, CountsAt, Delivery, EntryOf,
     Idempotency, InsertContext, LOCK_WAIT, LeadQuery, LeadRecord, Operator, OperatorCount, OutboxJob,
     Session, SourceCount, StoreError, Stored, channel_names, closed_day_row, held_codes, held_text, role_of,
     status_of,

@@ -42,7 +42,13 @@ impl SqliteStore {
         .await
     }
 
-    pub async fn set_role(&self, email: String, role: Role) -> Result<AccountChange, StoreError> {
+    pub async fn set_role(
+        &self,
+        email: String,
+        role: Role,
+        now: jiff::Timestamp,
+        trail: AuditEntry,
+    ) -> Result<AccountChange, StoreError> {
         self.write(move |conn| {
             let Some((id, current)) = account_role(conn, &email)? else {
                 return Ok(AccountChange::NoSuchOperator);
@@ -54,12 +60,18 @@ impl SqliteStore {
                 conn.execute("UPDATE operators SET role = ?2 WHERE id = ?1", params![id, role.name()])?;
                 conn.execute("DELETE FROM operator_sessions WHERE operator_id = ?1", [id])?;
             }
+            super::audit::append(conn, &trail, &text(now))?;
             Ok(AccountChange::Done)
         })
         .await
     }
 
-    pub async fn remove_operator(&self, email: String) -> Result<AccountChange, StoreError> {
+    pub async fn remove_operator(
+        &self,
+        email: String,
+        now: jiff::Timestamp,
+        trail: AuditEntry,
+    ) -> Result<AccountChange, StoreError> {
         self.write(move |conn| {
             let Some((id, current)) = account_role(conn, &email)? else {
                 return Ok(AccountChange::NoSuchOperator);
@@ -69,20 +81,31 @@ impl SqliteStore {
             }
             conn.execute("DELETE FROM operator_sessions WHERE operator_id = ?1", [id])?;
             conn.execute("DELETE FROM operators WHERE id = ?1", [id])?;
+            super::audit::append(conn, &trail, &text(now))?;
             Ok(AccountChange::Done)
         })
         .await
     }
 
-    pub async fn set_password(&self, email: String, password_hash: String) -> Result<bool, StoreError> {
+    pub async fn set_password(
+        &self,
+        email: String,
+        password_hash: String,
+        now: jiff::Timestamp,
+        trail: AuditEntry,
+    ) -> Result<bool, StoreError> {
         self.write(move |conn| {
             let changed =
                 conn.execute("UPDATE operators SET password_hash = ?2 WHERE email = ?1", params![email, password_hash])?;
+            if changed == 0 {
+                return Ok(false);
+            }
             conn.execute(
                 "DELETE FROM operator_sessions WHERE operator_id IN (SELECT id FROM operators WHERE email = ?1)",
                 [&email],
             )?;
-            Ok(changed == 1)
+            super::audit::append(conn, &trail, &text(now))?;
+            Ok(true)
         })
         .await
     }

@@ -188,31 +188,37 @@ impl SqliteStore {
         &self,
         id: i64,
         now: jiff::Timestamp,
+        trail: EntryOf<PendingNotification>,
     ) -> Result<WaitingChange, StoreError> {
-        self.change_waiting("next_attempt_at = ?2, locked_until = NULL", id, now).await
+        self.change_waiting("next_attempt_at = ?2, locked_until = NULL", id, now, trail).await
     }
 
     pub async fn drop_notification(
         &self,
         id: i64,
         now: jiff::Timestamp,
+        trail: EntryOf<PendingNotification>,
     ) -> Result<WaitingChange, StoreError> {
-        self.change_waiting("sent_at = ?2, dropped_at = ?2, locked_until = NULL", id, now).await
+        self.change_waiting("sent_at = ?2, dropped_at = ?2, locked_until = NULL", id, now, trail).await
     }
 
-    /// Sets `set` (`?2` is `now`) on notification `id` if it still waits and no sender holds it.
+    /// Sets `set` (`?2` is `now`) on notification `id` if it still waits and no sender holds it,
+    /// with the entry `trail` makes of it.
     async fn change_waiting(
         &self,
         set: &'static str,
         id: i64,
         now: jiff::Timestamp,
+        trail: EntryOf<PendingNotification>,
     ) -> Result<WaitingChange, StoreError> {
         self.write(move |conn| {
+            let now = text(now);
             let mut stmt = conn.prepare_cached(&format!(
                 "UPDATE outbox SET {set} WHERE id = ?1 AND sent_at IS NULL \
                  AND (locked_until IS NULL OR locked_until <= ?2) RETURNING {PENDING_COLUMNS}"
             ))?;
-            if let Some(changed) = stmt.query_row(params![id, text(now)], pending_notification).optional()? {
+            if let Some(changed) = stmt.query_row(params![id, now], pending_notification).optional()? {
+                super::audit::append(conn, &trail(&changed), &now)?;
                 return Ok(WaitingChange::Changed(changed));
             }
             let waits = conn

@@ -207,7 +207,12 @@ impl SqliteStore {
         self.notices_done("account_notices", deliveries, now).await
     }
 
-    pub async fn reset_second_factor(&self, email: String) -> Result<bool, StoreError> {
+    pub async fn reset_second_factor(
+        &self,
+        email: String,
+        now: jiff::Timestamp,
+        trail: AuditEntry,
+    ) -> Result<bool, StoreError> {
         self.write(move |conn| {
             let Some(id) = conn
                 .query_row("SELECT id FROM operators WHERE email = ?1", [&email], |row| row.get::<_, i64>(0))
@@ -222,6 +227,7 @@ impl SqliteStore {
             )?;
             replace_recovery_codes(conn, id, &[])?;
             conn.execute("DELETE FROM operator_sessions WHERE operator_id = ?1", [id])?;
+            super::audit::append(conn, &trail, &text(now))?;
             Ok(true)
         })
         .await
