@@ -27,13 +27,21 @@ async fn team(adjust: impl FnOnce(&mut zayavka::config::Settings)) -> (TestApp, 
     })
     .await;
     let hash = zayavka::auth::hash_password(PASSWORD).unwrap();
-    assert!(app.state.store.add_operator(ADMIN.into(), hash.clone(), None).await.unwrap());
     assert!(
         app.state
             .store
-            .add_operator(OPERATOR.into(), hash, Some(zayavka::team::Role::Operator))
+            .add_operator(ADMIN.into(), hash.clone(), None, common::account_added())
             .await
             .unwrap()
+            .is_some()
+    );
+    assert!(
+        app.state
+            .store
+            .add_operator(OPERATOR.into(), hash, Some(zayavka::team::Role::Operator), common::account_added())
+            .await
+            .unwrap()
+            .is_some()
     );
     let admin = signed_in(&app, ADMIN).await;
     let operator = signed_in(&app, OPERATOR).await;

@@ -159,6 +159,26 @@ async fn an_expired_token_is_not_found() {
     assert!(app.state.store.operator(EMAIL.into()).await.unwrap().is_none());
 }
 
+/// The first account and its entry in the audit trail are written together (ADR 0088): a setup
+/// whose entry cannot be written creates no account, and the link still works.
+#[tokio::test]
+async fn a_setup_whose_audit_entry_cannot_be_written_creates_no_account() {
+    let app = test_app().await;
+    let token = offered_token(&app).await;
+    app.database.refuse_audit_entries(true).await;
+    let answer = setup_via(&app, &token, &[]).await;
+    app.database.refuse_audit_entries(false).await;
+    assert_eq!(answer.status, StatusCode::SERVICE_UNAVAILABLE, "{}", answer.text());
+    assert!(app.state.store.operator(EMAIL.into()).await.unwrap().is_none());
+    assert_eq!(page_via(&app, &token, &[]).await, StatusCode::OK, "the link was not used up");
+
+    let answer = setup_via(&app, &token, &[]).await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
+    let trail = app.state.store.audit_page(None, 10).await.unwrap();
+    let entries: Vec<_> = trail.iter().map(|e| (e.actor.as_str(), e.action.as_str())).collect();
+    assert_eq!(entries, [(EMAIL, "signed_in"), (EMAIL, "added_operator")], "newest first, each once");
+}
+
 #[tokio::test]
 async fn a_remote_client_over_plain_http_is_not_offered_the_setup() {
     let app =
@@ -183,7 +203,14 @@ async fn no_setup_once_an_operator_exists_even_with_a_good_token() {
     let app = test_app().await;
     let token = offered_token(&app).await;
     let hash = auth::hash_password(PASSWORD).unwrap();
-    assert!(app.state.store.add_operator("cli@example.org".into(), hash, None).await.unwrap());
+    assert!(
+        app.state
+            .store
+            .add_operator("cli@example.org".into(), hash, None, common::account_added())
+            .await
+            .unwrap()
+            .is_some()
+    );
     assert_eq!(page_via(&app, &token, &[]).await, StatusCode::NOT_FOUND);
     let answer = setup_via(&app, &token, &[]).await;
     assert_eq!(answer.status, StatusCode::NOT_FOUND, "{}", answer.text());

@@ -29,7 +29,14 @@ async fn app_with_operator(require_2fa: bool) -> TestApp {
     })
     .await;
     let hash = zayavka::auth::hash_password(PASSWORD).unwrap();
-    assert!(app.state.store.add_operator(EMAIL.into(), hash, None).await.unwrap());
+    assert!(
+        app.state
+            .store
+            .add_operator(EMAIL.into(), hash, None, common::account_added())
+            .await
+            .unwrap()
+            .is_some()
+    );
     app
 }
 
@@ -68,6 +75,30 @@ async fn set_up(app: &TestApp, operator: &SignedIn) -> Factor {
         .map(|c| c.as_str().unwrap().to_owned())
         .collect();
     Factor { secret, first_code, recovery_codes }
+}
+
+/// The factor and its entry in the audit trail are written together (ADR 0088): a confirmation
+/// whose entry cannot be written leaves the factor off, and the same code then turns it on with
+/// its recovery codes shown.
+#[tokio::test]
+async fn a_factor_whose_audit_entry_cannot_be_written_stays_off() {
+    let app = app_with_operator(false).await;
+    let operator = signed_in(&app, EMAIL).await;
+    let started = operator.post(&app, "/admin/api/second-factor/start", json!({})).await;
+    let code = app_code(&app, started.json()["secret"].as_str().unwrap(), 0);
+    app.database.refuse_audit_entries(true).await;
+    let refused = operator.post(&app, "/admin/api/second-factor/confirm", json!({ "code": code })).await;
+    app.database.refuse_audit_entries(false).await;
+    assert_eq!(refused.status, StatusCode::SERVICE_UNAVAILABLE, "{}", refused.text());
+    let account = app.state.store.operator(EMAIL.into()).await.unwrap().unwrap();
+    assert_eq!(account.totp_secret, None, "still off");
+
+    let confirmed = operator.post(&app, "/admin/api/second-factor/confirm", json!({ "code": code })).await;
+    assert_eq!(confirmed.status, StatusCode::OK, "{}", confirmed.text());
+    assert_eq!(confirmed.json()["recovery_codes"].as_array().unwrap().len(), 10);
+    let trail = app.state.store.audit_page(None, 10).await.unwrap();
+    let on = trail.iter().filter(|entry| entry.action == "second_factor_on").count();
+    assert_eq!(on, 1);
 }
 
 #[tokio::test]
@@ -296,7 +327,14 @@ async fn wrong_codes_from_many_networks_refuse_the_accounts_codes_for_a_while_an
     })
     .await;
     let hash = zayavka::auth::hash_password(PASSWORD).unwrap();
-    assert!(app.state.store.add_operator(EMAIL.into(), hash, None).await.unwrap());
+    assert!(
+        app.state
+            .store
+            .add_operator(EMAIL.into(), hash, None, common::account_added())
+            .await
+            .unwrap()
+            .is_some()
+    );
     let operator = signed_in(&app, EMAIL).await;
     let Factor { secret, .. } = set_up(&app, &operator).await;
 

@@ -14,8 +14,8 @@ use zayavka::inbox::{CallPlan, LeadRecord, Outcome, PROMISE, Status};
 use zayavka::lead::{Attribution, NewLead};
 use zayavka::notice::{Channel, Event};
 use zayavka::store::{
-    AuditEntry, CallLogged, CountsAt, Delivery, Holder, Idempotency, InsertContext, LeadQuery, NewAttempt,
-    Operator, OperatorCount, SourceCount, Store, StoreError,
+    AuditEntry, CallLogged, CountsAt, Delivery, FactorConfirmed, Holder, Idempotency, InsertContext,
+    LeadQuery, NewAttempt, Operator, OperatorCount, SourceCount, Store, StoreError,
 };
 use zayavka::team::{AccountChange, Action, Role};
 
@@ -85,7 +85,13 @@ impl Fixture {
     }
 
     async fn operator(&self, email: &str) -> i64 {
-        assert!(self.store.add_operator(email.into(), "hash".into(), Some(Role::Operator)).await.unwrap());
+        assert!(
+            self.store
+                .add_operator(email.into(), "hash".into(), Some(Role::Operator), common::account_added())
+                .await
+                .unwrap()
+                .is_some()
+        );
         self.store.operator(email.into()).await.unwrap().unwrap().id
     }
 
@@ -977,9 +983,10 @@ async fn retention_purges_leads_sent_before_a_moment() {
 #[tokio::test]
 async fn accounts_keep_an_admin_and_a_change_of_role_ends_the_sessions() {
     let f = fixture().await;
-    let add = |email: &str| f.store.add_operator(email.into(), "hash".into(), None);
-    assert!(add(OLENA).await.unwrap() && add(PETRO).await.unwrap());
-    assert!(!add(PETRO).await.unwrap(), "one account per e-mail");
+    let add = |email: &str| f.store.add_operator(email.into(), "hash".into(), None, common::account_added());
+    let added = (add(OLENA).await.unwrap(), add(PETRO).await.unwrap());
+    assert_eq!(added, (Some(Role::Admin), Some(Role::Operator)), "the first account is an admin");
+    assert_eq!(add(PETRO).await.unwrap(), None, "one account per e-mail");
     let accounts = f.store.accounts().await.unwrap();
     let roles: Vec<_> = accounts.iter().map(|a| (a.email.as_str(), a.role)).collect();
     assert_eq!(roles, vec![(OLENA, Role::Admin), (PETRO, Role::Operator)], "the first account is an admin");
@@ -1020,7 +1027,13 @@ async fn accounts_keep_an_admin_and_a_change_of_role_ends_the_sessions() {
 async fn a_session_is_not_started_for_a_password_or_a_factor_changed_since_the_check() {
     let f = fixture().await;
     let store = &f.store;
-    assert!(store.add_operator(PETRO.into(), "old hash".into(), None).await.unwrap());
+    assert!(
+        store
+            .add_operator(PETRO.into(), "old hash".into(), None, common::account_added())
+            .await
+            .unwrap()
+            .is_some()
+    );
     let account = || async { store.operator(PETRO.into()).await.unwrap().unwrap() };
     let expires = now() + SignedDuration::from_hours(1);
     let start = |token: &'static str, checked: Operator| async move {
@@ -1040,14 +1053,14 @@ async fn a_session_is_not_started_for_a_password_or_a_factor_changed_since_the_c
 
     let before_the_factor = account().await;
     assert!(store.start_second_factor(before_the_factor.id, "SECRET".into()).await.unwrap());
-    let confirmed = store.confirm_second_factor(
-        before_the_factor.id,
-        "SECRET".into(),
-        1,
-        Vec::new(),
-        "new password".into(),
-    );
-    assert!(confirmed.await.unwrap());
+    let confirmed = FactorConfirmed {
+        operator_id: before_the_factor.id,
+        secret: "SECRET".into(),
+        step: 1,
+        code_hashes: Vec::new(),
+        session_token_hash: "new password".into(),
+    };
+    assert!(store.confirm_second_factor(confirmed, did(PETRO, Action::SecondFactorOn)).await.unwrap());
     let created = store.create_session("no code".into(), &before_the_factor, "csrf".into(), expires, true);
     assert!(!created.await.unwrap(), "checked without the factor, it may not pass it");
     assert!(store.session("new password".into()).await.unwrap().is_some(), "the confirming session");

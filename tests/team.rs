@@ -20,7 +20,14 @@ async fn test_app() -> TestApp {
 /// The first account (no role given) is an admin; it adds an operator through the API.
 async fn team(app: &TestApp) -> (SignedIn, SignedIn) {
     let hash = zayavka::auth::hash_password(PASSWORD).unwrap();
-    assert!(app.state.store.add_operator(ADMIN.into(), hash, None).await.unwrap());
+    assert!(
+        app.state
+            .store
+            .add_operator(ADMIN.into(), hash, None, common::account_added())
+            .await
+            .unwrap()
+            .is_some()
+    );
     let admin = signed_in(app, ADMIN).await;
     let added = admin
         .post(
@@ -132,6 +139,7 @@ async fn the_audit_trail_says_who_did_what_from_where_and_never_names_a_visitor(
         .map(|e| (e["actor"].as_str().unwrap().to_owned(), e["action"].as_str().unwrap().to_owned()))
         .collect();
     let expected = [
+        ("a test", "added_operator"),
         (ADMIN, "signed_in"),
         (ADMIN, "added_operator"),
         (OPERATOR, "signed_in"),
@@ -165,7 +173,7 @@ async fn the_audit_trail_cannot_be_changed_or_deleted() {
         assert!(error.contains("append-only"), "{statement}: {error}");
     }
     let entries = app.state.store.audit_page(None, 100).await.unwrap();
-    assert_eq!(entries.len(), 3, "{entries:?}");
+    assert_eq!(entries.len(), 4, "{entries:?}");
 }
 
 #[tokio::test]

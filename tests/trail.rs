@@ -12,37 +12,19 @@ use common::inbox::{PASSWORD, SignedIn, signed_in};
 use common::{TestApp, new_lead};
 use serde_json::{Value, json};
 use zayavka::application::{Actor, accounts};
-use zayavka::config::DatabaseUrl;
 use zayavka::lead::NewLead;
-use zayavka::team::Role;
+use zayavka::store::{AuditEntry, FactorConfirmed};
+use zayavka::team::{Action, Role};
 
 const ADMIN: &str = "admin@example.org";
 const OLENA: &str = "olena@example.org";
 const PETRO: &str = "petro@example.org";
 
-/// Makes the database refuse every new entry of the trail (`true`), or take them again.
-async fn refuse_entries(app: &TestApp, refuse: bool) {
-    let sql = match (app.database.settings_url(), refuse) {
-        (DatabaseUrl::Sqlite(_), true) => {
-            "CREATE TRIGGER refuse_entries BEFORE INSERT ON audit BEGIN SELECT RAISE(ABORT, 'refused'); END;"
-        }
-        (DatabaseUrl::Sqlite(_), false) => "DROP TRIGGER refuse_entries;",
-        (DatabaseUrl::Postgres(_), true) => {
-            "CREATE OR REPLACE FUNCTION refuse_entries() RETURNS trigger LANGUAGE plpgsql AS \
-             $$ BEGIN RAISE EXCEPTION 'refused'; END $$; \
-             CREATE TRIGGER refuse_entries BEFORE INSERT ON audit \
-             FOR EACH ROW EXECUTE FUNCTION refuse_entries();"
-        }
-        (DatabaseUrl::Postgres(_), false) => "DROP TRIGGER refuse_entries ON audit;",
-    };
-    app.database.execute(sql).await;
-}
-
 /// `path` posted with `body` while the trail refuses entries: the inbox says it could not be done.
 async fn refused(app: &TestApp, who: &SignedIn, path: &str, body: Value) {
-    refuse_entries(app, true).await;
+    app.database.refuse_audit_entries(true).await;
     let answer = who.post(app, path, body).await;
-    refuse_entries(app, false).await;
+    app.database.refuse_audit_entries(false).await;
     assert_eq!(answer.status, StatusCode::SERVICE_UNAVAILABLE, "{path}: {}", answer.text());
 }
 
@@ -89,7 +71,14 @@ async fn lead(app: &TestApp, who: &SignedIn, id: i64) -> Value {
 async fn team(app: &TestApp) -> (SignedIn, SignedIn, SignedIn) {
     for (email, role) in [(ADMIN, Role::Admin), (OLENA, Role::Operator), (PETRO, Role::Operator)] {
         let hash = zayavka::auth::hash_password(PASSWORD).unwrap();
-        assert!(app.state.store.add_operator(email.into(), hash, Some(role)).await.unwrap());
+        assert!(
+            app.state
+                .store
+                .add_operator(email.into(), hash, Some(role), common::account_added())
+                .await
+                .unwrap()
+                .is_some()
+        );
     }
     (signed_in(app, ADMIN).await, signed_in(app, OLENA).await, signed_in(app, PETRO).await)
 }
@@ -151,10 +140,15 @@ async fn a_change_of_an_account_a_day_or_a_notification_whose_entry_cannot_be_wr
     let (admin, _, _) = team(&app).await;
     let team_before = accounts(&app, &admin).await;
 
-    // From the inbox: a role, a removal.
+    // From the inbox: an account, a role, a removal.
+    let ivan = json!({ "email": "ivan@example.org", "password": "a long enough secret", "role": "operator" });
+    refused(&app, &admin, "/admin/api/operators", ivan.clone()).await;
+    assert_eq!(accounts(&app, &admin).await, team_before, "no account for Ivan");
+    done(&app, &admin, "/admin/api/operators", ivan).await;
     let role = json!({ "email": PETRO, "role": "admin" });
     refused(&app, &admin, "/admin/api/operators/role", role.clone()).await;
-    assert_eq!(accounts(&app, &admin).await, team_before, "Petro is still an operator");
+    let petro = (PETRO.to_owned(), "operator".to_owned());
+    assert!(accounts(&app, &admin).await.contains(&petro), "Petro is still an operator");
     done(&app, &admin, "/admin/api/operators/role", role).await;
     refused(&app, &admin, "/admin/api/operators/remove", json!({ "email": OLENA })).await;
     assert!(accounts(&app, &admin).await.iter().any(|(email, _)| email == OLENA), "Olena is still there");
@@ -163,18 +157,32 @@ async fn a_change_of_an_account_a_day_or_a_notification_whose_entry_cannot_be_wr
     // From the command line: a password, a second factor reset (the same use cases as the inbox's).
     let actor = Actor { name: "command line (root)".into(), address: None };
     let account = accounts::new_account(PETRO, "another long secret".into()).await.unwrap();
-    refuse_entries(&app, true).await;
+    app.database.refuse_audit_entries(true).await;
     assert!(accounts::set_password(app.state.services(), account, &actor).await.is_err());
-    refuse_entries(&app, false).await;
+    app.database.refuse_audit_entries(false).await;
     assert!(signed_in_as(&app, PETRO, PASSWORD).await, "the old password still holds");
     let account = accounts::new_account(PETRO, "another long secret".into()).await.unwrap();
     assert!(accounts::set_password(app.state.services(), account, &actor).await.unwrap());
     let id = store.operator(PETRO.into()).await.unwrap().unwrap().id;
     assert!(store.start_second_factor(id, "SECRET".into()).await.unwrap());
-    assert!(store.confirm_second_factor(id, "SECRET".into(), 1, Vec::new(), "none".into()).await.unwrap());
-    refuse_entries(&app, true).await;
+    let confirmed = FactorConfirmed {
+        operator_id: id,
+        secret: "SECRET".into(),
+        step: 1,
+        code_hashes: Vec::new(),
+        session_token_hash: "none".into(),
+    };
+    let trail = AuditEntry {
+        actor: PETRO.into(),
+        action: Action::SecondFactorOn,
+        lead_id: None,
+        detail: None,
+        address: None,
+    };
+    assert!(store.confirm_second_factor(confirmed, trail).await.unwrap());
+    app.database.refuse_audit_entries(true).await;
     assert!(accounts::reset_second_factor(app.state.services(), PETRO, &actor).await.is_err());
-    refuse_entries(&app, false).await;
+    app.database.refuse_audit_entries(false).await;
     let factor = store.operator(PETRO.into()).await.unwrap().unwrap().totp_secret;
     assert_eq!(factor.as_deref(), Some("SECRET"), "the factor stays");
     assert!(accounts::reset_second_factor(app.state.services(), PETRO, &actor).await.unwrap());
@@ -190,9 +198,9 @@ async fn a_change_of_an_account_a_day_or_a_notification_whose_entry_cannot_be_wr
     done(&app, &admin, "/admin/api/closed-days", json!({ "day": day.to_string() })).await;
     let one = closed().await;
     assert_ne!(one, none);
-    refuse_entries(&app, true).await;
+    app.database.refuse_audit_entries(true).await;
     let answer = admin.delete(&app, &format!("/admin/api/closed-days/{day}")).await;
-    refuse_entries(&app, false).await;
+    app.database.refuse_audit_entries(false).await;
     assert_eq!(answer.status, StatusCode::SERVICE_UNAVAILABLE, "{}", answer.text());
     assert_eq!(closed().await, one, "the day is still closed");
     assert_eq!(
@@ -212,11 +220,17 @@ async fn a_change_of_an_account_a_day_or_a_notification_whose_entry_cannot_be_wr
     done(&app, &admin, &path("drop"), json!({})).await;
     assert!(store.pending_notifications(10).await.unwrap().is_empty());
 
-    // Each change that was made is in the trail once; none that was refused is.
+    // Each change that was made is in the trail once (the team's three accounts first); none that
+    // was refused is.
     let made = [
+        "added_operator",
+        "added_operator",
+        "added_operator",
+        "added_operator",
         "changed_role",
         "removed_operator",
         "changed_password",
+        "second_factor_on",
         "second_factor_reset",
         "added_closed_day",
         "removed_closed_day",

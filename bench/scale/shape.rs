@@ -20,7 +20,7 @@ use zayavka::clock::{Clock, ClockHand};
 use zayavka::config::DatabaseUrl;
 use zayavka::inbox::{CallPlan, Outcome};
 use zayavka::lead::{Attribution, MAX_LEADS_PER_REQUEST, NewLead};
-use zayavka::store::{AuditEntry, CallLogged, InsertContext, NewAttempt, Store};
+use zayavka::store::{AuditEntry, CallLogged, EntryOf, InsertContext, NewAttempt, Store};
 use zayavka::team::{Action, Role};
 
 /// How many leads, over how many days before now.
@@ -133,9 +133,18 @@ pub async fn fill(url: &DatabaseUrl, shape: &Shape) -> anyhow::Result<Filled> {
     let writers = Writer::for_engine(url, now).await?;
     let store = &writers[0].leads;
     let mut operator_ids = Vec::new();
-    store.add_operator(ADMIN.into(), "not a password hash".into(), Some(Role::Admin)).await?;
+    let added = || -> EntryOf<Role> {
+        Box::new(|role| AuditEntry {
+            actor: ADMIN.into(),
+            action: Action::AddedOperator,
+            lead_id: None,
+            detail: Some(role.name().into()),
+            address: None,
+        })
+    };
+    store.add_operator(ADMIN.into(), "not a password hash".into(), Some(Role::Admin), added()).await?;
     for email in OPERATORS {
-        store.add_operator(email.into(), "not a password hash".into(), Some(Role::Operator)).await?;
+        store.add_operator(email.into(), "not a password hash".into(), Some(Role::Operator), added()).await?;
         operator_ids.push(store.operator(email.into()).await?.expect("just added").id);
     }
 

@@ -39,17 +39,15 @@ pub async fn add(
     role: Option<Role>,
     actor: &Actor,
 ) -> Result<Option<Role>, StoreError> {
-    let store = services.store;
     let NewAccount { email, password_hash } = account;
-    if !store.add_operator(email.clone(), password_hash, role).await? {
-        return Ok(None);
-    }
-    // As stored: the first account is an admin whatever was asked.
-    let role =
-        store.operator(email.clone()).await?.map_or(role.unwrap_or(Role::Operator), |operator| operator.role);
-    let detail = Some(account_detail(&email, role));
-    store.audit(actor.did(Action::AddedOperator, None, detail)).await?;
-    Ok(Some(role))
+    // The role as stored: the first account is an admin whatever was asked.
+    let trail = {
+        let (actor, email) = (actor.clone(), email.clone());
+        Box::new(move |role: &Role| {
+            actor.did(Action::AddedOperator, None, Some(account_detail(&email, *role)))
+        })
+    };
+    services.store.add_operator(email, password_hash, role, trail).await
 }
 
 /// Creates the first operator (an admin) with the first start's setup token, used up at once;
@@ -61,16 +59,12 @@ pub async fn set_up_first(
     account: NewAccount,
     address: String,
 ) -> Result<Option<Operator>, StoreError> {
-    let store = services.store;
     let NewAccount { email, password_hash } = account;
-    let Some(operator) = store.add_first_operator(auth::token_hash(token), email, password_hash).await?
-    else {
-        return Ok(None);
-    };
-    let actor = Actor { name: operator.email.clone(), address: Some(address) };
-    let detail = format!("{}, with the first start's link", account_detail(&operator.email, operator.role));
-    store.audit(actor.did(Action::AddedOperator, None, Some(detail))).await?;
-    Ok(Some(operator))
+    // The first account is an admin.
+    let detail = format!("{}, with the first start's link", account_detail(&email, Role::Admin));
+    let actor = Actor { name: email.clone(), address: Some(address) };
+    let trail = actor.did(Action::AddedOperator, None, Some(detail));
+    services.store.add_first_operator(auth::token_hash(token), email, password_hash, trail).await
 }
 
 /// Sets the account's password; its sessions end. `false` if there is no such account.

@@ -13,7 +13,7 @@ use super::client::ClientInfo;
 use super::inbox_api::{AnySession, audit_entry, read_json};
 use crate::auth::second_factor;
 use crate::http::AppState;
-use crate::store::Operator;
+use crate::store::{FactorConfirmed, Operator};
 use crate::team::Action;
 
 pub fn router() -> Router<AppState> {
@@ -96,14 +96,17 @@ async fn confirm(
     };
     let codes = second_factor::new_recovery_codes();
     let hashes = codes.iter().map(|code| second_factor::recovery_code_hash(code)).collect();
-    let confirmed = state
-        .store
-        .confirm_second_factor(session.operator_id, sealed, step, hashes, session.token_hash.clone())
-        .await?;
-    if !confirmed {
+    let confirmed = FactorConfirmed {
+        operator_id: session.operator_id,
+        secret: sealed,
+        step,
+        code_hashes: hashes,
+        session_token_hash: session.token_hash.clone(),
+    };
+    let trail = audit_entry(&session, &client, Action::SecondFactorOn, None, None);
+    if !state.store.confirm_second_factor(confirmed, trail).await? {
         return Err(AdminError::Conflict("Почніть налаштування спочатку."));
     }
-    state.store.audit(audit_entry(&session, &client, Action::SecondFactorOn, None, None)).await?;
     Ok(Json(RecoveryCodes { recovery_codes: codes }))
 }
 

@@ -85,7 +85,7 @@ pub use operators::{Account, Operator, Session};
 pub use outages::{ChannelNoticeJob, FailingChannel};
 pub use outbox::{ChannelQueue, Delivery, OutboxJob, PendingNotification, WaitingChange};
 pub use promise::{PromiseLead, PromiseLeads};
-pub use second_factor::{AccountNoticeJob, CodeLimit, StoredSecrets};
+pub use second_factor::{AccountNoticeJob, CodeLimit, FactorConfirmed, StoredSecrets};
 // What both engines share in keeping rows, decided once per entity.
 use closed_days::closed_day_row;
 use inbox::{promise_seconds, status_of};

@@ -1,6 +1,6 @@
 //! Accounts, first-start setup and sessions.
 
-use super::{AuditEntry, Engine, Store, StoreError};
+use super::{AuditEntry, Engine, EntryOf, Store, StoreError};
 use crate::team::{AccountChange, Role};
 
 #[derive(Debug, Clone)]
@@ -57,14 +57,17 @@ pub(super) fn role_of(name: &str) -> Role {
 
 impl Store {
     /// Adds an operator with `role` (an operator without one); the first account is an admin,
-    /// whatever was asked. `false` if the e-mail has an account already.
+    /// whatever was asked. With the entry `trail` makes of the role given, or neither. Returns
+    /// that role; `None` if the e-mail has an account already.
     pub async fn add_operator(
         &self,
         email: String,
         password_hash: String,
         role: Option<Role>,
-    ) -> Result<bool, StoreError> {
-        dispatch!(self, add_operator(email, password_hash, role, self.clock.now()))
+        trail: EntryOf<Role>,
+    ) -> Result<Option<Role>, StoreError> {
+        let trail: EntryOf<Role> = Box::new(move |role| trail(role).printable());
+        dispatch!(self, add_operator(email, password_hash, role, self.clock.now(), trail))
     }
 
     /// Every account, oldest first.
@@ -122,15 +125,19 @@ impl Store {
         dispatch!(self, setup_token_valid(token_hash, self.clock.now()))
     }
 
-    /// Uses up the setup token and creates the first operator, in one transaction; `None` if the
-    /// token is unknown, used or expired, or an operator exists already.
+    /// Uses up the setup token and creates the first operator, with `trail`, in one transaction;
+    /// `None` if the token is unknown, used or expired, or an operator exists already.
     pub async fn add_first_operator(
         &self,
         token_hash: String,
         email: String,
         password_hash: String,
+        trail: AuditEntry,
     ) -> Result<Option<Operator>, StoreError> {
-        dispatch!(self, add_first_operator(token_hash, email, password_hash, self.clock.now()))
+        dispatch!(
+            self,
+            add_first_operator(token_hash, email, password_hash, self.clock.now(), trail.printable())
+        )
     }
 
     /// Starts a session for the account `checked` holds, if its password and second-factor secret

@@ -23,6 +23,20 @@ pub struct StoredSecrets {
     pub pending: Option<String>,
 }
 
+/// A second factor set up and confirmed by its first code (`Store::confirm_second_factor`).
+#[derive(Debug, Clone)]
+pub struct FactorConfirmed {
+    pub operator_id: i64,
+    /// The secret being set up, as the database keeps it.
+    pub secret: String,
+    /// The time step of the code that confirmed it.
+    pub step: i64,
+    /// The new recovery codes' hashes.
+    pub code_hashes: Vec<String>,
+    /// The session that confirmed it.
+    pub session_token_hash: String,
+}
+
 /// A notice about an account a sender has claimed: its codes are refused until `refused_until`.
 #[derive(Debug, Clone)]
 pub struct AccountNoticeJob {
@@ -42,18 +56,15 @@ impl Store {
     }
 
     /// Makes the secret being set up the operator's second factor, `step` its first code used,
-    /// with these recovery codes (hashes); `false` if that secret is no longer the one being set up.
-    /// The session that confirmed it counts as having passed it; the operator's other sessions
-    /// end, as none of them did.
+    /// with these recovery codes (hashes) and with `trail`; `false` if that secret is no longer the
+    /// one being set up. The session that confirmed it counts as having passed it; the operator's
+    /// other sessions end, as none of them did.
     pub async fn confirm_second_factor(
         &self,
-        operator_id: i64,
-        secret: String,
-        step: i64,
-        code_hashes: Vec<String>,
-        session_token_hash: String,
+        confirmed: FactorConfirmed,
+        trail: AuditEntry,
     ) -> Result<bool, StoreError> {
-        dispatch!(self, confirm_second_factor(operator_id, secret, step, code_hashes, session_token_hash))
+        dispatch!(self, confirm_second_factor(confirmed, self.clock.now(), trail.printable()))
     }
 
     /// Records a code's time step as used; `false` if it or a later one was used already (a code

@@ -112,6 +112,25 @@ impl TestDatabase {
         self.try_execute(sql).await.unwrap();
     }
 
+    /// Makes the database refuse every new entry of the audit trail (`true`), as it would if it
+    /// went away between a change and its entry, or take them again (`false`).
+    pub async fn refuse_audit_entries(&self, refuse: bool) {
+        let sql = match (self.schema.is_some(), refuse) {
+            (false, true) => {
+                "CREATE TRIGGER refuse_entries BEFORE INSERT ON audit BEGIN SELECT RAISE(ABORT, 'refused'); END;"
+            }
+            (false, false) => "DROP TRIGGER refuse_entries;",
+            (true, true) => {
+                "CREATE OR REPLACE FUNCTION refuse_entries() RETURNS trigger LANGUAGE plpgsql AS \
+                 $$ BEGIN RAISE EXCEPTION 'refused'; END $$; \
+                 CREATE TRIGGER refuse_entries BEFORE INSERT ON audit \
+                 FOR EACH ROW EXECUTE FUNCTION refuse_entries();"
+            }
+            (true, false) => "DROP TRIGGER refuse_entries ON audit;",
+        };
+        self.execute(sql).await;
+    }
+
     /// Runs `sql` on a connection of the test's own; the database's refusal as text.
     pub async fn try_execute(&self, sql: &str) -> Result<(), String> {
         if self.schema.is_some() {
@@ -362,6 +381,17 @@ pub fn trail(actor: &str, action: zayavka::team::Action, lead_id: i64) -> zayavk
         detail: None,
         address: None,
     }
+}
+
+/// The audit entry of an account a test adds itself (`Store::add_operator`).
+pub fn account_added() -> zayavka::store::EntryOf<zayavka::team::Role> {
+    Box::new(|role| zayavka::store::AuditEntry {
+        actor: "a test".into(),
+        action: zayavka::team::Action::AddedOperator,
+        lead_id: None,
+        detail: Some(role.name().into()),
+        address: None,
+    })
 }
 
 pub fn free_port() -> u16 {

@@ -12,7 +12,8 @@ impl PostgresStore {
         password_hash: String,
         role: Option<Role>,
         now: jiff::Timestamp,
-    ) -> Result<bool, StoreError> {
+        trail: EntryOf<Role>,
+    ) -> Result<Option<Role>, StoreError> {
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(unavailable)?;
         // Two first accounts added at once: one of them is the admin.
@@ -28,8 +29,13 @@ impl PostgresStore {
             )
             .await
             .map_err(unavailable)?;
+        if added == 0 {
+            tx.rollback().await.map_err(unavailable)?;
+            return Ok(None);
+        }
+        super::audit::append(&*tx, &[&trail(&role)], seconds(now)).await?;
         tx.commit().await.map_err(unavailable)?;
-        Ok(added == 1)
+        Ok(Some(role))
     }
 
     pub async fn accounts(&self) -> Result<Vec<Account>, StoreError> {
@@ -222,6 +228,7 @@ impl PostgresStore {
         email: String,
         password_hash: String,
         now: jiff::Timestamp,
+        trail: AuditEntry,
     ) -> Result<Option<Operator>, StoreError> {
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(unavailable)?;
@@ -249,6 +256,7 @@ impl PostgresStore {
             .map_err(unavailable)?
             .get(0);
         tx.execute("DELETE FROM setup_tokens", &[]).await.map_err(unavailable)?;
+        super::audit::append(&*tx, &[&trail], seconds(now)).await?;
         tx.commit().await.map_err(unavailable)?;
         Ok(Some(Operator {
             id,

@@ -2,7 +2,7 @@
 //! the recovery codes.
 
 use super::*;
-use crate::store::{AccountNoticeJob, CodeLimit, StoredSecrets};
+use crate::store::{AccountNoticeJob, CodeLimit, FactorConfirmed, StoredSecrets};
 
 impl PostgresStore {
     pub async fn start_second_factor(&self, operator_id: i64, secret: String) -> Result<bool, StoreError> {
@@ -19,12 +19,11 @@ impl PostgresStore {
 
     pub async fn confirm_second_factor(
         &self,
-        operator_id: i64,
-        secret: String,
-        step: i64,
-        code_hashes: Vec<String>,
-        session_token_hash: String,
+        confirmed: FactorConfirmed,
+        now: jiff::Timestamp,
+        trail: AuditEntry,
     ) -> Result<bool, StoreError> {
+        let FactorConfirmed { operator_id, secret, step, code_hashes, session_token_hash } = confirmed;
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(unavailable)?;
         let confirmed = tx
@@ -49,6 +48,7 @@ impl PostgresStore {
             )
             .await
             .map_err(unavailable)?;
+            super::audit::append(&*tx, &[&trail], seconds(now)).await?;
         }
         tx.commit().await.map_err(unavailable)?;
         Ok(confirmed == 1)

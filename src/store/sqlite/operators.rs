@@ -10,16 +10,18 @@ impl SqliteStore {
         password_hash: String,
         role: Option<Role>,
         now: jiff::Timestamp,
-    ) -> Result<bool, StoreError> {
+        trail: EntryOf<Role>,
+    ) -> Result<Option<Role>, StoreError> {
         self.write(move |conn| {
             // The first account is an admin, whatever was asked: else nobody could run the team.
             let role = if has_operator(conn)? { role.unwrap_or(Role::Operator) } else { Role::Admin };
+            let now = text(now);
             let added = conn.execute(
                 "INSERT INTO operators (email, password_hash, created_at, role) VALUES (?1, ?2, ?3, ?4) \
                  ON CONFLICT (email) DO NOTHING",
-                params![email, password_hash, text(now), role.name()],
+                params![email, password_hash, now, role.name()],
             )?;
-            Ok(added == 1)
+            Ok(super::audit::audited(conn, added, &trail(&role), &now)?.then_some(role))
         })
         .await
     }
@@ -176,6 +178,7 @@ impl SqliteStore {
         email: String,
         password_hash: String,
         now: jiff::Timestamp,
+        trail: AuditEntry,
     ) -> Result<Option<Operator>, StoreError> {
         self.write(move |conn| {
             let used = conn.execute(
@@ -189,9 +192,11 @@ impl SqliteStore {
                 "INSERT INTO operators (email, password_hash, created_at, role) VALUES (?1, ?2, ?3, ?4)",
                 params![email, password_hash, text(now), Role::Admin.name()],
             )?;
+            let id = conn.last_insert_rowid();
             conn.execute("DELETE FROM setup_tokens", [])?;
+            super::audit::append(conn, &trail, &text(now))?;
             Ok(Some(Operator {
-                id: conn.last_insert_rowid(),
+                id,
                 email,
                 password_hash,
                 role: Role::Admin,

@@ -2,7 +2,7 @@
 //! the recovery codes.
 
 use super::*;
-use crate::store::{AccountNoticeJob, CodeLimit, StoredSecrets};
+use crate::store::{AccountNoticeJob, CodeLimit, FactorConfirmed, StoredSecrets};
 
 impl SqliteStore {
     pub async fn start_second_factor(&self, operator_id: i64, secret: String) -> Result<bool, StoreError> {
@@ -18,12 +18,11 @@ impl SqliteStore {
 
     pub async fn confirm_second_factor(
         &self,
-        operator_id: i64,
-        secret: String,
-        step: i64,
-        code_hashes: Vec<String>,
-        session_token_hash: String,
+        confirmed: FactorConfirmed,
+        now: jiff::Timestamp,
+        trail: AuditEntry,
     ) -> Result<bool, StoreError> {
+        let FactorConfirmed { operator_id, secret, step, code_hashes, session_token_hash } = confirmed;
         self.write(move |conn| {
             let confirmed = conn.execute(
                 "UPDATE operators SET totp_secret = totp_pending, totp_pending = NULL, totp_last_step = ?3 \
@@ -40,6 +39,7 @@ impl SqliteStore {
                     "UPDATE operator_sessions SET second_factor_passed = 1 WHERE token_hash = ?1",
                     [&session_token_hash],
                 )?;
+                super::audit::append(conn, &trail, &text(now))?;
             }
             Ok(confirmed == 1)
         })
