@@ -48,10 +48,15 @@ impl AuditEntry {
     }
 }
 
+/// `trail`, making its entry as the trail keeps it.
+pub(super) fn printable_entry<T: 'static>(trail: EntryOf<T>) -> EntryOf<T> {
+    Box::new(move |found| trail(found).printable())
+}
+
 impl Store {
-    /// Appends to the audit trail an entry of its own: a read, or a change whose entry says what
-    /// only its end knows (how many a deletion took). A change of one lead writes its entry in
-    /// its own transaction instead (`take`, `add_attempt`, `release` …; ADR 0088).
+    /// Appends to the audit trail an entry of its own: a read, a sign-in, or a deletion whose
+    /// entry says how many leads went. A change writes its entry in its own transaction instead
+    /// (the store's methods that take a `trail`; ADR 0088).
     pub async fn audit(&self, entry: AuditEntry) -> Result<(), StoreError> {
         dispatch!(self, audit(entry.printable(), self.clock.now()))
     }

@@ -1,5 +1,6 @@
 //! Accounts, first-start setup and sessions.
 
+use super::audit::printable_entry;
 use super::{AuditEntry, Engine, EntryOf, Store, StoreError};
 use crate::team::{AccountChange, Role};
 
@@ -66,8 +67,7 @@ impl Store {
         role: Option<Role>,
         trail: EntryOf<Role>,
     ) -> Result<Option<Role>, StoreError> {
-        let trail: EntryOf<Role> = Box::new(move |role| trail(role).printable());
-        dispatch!(self, add_operator(email, password_hash, role, self.clock.now(), trail))
+        dispatch!(self, add_operator(email, password_hash, role, self.clock.now(), printable_entry(trail)))
     }
 
     /// Every account, oldest first.

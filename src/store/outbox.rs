@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use super::audit::printable_entry;
 use super::{Engine, EntryOf, Store, StoreError};
 use crate::notice::{Channel, Event};
 
@@ -157,7 +158,7 @@ impl Store {
         now: jiff::Timestamp,
         trail: EntryOf<PendingNotification>,
     ) -> Result<WaitingChange, StoreError> {
-        dispatch!(self, resend_notification(id, now, printable(trail)))
+        dispatch!(self, resend_notification(id, now, printable_entry(trail)))
     }
 
     /// Gives up on notification `id` on purpose: it is never sent. Not while a sender is sending
@@ -168,11 +169,6 @@ impl Store {
         now: jiff::Timestamp,
         trail: EntryOf<PendingNotification>,
     ) -> Result<WaitingChange, StoreError> {
-        dispatch!(self, drop_notification(id, now, printable(trail)))
+        dispatch!(self, drop_notification(id, now, printable_entry(trail)))
     }
-}
-
-/// `trail`, making its entries as the trail keeps them.
-fn printable(trail: EntryOf<PendingNotification>) -> EntryOf<PendingNotification> {
-    Box::new(move |notification| trail(notification).printable())
 }

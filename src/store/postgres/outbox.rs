@@ -229,9 +229,10 @@ impl PostgresStore {
             .await
             .map_err(unavailable)?;
         if let Some(row) = row {
-            // A channel this version does not know (a row written by hand) is as good as gone.
+            // A channel this version does not know (a row written by hand) is as good as gone: left
+            // as it was.
             let Some(changed) = pending_notification(&row) else {
-                tx.commit().await.map_err(unavailable)?;
+                tx.rollback().await.map_err(unavailable)?;
                 return Ok(WaitingChange::NotWaiting);
             };
             super::audit::append(&*tx, &[&trail(&changed)], seconds(now)).await?;
