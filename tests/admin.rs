@@ -21,14 +21,7 @@ struct Operator {
 
 async fn add_operator(app: &TestApp) {
     let hash = auth::hash_password(PASSWORD).unwrap();
-    assert!(
-        app.state
-            .store
-            .add_operator(EMAIL.into(), hash, None, common::account_added())
-            .await
-            .unwrap()
-            .is_some()
-    );
+    common::add_account(&app.state.store, EMAIL, hash, None).await;
 }
 
 async fn login(app: &TestApp, email: &str, password: &str) -> Answer {

@@ -71,14 +71,7 @@ async fn team(app: &TestApp) -> (SignedIn, SignedIn, SignedIn) {
     for (email, role) in [(ADMIN, "admin"), (OLENA, "operator"), (PETRO, "operator")] {
         let hash = zayavka::auth::hash_password(PASSWORD).unwrap();
         let role = zayavka::team::Role::from_name(role);
-        assert!(
-            app.state
-                .store
-                .add_operator(email.into(), hash, role, common::account_added())
-                .await
-                .unwrap()
-                .is_some()
-        );
+        common::add_account(&app.state.store, email, hash, role).await;
     }
     (sign_in(app, ADMIN).await, sign_in(app, OLENA).await, sign_in(app, PETRO).await)
 }

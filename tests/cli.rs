@@ -535,13 +535,7 @@ async fn the_first_account_is_an_admin_even_when_asked_for_an_operator() {
 async fn a_listing_into_a_closed_pipe_ends_without_a_panic() {
     let database = common::TestDatabase::new().await;
     let store = zayavka::store::Store::open(&database.settings_url()).await.unwrap();
-    assert!(
-        store
-            .add_operator("op@example.org".into(), "hash".into(), None, common::account_added())
-            .await
-            .unwrap()
-            .is_some()
-    );
+    common::add_account(&store, "op@example.org", "hash".into(), None).await;
     store.close().await;
     for command in [&["admin", "users"][..], &["admin", "closed-days", "list"], &["leads", "figures"]] {
         let mut child = zayavka()

@@ -27,22 +27,8 @@ async fn team(adjust: impl FnOnce(&mut zayavka::config::Settings)) -> (TestApp, 
     })
     .await;
     let hash = zayavka::auth::hash_password(PASSWORD).unwrap();
-    assert!(
-        app.state
-            .store
-            .add_operator(ADMIN.into(), hash.clone(), None, common::account_added())
-            .await
-            .unwrap()
-            .is_some()
-    );
-    assert!(
-        app.state
-            .store
-            .add_operator(OPERATOR.into(), hash, Some(zayavka::team::Role::Operator), common::account_added())
-            .await
-            .unwrap()
-            .is_some()
-    );
+    common::add_account(&app.state.store, ADMIN, hash.clone(), None).await;
+    common::add_account(&app.state.store, OPERATOR, hash, Some(zayavka::team::Role::Operator)).await;
     let admin = signed_in(&app, ADMIN).await;
     let operator = signed_in(&app, OPERATOR).await;
     (app, admin, operator)

@@ -17,14 +17,7 @@ const OPERATOR: &str = "olena@example.org";
 async fn desk(adjust: impl FnOnce(&mut zayavka::config::Settings)) -> (TestApp, SignedIn) {
     let app = common::test_app_with(adjust).await;
     let hash = zayavka::auth::hash_password(PASSWORD).unwrap();
-    assert!(
-        app.state
-            .store
-            .add_operator(OPERATOR.into(), hash, None, common::account_added())
-            .await
-            .unwrap()
-            .is_some()
-    );
+    common::add_account(&app.state.store, OPERATOR, hash, None).await;
     let operator = signed_in(&app, OPERATOR).await;
     (app, operator)
 }
@@ -312,14 +305,7 @@ async fn a_call_sent_again_under_its_key_is_recorded_once() {
     assert_eq!(second.json()["lead"]["status"], "attempt_2", "{}", second.text());
     assert_eq!(call(&app, &operator, id, no_answer.clone()).await.status, StatusCode::CREATED);
     let hash = zayavka::auth::hash_password(PASSWORD).unwrap();
-    assert!(
-        app.state
-            .store
-            .add_operator("petro@example.org".into(), hash, None, common::account_added())
-            .await
-            .unwrap()
-            .is_some()
-    );
+    common::add_account(&app.state.store, "petro@example.org", hash, None).await;
     let colleague = signed_in(&app, "petro@example.org").await;
     let theirs = colleague.post_with(&app, &path, &keyed("call-1"), json!({ "outcome": "interested" })).await;
     assert_eq!(theirs.status, StatusCode::CREATED, "{}", theirs.text());
@@ -423,14 +409,7 @@ async fn desk_with_channels() -> (TestApp, SignedIn) {
     })
     .await;
     let hash = zayavka::auth::hash_password(PASSWORD).unwrap();
-    assert!(
-        app.state
-            .store
-            .add_operator(OPERATOR.into(), hash, None, common::account_added())
-            .await
-            .unwrap()
-            .is_some()
-    );
+    common::add_account(&app.state.store, OPERATOR, hash, None).await;
     let operator = signed_in(&app, OPERATOR).await;
     (app, operator)
 }
@@ -533,14 +512,7 @@ async fn without_a_channel_a_lead_nobody_called_in_time_is_still_marked_in_the_i
     let app = common::test_app_without_chores(|_| {}).await;
     assert!(app.state.settings.notify.channels().is_empty());
     let hash = zayavka::auth::hash_password(PASSWORD).unwrap();
-    assert!(
-        app.state
-            .store
-            .add_operator(OPERATOR.into(), hash, None, common::account_added())
-            .await
-            .unwrap()
-            .is_some()
-    );
+    common::add_account(&app.state.store, OPERATOR, hash, None).await;
     let forgotten = submit(&app, "067 000 07 11").await;
     // The default is 24 hours.
     app.clock.advance_hours(25);

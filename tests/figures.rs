@@ -248,14 +248,7 @@ async fn the_inbox_answers_the_figures_and_the_export_says_when_each_lead_was_fi
     for (email, role) in [(OLENA, "admin"), (PETRO, "operator")] {
         let hash = zayavka::auth::hash_password(PASSWORD).unwrap();
         let role = zayavka::team::Role::from_name(role);
-        assert!(
-            app.state
-                .store
-                .add_operator(email.into(), hash, role, common::account_added())
-                .await
-                .unwrap()
-                .is_some()
-        );
+        common::add_account(&app.state.store, email, hash, role).await;
     }
     assert_eq!(app.get("/admin/api/stats/promise").await.status, StatusCode::UNAUTHORIZED);
     let (olena, petro) = (signed_in(&app, OLENA).await, signed_in(&app, PETRO).await);

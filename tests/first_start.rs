@@ -203,14 +203,7 @@ async fn no_setup_once_an_operator_exists_even_with_a_good_token() {
     let app = test_app().await;
     let token = offered_token(&app).await;
     let hash = auth::hash_password(PASSWORD).unwrap();
-    assert!(
-        app.state
-            .store
-            .add_operator("cli@example.org".into(), hash, None, common::account_added())
-            .await
-            .unwrap()
-            .is_some()
-    );
+    common::add_account(&app.state.store, "cli@example.org", hash, None).await;
     assert_eq!(page_via(&app, &token, &[]).await, StatusCode::NOT_FOUND);
     let answer = setup_via(&app, &token, &[]).await;
     assert_eq!(answer.status, StatusCode::NOT_FOUND, "{}", answer.text());

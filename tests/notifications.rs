@@ -49,14 +49,7 @@ async fn an_admin_sees_what_a_failing_channel_holds_and_sends_again_or_drops_it(
     for (email, role) in [(ADMIN, "admin"), (OPERATOR, "operator")] {
         let hash = zayavka::auth::hash_password(PASSWORD).unwrap();
         let role = zayavka::team::Role::from_name(role);
-        assert!(
-            app.state
-                .store
-                .add_operator(email.into(), hash, role, common::account_added())
-                .await
-                .unwrap()
-                .is_some()
-        );
+        common::add_account(&app.state.store, email, hash, role).await;
     }
     let (admin, operator) = (signed_in(&app, ADMIN).await, signed_in(&app, OPERATOR).await);
 
@@ -120,14 +113,7 @@ async fn a_notification_being_sent_is_neither_sent_again_nor_dropped() {
     })
     .await;
     let hash = zayavka::auth::hash_password(PASSWORD).unwrap();
-    assert!(
-        app.state
-            .store
-            .add_operator(ADMIN.into(), hash, None, common::account_added())
-            .await
-            .unwrap()
-            .is_some()
-    );
+    common::add_account(&app.state.store, ADMIN, hash, None).await;
     let admin = signed_in(&app, ADMIN).await;
     let lead = submit(&app, "067 000 03 11").await;
     receiver.wait_for("the send under way", Duration::from_secs(10), |r| !r.is_empty()).await;

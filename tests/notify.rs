@@ -892,14 +892,7 @@ async fn a_channel_that_keeps_failing_shows_in_the_inbox_and_the_metrics_until_i
     let app = app_with(|s| s.notify.webhook = webhook(&receiver)).await;
     let hash = zayavka::auth::hash_password(PASSWORD).unwrap();
     let role = zayavka::team::Role::from_name("admin");
-    assert!(
-        app.state
-            .store
-            .add_operator("op@example.org".into(), hash, role, common::account_added())
-            .await
-            .unwrap()
-            .is_some()
-    );
+    common::add_account(&app.state.store, "op@example.org", hash, role).await;
     let operator = signed_in(&app, "op@example.org").await;
     let stats = async || {
         let answer = operator.get(&app, "/admin/api/stats").await;

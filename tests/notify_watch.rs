@@ -45,14 +45,7 @@ async fn app_with(
     for (email, role) in [(ADMIN, "admin"), (OPERATOR, "operator")] {
         let hash = zayavka::auth::hash_password(PASSWORD).unwrap();
         let role = zayavka::team::Role::from_name(role);
-        assert!(
-            app.state
-                .store
-                .add_operator(email.into(), hash, role, common::account_added())
-                .await
-                .unwrap()
-                .is_some()
-        );
+        common::add_account(&app.state.store, email, hash, role).await;
     }
     let (admin, operator) = (signed_in(&app, ADMIN).await, signed_in(&app, OPERATOR).await);
     (app, admin, operator)

@@ -421,13 +421,7 @@ async fn a_held_lead_released_beside_the_persons_open_lead_is_its_repeat() {
     assert_eq!(held_of(&app, &open).await, None);
     let open = open.json()[0]["id"].as_i64().unwrap();
     let store = &app.state.store;
-    assert!(
-        store
-            .add_operator("olena@example.org".into(), "hash".into(), None, common::account_added())
-            .await
-            .unwrap()
-            .is_some()
-    );
+    common::add_account(store, "olena@example.org", "hash".into(), None).await;
     let operator = store.operator("olena@example.org".into()).await.unwrap().unwrap().id;
     let now = app.state.clock.now();
     assert!(

@@ -29,14 +29,7 @@ async fn app_with_operator(require_2fa: bool) -> TestApp {
     })
     .await;
     let hash = zayavka::auth::hash_password(PASSWORD).unwrap();
-    assert!(
-        app.state
-            .store
-            .add_operator(EMAIL.into(), hash, None, common::account_added())
-            .await
-            .unwrap()
-            .is_some()
-    );
+    common::add_account(&app.state.store, EMAIL, hash, None).await;
     app
 }
 
@@ -327,14 +320,7 @@ async fn wrong_codes_from_many_networks_refuse_the_accounts_codes_for_a_while_an
     })
     .await;
     let hash = zayavka::auth::hash_password(PASSWORD).unwrap();
-    assert!(
-        app.state
-            .store
-            .add_operator(EMAIL.into(), hash, None, common::account_added())
-            .await
-            .unwrap()
-            .is_some()
-    );
+    common::add_account(&app.state.store, EMAIL, hash, None).await;
     let operator = signed_in(&app, EMAIL).await;
     let Factor { secret, .. } = set_up(&app, &operator).await;
 

@@ -85,13 +85,7 @@ impl Fixture {
     }
 
     async fn operator(&self, email: &str) -> i64 {
-        assert!(
-            self.store
-                .add_operator(email.into(), "hash".into(), Some(Role::Operator), common::account_added())
-                .await
-                .unwrap()
-                .is_some()
-        );
+        common::add_account(&self.store, email, "hash".into(), Some(Role::Operator)).await;
         self.store.operator(email.into()).await.unwrap().unwrap().id
     }
 
@@ -1027,13 +1021,7 @@ async fn accounts_keep_an_admin_and_a_change_of_role_ends_the_sessions() {
 async fn a_session_is_not_started_for_a_password_or_a_factor_changed_since_the_check() {
     let f = fixture().await;
     let store = &f.store;
-    assert!(
-        store
-            .add_operator(PETRO.into(), "old hash".into(), None, common::account_added())
-            .await
-            .unwrap()
-            .is_some()
-    );
+    common::add_account(store, PETRO, "old hash".into(), None).await;
     let account = || async { store.operator(PETRO.into()).await.unwrap().unwrap() };
     let expires = now() + SignedDuration::from_hours(1);
     let start = |token: &'static str, checked: Operator| async move {

@@ -20,14 +20,7 @@ async fn test_app() -> TestApp {
 /// The first account (no role given) is an admin; it adds an operator through the API.
 async fn team(app: &TestApp) -> (SignedIn, SignedIn) {
     let hash = zayavka::auth::hash_password(PASSWORD).unwrap();
-    assert!(
-        app.state
-            .store
-            .add_operator(ADMIN.into(), hash, None, common::account_added())
-            .await
-            .unwrap()
-            .is_some()
-    );
+    common::add_account(&app.state.store, ADMIN, hash, None).await;
     let admin = signed_in(app, ADMIN).await;
     let added = admin
         .post(

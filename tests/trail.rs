@@ -71,14 +71,7 @@ async fn lead(app: &TestApp, who: &SignedIn, id: i64) -> Value {
 async fn team(app: &TestApp) -> (SignedIn, SignedIn, SignedIn) {
     for (email, role) in [(ADMIN, Role::Admin), (OLENA, Role::Operator), (PETRO, Role::Operator)] {
         let hash = zayavka::auth::hash_password(PASSWORD).unwrap();
-        assert!(
-            app.state
-                .store
-                .add_operator(email.into(), hash, Some(role), common::account_added())
-                .await
-                .unwrap()
-                .is_some()
-        );
+        common::add_account(&app.state.store, email, hash, Some(role)).await;
     }
     (signed_in(app, ADMIN).await, signed_in(app, OLENA).await, signed_in(app, PETRO).await)
 }

@@ -383,6 +383,18 @@ pub fn trail(actor: &str, action: zayavka::team::Action, lead_id: i64) -> zayavk
     }
 }
 
+/// Adds the account `email` with `password_hash` straight through the store, in the trail as added
+/// by "a test": with `role`, or as the store decides without one. Fails if the account exists.
+pub async fn add_account(
+    store: &Store,
+    email: &str,
+    password_hash: String,
+    role: Option<zayavka::team::Role>,
+) {
+    let added = store.add_operator(email.into(), password_hash, role, account_added()).await.unwrap();
+    assert!(added.is_some(), "{email} had an account already");
+}
+
 /// The audit entry of an account a test adds itself (`Store::add_operator`).
 pub fn account_added() -> zayavka::store::EntryOf<zayavka::team::Role> {
     Box::new(|role| zayavka::store::AuditEntry {
