@@ -206,8 +206,13 @@ async fn a_change_of_an_account_a_day_or_a_notification_whose_entry_cannot_be_wr
     store.insert(vec![new_lead("Ганна Мельник", "+380671234567")], context, None).await.unwrap();
     let waiting = store.pending_notifications(10).await.unwrap();
     let path = |what: &str| format!("/admin/api/notifications/{}/{what}", waiting[0].id);
+    // An hour on, "send again" makes it due then.
+    app.clock.advance(jiff::SignedDuration::from_hours(1));
+    let due = || async { store.pending_notifications(10).await.unwrap()[0].next_attempt_at.clone() };
     refused(&app, &admin, &path("send-again"), json!({})).await;
+    assert_eq!(due().await, waiting[0].next_attempt_at, "not moved");
     done(&app, &admin, &path("send-again"), json!({})).await;
+    assert_ne!(due().await, waiting[0].next_attempt_at, "due now");
     refused(&app, &admin, &path("drop"), json!({})).await;
     assert_eq!(store.pending_notifications(10).await.unwrap().len(), 1, "it still waits");
     done(&app, &admin, &path("drop"), json!({})).await;

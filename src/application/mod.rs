@@ -1,8 +1,8 @@
 //! The use cases: what an operator, an admin, a visitor's submit or the hourly chores do, each one
 //! function that the inbox's handlers and the `zayavka` subcommands both call, so the two cannot
 //! drift apart (ADR 0025). A use case works through [`Services`] (never HTTP's `AppState`), writes
-//! its own audit entry for the [`Actor`] it is given (with its change, in one transaction: ADR
-//! 0088), and answers in its own terms: the callers
+//! its own audit entry for the [`Actor`] it is given (a change's in the change's own transaction,
+//! ADR 0088), and answers in its own terms: the callers
 //! parse the request or the command line and render the answer (Ukrainian for the inbox, English
 //! on the terminal). A use case that needs the time takes it as `now`: its caller reads the
 //! store's clock once, so that an answer's `now` is the instant the use case worked at (ADR 0035).

@@ -53,8 +53,8 @@ pub(super) fn append(conn: &Connection, entry: &AuditEntry, now: &str) -> rusqli
     Ok(())
 }
 
-/// Whether a change of one row (a lead, a closed day) was made (`changed` rows); if so, with its
-/// entry in the trail.
+/// Whether a change of one row (a lead, an account, a closed day) was made (`changed` rows); if
+/// so, with its entry in the trail.
 pub(super) fn audited(
     conn: &Connection,
     changed: usize,
