@@ -1,6 +1,8 @@
 //! The audit trail: appended to, read newest first or oldest first; the table's trigger refuses
 //! any change.
 
+use tokio_postgres::types::ToSql;
+
 use super::*;
 
 /// The trail's columns, as `audit_read` reads them, from the rows `$condition` picks.
@@ -15,30 +17,41 @@ macro_rules! audit_sql {
     };
 }
 
+/// An entry's columns, as every append names them.
+const APPEND: &str = "INSERT INTO audit (at, actor, action, lead_id, detail, address)";
+
 impl PostgresStore {
     pub async fn audit(&self, entry: AuditEntry, now: jiff::Timestamp) -> Result<(), StoreError> {
         let client = self.client().await?;
         append(&**client, &[&entry], seconds(now)).await
     }
 
-    /// Whether `change`, a statement on one row (a lead, a closed day), changed it; if so, with
-    /// `trail` appended in the same transaction.
+    /// Whether `change`, a statement on one row by its key (a lead, a closed day), changed it; if
+    /// so, with `trail` appended by the same statement: one round trip and one commit.
     pub(super) async fn audited_change(
         &self,
         change: &str,
-        values: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+        values: &[&(dyn ToSql + Sync)],
         trail: &AuditEntry,
         now: jiff::Timestamp,
     ) -> Result<bool, StoreError> {
-        let mut client = self.client().await?;
-        let tx = client.transaction().await.map_err(unavailable)?;
-        if tx.execute(change, values).await.map_err(unavailable)? != 1 {
-            tx.rollback().await.map_err(unavailable)?;
-            return Ok(false);
-        }
-        append(&*tx, &[trail], seconds(now)).await?;
-        tx.commit().await.map_err(unavailable)?;
-        Ok(true)
+        let n = values.len();
+        let sql = format!(
+            "WITH changed AS ({change} RETURNING 1) {APPEND} SELECT to_timestamp(${}::float8), \
+             ${}::text, ${}::text, ${}::bigint, ${}::text, ${}::text FROM changed",
+            n + 1,
+            n + 2,
+            n + 3,
+            n + 4,
+            n + 5,
+            n + 6
+        );
+        let (now, action) = (seconds(now), trail.action.name());
+        let entry: [&(dyn ToSql + Sync); 6] =
+            [&now, &trail.actor, &action, &trail.lead_id, &trail.detail, &trail.address];
+        let values: Vec<&(dyn ToSql + Sync)> = values.iter().copied().chain(entry).collect();
+        let client = self.client().await?;
+        Ok(client.execute(&sql, &values).await.map_err(unavailable)? == 1)
     }
 
     pub async fn audit_page(&self, before_id: i64, limit: u32) -> Result<Vec<AuditRecord>, StoreError> {
@@ -80,10 +93,11 @@ pub(super) async fn append(
     let lead_ids: Vec<Option<i64>> = entries.iter().map(|entry| entry.lead_id).collect();
     client
         .execute(
-            "INSERT INTO audit (at, actor, action, lead_id, detail, address) \
-             SELECT to_timestamp($1), actor, action, lead_id, detail, address \
-             FROM unnest($2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[]) WITH ORDINALITY \
-               AS e(actor, action, lead_id, detail, address, n) ORDER BY n",
+            &format!(
+                "{APPEND} SELECT to_timestamp($1), actor, action, lead_id, detail, address \
+                 FROM unnest($2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[]) WITH ORDINALITY \
+                 AS e(actor, action, lead_id, detail, address, n) ORDER BY n"
+            ),
             &[
                 &now,
                 &column(|entry| Some(entry.actor.as_str())),
