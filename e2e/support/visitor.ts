@@ -96,6 +96,18 @@ export function recordRequests(page: Page): Request[] {
   return seen;
 }
 
+/**
+ * Returns once every request the page started before this call has been recorded: the page fetches
+ * a marker of our own server's, and Playwright reports a page's requests in the order they start.
+ * A call the page should not have made is then among them, without waiting a set time for it.
+ */
+export async function requestsSoFar(page: Page): Promise<void> {
+  const marker = `/healthz?requests-so-far=${Math.random()}`;
+  const seen = page.waitForRequest((request) => request.url().endsWith(marker));
+  await page.evaluate((url) => fetch(url).then(() => undefined), marker);
+  await seen;
+}
+
 /** axe-core with every rule; violations of impact serious or critical fail the test. */
 export async function expectNoSeriousA11yViolations(page: Page, what: string): Promise<void> {
   const results = await scan(page);
