@@ -42,7 +42,7 @@ async fn entries_about(app: &TestApp, admin: &SignedIn, id: i64) -> Vec<String> 
 }
 
 /// Each account's e-mail and role.
-async fn accounts(app: &TestApp, admin: &SignedIn) -> Vec<(String, String)> {
+async fn roles(app: &TestApp, admin: &SignedIn) -> Vec<(String, String)> {
     let answer = admin.get(app, "/admin/api/operators").await;
     assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
     let accounts = answer.json()["operators"].as_array().unwrap().clone();
@@ -131,20 +131,20 @@ async fn a_change_of_an_account_a_day_or_a_notification_whose_entry_cannot_be_wr
     .await;
     let store = &app.state.store;
     let (admin, _, _) = team(&app).await;
-    let team_before = accounts(&app, &admin).await;
+    let team_before = roles(&app, &admin).await;
 
     // From the inbox: an account, a role, a removal.
-    let ivan = json!({ "email": "ivan@example.org", "password": "a long enough secret", "role": "operator" });
+    let ivan = json!({ "email": "ivan@example.org", "password": PASSWORD, "role": "operator" });
     refused(&app, &admin, "/admin/api/operators", ivan.clone()).await;
-    assert_eq!(accounts(&app, &admin).await, team_before, "no account for Ivan");
+    assert_eq!(roles(&app, &admin).await, team_before, "no account for Ivan");
     done(&app, &admin, "/admin/api/operators", ivan).await;
     let role = json!({ "email": PETRO, "role": "admin" });
     refused(&app, &admin, "/admin/api/operators/role", role.clone()).await;
     let petro = (PETRO.to_owned(), "operator".to_owned());
-    assert!(accounts(&app, &admin).await.contains(&petro), "Petro is still an operator");
+    assert!(roles(&app, &admin).await.contains(&petro), "Petro is still an operator");
     done(&app, &admin, "/admin/api/operators/role", role).await;
     refused(&app, &admin, "/admin/api/operators/remove", json!({ "email": OLENA })).await;
-    assert!(accounts(&app, &admin).await.iter().any(|(email, _)| email == OLENA), "Olena is still there");
+    assert!(roles(&app, &admin).await.iter().any(|(email, _)| email == OLENA), "Olena is still there");
     done(&app, &admin, "/admin/api/operators/remove", json!({ "email": OLENA })).await;
 
     // From the command line: a password, a second factor reset (the same use cases as the inbox's).
