@@ -60,10 +60,12 @@ pub async fn set_up_first(
     address: String,
 ) -> Result<Option<Operator>, StoreError> {
     let NewAccount { email, password_hash } = account;
-    // The first account is an admin.
-    let detail = format!("{}, with the first start's link", account_detail(&email, Role::Admin));
-    let actor = Actor { name: email.clone(), address: Some(address) };
-    let trail = actor.did(Action::AddedOperator, None, Some(detail));
+    let trail = Box::new(move |operator: &Operator| {
+        let actor = Actor { name: operator.email.clone(), address: Some(address) };
+        let detail =
+            format!("{}, with the first start's link", account_detail(&operator.email, operator.role));
+        actor.did(Action::AddedOperator, None, Some(detail))
+    });
     services.store.add_first_operator(auth::token_hash(token), email, password_hash, trail).await
 }
 

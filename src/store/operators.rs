@@ -125,18 +125,19 @@ impl Store {
         dispatch!(self, setup_token_valid(token_hash, self.clock.now()))
     }
 
-    /// Uses up the setup token and creates the first operator, with `trail`, in one transaction;
-    /// `None` if the token is unknown, used or expired, or an operator exists already.
+    /// Uses up the setup token and creates the first operator, with the entry `trail` makes of it,
+    /// in one transaction; `None` if the token is unknown, used or expired, or an operator exists
+    /// already.
     pub async fn add_first_operator(
         &self,
         token_hash: String,
         email: String,
         password_hash: String,
-        trail: AuditEntry,
+        trail: EntryOf<Operator>,
     ) -> Result<Option<Operator>, StoreError> {
         dispatch!(
             self,
-            add_first_operator(token_hash, email, password_hash, self.clock.now(), trail.printable())
+            add_first_operator(token_hash, email, password_hash, self.clock.now(), printable_entry(trail))
         )
     }
 

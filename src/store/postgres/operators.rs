@@ -228,7 +228,7 @@ impl PostgresStore {
         email: String,
         password_hash: String,
         now: jiff::Timestamp,
-        trail: AuditEntry,
+        trail: EntryOf<Operator>,
     ) -> Result<Option<Operator>, StoreError> {
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(unavailable)?;
@@ -256,16 +256,11 @@ impl PostgresStore {
             .map_err(unavailable)?
             .get(0);
         tx.execute("DELETE FROM setup_tokens", &[]).await.map_err(unavailable)?;
-        super::audit::append(&*tx, &[&trail], seconds(now)).await?;
+        let operator =
+            Operator { id, email, password_hash, role: Role::Admin, totp_secret: None, totp_pending: None };
+        super::audit::append(&*tx, &[&trail(&operator)], seconds(now)).await?;
         tx.commit().await.map_err(unavailable)?;
-        Ok(Some(Operator {
-            id,
-            email,
-            password_hash,
-            role: Role::Admin,
-            totp_secret: None,
-            totp_pending: None,
-        }))
+        Ok(Some(operator))
     }
 
     pub async fn create_session(

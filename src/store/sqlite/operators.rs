@@ -178,7 +178,7 @@ impl SqliteStore {
         email: String,
         password_hash: String,
         now: jiff::Timestamp,
-        trail: AuditEntry,
+        trail: EntryOf<Operator>,
     ) -> Result<Option<Operator>, StoreError> {
         self.write(move |conn| {
             let used = conn.execute(
@@ -192,17 +192,17 @@ impl SqliteStore {
                 "INSERT INTO operators (email, password_hash, created_at, role) VALUES (?1, ?2, ?3, ?4)",
                 params![email, password_hash, text(now), Role::Admin.name()],
             )?;
-            let id = conn.last_insert_rowid();
-            conn.execute("DELETE FROM setup_tokens", [])?;
-            super::audit::append(conn, &trail, &text(now))?;
-            Ok(Some(Operator {
-                id,
+            let operator = Operator {
+                id: conn.last_insert_rowid(),
                 email,
                 password_hash,
                 role: Role::Admin,
                 totp_secret: None,
                 totp_pending: None,
-            }))
+            };
+            conn.execute("DELETE FROM setup_tokens", [])?;
+            super::audit::append(conn, &trail(&operator), &text(now))?;
+            Ok(Some(operator))
         })
         .await
     }
