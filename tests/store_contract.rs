@@ -36,12 +36,12 @@ async fn fixture() -> Fixture {
 
 /// The audit entry of a change of lead `lead_id` made here, by an admin.
 fn trail(action: Action, lead_id: i64) -> AuditEntry {
-    AuditEntry { lead_id: Some(lead_id), ..admin_did(action) }
+    common::trail("admin@example.org", action, lead_id)
 }
 
 /// The audit entry of a change made here by `actor` that names no lead.
 fn did(actor: &str, action: Action) -> AuditEntry {
-    AuditEntry { actor: actor.into(), action, lead_id: None, detail: None, address: None }
+    common::by(actor).did(action, None, None)
 }
 
 /// The same by an admin.

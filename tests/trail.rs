@@ -13,7 +13,7 @@ use common::{TestApp, new_lead};
 use serde_json::{Value, json};
 use zayavka::application::{Actor, accounts};
 use zayavka::lead::NewLead;
-use zayavka::store::{AuditEntry, FactorConfirmed};
+use zayavka::store::FactorConfirmed;
 use zayavka::team::{Action, Role};
 
 const ADMIN: &str = "admin@example.org";
@@ -165,13 +165,7 @@ async fn a_change_of_an_account_a_day_or_a_notification_whose_entry_cannot_be_wr
         code_hashes: Vec::new(),
         session_token_hash: "none".into(),
     };
-    let trail = AuditEntry {
-        actor: PETRO.into(),
-        action: Action::SecondFactorOn,
-        lead_id: None,
-        detail: None,
-        address: None,
-    };
+    let trail = common::by(PETRO).did(Action::SecondFactorOn, None, None);
     assert!(store.confirm_second_factor(confirmed, trail).await.unwrap());
     app.database.refuse_audit_entries(true).await;
     assert!(accounts::reset_second_factor(app.state.services(), PETRO, &actor).await.is_err());

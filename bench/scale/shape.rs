@@ -16,6 +16,7 @@ use jiff::{SignedDuration, Timestamp};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use zayavka::abuse::Signal;
+use zayavka::application::Actor;
 use zayavka::clock::{Clock, ClockHand};
 use zayavka::config::DatabaseUrl;
 use zayavka::inbox::{CallPlan, Outcome};
@@ -134,13 +135,7 @@ pub async fn fill(url: &DatabaseUrl, shape: &Shape) -> anyhow::Result<Filled> {
     let store = &writers[0].leads;
     let mut operator_ids = Vec::new();
     let added = || -> EntryOf<Role> {
-        Box::new(|role| AuditEntry {
-            actor: ADMIN.into(),
-            action: Action::AddedOperator,
-            lead_id: None,
-            detail: Some(role.name().into()),
-            address: None,
-        })
+        Box::new(|role| by(ADMIN).did(Action::AddedOperator, None, Some(role.name().into())))
     };
     store.add_operator(ADMIN.into(), "not a password hash".into(), Some(Role::Admin), added()).await?;
     for email in OPERATORS {
@@ -397,9 +392,14 @@ async fn make_calls(store: Store, batch: Vec<Call>) -> Result<Vec<CallLogged>, z
     store.add_attempts(calls).await
 }
 
+/// `name` as the trail names whoever made the fill's changes.
+fn by(name: &str) -> Actor {
+    Actor { name: name.into(), address: None }
+}
+
 /// The audit entry of `actor`'s change of lead `lead_id`, written with it as the inbox's is.
 pub fn entry(actor: &str, action: Action, lead_id: i64) -> AuditEntry {
-    AuditEntry { actor: actor.into(), action, lead_id: Some(lead_id), detail: None, address: None }
+    by(actor).did(action, Some(lead_id), None)
 }
 
 /// A stored lead, as the calls and the spread need it.

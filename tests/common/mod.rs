@@ -371,16 +371,14 @@ pub fn new_lead(name: &str, phone_e164: &str) -> zayavka::lead::NewLead {
     }
 }
 
-/// The audit entry a test's own change of lead `lead_id` writes with it: `action` by `actor`, from
-/// the command line.
+/// `name` at the command line, as a test's own changes name who made them in the trail.
+pub fn by(name: &str) -> zayavka::application::Actor {
+    zayavka::application::Actor { name: name.into(), address: None }
+}
+
+/// The audit entry a test's own change of lead `lead_id` writes with it: `action` by `actor`.
 pub fn trail(actor: &str, action: zayavka::team::Action, lead_id: i64) -> zayavka::store::AuditEntry {
-    zayavka::store::AuditEntry {
-        actor: actor.into(),
-        action,
-        lead_id: Some(lead_id),
-        detail: None,
-        address: None,
-    }
+    by(actor).did(action, Some(lead_id), None)
 }
 
 /// Adds the account `email` with `password_hash` straight through the store, in the trail as added
@@ -397,13 +395,7 @@ pub async fn add_account(
 
 /// The audit entry of an account a test adds itself (`Store::add_operator`).
 pub fn account_added() -> zayavka::store::EntryOf<zayavka::team::Role> {
-    Box::new(|role| zayavka::store::AuditEntry {
-        actor: "a test".into(),
-        action: zayavka::team::Action::AddedOperator,
-        lead_id: None,
-        detail: Some(role.name().into()),
-        address: None,
-    })
+    Box::new(|role| by("a test").did(zayavka::team::Action::AddedOperator, None, Some(role.name().into())))
 }
 
 pub fn free_port() -> u16 {
