@@ -59,6 +59,7 @@ WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $leads)
       CASE WHEN i % 7 = 0 THEN i - 1 END, CASE WHEN i % 10 = 0 THEN 'no_proof' END,
       'google', 'cpc', 'https://example.org/' FROM n
 SQL
+  open_store "$bin" "sqlite://$1"
 }
 seed_postgres() {
   psql -q "$base" -c "SET search_path = $schema;

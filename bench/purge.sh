@@ -56,6 +56,7 @@ WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $total)
       'Давня Олена ' || i, '067' || printf('%07d', i), '+38063' || printf('%07d', i), 'Так',
       'Прошу передзвонити', 'bench', CASE WHEN i % 7 = 0 THEN i - 1 END FROM n
 SQL
+  open_store "$bin" "sqlite://$1"
 }
 seed_postgres() {
   psql -q "$base" -c "SET search_path = $schema;
@@ -108,9 +109,9 @@ for engine in $engines; do
     echo "$engine: after the purge (inserts/s, p99 ms, socket errors, non-2xx): ${after[-1]}"
   done
   kill "$server"; wait "$server" 2>/dev/null || true; server=
-  python3 - "$engine" "$old" "$left" "$purge_s" "$(IFS=,; echo "${during[*]}")" "$(IFS=,; echo "${after[*]}")" <<'PY'
+  python3 - "$engine" "$old" "$left" "$purge_s" "$(IFS=,; echo "${during[*]}")" "$(IFS=,; echo "${after[*]}")" "${#retention[@]}" <<'PY'
 import statistics, sys
-engine, old, left, purge_s, during, after = sys.argv[1:]
+engine, old, left, purge_s, during, after, control = sys.argv[1:]
 def runs(arg):
     return [list(map(float, run.split())) for run in arg.split(",") if run]
 during, after = runs(during), runs(after)
@@ -125,6 +126,11 @@ print(f"== {engine}: {int(old) - int(left):,} of {int(old):,} old leads purged w
 print("== " + line(f"{engine}, during the purge", during))
 print("== " + line(f"{engine}, after it", after))
 worst = max((r[1] for r in during), default=0)
+if during and int(left) == int(old) and control == "0":
+    # Windows beside a purge that deleted nothing measure inserts alone (5 Dec: a seed the purge
+    # could not delete from, and the windows said "holds").
+    print(f"== {engine}: no old lead was purged: the windows measured no purge")
+    sys.exit(1)
 print(f"== {engine}: p99 <= 50 ms while the purge runs: {'holds' if during and worst <= 50 else 'falls short'}")
 PY
 done

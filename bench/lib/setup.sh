@@ -71,6 +71,13 @@ start_zayavka() {
   return 1
 }
 
+# Opens the store of database URL `$2` once with binary `$1` (`admin users`), so that what a store
+# does as it opens (the words of names a seed left to count, lib/seed_sqlite.py) is done before a
+# measured server starts.
+open_store() {
+  env -i PATH="$PATH" ZAYAVKA_DATABASE_URL="$2" "$1" admin users >/dev/null
+}
+
 # The CPU time (user + system, in clock ticks) process `$1` has used, from /proc/PID/stat.
 cpu_ticks() {
   awk '{ print $14 + $15 }' "/proc/$1/stat"
