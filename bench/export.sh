@@ -47,7 +47,7 @@ mb() { awk -v key="$1:" '$1 == key { printf "%.1f", $2 / 1024 }' "/proc/$server/
 # and attribution, one in ten held, one in five reached, one in seven a repeat of the lead before.
 seed_sqlite() {
   # Through Python: the schema calls functions the sqlite3 shell does not have.
-  "$BENCH_DIR/.venv/bin/python" "$BENCH_DIR/lib/seed_sqlite.py" "$1" <<SQL
+  seed_sqlite_db "$bin" "$1" <<SQL
 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $leads)
     INSERT INTO "CRN" (created_at, name, phone, phone_e164, confirmation, comment, policy_version, status,
       reached_at, repeat_of, held, utm_source, utm_medium, referrer)
@@ -59,7 +59,6 @@ WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $leads)
       CASE WHEN i % 7 = 0 THEN i - 1 END, CASE WHEN i % 10 = 0 THEN 'no_proof' END,
       'google', 'cpc', 'https://example.org/' FROM n
 SQL
-  open_store "$bin" "sqlite://$1"
 }
 seed_postgres() {
   psql -q "$base" -c "SET search_path = $schema;

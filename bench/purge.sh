@@ -48,7 +48,7 @@ total=$((old + recent))
 # Lead i was sent 200 days ago plus i seconds for the old ones, i seconds ago for the recent ones;
 # one in seven is a repeat of the lead before.
 seed_sqlite() {
-  "$BENCH_DIR/.venv/bin/python" "$BENCH_DIR/lib/seed_sqlite.py" "$1" <<SQL
+  seed_sqlite_db "$bin" "$1" <<SQL
 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $total)
     INSERT INTO "CRN" (created_at, name, phone, phone_e164, confirmation, comment, policy_version, repeat_of)
     SELECT strftime('%Y-%m-%dT%H:%M:%f000Z', 'now',
@@ -56,7 +56,6 @@ WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $total)
       'Давня Олена ' || i, '067' || printf('%07d', i), '+38063' || printf('%07d', i), 'Так',
       'Прошу передзвонити', 'bench', CASE WHEN i % 7 = 0 THEN i - 1 END FROM n
 SQL
-  open_store "$bin" "sqlite://$1"
 }
 seed_postgres() {
   psql -q "$base" -c "SET search_path = $schema;

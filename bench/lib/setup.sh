@@ -71,11 +71,12 @@ start_zayavka() {
   return 1
 }
 
-# Opens the store of database URL `$2` once with binary `$1` (`admin users`), so that what a store
-# does as it opens (the words of names a seed left to count, lib/seed_sqlite.py) is done before a
-# measured server starts.
-open_store() {
-  env -i PATH="$PATH" ZAYAVKA_DATABASE_URL="$2" "$1" admin users >/dev/null
+# Seeds SQLite database `$2` with the statement on stdin (lib/seed_sqlite.py), then opens its
+# store once with binary `$1` (`admin users`), so that what a store does as it opens (the words of
+# names the seed left to count) is done before a measured server starts.
+seed_sqlite_db() {
+  "$BENCH_DIR/.venv/bin/python" "$BENCH_DIR/lib/seed_sqlite.py" "$2"
+  env -i PATH="$PATH" ZAYAVKA_DATABASE_URL="sqlite://$2" "$1" admin users >/dev/null
 }
 
 # The CPU time (user + system, in clock ticks) process `$1` has used, from /proc/PID/stat.
